@@ -1,0 +1,5 @@
+"""``python -m dudo`` runs the ``dudo`` command."""
+
+from dudo.cli import app
+
+app(prog_name="dudo")

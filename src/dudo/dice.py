@@ -1,0 +1,85 @@
+"""Where dice come from.
+
+The engine never rolls by itself: a game is given a :class:`DiceSource`, so the same game
+can run on cryptographic dice (the default), on seeded dice that replay exactly (tests,
+simulations, bots' look-ahead) or on dice written down in advance (scenario files, game
+records). The server adds its own provably fair source on top of this protocol.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from typing import Protocol
+
+FACES = (1, 2, 3, 4, 5, 6)
+
+Cups = tuple[tuple[int, ...], ...]
+"""Every seat's dice for one round, ``()`` for a seat that is out."""
+
+
+class DiceSource(Protocol):
+    """Rolls the cups of a round and draws lots (for a random first opener)."""
+
+    def roll(self, dice_counts: Sequence[int], round_number: int) -> Cups:
+        """One tuple of dice per seat, of the length ``dice_counts`` gives."""
+        ...
+
+    def draw(self, seats: Sequence[int]) -> int:
+        """One of ``seats``, chosen uniformly."""
+        ...
+
+
+class RandomDice:
+    """Dice from a :class:`random.Random`-like generator (shared by the two sources below)."""
+
+    __slots__ = ("_generator",)
+
+    def __init__(self, generator: random.Random) -> None:
+        self._generator = generator
+
+    def roll(self, dice_counts: Sequence[int], round_number: int) -> Cups:
+        choices = self._generator.choices
+        return tuple(tuple(choices(FACES, k=count)) if count else () for count in dice_counts)
+
+    def draw(self, seats: Sequence[int]) -> int:
+        return self._generator.choice(seats)
+
+
+class SystemDice(RandomDice):
+    """Dice from the operating system's cryptographic generator: the default."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__(random.SystemRandom())
+
+
+class SeededDice(RandomDice):
+    """Reproducible dice: the same seed gives the same game."""
+
+    __slots__ = ("seed",)
+
+    def __init__(self, seed: int | str) -> None:
+        super().__init__(random.Random(seed))
+        self.seed = seed
+
+
+class ScriptedDice:
+    """Dice written down in advance, one entry per round, in order.
+
+    ``draw`` returns the first seat offered: a script that cares about the opener says so.
+    """
+
+    __slots__ = ("_rounds",)
+
+    def __init__(self, rounds: Iterable[Sequence[Sequence[int]]]) -> None:
+        self._rounds = [tuple(tuple(cup) for cup in cups) for cups in rounds]
+
+    def roll(self, dice_counts: Sequence[int], round_number: int) -> Cups:
+        if not self._rounds:
+            raise LookupError(f"no dice written down for round {round_number}")
+        return self._rounds.pop(0)
+
+    def draw(self, seats: Sequence[int]) -> int:
+        return seats[0]

@@ -1,0 +1,722 @@
+"""The game state machine: rounds, bids, calls, reveals, eliminations and points.
+
+A :class:`Game` is driven by its caller and answers with events::
+
+    >>> from dudo.dice import ScriptedDice
+    >>> game = Game(Rules.preset("tavern"), 2, dice=ScriptedDice([[(6, 6, 1), (2, 3, 4)]]),
+    ...             dice_counts=[3, 3], opener=0)
+    >>> _ = game.roll()
+    >>> game.apply(0, Bid(3, 6))
+    [BidPlaced(seat=0, bid=Bid.parse('3x6'))]
+    >>> [type(event).__name__ for event in game.apply(1, DUDO)]
+    ['Revealed', 'RoundStarted']
+
+Like ``chess.Board`` the object is mutable (a game is a long sequence of small steps and
+copying the whole state on each would dominate the cost), but it is deterministic: the same
+rules, start and dice source give the same game, and :meth:`Game.record` writes down
+everything needed to replay it. It does no I/O, reads no clock and uses no global
+randomness: dice come from the injected :class:`~dudo.dice.DiceSource`.
+
+Legality has one implementation, :meth:`Game.reason`, which returns the reason code of
+RULES.md for an action that is refused. :meth:`Game.legal_actions` lists the accepted set
+cheaply (a range over a shared ladder of bids); the tests check that the two agree.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Final, overload
+
+from dudo.bids import Bid, Ladder, Order, ladder
+from dudo.dice import Cups, DiceSource, SystemDice
+from dudo.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
+
+
+class Call(Enum):
+    """Calling the standing bid: ``dudo`` (it is false) or ``calza`` (it is exact)."""
+
+    DUDO = "dudo"
+    CALZA = "calza"
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+DUDO: Final = Call.DUDO
+CALZA: Final = Call.CALZA
+
+Action = Bid | Call
+"""What a seat can do: a bid, or a call."""
+
+
+class Phase(Enum):
+    """Where a game stands: waiting for the dice, bidding, or finished."""
+
+    ROLL = "roll"
+    BIDDING = "bidding"
+    OVER = "over"
+
+
+REASONS: Final[dict[str, str]] = {
+    "player_out": "that player has no dice left",
+    "no_bid": "there is no bid to call yet",
+    "bidder_cannot_call": "nobody may call their own bid",
+    "calza_not_allowed": "calza is not allowed now",
+    "not_your_turn": "it is not your turn",
+    "bad_bid": "a bid needs a quantity of at least 1 and a face from 1 to 6",
+    "ones_not_allowed": "ones may not be bid now",
+    "face_locked": "in a palifico round the face stays the same",
+    "not_a_raise": "that does not raise the standing bid",
+    "over_cap": "that names more dice than are in play",
+    "round_over": "the round is over: the next one has not been rolled yet",
+    "game_over": "the game is over",
+}
+"""Reason codes for refused actions, in the order they are checked, with their words.
+
+The first ten are RULES.md's; ``round_over`` and ``game_over`` are for actions sent between
+rounds or after the end, which a scenario file cannot contain.
+"""
+
+
+class IllegalAction(ValueError):
+    """An action the game refused; ``reason`` is a code of :data:`REASONS`."""
+
+    def __init__(self, seat: int, action: Action, reason: str) -> None:
+        self.seat = seat
+        self.action = action
+        self.reason = reason
+        super().__init__(f"seat {seat} cannot {describe(action)}: {REASONS[reason]} ({reason})")
+
+
+def describe(action: Action) -> str:
+    """An action in words: ``bid four 5s``, ``call dudo``."""
+    if isinstance(action, Bid):
+        return f"bid {action.words()}"
+    return f"call {action.value}"
+
+
+# -- events ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RoundStarted:
+    """A round is set up: who opens, whether it is palifico, and the dice each seat holds."""
+
+    number: int
+    opener: int
+    palifico: bool
+    wild: bool
+    dice_counts: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": "round", "number": self.number, "opener": self.opener,
+                "palifico": self.palifico, "wild": self.wild,
+                "dice_counts": list(self.dice_counts)}
+
+
+@dataclass(frozen=True, slots=True)
+class BidPlaced:
+    """A bid was accepted and is now the standing bid."""
+
+    seat: int
+    bid: Bid
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": "bid", "seat": self.seat, "quantity": self.bid.quantity,
+                "face": self.bid.face}
+
+
+@dataclass(frozen=True, slots=True)
+class Revealed:
+    """The cups are lifted after a call; ``cups`` holds every seat's dice of the round."""
+
+    call: Call
+    caller: int
+    bidder: int
+    bid: Bid
+    count: int
+    outcome: str
+    dice_counts: tuple[int, ...]
+    points: tuple[int, ...] | None
+    cups: Cups
+    wild: bool
+    loser: int | None
+    change: int
+
+    def to_json(self) -> dict[str, Any]:
+        """The scenario form (without the cups, which the scenario already lists)."""
+        data: dict[str, Any] = {
+            "event": "reveal", "call": self.call.value, "caller": self.caller,
+            "bidder": self.bidder, "bid": [self.bid.quantity, self.bid.face],
+            "count": self.count, "outcome": self.outcome, "dice_counts": list(self.dice_counts),
+        }
+        if self.points is not None:
+            data["points"] = list(self.points)
+        return data
+
+    def counts(self, die: int) -> bool:
+        """Whether a die showing ``die`` counted toward the called bid."""
+        return die == self.bid.face or (self.wild and die == 1 and self.bid.face != 1)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerOut:
+    """A player lost the last die."""
+
+    seat: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": "out", "seat": self.seat}
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver:
+    """The game ended; several winners only in a tied points race."""
+
+    winners: tuple[int, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"event": "game_over", "winners": list(self.winners)}
+
+
+Event = RoundStarted | BidPlaced | Revealed | PlayerOut | GameOver
+
+
+# -- legal actions ----------------------------------------------------------------------
+
+
+class LegalActions(Sequence[Action]):
+    """The actions one seat may take now: bids (a range over a ladder), then the calls.
+
+    A lazy sequence: ``len`` and indexing cost the same whatever the number of legal bids,
+    so ``random.choice(game.legal_actions(seat))`` picks uniformly without building a list.
+    """
+
+    __slots__ = ("_calls", "_ladder", "_range")
+
+    def __init__(self, bid_ladder: Ladder | None, positions: range, calls: tuple[Call, ...]):
+        self._ladder = bid_ladder
+        self._range = positions
+        self._calls = calls
+
+    @property
+    def bids(self) -> Sequence[Bid]:
+        """The legal bids, lowest first."""
+        if self._ladder is None:
+            return ()
+        return _LadderSlice(self._ladder, self._range)
+
+    @property
+    def calls(self) -> tuple[Call, ...]:
+        """The legal calls (``DUDO`` first)."""
+        return self._calls
+
+    @property
+    def can_dudo(self) -> bool:
+        return DUDO in self._calls
+
+    @property
+    def can_calza(self) -> bool:
+        return CALZA in self._calls
+
+    def __len__(self) -> int:
+        return len(self._range) + len(self._calls)
+
+    @overload
+    def __getitem__(self, index: int) -> Action: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Action]: ...
+    def __getitem__(self, index: int | slice) -> Action | Sequence[Action]:
+        if isinstance(index, slice):
+            return list(self)[index]
+        bids = len(self._range)
+        if index < 0:
+            index += bids + len(self._calls)
+        if 0 <= index < bids:
+            assert self._ladder is not None
+            return self._ladder[self._range[index]]
+        return self._calls[index - bids]
+
+    def __iter__(self) -> Iterator[Action]:
+        if self._ladder is not None:
+            bids = self._ladder
+            for position in self._range:
+                yield bids[position]
+        yield from self._calls
+
+    def __contains__(self, action: object) -> bool:
+        if isinstance(action, Call):
+            return action in self._calls
+        if self._ladder is None or action not in self._ladder:
+            return False
+        return self._ladder.index(action) in self._range
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def __repr__(self) -> str:
+        bids = self.bids
+        if len(bids) > 4:
+            shown = f"{bids[0]}..{bids[-1]} ({len(bids)} bids)"
+        else:
+            shown = ", ".join(str(bid) for bid in bids)
+        calls = ", ".join(call.value for call in self._calls)
+        return f"<LegalActions {shown}{'; ' if shown and calls else ''}{calls}>"
+
+
+class _LadderSlice(Sequence[Bid]):
+    __slots__ = ("_ladder", "_range")
+
+    def __init__(self, bid_ladder: Ladder, positions: range) -> None:
+        self._ladder = bid_ladder
+        self._range = positions
+
+    def __len__(self) -> int:
+        return len(self._range)
+
+    @overload
+    def __getitem__(self, index: int) -> Bid: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Bid]: ...
+    def __getitem__(self, index: int | slice) -> Bid | Sequence[Bid]:
+        if isinstance(index, slice):
+            return _LadderSlice(self._ladder, self._range[index])
+        return self._ladder[self._range[index]]
+
+    def __iter__(self) -> Iterator[Bid]:
+        bids = self._ladder
+        for position in self._range:
+            yield bids[position]
+
+
+NO_ACTIONS: Final = LegalActions(None, range(0), ())
+
+
+# -- the game ---------------------------------------------------------------------------
+
+
+class Game:
+    """One game of Liar's Dice under one set of rules.
+
+    ``dice_counts``, ``opener``, ``points`` and ``palifico_used`` set up a game that starts
+    mid-way (scenario files do this); by default everyone has ``rules.starting_dice`` and the
+    opener follows ``rules.first_opener`` (``previous_first_opener`` is the previous game's
+    at this table, for ``rotate``).
+
+    The first round is set up but not rolled: call :meth:`roll` to start each round. That
+    pause is where a server shows the reveal and collects the seats' seeds.
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        players: int,
+        *,
+        dice: DiceSource | None = None,
+        dice_counts: Sequence[int] | None = None,
+        opener: int | None = None,
+        points: Sequence[int] | None = None,
+        palifico_used: Sequence[int] = (),
+        previous_first_opener: int | None = None,
+    ) -> None:
+        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise ValueError(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, not {players!r}")
+        self.rules: Final = rules
+        self.players: Final = players
+        self.source: DiceSource = dice if dice is not None else SystemDice()
+        counts = [rules.starting_dice] * players if dice_counts is None else list(dice_counts)
+        _check_start(rules, players, counts, opener, points, palifico_used)
+        self.dice_counts: list[int] = counts
+        self.points: list[int] = [0] * players if points is None else list(points)
+        self.palifico_used: set[int] = set(palifico_used)
+        self.round_number = 1
+        self.phase = Phase.ROLL
+        if opener is None:
+            opener = self._first_opener(previous_first_opener)
+        self.first_opener: Final = opener
+        self.opener = opener
+        self.palifico = False
+        self.winners: tuple[int, ...] = ()
+        self.last_reveal: Revealed | None = None
+        self.cups: Cups = ()
+        self.bids: list[tuple[int, Bid]] = []
+        self.turn = opener
+        self.standing: Bid | None = None
+        self.bidder = -1
+        self.wild = rules.wild_ones
+        self._start = {
+            "dice_counts": list(counts), "opener": opener, "points": list(self.points),
+            "palifico_used": sorted(self.palifico_used),
+        }
+        self._record: list[dict[str, Any]] = []
+        self._actions: list[tuple[int, Action]] = []
+        self._set_up_round()
+
+    # -- reading the state ----------------------------------------------------------
+
+    @property
+    def alive(self) -> list[int]:
+        """Seats that still have dice, in seat order."""
+        return [seat for seat, count in enumerate(self.dice_counts) if count]
+
+    @property
+    def dice_in_play(self) -> int:
+        return sum(self.dice_counts)
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    def round_header(self) -> RoundStarted:
+        """The current (or next, while waiting for the roll) round's set-up as an event."""
+        return RoundStarted(self.round_number, self.opener, self.palifico,
+                            self.rules.wild_ones and not self.palifico, tuple(self.dice_counts))
+
+    def calza_allowed(self) -> bool:
+        """Whether calza is possible this round at all (rules, palifico, players alive)."""
+        return (self.rules.calza != "off" and not self.palifico
+                and self._alive_count >= self.rules.calza_min_players)
+
+    def may_change_face(self, seat: int) -> bool:
+        """In palifico, whether ``seat`` may leave the locked face (one die and the option)."""
+        return self.rules.palifico_one_die_may_change_face and self.dice_counts[seat] == 1
+
+    def count(self, face: int) -> int:
+        """How many dice of the current round count for ``face`` (wild ones included)."""
+        total = 0
+        wild = self.wild and face != 1
+        for cup in self.cups:
+            for die in cup:
+                if die == face or (wild and die == 1):
+                    total += 1
+        return total
+
+    # -- legality -------------------------------------------------------------------
+
+    def reason(self, seat: int, action: Action) -> str | None:
+        """Why ``seat`` may not take ``action`` now, as a reason code; ``None`` if it may."""
+        if self.phase is not Phase.BIDDING:
+            return "game_over" if self.phase is Phase.OVER else "round_over"
+        if not self.dice_counts[seat]:
+            return "player_out"
+        if isinstance(action, Call):
+            return self._call_reason(seat, action)
+        if seat != self.turn:
+            return "not_your_turn"
+        return self._bid_reason(seat, action)
+
+    def _call_reason(self, seat: int, call: Call) -> str | None:
+        if self.standing is None:
+            return "no_bid"
+        if seat == self.bidder:
+            return "bidder_cannot_call"
+        if call is CALZA:
+            if not self.calza_allowed():
+                return "calza_not_allowed"
+            if self.rules.calza == "any_time":
+                return None
+        if seat != self.turn:
+            return "not_your_turn"
+        return None
+
+    def _bid_reason(self, seat: int, bid: Bid) -> str | None:
+        quantity, face = bid.quantity, bid.face
+        if (type(quantity) is not int or type(face) is not int  # noqa: E721 - bools excluded
+                or quantity < 1 or not 1 <= face <= 6):
+            return "bad_bid"
+        standing = self.standing
+        if face == 1 and not self._ones_allowed(standing is None):
+            return "ones_not_allowed"
+        if standing is not None:
+            if self.palifico and face != standing.face and not self.may_change_face(seat):
+                return "face_locked"
+            rank = self._raises.rank
+            if rank(bid) <= rank(standing):
+                return "not_a_raise"
+        if quantity > self._limit:
+            return "over_cap"
+        return None
+
+    def _ones_allowed(self, opening: bool) -> bool:
+        ones_bids = self.rules.ones_bids
+        if ones_bids == "never":
+            return False
+        if not opening:
+            return True
+        if self.palifico:
+            return self.rules.palifico_open_on_ones
+        return ones_bids != "halve"
+
+    def legal_actions(self, seat: int) -> LegalActions:
+        """Every action ``seat`` may take now (calza out of turn included)."""
+        if self.phase is not Phase.BIDDING or not self.dice_counts[seat]:
+            return NO_ACTIONS
+        standing = self.standing
+        if seat != self.turn:
+            if (standing is not None and seat != self.bidder and self.rules.calza == "any_time"
+                    and self.calza_allowed()):
+                return LegalActions(None, range(0), (CALZA,))
+            return NO_ACTIONS
+        if standing is None:
+            opening = self._opening
+            return LegalActions(opening, range(len(opening)), ())
+        raises = self._raises
+        if self.palifico and not self.may_change_face(seat):
+            step = 6 if raises.order is Order.PLAIN else 5
+            positions = range(self._position + step, len(raises), step)
+        else:
+            positions = range(self._position + 1, len(raises))
+        calls = (DUDO, CALZA) if self.calza_allowed() else (DUDO,)
+        return LegalActions(raises, positions, calls)
+
+    # -- driving the game -----------------------------------------------------------
+
+    def roll(self, cups: Sequence[Sequence[int]] | None = None) -> Cups:
+        """Roll the dice of the set-up round (from the dice source, or the ``cups`` given)
+        and open the bidding. Returns every seat's dice: keep them from the players."""
+        if self.phase is not Phase.ROLL:
+            raise RuntimeError(f"cannot roll now: the game is in phase {self.phase.value!r}")
+        if cups is None:
+            rolled = self.source.roll(self.dice_counts, self.round_number)
+        else:
+            rolled = tuple(tuple(cup) for cup in cups)
+        check_cups(rolled, self.dice_counts)
+        self.cups = rolled
+        self.phase = Phase.BIDDING
+        self._actions = []
+        self._record.append({"dice": [list(cup) for cup in rolled], "actions": self._actions})
+        return rolled
+
+    def apply(self, seat: int, action: Action) -> list[Event]:
+        """Take ``action`` for ``seat``; the events say what happened.
+
+        Raises :class:`IllegalAction` (and changes nothing) if the action is refused.
+        """
+        if not 0 <= seat < self.players:
+            raise ValueError(f"no seat {seat!r} at a table of {self.players}")
+        reason = self.reason(seat, action)
+        if reason is not None:
+            raise IllegalAction(seat, action, reason)
+        self._actions.append((seat, action))
+        if isinstance(action, Bid):
+            return [self._place_bid(seat, action)]
+        return self._call(seat, action)
+
+    def _place_bid(self, seat: int, bid: Bid) -> BidPlaced:
+        self.standing = bid
+        self.bidder = seat
+        self._position = self._raises.index(bid)
+        if bid.face == 1 and self.rules.ones_bids == "lock":
+            # From the first bid on ones until the round ends, ones count only as ones.
+            self.wild = False
+        self.bids.append((seat, bid))
+        self.turn = self._next_alive(seat)
+        return BidPlaced(seat, bid)
+
+    def _call(self, caller: int, call: Call) -> list[Event]:
+        bid = self.standing
+        assert bid is not None
+        rules = self.rules
+        count = self.count(bid.face)
+        loser: int | None
+        loss = 1
+        if call is DUDO:
+            holds = count >= bid.quantity
+            outcome = "holds" if holds else "fails"
+            loser = caller if holds else self.bidder
+            if rules.loss_by_difference:
+                loss = max(1, abs(count - bid.quantity))
+            next_opener = loser
+        else:
+            exact = count == bid.quantity
+            outcome = "exact" if exact else "not_exact"
+            loser = None if exact else caller
+            next_opener = caller
+        counts = self.dice_counts
+        change = 0
+        dropped_to_one = False
+        if rules.format == "points":
+            if loser is not None:
+                self.points[loser] += loss
+                change = loss
+        elif loser is None:
+            if counts[caller] < rules.starting_dice:
+                counts[caller] += 1
+                change = 1
+        else:
+            before = counts[loser]
+            counts[loser] = max(0, before - loss)
+            change = before - counts[loser]
+            dropped_to_one = before > 1 and counts[loser] == 1
+        reveal = Revealed(
+            call, caller, self.bidder, bid, count, outcome, tuple(counts),
+            tuple(self.points) if rules.format == "points" else None,
+            self.cups, self.wild, loser, change,
+        )
+        self.last_reveal = reveal
+        events: list[Event] = [reveal]
+        if loser is not None and counts[loser] == 0:
+            events.append(PlayerOut(loser))
+        self._alive_count = sum(1 for count_ in counts if count_)
+        if rules.format == "points":
+            if self.round_number >= rules.points_rounds:
+                fewest = min(self.points)
+                return [*events, self._end(tuple(s for s, p in enumerate(self.points) if p == fewest))]
+        elif self._alive_count == 1:
+            return [*events, self._end((counts.index(max(counts)),))]
+        if not counts[next_opener]:
+            next_opener = self._next_alive(next_opener)
+        self.round_number += 1
+        self.opener = next_opener
+        self.palifico = (
+            dropped_to_one and rules.palifico
+            and not (rules.palifico_once_per_player and loser in self.palifico_used)
+            and self._alive_count >= rules.palifico_min_players
+        )
+        if self.palifico:
+            assert loser is not None
+            self.palifico_used.add(loser)
+        self.phase = Phase.ROLL
+        self._set_up_round()
+        events.append(self.round_header())
+        return events
+
+    def _end(self, winners: tuple[int, ...]) -> GameOver:
+        self.phase = Phase.OVER
+        self.winners = winners
+        return GameOver(winners)
+
+    def _set_up_round(self) -> None:
+        """Prepare the round's bidding: ladders, caps, turn, wildness."""
+        rules = self.rules
+        in_play = sum(self.dice_counts)
+        self._alive_count = sum(1 for count in self.dice_counts if count)
+        self._limit = in_play if rules.cap_at_dice_in_play else 2 * in_play + 1
+        never = rules.ones_bids == "never"
+        if self.palifico:
+            raises = Order.NO_ONES if never else Order.PLAIN
+            opening = (Order.PLAIN if rules.palifico_open_on_ones and not never
+                       else Order.NO_ONES)
+        else:
+            raises = {"never": Order.NO_ONES, "halve": Order.HALVE}.get(rules.ones_bids,
+                                                                          Order.PLAIN)
+            opening = Order.NO_ONES if rules.ones_bids in ("never", "halve") else Order.PLAIN
+        self._raises = ladder(raises, self._limit)
+        self._opening = ladder(opening, self._limit)
+        self._position = -1
+        self.wild = rules.wild_ones and not self.palifico
+        self.turn = self.opener
+        self.standing = None
+        self.bidder = -1
+        self.bids = []
+        self.cups = ()
+
+    def _next_alive(self, seat: int) -> int:
+        counts = self.dice_counts
+        players = self.players
+        nxt = (seat + 1) % players
+        while not counts[nxt]:
+            nxt = (nxt + 1) % players
+        return nxt
+
+    def _first_opener(self, previous: int | None) -> int:
+        alive = self.alive
+        how = self.rules.first_opener
+        if how == "host":
+            seat = 0
+        elif how == "rotate":
+            seat = 0 if previous is None else (previous + 1) % self.players
+        else:
+            return self.source.draw(alive)
+        return seat if self.dice_counts[seat] else self._next_alive(seat)
+
+    # -- records --------------------------------------------------------------------
+
+    def record(self) -> dict[str, Any]:
+        """The game as a scenario file: rules, start, and every round's dice and accepted
+        actions. Replaying it (``dudo.scenario.replay``) rebuilds this exact state."""
+        rounds = [
+            {"dice": entry["dice"],
+             "actions": [action_to_json(seat, action) for seat, action in entry["actions"]]}
+            for entry in self._record
+        ]
+        return {"rules": self.rules.to_json(), "players": self.players,
+                "start": dict(self._start), "rounds": rounds}
+
+    def copy(self) -> Game:
+        """An independent copy that shares the (immutable) rules, ladders and dice source."""
+        twin = object.__new__(Game)
+        twin.__dict__.update(self.__dict__)
+        twin.dice_counts = list(self.dice_counts)
+        twin.points = list(self.points)
+        twin.palifico_used = set(self.palifico_used)
+        twin.bids = list(self.bids)
+        twin._record = [{"dice": r["dice"], "actions": list(r["actions"])} for r in self._record]
+        twin._actions = twin._record[-1]["actions"] if twin._record else []
+        return twin
+
+    def __repr__(self) -> str:
+        return (f"<Game round={self.round_number} phase={self.phase.value} "
+                f"dice_counts={self.dice_counts} turn={self.turn} standing={self.standing}>")
+
+    # ``_alive_count``, ``_limit``, ladders and ``_position`` are set by _set_up_round.
+    _alive_count: int
+    _limit: int
+    _raises: Ladder
+    _opening: Ladder
+    _position: int
+
+
+def action_to_json(seat: int, action: Action) -> dict[str, Any]:
+    """An action in the scenario form: ``{"seat": 0, "bid": [4, 5]}`` or a call."""
+    if isinstance(action, Bid):
+        return {"seat": seat, "bid": [action.quantity, action.face]}
+    return {"seat": seat, "call": action.value}
+
+
+def check_cups(cups: Cups, dice_counts: Sequence[int]) -> None:
+    """Raise ``ValueError`` unless ``cups`` fits ``dice_counts`` with faces 1..6."""
+    if len(cups) != len(dice_counts):
+        raise ValueError(f"dice for {len(cups)} seats, but the table has {len(dice_counts)}")
+    for seat, (cup, count) in enumerate(zip(cups, dice_counts, strict=True)):
+        if len(cup) != count:
+            raise ValueError(f"seat {seat} has {count} dice, but {len(cup)} were given: {list(cup)}")
+        for die in cup:
+            if type(die) is not int or not 1 <= die <= 6:  # noqa: E721 - bools excluded
+                raise ValueError(f"seat {seat}: {die!r} is not a die face 1..6")
+
+
+def _check_start(
+    rules: Rules,
+    players: int,
+    dice_counts: list[int],
+    opener: int | None,
+    points: Sequence[int] | None,
+    palifico_used: Sequence[int],
+) -> None:
+    if len(dice_counts) != players:
+        raise ValueError(f"dice_counts has {len(dice_counts)} entries for {players} players")
+    for seat, count in enumerate(dice_counts):
+        if type(count) is not int or not 0 <= count <= rules.starting_dice:  # noqa: E721
+            raise ValueError(
+                f"seat {seat}: dice count {count!r} is outside 0..{rules.starting_dice}")
+    if rules.format == "points" and any(count != rules.starting_dice for count in dice_counts):
+        raise ValueError("in a points race every player keeps all their dice")
+    if sum(1 for count in dice_counts if count) < 2:
+        raise ValueError("at least two players must have dice")
+    if opener is not None:
+        if type(opener) is not int or not 0 <= opener < players:  # noqa: E721
+            raise ValueError(f"opener {opener!r} is not a seat of this table")
+        if not dice_counts[opener]:
+            raise ValueError(f"opener {opener} has no dice")
+    if points is not None:
+        if len(points) != players:
+            raise ValueError(f"points has {len(points)} entries for {players} players")
+        for seat, value in enumerate(points):
+            if type(value) is not int or value < 0:  # noqa: E721
+                raise ValueError(f"seat {seat}: points {value!r} must be a whole number >= 0")
+    for seat in palifico_used:
+        if type(seat) is not int or not 0 <= seat < players:  # noqa: E721
+            raise ValueError(f"palifico_used: {seat!r} is not a seat of this table")

@@ -1,0 +1,155 @@
+"""Scenario files: scripted games with fixed dice that settle rules disputes.
+
+The format is RULES.md's (``docs/rules-spec.md``). :func:`run_scenario` checks a whole file
+before it produces anything, so an invalid file gives one :class:`ScenarioError` and no
+partial output; illegal actions inside a valid file are ordinary output (``illegal``
+events). A game's :meth:`~dudo.game.Game.record` is a scenario too, and :func:`replay`
+rebuilds the game from it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from dudo.bids import Bid
+from dudo.dice import ScriptedDice
+from dudo.game import CALZA, DUDO, Action, Call, Game, IllegalAction, Phase, check_cups
+from dudo.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, RulesError
+
+_TOP_KEYS = {"about", "rules", "players", "start", "rounds"}
+_START_KEYS = {"dice_counts", "opener", "points", "palifico_used"}
+_CALLS: dict[object, Call] = {"dudo": DUDO, "calza": CALZA}
+
+
+class ScenarioError(ValueError):
+    """The file is not a valid scenario; the message says where and why, in one line."""
+
+
+def load_scenario(text: str) -> dict[str, Any]:
+    """Parse the JSON text of a scenario (no checks beyond being a JSON object)."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ScenarioError(f"not valid JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise ScenarioError("a scenario must be a JSON object")
+    return data
+
+
+def run_scenario(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Play a scenario and return its output events (RULES.md's lines) in order."""
+    return _play(data, strict=False)[1]
+
+
+def replay(record: Mapping[str, Any]) -> Game:
+    """Rebuild a game from its record; any refused action in it is a :class:`ScenarioError`."""
+    return _play(record, strict=True)[0]
+
+
+def _play(data: Mapping[str, Any], *, strict: bool) -> tuple[Game, list[dict[str, Any]]]:
+    unknown = set(data) - _TOP_KEYS
+    if unknown:
+        raise ScenarioError(f"unknown key {sorted(unknown)[0]!r} in the scenario")
+    for key in ("rules", "players", "rounds"):
+        if key not in data:
+            raise ScenarioError(f"the scenario has no {key!r}")
+    try:
+        rules = Rules.from_json(data["rules"])
+    except RulesError as error:
+        raise ScenarioError(f"rules: {error}") from None
+    players = data["players"]
+    if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise ScenarioError(f"players must be a whole number {MIN_PLAYERS}..{MAX_PLAYERS}, "
+                            f"not {players!r}")
+    start = data.get("start", {})
+    if not isinstance(start, dict):
+        raise ScenarioError("start must be a JSON object")
+    unknown = set(start) - _START_KEYS
+    if unknown:
+        raise ScenarioError(f"unknown key {sorted(unknown)[0]!r} in start")
+    for key in ("dice_counts", "points", "palifico_used"):
+        if key in start and not isinstance(start[key], list):
+            raise ScenarioError(f"start.{key} must be a list")
+    rounds = data["rounds"]
+    if not isinstance(rounds, list):
+        raise ScenarioError("rounds must be a list")
+    try:
+        game = Game(
+            rules, players,
+            dice=ScriptedDice([]),
+            dice_counts=start.get("dice_counts"),
+            opener=start.get("opener", 0),
+            points=start.get("points"),
+            palifico_used=start.get("palifico_used", ()),
+        )
+    except ValueError as error:
+        raise ScenarioError(f"start: {error}") from None
+    output = [game.round_header().to_json()]
+    for number, entry in enumerate(rounds, start=1):
+        where = f"round {number}"
+        if game.phase is Phase.OVER:
+            raise ScenarioError(f"{where}: the game is already over")
+        if not isinstance(entry, dict) or set(entry) - {"dice", "actions"}:
+            raise ScenarioError(f"{where}: a round is an object with 'dice' and 'actions'")
+        cups = entry.get("dice")
+        if not isinstance(cups, list) or not all(isinstance(cup, list) for cup in cups):
+            raise ScenarioError(f"{where}: 'dice' must be a list of lists of dice")
+        try:
+            check_cups(tuple(tuple(cup) for cup in cups), game.dice_counts)
+        except ValueError as error:
+            raise ScenarioError(f"{where}: dice: {error}") from None
+        game.roll(cups)
+        actions = entry.get("actions", [])
+        if not isinstance(actions, list):
+            raise ScenarioError(f"{where}: 'actions' must be a list")
+        for index, raw in enumerate(actions, start=1):
+            place = f"{where}, action {index}"
+            if game.phase is not Phase.BIDDING:
+                raise ScenarioError(f"{place}: the round already ended with a call")
+            seat, action = parse_action(raw, players, place)
+            try:
+                events = game.apply(seat, action)
+            except IllegalAction as refused:
+                if strict:
+                    raise ScenarioError(f"{place}: {refused}") from None
+                output.append({"event": "illegal", "seat": seat, "action": raw,
+                               "reason": refused.reason})
+                continue
+            output.extend(event.to_json() for event in events)
+        if game.phase is Phase.BIDDING and number < len(rounds):
+            raise ScenarioError(f"{where}: the round has no accepted call, but more rounds follow")
+    return game, output
+
+
+def parse_action(raw: object, players: int, place: str = "action") -> tuple[int, Action]:
+    """Read ``{"seat": s, "bid": [q, f]}`` or ``{"seat": s, "call": "dudo"|"calza"}``.
+
+    A bid with a quantity below 1 or a face outside 1..6 is well formed (the game refuses it
+    as ``bad_bid``); anything that is not a bid or a call at all is a :class:`ScenarioError`.
+    """
+    if not isinstance(raw, dict) or "seat" not in raw:
+        raise ScenarioError(f"{place}: an action is an object with 'seat' and 'bid' or 'call'")
+    seat = raw["seat"]
+    if type(seat) is not int or not 0 <= seat < players:
+        raise ScenarioError(f"{place}: seat {seat!r} is not a seat of this table")
+    keys = set(raw) - {"seat"}
+    if keys == {"bid"}:
+        bid = raw["bid"]
+        if (not isinstance(bid, list) or len(bid) != 2
+                or not all(type(number) is int for number in bid)):
+            raise ScenarioError(f"{place}: a bid is [quantity, face] with whole numbers, "
+                                f"not {bid!r}")
+        return seat, Bid(bid[0], bid[1])
+    if keys == {"call"}:
+        call = raw["call"]
+        if call not in _CALLS:
+            raise ScenarioError(f"{place}: a call is 'dudo' or 'calza', not {call!r}")
+        return seat, _CALLS[call]
+    raise ScenarioError(f"{place}: an action has exactly one of 'bid' or 'call'")
+
+
+def format_output(events: list[dict[str, Any]]) -> str:
+    """The output lines as ``dudo scenario`` prints them."""
+    return "".join(json.dumps(event) + "\n" for event in events)

@@ -1,0 +1,106 @@
+"""The one door for what a seat may see.
+
+Every message to a player, every observation a bot gets and every frame a spectator sees is
+made by :func:`view`. It holds the public state of the game, the seat's own dice and its
+legal actions, and other players' dice only through the reveal of a round that has ended.
+Testing privacy therefore means testing this function and checking nothing bypasses it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from dudo.bids import Bid
+from dudo.game import NO_ACTIONS, Game, LegalActions, Phase, Revealed
+from dudo.rules import Rules
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    """What one seat (or a spectator, ``seat is None``) may know about a game right now."""
+
+    rules: Rules
+    seat: int | None
+    players: int
+    phase: str
+    round_number: int
+    opener: int
+    palifico: bool
+    wild: bool
+    dice_counts: tuple[int, ...]
+    points: tuple[int, ...]
+    dice: tuple[int, ...]
+    bids: tuple[tuple[int, Bid], ...]
+    turn: int | None
+    standing: Bid | None
+    bidder: int | None
+    legal: LegalActions
+    last_reveal: Revealed | None
+    winners: tuple[int, ...]
+
+    @property
+    def dice_in_play(self) -> int:
+        return sum(self.dice_counts)
+
+    @property
+    def my_turn(self) -> bool:
+        return self.seat is not None and self.turn == self.seat
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready form for clients (the server sends exactly this)."""
+        legal = self.legal
+        return {
+            "seat": self.seat, "players": self.players, "phase": self.phase,
+            "round": self.round_number, "opener": self.opener, "palifico": self.palifico,
+            "wild": self.wild, "dice_counts": list(self.dice_counts),
+            "points": list(self.points), "dice": list(self.dice),
+            "bids": [[seat, [bid.quantity, bid.face]] for seat, bid in self.bids],
+            "turn": self.turn,
+            "standing": None if self.standing is None else [self.standing.quantity,
+                                                           self.standing.face],
+            "bidder": self.bidder,
+            "legal": {"bids": [[bid.quantity, bid.face] for bid in legal.bids],
+                      "calls": [call.value for call in legal.calls]},
+            "last_reveal": None if self.last_reveal is None else _reveal_json(self.last_reveal),
+            "winners": list(self.winners),
+        }
+
+
+def view(game: Game, seat: int | None) -> SeatView:
+    """The view of ``game`` for ``seat``; ``None`` gives a spectator's view (no dice)."""
+    if seat is not None and not 0 <= seat < game.players:
+        raise ValueError(f"no seat {seat!r} at a table of {game.players}")
+    bidding = game.phase is Phase.BIDDING
+    own: tuple[int, ...] = ()
+    if seat is not None and bidding:
+        own = game.cups[seat]
+    return SeatView(
+        rules=game.rules,
+        seat=seat,
+        players=game.players,
+        phase=game.phase.value,
+        round_number=game.round_number,
+        opener=game.opener,
+        palifico=game.palifico,
+        wild=game.wild,
+        dice_counts=tuple(game.dice_counts),
+        points=tuple(game.points),
+        dice=own,
+        bids=tuple(game.bids),
+        turn=game.turn if bidding else None,
+        standing=game.standing if bidding else None,
+        bidder=game.bidder if bidding and game.standing is not None else None,
+        legal=game.legal_actions(seat) if seat is not None else NO_ACTIONS,
+        last_reveal=game.last_reveal,
+        winners=game.winners,
+    )
+
+
+def _reveal_json(reveal: Revealed) -> dict[str, Any]:
+    """A finished round's call and every cup: public once the cups are lifted."""
+    data = reveal.to_json()
+    del data["event"]
+    data.update(loser=reveal.loser, change=reveal.change, wild=reveal.wild,
+                cups=[list(cup) for cup in reveal.cups])
+    return data
