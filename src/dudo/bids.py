@@ -146,7 +146,7 @@ class Ladder(Sequence[Bid]):
     are allocated once; ``index`` maps a bid to its position in constant time.
     """
 
-    __slots__ = ("_bids", "_positions", "limit", "order", "rank")
+    __slots__ = ("_bids", "limit", "order", "positions", "rank")
 
     def __init__(self, order: Order, limit: int) -> None:
         self.order = order
@@ -156,7 +156,8 @@ class Ladder(Sequence[Bid]):
         bids = [Bid(quantity, face) for quantity in range(1, limit + 1) for face in faces]
         bids.sort(key=self.rank)
         self._bids: tuple[Bid, ...] = tuple(bids)
-        self._positions: dict[Bid, int] = {bid: i for i, bid in enumerate(bids)}
+        self.positions: dict[Bid, int] = {bid: i for i, bid in enumerate(bids)}
+        """Position of each bid of the ladder (the fast form of :meth:`index`)."""
 
     @overload
     def __getitem__(self, position: int) -> Bid: ...
@@ -172,12 +173,12 @@ class Ladder(Sequence[Bid]):
         return iter(self._bids)
 
     def __contains__(self, bid: object) -> bool:
-        return bid in self._positions
+        return bid in self.positions
 
     def index(self, bid: object, start: int = 0, stop: int | None = None) -> int:
         """Position of ``bid`` in the ladder; ``ValueError`` if it is not on it."""
         try:
-            position = self._positions[bid]  # type: ignore[index]
+            position = self.positions[bid]  # type: ignore[index]
         except (KeyError, TypeError):
             raise ValueError(f"{bid!r} is not on the {self.order.value} ladder") from None
         if position < start or (stop is not None and position >= stop):

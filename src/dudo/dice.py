@@ -39,8 +39,15 @@ class RandomDice:
         self._generator = generator
 
     def roll(self, dice_counts: Sequence[int], round_number: int) -> Cups:
-        choices = self._generator.choices
-        return tuple(tuple(choices(FACES, k=count)) if count else () for count in dice_counts)
+        # One draw for the whole table, then cut into cups: a round's roll is on the hot
+        # path of every simulation.
+        dice = self._generator.choices(FACES, k=sum(dice_counts))
+        cups = []
+        start = 0
+        for count in dice_counts:
+            cups.append(tuple(dice[start:start + count]))
+            start += count
+        return tuple(cups)
 
     def draw(self, seats: Sequence[int]) -> int:
         return self._generator.choice(seats)

@@ -194,12 +194,13 @@ class LegalActions(Sequence[Action]):
     so ``random.choice(game.legal_actions(seat))`` picks uniformly without building a list.
     """
 
-    __slots__ = ("_calls", "_ladder", "_range")
+    __slots__ = ("_calls", "_ladder", "_range", "_size")
 
     def __init__(self, bid_ladder: Ladder | None, positions: range, calls: tuple[Call, ...]):
         self._ladder = bid_ladder
         self._range = positions
         self._calls = calls
+        self._size = len(positions) + len(calls)
 
     @property
     def bids(self) -> Sequence[Bid]:
@@ -222,7 +223,7 @@ class LegalActions(Sequence[Action]):
         return CALZA in self._calls
 
     def __len__(self) -> int:
-        return len(self._range) + len(self._calls)
+        return self._size
 
     @overload
     def __getitem__(self, index: int) -> Action: ...
@@ -292,6 +293,8 @@ class _LadderSlice(Sequence[Bid]):
 
 
 NO_ACTIONS: Final = LegalActions(None, range(0), ())
+_DUDO_ONLY: Final = (DUDO,)
+_DUDO_CALZA: Final = (DUDO, CALZA)
 
 
 # -- the game ---------------------------------------------------------------------------
@@ -376,8 +379,7 @@ class Game:
 
     def calza_allowed(self) -> bool:
         """Whether calza is possible this round at all (rules, palifico, players alive)."""
-        return (self.rules.calza != "off" and not self.palifico
-                and self._alive_count >= self.rules.calza_min_players)
+        return self._calza_allowed
 
     def may_change_face(self, seat: int) -> bool:
         """In palifico, whether ``seat`` may leave the locked face (one die and the option)."""
@@ -413,7 +415,7 @@ class Game:
         if seat == self.bidder:
             return "bidder_cannot_call"
         if call is CALZA:
-            if not self.calza_allowed():
+            if not self._calza_allowed:
                 return "calza_not_allowed"
             if self.rules.calza == "any_time":
                 return None
@@ -423,7 +425,7 @@ class Game:
 
     def _bid_reason(self, seat: int, bid: Bid) -> str | None:
         quantity, face = bid.quantity, bid.face
-        if (type(quantity) is not int or type(face) is not int  # noqa: E721 - bools excluded
+        if (type(quantity) is not int or type(face) is not int
                 or quantity < 1 or not 1 <= face <= 6):
             return "bad_bid"
         standing = self.standing
@@ -456,7 +458,7 @@ class Game:
         standing = self.standing
         if seat != self.turn:
             if (standing is not None and seat != self.bidder and self.rules.calza == "any_time"
-                    and self.calza_allowed()):
+                    and self._calza_allowed):
                 return LegalActions(None, range(0), (CALZA,))
             return NO_ACTIONS
         if standing is None:
@@ -468,7 +470,7 @@ class Game:
             positions = range(self._position + step, len(raises), step)
         else:
             positions = range(self._position + 1, len(raises))
-        calls = (DUDO, CALZA) if self.calza_allowed() else (DUDO,)
+        calls = _DUDO_CALZA if self._calza_allowed else _DUDO_ONLY
         return LegalActions(raises, positions, calls)
 
     # -- driving the game -----------------------------------------------------------
@@ -480,9 +482,11 @@ class Game:
             raise RuntimeError(f"cannot roll now: the game is in phase {self.phase.value!r}")
         if cups is None:
             rolled = self.source.roll(self.dice_counts, self.round_number)
+            if [len(cup) for cup in rolled] != self.dice_counts:
+                raise ValueError(f"the dice source rolled {rolled} for {self.dice_counts}")
         else:
             rolled = tuple(tuple(cup) for cup in cups)
-        check_cups(rolled, self.dice_counts)
+            check_cups(rolled, self.dice_counts)
         self.cups = rolled
         self.phase = Phase.BIDDING
         self._actions = []
@@ -507,12 +511,12 @@ class Game:
     def _place_bid(self, seat: int, bid: Bid) -> BidPlaced:
         self.standing = bid
         self.bidder = seat
-        self._position = self._raises.index(bid)
-        if bid.face == 1 and self.rules.ones_bids == "lock":
+        self._position = self._raises.positions[bid]
+        if bid.face == 1 and self._ones_lock:
             # From the first bid on ones until the round ends, ones count only as ones.
             self.wild = False
         self.bids.append((seat, bid))
-        self.turn = self._next_alive(seat)
+        self.turn = self._next_seat[seat]
         return BidPlaced(seat, bid)
 
     def _call(self, caller: int, call: Call) -> list[Event]:
@@ -563,7 +567,9 @@ class Game:
         if rules.format == "points":
             if self.round_number >= rules.points_rounds:
                 fewest = min(self.points)
-                return [*events, self._end(tuple(s for s, p in enumerate(self.points) if p == fewest))]
+                winners = tuple(seat for seat, points in enumerate(self.points)
+                                if points == fewest)
+                return [*events, self._end(winners)]
         elif self._alive_count == 1:
             return [*events, self._end((counts.index(max(counts)),))]
         if not counts[next_opener]:
@@ -606,6 +612,10 @@ class Game:
         self._raises = ladder(raises, self._limit)
         self._opening = ladder(opening, self._limit)
         self._position = -1
+        self._calza_allowed = (rules.calza != "off" and not self.palifico
+                               and self._alive_count >= rules.calza_min_players)
+        self._ones_lock = rules.ones_bids == "lock"
+        self._next_seat = [self._next_alive(seat) for seat in range(self.players)]
         self.wild = rules.wild_ones and not self.palifico
         self.turn = self.opener
         self.standing = None
@@ -667,6 +677,9 @@ class Game:
     _raises: Ladder
     _opening: Ladder
     _position: int
+    _calza_allowed: bool
+    _ones_lock: bool
+    _next_seat: list[int]
 
 
 def action_to_json(seat: int, action: Action) -> dict[str, Any]:
@@ -682,9 +695,10 @@ def check_cups(cups: Cups, dice_counts: Sequence[int]) -> None:
         raise ValueError(f"dice for {len(cups)} seats, but the table has {len(dice_counts)}")
     for seat, (cup, count) in enumerate(zip(cups, dice_counts, strict=True)):
         if len(cup) != count:
-            raise ValueError(f"seat {seat} has {count} dice, but {len(cup)} were given: {list(cup)}")
+            raise ValueError(
+                f"seat {seat} has {count} dice, but {len(cup)} were given: {list(cup)}")
         for die in cup:
-            if type(die) is not int or not 1 <= die <= 6:  # noqa: E721 - bools excluded
+            if type(die) is not int or not 1 <= die <= 6:
                 raise ValueError(f"seat {seat}: {die!r} is not a die face 1..6")
 
 
@@ -699,7 +713,7 @@ def _check_start(
     if len(dice_counts) != players:
         raise ValueError(f"dice_counts has {len(dice_counts)} entries for {players} players")
     for seat, count in enumerate(dice_counts):
-        if type(count) is not int or not 0 <= count <= rules.starting_dice:  # noqa: E721
+        if type(count) is not int or not 0 <= count <= rules.starting_dice:
             raise ValueError(
                 f"seat {seat}: dice count {count!r} is outside 0..{rules.starting_dice}")
     if rules.format == "points" and any(count != rules.starting_dice for count in dice_counts):
@@ -707,7 +721,7 @@ def _check_start(
     if sum(1 for count in dice_counts if count) < 2:
         raise ValueError("at least two players must have dice")
     if opener is not None:
-        if type(opener) is not int or not 0 <= opener < players:  # noqa: E721
+        if type(opener) is not int or not 0 <= opener < players:
             raise ValueError(f"opener {opener!r} is not a seat of this table")
         if not dice_counts[opener]:
             raise ValueError(f"opener {opener} has no dice")
@@ -715,8 +729,8 @@ def _check_start(
         if len(points) != players:
             raise ValueError(f"points has {len(points)} entries for {players} players")
         for seat, value in enumerate(points):
-            if type(value) is not int or value < 0:  # noqa: E721
+            if type(value) is not int or value < 0:
                 raise ValueError(f"seat {seat}: points {value!r} must be a whole number >= 0")
     for seat in palifico_used:
-        if type(seat) is not int or not 0 <= seat < players:  # noqa: E721
+        if type(seat) is not int or not 0 <= seat < players:
             raise ValueError(f"palifico_used: {seat!r} is not a seat of this table")

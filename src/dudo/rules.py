@@ -150,7 +150,8 @@ def _check_type(option: str, value: object) -> None:
     if option in _INT_RANGES:
         low, high = _INT_RANGES[option]
         if isinstance(value, bool) or not isinstance(value, int):
-            raise RulesError(f"option {option!r} must be a whole number {low}..{high}, not {value!r}")
+            raise RulesError(
+                f"option {option!r} must be a whole number {low}..{high}, not {value!r}")
         if not low <= value <= high:
             raise RulesError(f"option {option!r} must be {low}..{high}, not {value!r}")
     elif option in _CHOICES:
