@@ -104,3 +104,103 @@ def rules(
         typer.echo(json.dumps(chosen.to_json(), indent=2))
     else:
         typer.echo(rules_sheet(chosen))
+
+
+@app.command()
+def arena(
+    players: Annotated[str, typer.Option(
+        "--players", "-p", metavar="BOT,BOT,...",
+        help="Entrants, comma-separated: random, easy, normal, hard, "
+             "package.module:Class or path/to/file.py:Class.")] = "hard,normal",
+    games: Annotated[int, typer.Option("--games", "-n", min=1, max=1_000_000,
+                                       help="Number of games.")] = 1000,
+    preset: Annotated[str, typer.Option("--rules", "-r", metavar="PRESET",
+                                        help=f"One of: {', '.join(PRESETS)}.")] = DEFAULT_PRESET,
+    settings: SetOption = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed: the same seed replays the run.")] = 0,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, max=64,
+                                      help="Worker processes.")] = 1,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> None:
+    """Play many games among bots (seats rotated) and print each entrant's win rate."""
+    from dudo.bots.arena import run_arena
+    from dudo.bots.registry import BotSpecError, make_bot
+
+    entrants = [name.strip() for name in players.split(",") if name.strip()]
+    if not 2 <= len(entrants) <= 10:
+        _fail(f"--players needs 2 to 10 entrants, not {len(entrants)}")
+    chosen = build_rules(preset, settings)
+    for spec in set(entrants):
+        try:
+            make_bot(spec, seed=0)
+        except BotSpecError as error:
+            _fail(str(error))
+        except Exception as error:  # a user's bot that fails to construct
+            _fail(f"bot {spec!r} could not be created: {error!r}")
+    if as_json:
+        standings = run_arena(entrants, games, chosen, seed=seed, jobs=jobs)
+        results = [{"player": s.player, "wins": int(s.wins) if s.wins.is_integer() else s.wins}
+                   for s in standings]
+        typer.echo(json.dumps({"games": games, "results": results}))
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+    from rich.table import Table
+
+    console = Console()
+    with Progress(console=console, transient=True) as bar:
+        task = bar.add_task(f"{games} games", total=games)
+        standings = run_arena(entrants, games, chosen, seed=seed, jobs=jobs,
+                              progress=lambda done: bar.advance(task, done))
+    table = Table(title=f"{games} games, {' vs '.join(entrants)}, seed {seed}")
+    table.add_column("player")
+    table.add_column("wins", justify="right")
+    table.add_column("win rate", justify="right")
+    table.add_column("95% interval", justify="right")
+    for standing in standings:
+        low, high = standing.interval()
+        table.add_row(standing.player, f"{standing.wins:g}", f"{standing.rate:.1%}",
+                      f"{low:.1%} – {high:.1%}")
+    console.print(table)
+
+
+@app.command()
+def play(
+    bots: Annotated[str, typer.Option(
+        "--bots", "-b", metavar="LEVEL,LEVEL,...",
+        help="Opponents, comma-separated: easy, normal, hard (1 to 9).")] = "normal,hard,easy",
+    preset: Annotated[str, typer.Option("--rules", "-r", metavar="PRESET",
+                                        help=f"One of: {', '.join(PRESETS)}.")] = DEFAULT_PRESET,
+    settings: SetOption = None,
+    name: Annotated[str, typer.Option("--name", help="Your name at the table.")] = "You",
+    seed: Annotated[int | None, typer.Option(
+        "--seed", help="Seed the dice and the bots to replay a game.")] = None,
+) -> None:
+    """Play a game in the terminal against bots."""
+    from rich.console import Console
+
+    from dudo.bots.registry import BotSpecError, make_bot
+    from dudo.dice import SeededDice, SystemDice
+    from dudo.game import Game
+    from dudo.tui import QuitGame, TerminalGame
+
+    levels = [level.strip() for level in bots.split(",") if level.strip()]
+    if not 1 <= len(levels) <= 9:
+        _fail(f"--bots needs 1 to 9 opponents, not {len(levels)}")
+    name = name.strip()[:24]
+    if not name:
+        _fail("--name must not be empty")
+    chosen = build_rules(preset, settings)
+    try:
+        players = [make_bot(level, seed=None if seed is None else seed * 16 + seat)
+                   for seat, level in enumerate(levels, start=1)]
+    except BotSpecError as error:
+        _fail(str(error))
+    dice = SystemDice() if seed is None else SeededDice(seed)
+    game = Game(chosen, len(players) + 1, dice=dice)
+    console = Console(highlight=False)
+    try:
+        TerminalGame(game, players, name, console, console.input).play()
+    except (QuitGame, KeyboardInterrupt) as reason:
+        console.print(f"\nGame left: {reason or 'interrupted'}.")
+        raise typer.Exit(1) from None

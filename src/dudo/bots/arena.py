@@ -1,0 +1,101 @@
+"""The arena: many games among bots, seats rotated, win rates with confidence intervals.
+
+Seats rotate from game to game (game ``g`` seats entrant ``i`` at ``(i + g) mod n``), so no
+entrant keeps an advantage of position. Each game has its own seed derived from the arena
+seed, so a run replays exactly and splits across processes without changing its results.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+
+from dudo.bots.registry import make_bot
+from dudo.bots.table import play_bot_game
+from dudo.dice import SeededDice
+from dudo.game import Game
+from dudo.rules import Rules
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """One entrant's result: wins (shared wins of a tied points race count in part)."""
+
+    player: str
+    wins: float
+    games: int
+
+    @property
+    def rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    def interval(self, z: float = 1.96) -> tuple[float, float]:
+        """The Wilson score interval for the win rate (95% by default)."""
+        if not self.games:
+            return (0.0, 1.0)
+        n, p = self.games, self.rate
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def game_seed(seed: int, number: int) -> int:
+    """The seed of game ``number`` of an arena run with ``seed``."""
+    return seed * 1_000_003 + number
+
+
+def play_one(entrants: Sequence[str], rules: Rules, seed: int, number: int) -> list[float]:
+    """Play game ``number``; returns each entrant's share of the win (in entrant order)."""
+    players = len(entrants)
+    shift = number % players
+    seating = [(index + shift) % players for index in range(players)]  # entrant -> seat
+    by_seat = [""] * players
+    for entrant, seat in enumerate(seating):
+        by_seat[seat] = entrants[entrant]
+    base = game_seed(seed, number)
+    bots = [make_bot(spec, seed=base * 16 + seat) for seat, spec in enumerate(by_seat)]
+    game = Game(rules, players, dice=SeededDice(base))
+    winners = play_bot_game(game, bots)
+    shares = [0.0] * players
+    for entrant, seat in enumerate(seating):
+        if seat in winners:
+            shares[entrant] = 1 / len(winners)
+    return shares
+
+
+def _play_batch(entrants: Sequence[str], rules: Rules, seed: int,
+                numbers: Sequence[int]) -> list[list[float]]:
+    return [play_one(entrants, rules, seed, number) for number in numbers]
+
+
+def run_arena(
+    entrants: Sequence[str],
+    games: int,
+    rules: Rules,
+    seed: int = 0,
+    jobs: int = 1,
+    progress: Callable[[int], None] | None = None,
+) -> list[Standing]:
+    """Play ``games`` games and return one :class:`Standing` per entrant, in order."""
+    totals = [0.0] * len(entrants)
+    batch = 20
+    chunks = [list(range(start, min(start + batch, games))) for start in range(0, games, batch)]
+
+    def add(results: list[list[float]]) -> None:
+        for shares in results:
+            for entrant, share in enumerate(shares):
+                totals[entrant] += share
+        if progress is not None:
+            progress(len(results))
+
+    if jobs <= 1:
+        for chunk in chunks:
+            add(_play_batch(entrants, rules, seed, chunk))
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = [pool.submit(_play_batch, entrants, rules, seed, chunk) for chunk in chunks]
+            for future in futures:
+                add(future.result())
+    return [Standing(player, wins, games) for player, wins in zip(entrants, totals, strict=True)]

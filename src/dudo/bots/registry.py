@@ -1,0 +1,81 @@
+"""Finding bots by name: the built-in levels and users' own classes.
+
+An entrant is a level (``random``, ``easy``, ``normal``, ``hard``) or a class with the bot
+interface named ``package.module:ClassName`` or ``path/to/file.py:ClassName``. The class
+is called with ``seed=`` (an int) if its constructor accepts it, else with no arguments.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+import inspect
+import sys
+from pathlib import Path
+
+from dudo.bots.base import Bot
+from dudo.bots.easy import EasyBot
+from dudo.bots.hard import HardBot
+from dudo.bots.normal import NormalBot
+from dudo.bots.random_bot import RandomBot
+
+LEVELS: dict[str, type] = {
+    "random": RandomBot,
+    "easy": EasyBot,
+    "normal": NormalBot,
+    "hard": HardBot,
+}
+
+
+class BotSpecError(ValueError):
+    """An entrant that names no usable bot; the message says what is wrong."""
+
+
+def load_bot_class(spec: str) -> type:
+    """The class an entrant names (a level, ``module:Name`` or ``file.py:Name``)."""
+    if spec in LEVELS:
+        return LEVELS[spec]
+    where, sep, name = spec.rpartition(":")
+    if not sep or not where or not name:
+        raise BotSpecError(f"unknown bot {spec!r}: use a level ({', '.join(LEVELS)}), "
+                           "package.module:ClassName or path/to/file.py:ClassName")
+    if where.endswith(".py"):
+        path = Path(where)
+        if not path.is_file():
+            raise BotSpecError(f"bot file not found: {where!r}")
+        module_name = f"_dudo_user_bot_{abs(hash(path.resolve()))}"
+        loader_spec = importlib.util.spec_from_file_location(module_name, path)
+        if loader_spec is None or loader_spec.loader is None:
+            raise BotSpecError(f"cannot load {where!r} as Python")
+        module = importlib.util.module_from_spec(loader_spec)
+        sys.modules[module_name] = module
+        try:
+            loader_spec.loader.exec_module(module)
+        except Exception as error:
+            raise BotSpecError(f"{where!r} failed to load: {error!r}") from error
+    else:
+        try:
+            module = importlib.import_module(where)
+        except ImportError as error:
+            raise BotSpecError(f"cannot import {where!r}: {error}") from error
+    cls = getattr(module, name, None)
+    if not inspect.isclass(cls):
+        raise BotSpecError(f"{where!r} has no class {name!r}")
+    if not callable(getattr(cls, "act", None)):
+        raise BotSpecError(f"{spec!r} has no act(view) method, so it is not a bot")
+    return cls
+
+
+def make_bot(spec: str, seed: int | None = None) -> Bot:
+    """A bot for ``spec``, seeded where the class allows it."""
+    cls = load_bot_class(spec)
+    try:
+        parameters = inspect.signature(cls).parameters
+    except (TypeError, ValueError):
+        parameters = {}  # type: ignore[assignment]
+    bot = cls(seed=seed) if "seed" in parameters else cls()
+    if not isinstance(getattr(bot, "name", None), str):
+        with contextlib.suppress(AttributeError):
+            bot.name = spec.rpartition(":")[2] or spec
+    return bot  # type: ignore[no-any-return]
