@@ -1,0 +1,83 @@
+"""Provably fair dice: commit, collect every seat's seed, derive, reveal.
+
+Before a round is rolled the server draws a fresh secret *server seed* and publishes only
+its SHA-256 *commitment*. Every seat then contributes a seed of its own (players' clients
+send one; the server makes one for bots and absent players). The round's dice are::
+
+    stream_i = HMAC-SHA256(key=server_seed, msg="dudo-dice-v1|<round>|<seed_0>|...|<seed_n-1>|<i>")
+
+read byte by byte for i = 0, 1, 2, ...; a byte b < 252 gives the die ``b % 6 + 1`` (bytes
+252..255 are skipped so every face is exactly as likely), dealt seat by seat in seat order,
+each seat's dice in the order drawn. At the reveal the server seed is published, so anyone
+can check ``sha256(server_seed) == commitment`` and recompute every die: the server could
+not pick the dice (it committed before seeing the seats' seeds) and no player could either
+(they never saw the server seed). Committing to a hash of the dice alone would not do: five
+dice have only 7,776 possibilities, so such a hash is reversed by a lookup table.
+
+Seeds travel as hex strings. This module is pure: drawing the secrets is the server's job.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Sequence
+
+DOMAIN = "dudo-dice-v1"
+SEED_BYTES = 32
+MAX_SEAT_SEED_CHARS = 128
+
+
+class FairnessError(ValueError):
+    """A seed, commitment or record that does not check out."""
+
+
+def commitment(server_seed: str) -> str:
+    """The SHA-256 commitment (hex) to a server seed given as hex."""
+    return hashlib.sha256(bytes.fromhex(server_seed)).hexdigest()
+
+
+def check_seat_seed(seed: str) -> str:
+    """A seat's seed as accepted: 1..128 hex digits, lower-cased. Raises FairnessError."""
+    if not isinstance(seed, str) or not 1 <= len(seed) <= MAX_SEAT_SEED_CHARS:
+        raise FairnessError(f"a seat seed is 1 to {MAX_SEAT_SEED_CHARS} hex digits")
+    try:
+        int(seed, 16)
+    except ValueError:
+        raise FairnessError(f"a seat seed is hex digits, not {seed[:20]!r}") from None
+    return seed.lower()
+
+
+def derive_dice(server_seed: str, seat_seeds: Sequence[str], round_number: int,
+                dice_counts: Sequence[int]) -> tuple[tuple[int, ...], ...]:
+    """Every seat's dice for a round, from the server seed and all seats' seeds."""
+    if len(seat_seeds) != len(dice_counts):
+        raise FairnessError(f"{len(seat_seeds)} seat seeds for {len(dice_counts)} seats")
+    key = bytes.fromhex(server_seed)
+    prefix = "|".join([DOMAIN, str(round_number), *seat_seeds])
+    needed = sum(dice_counts)
+    dice: list[int] = []
+    block = 0
+    while len(dice) < needed:
+        digest = hmac.new(key, f"{prefix}|{block}".encode(), hashlib.sha256).digest()
+        dice.extend(byte % 6 + 1 for byte in digest if byte < 252)
+        block += 1
+    cups = []
+    start = 0
+    for count in dice_counts:
+        cups.append(tuple(dice[start:start + count]))
+        start += count
+    return tuple(cups)
+
+
+def verify_round(server_seed: str, expected_commitment: str, seat_seeds: Sequence[str],
+                 round_number: int, dice: Sequence[Sequence[int]]) -> None:
+    """Raise :class:`FairnessError` unless the round's dice follow from its seeds."""
+    if not hmac.compare_digest(commitment(server_seed), expected_commitment):
+        raise FairnessError(f"round {round_number}: the server seed does not match the "
+                            "commitment published before the roll")
+    counts = [len(cup) for cup in dice]
+    derived = derive_dice(server_seed, seat_seeds, round_number, counts)
+    if [list(cup) for cup in derived] != [list(cup) for cup in dice]:
+        raise FairnessError(f"round {round_number}: the dice are not the ones the seeds give "
+                            f"(expected {[list(c) for c in derived]})")
