@@ -204,3 +204,68 @@ def play(
     except (QuitGame, KeyboardInterrupt) as reason:
         console.print(f"\nGame left: {reason or 'interrupted'}.")
         raise typer.Exit(1) from None
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(envvar="DUDO_HOST", help="Address to listen on.")
+                    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(envvar="DUDO_PORT", min=1, max=65535,
+                                      help="Port to listen on.")] = 8000,
+    database: Annotated[str, typer.Option(
+        envvar="DUDO_DATABASE",
+        help="sqlite:///FILE (default sqlite:///dudo.db), postgresql://... or memory://."),
+    ] = "sqlite:///dudo.db",
+    log_level: Annotated[str, typer.Option(help="debug, info, warning or error.")] = "info",
+) -> None:
+    """Run the game server (rooms, bots, fair dice) and print its address."""
+    import logging
+
+    import uvicorn
+
+    from dudo.server.app import ServerSettings, create_app
+    from dudo.store import StoreError, open_store
+
+    try:
+        open_store(database)
+    except StoreError as error:
+        _fail(str(error))
+    level = log_level.upper()
+    if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        _fail(f"--log-level must be debug, info, warning or error, not {log_level!r}")
+    logging.basicConfig(level=level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    settings = ServerSettings.from_env(database)
+    shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
+    typer.echo(f"dudo {__version__}: open http://{shown}:{port}/ (database {database})")
+    # No access log: WebSocket URLs carry seat tokens, which must not land in logs.
+    uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level.lower(),
+                access_log=False, ws_max_size=16 * 1024, ws_ping_interval=20,
+                ws_ping_timeout=20)
+
+
+@app.command()
+def verify(
+    record: Annotated[str, typer.Argument(
+        help="A finished game's record (JSON from /api/games/ID), or - for standard input.",
+        metavar="GAME_RECORD|-")],
+) -> None:
+    """Recompute every die of a finished game from its seeds and replay its actions."""
+    from dudo.fairness import FairnessError, verify_record
+
+    try:
+        text = sys.stdin.read() if record == "-" else Path(record).read_text(encoding="utf-8")
+        data = json.loads(text)
+    except (OSError, UnicodeDecodeError) as error:
+        _fail(f"cannot read {record!r}: {getattr(error, 'strerror', None) or error}")
+    except json.JSONDecodeError as error:
+        _fail(f"{record}: not valid JSON: {error}")
+    if not isinstance(data, dict):
+        _fail(f"{record}: a game record is a JSON object")
+    try:
+        lines = verify_record(data)
+    except FairnessError as error:
+        typer.echo(f"dudo: NOT VERIFIED: {error}", err=True)
+        raise typer.Exit(1) from None
+    for line in lines:
+        typer.echo(line)
+    typer.echo("verified: every die follows from the published seeds")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections.abc import Sequence
+from typing import Any
 
 DOMAIN = "dudo-dice-v1"
 SEED_BYTES = 32
@@ -81,3 +82,41 @@ def verify_round(server_seed: str, expected_commitment: str, seat_seeds: Sequenc
     if [list(cup) for cup in derived] != [list(cup) for cup in dice]:
         raise FairnessError(f"round {round_number}: the dice are not the ones the seeds give "
                             f"(expected {[list(c) for c in derived]})")
+
+
+def verify_record(record: dict[str, Any]) -> list[str]:
+    """Check a finished game's record: every round's dice follow from its seeds and every
+    action is legal under the game's rules. Returns a line per round; raises
+    :class:`FairnessError` at the first thing that does not check out."""
+    from dudo.scenario import ScenarioError, replay
+
+    rounds = record.get("rounds")
+    fairness = record.get("fairness")
+    players = record.get("players")
+    if not isinstance(rounds, list) or not isinstance(fairness, list) or not isinstance(
+            players, int):
+        raise FairnessError("not a game record: it needs 'players', 'rounds' and 'fairness'")
+    if len(fairness) < len(rounds):
+        raise FairnessError(f"{len(rounds)} rounds but fairness material for {len(fairness)}")
+    lines = []
+    for number, (entry, fair) in enumerate(zip(rounds, fairness, strict=False), start=1):
+        try:
+            verify_round(fair["server_seed"], fair["commitment"], fair["seat_seeds"], number,
+                         entry["dice"])
+        except (KeyError, TypeError, ValueError) as error:
+            if isinstance(error, FairnessError):
+                raise
+            raise FairnessError(f"round {number}: malformed fairness material ({error})") from None
+        lines.append(f"round {number}: commitment {fair['commitment'][:16]}… matches, "
+                     f"{sum(len(cup) for cup in entry['dice'])} dice recomputed")
+    scenario: dict[str, Any] = {key: record[key] for key in ("rules", "players", "start", "rounds")
+                if key in record}
+    try:
+        game = replay(scenario)
+    except ScenarioError as error:
+        raise FairnessError(f"the actions do not replay: {error}") from None
+    if game.winners:
+        lines.append(f"replayed {len(rounds)} rounds: winners {list(game.winners)}")
+    else:
+        lines.append(f"replayed {len(rounds)} rounds: the game is not finished")
+    return lines

@@ -196,7 +196,8 @@ class LegalActions(Sequence[Action]):
 
     __slots__ = ("_calls", "_ladder", "_range", "_size")
 
-    def __init__(self, bid_ladder: Ladder | None, positions: range, calls: tuple[Call, ...]):
+    def __init__(self, bid_ladder: Sequence[Bid] | None, positions: range,
+                 calls: tuple[Call, ...]):
         self._ladder = bid_ladder
         self._range = positions
         self._calls = calls
@@ -270,7 +271,7 @@ class LegalActions(Sequence[Action]):
 class _LadderSlice(Sequence[Bid]):
     __slots__ = ("_ladder", "_range")
 
-    def __init__(self, bid_ladder: Ladder, positions: range) -> None:
+    def __init__(self, bid_ladder: Sequence[Bid], positions: range) -> None:
         self._ladder = bid_ladder
         self._range = positions
 

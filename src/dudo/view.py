@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dudo.bids import Bid
-from dudo.game import NO_ACTIONS, Game, LegalActions, Phase, Revealed
+from dudo.game import NO_ACTIONS, Call, Game, LegalActions, Phase, Revealed
 from dudo.rules import Rules
 
 
@@ -46,6 +46,33 @@ class SeatView:
     @property
     def my_turn(self) -> bool:
         return self.seat is not None and self.turn == self.seat
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any], rules: Rules) -> SeatView:
+        """Rebuild a view from :meth:`to_json` (what a remote client receives), so bots run
+        unchanged on the far side of the protocol."""
+        bids = tuple(Bid(q, f) for q, f in data["legal"]["bids"])
+        calls = tuple(Call(call) for call in data["legal"]["calls"])
+        reveal = data["last_reveal"]
+        revealed = None
+        if reveal is not None:
+            revealed = Revealed(
+                Call(reveal["call"]), reveal["caller"], reveal["bidder"], Bid(*reveal["bid"]),
+                reveal["count"], reveal["outcome"], tuple(reveal["dice_counts"]),
+                tuple(reveal["points"]) if reveal.get("points") is not None else None,
+                tuple(tuple(cup) for cup in reveal["cups"]), reveal["wild"], reveal["loser"],
+                reveal["change"])
+        standing = data["standing"]
+        return cls(
+            rules=rules, seat=data["seat"], players=data["players"], phase=data["phase"],
+            round_number=data["round"], opener=data["opener"], palifico=data["palifico"],
+            wild=data["wild"], dice_counts=tuple(data["dice_counts"]),
+            points=tuple(data["points"]), dice=tuple(data["dice"]),
+            bids=tuple((seat, Bid(q, f)) for seat, (q, f) in data["bids"]),
+            turn=data["turn"], standing=None if standing is None else Bid(*standing),
+            bidder=data["bidder"], legal=LegalActions(bids, range(len(bids)), calls),
+            last_reveal=revealed, winners=tuple(data["winners"]),
+        )
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready form for clients (the server sends exactly this)."""

@@ -1,0 +1,259 @@
+"""A Python client for the dudo server: for programs, tests, load tests and bots.
+
+Sit a program in a seat in a few lines::
+
+    import asyncio
+    from dudo.client import Client
+    from dudo.bots import make_bot
+
+    async def main():
+        async with Client("http://localhost:8000") as client:
+            seat = await client.create_room("Robo", seats=2, bots=[None, "normal"])
+            async with client.table(seat) as table:
+                await table.start()
+                await table.play(make_bot("hard"))   # until the game ends
+
+    asyncio.run(main())
+
+:meth:`Table.play` hands the bot a :class:`~dudo.view.SeatView` rebuilt from the server's
+state, exactly what a bot gets inside the server, and sends its answer with a fresh id.
+Every message sent carries an id, so a retry after a dropped connection is applied once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import secrets
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+import httpx
+import websockets
+
+from dudo.bots.base import Bot
+from dudo.game import Call
+from dudo.rules import Rules
+from dudo.view import SeatView
+
+
+class ClientError(RuntimeError):
+    """The server refused a request; ``code`` is its machine-readable reason."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTicket:
+    """What joining gives: the room code, the seat, and the seat's secret token."""
+
+    code: str
+    seat: int
+    token: str
+    name: str
+
+
+class Client:
+    """HTTP side of the protocol: create, join, quick game; then :meth:`table` to play."""
+
+    def __init__(self, base_url: str, timeout: float = 10.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout)
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.http.aclose()
+
+    async def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        response = await self.http.post(path, json=body)
+        data: dict[str, Any] = response.json()
+        if response.status_code >= 400:
+            raise ClientError(data.get("error", str(response.status_code)),
+                              data.get("message", ""))
+        return data
+
+    async def create_room(self, name: str, *, rules: dict[str, Any] | None = None,
+                          seats: int = 4, bots: list[str | None] | None = None,
+                          timer: int = 0, public: bool = False) -> SeatTicket:
+        data = await self._post("/api/rooms", {
+            "name": name, "rules": rules or {"preset": "perudo"}, "seats": seats,
+            "bots": bots or [], "timer": timer, "public": public})
+        return SeatTicket(data["code"], data["seat"], data["token"], data["name"])
+
+    async def join(self, code: str, name: str) -> SeatTicket:
+        data = await self._post(f"/api/rooms/{code}/join", {"name": name})
+        return SeatTicket(data["code"], data["seat"], data["token"], data["name"])
+
+    async def quick(self, name: str) -> SeatTicket:
+        data = await self._post("/api/quick", {"name": name})
+        return SeatTicket(data["code"], data["seat"], data["token"], data["name"])
+
+    async def room(self, code: str) -> dict[str, Any]:
+        response = await self.http.get(f"/api/rooms/{code}")
+        data: dict[str, Any] = response.json()
+        if response.status_code >= 400:
+            raise ClientError(data.get("error", ""), data.get("message", ""))
+        return data
+
+    async def game_record(self, game_id: str) -> dict[str, Any]:
+        response = await self.http.get(f"/api/games/{game_id}")
+        data: dict[str, Any] = response.json()
+        if response.status_code >= 400:
+            raise ClientError(data.get("error", ""), data.get("message", ""))
+        return data
+
+    def table(self, ticket: SeatTicket | None = None, code: str | None = None) -> Table:
+        """A WebSocket connection to a seat (or, without a ticket, a spectator's place)."""
+        ws_base = "ws" + self.base_url[len("http"):]
+        room = ticket.code if ticket else code
+        if room is None:
+            raise ValueError("give a seat ticket, or a room code to watch")
+        url = f"{ws_base}/ws/{room}" + (f"?token={ticket.token}" if ticket else "")
+        return Table(url, ticket)
+
+
+class Table:
+    """One WebSocket to a room. ``state`` is always the latest state received."""
+
+    def __init__(self, url: str, ticket: SeatTicket | None) -> None:
+        self.url = url
+        self.ticket = ticket
+        self.socket: Any = None
+        self.state: dict[str, Any] = {}
+        self.received: list[dict[str, Any]] = []
+        self.replies: dict[str, dict[str, Any]] = {}
+        self._ids = itertools.count(1)
+        self._prefix = secrets.token_hex(4)
+
+    async def __aenter__(self) -> Table:
+        await self.connect()
+        return self
+
+    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                        trace: TracebackType | None) -> None:
+        await self.close()
+
+    async def connect(self) -> None:
+        self.socket = await websockets.connect(self.url, max_size=2**22)
+        await self.receive()  # the first state (or the error that refuses us)
+
+    async def close(self) -> None:
+        if self.socket is not None:
+            with contextlib.suppress(Exception):
+                await self.socket.close()
+
+    async def receive(self, timeout: float = 10.0) -> dict[str, Any]:
+        """The next message; states update :attr:`state`, errors on connect raise."""
+        text = await asyncio.wait_for(self.socket.recv(), timeout)
+        message: dict[str, Any] = json.loads(text)
+        self.received.append(message)
+        if message["type"] == "state":
+            self.state = message
+        elif message["type"] in ("ack", "error") and "id" in message:
+            self.replies[message["id"]] = message
+        elif message["type"] == "error" and not self.state:
+            raise ClientError(message["code"], message["message"])
+        return message
+
+    async def wait_for(self, condition: Callable[[dict[str, Any]], bool],
+                       timeout: float = 10.0) -> dict[str, Any]:
+        """Receive until the latest state satisfies ``condition``; returns that state."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while not (self.state and condition(self.state)):
+            await self.receive(max(0.01, end - loop.time()))
+        return self.state
+
+    def new_id(self) -> str:
+        return f"{self._prefix}-{next(self._ids)}"
+
+    async def send(self, message: dict[str, Any]) -> None:
+        await self.socket.send(json.dumps(message))
+
+    async def request(self, message: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
+        """Send a message with an id and wait for its ``ack`` or ``error``."""
+        message = {"id": self.new_id(), **message}
+        await self.send(message)
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while message["id"] not in self.replies:
+            await self.receive(max(0.01, end - loop.time()))
+        return self.replies[message["id"]]
+
+    async def bid(self, quantity: int, face: int) -> dict[str, Any]:
+        return await self.request({"type": "bid", "quantity": quantity, "face": face})
+
+    async def call(self, call: str) -> dict[str, Any]:
+        return await self.request({"type": "call", "call": call})
+
+    async def start(self) -> dict[str, Any]:
+        return await self.request({"type": "start"})
+
+    async def next_round(self) -> dict[str, Any]:
+        return await self.request({"type": "next_round"})
+
+    async def rematch(self) -> dict[str, Any]:
+        return await self.request({"type": "rematch"})
+
+    async def configure(self, **changes: Any) -> dict[str, Any]:
+        return await self.request({"type": "configure", **changes})
+
+    async def seed(self, seed: str | None = None) -> None:
+        await self.send({"type": "seed", "seed": seed or secrets.token_hex(16)})
+
+    # -- playing with a bot --------------------------------------------------------------
+
+    def view(self) -> SeatView | None:
+        """The latest game state as a :class:`SeatView` (None before the game starts)."""
+        game = self.state.get("game") if self.state else None
+        if game is None:
+            return None
+        return SeatView.from_json(game, Rules.from_json(self.state["room"]["rules"]))
+
+    async def play(self, bot: Bot, until_over: bool = True, timeout: float = 120.0) -> list[int]:
+        """Let ``bot`` play this seat until the game ends; returns the winners.
+
+        Sends a fresh seed for every round, answers only states it has not answered yet,
+        and lets the server's pause after a reveal run its course.
+        """
+        answered = -1
+        seeded_round = None
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while True:
+            seen = self.view()
+            if seen is not None:
+                fair = self.state.get("fair") or {}
+                if fair.get("round") and fair.get("round") != seeded_round:
+                    seeded_round = fair["round"]
+                    await self.seed()
+                if seen.phase == "over" and until_over:
+                    return list(seen.winners)
+                version = self.state["version"]
+                if version != answered and seen.legal:
+                    answered = version
+                    action = bot.act(seen)
+                    if action is not None:
+                        await self._send_action(action, version)
+            await self.receive(max(0.01, end - loop.time()))
+
+    async def _send_action(self, action: Any, version: int) -> None:
+        if isinstance(action, Call):
+            message = {"type": "call", "call": action.value}
+        else:
+            message = {"type": "bid", "quantity": action.quantity, "face": action.face}
+        await self.send({"id": self.new_id(), "version": version, **message})
+
+
+async def messages(table: Table) -> AsyncIterator[dict[str, Any]]:
+    """Every message from a table, as they come."""
+    while True:
+        yield await table.receive(timeout=3600)

@@ -1,0 +1,369 @@
+"""The ASGI application: HTTP endpoints for rooms, the WebSocket for play, health, metrics.
+
+Transport code only: it parses, authenticates and forwards to the room's actor, and maps
+refusals to responses. It never changes game state itself (DESIGN.md, principle 5).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import html
+import json
+import logging
+import os
+import time
+import unicodedata
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from dudo import __version__
+from dudo.rules import Rules, RulesError
+from dudo.rules_text import rules_sections, title
+from dudo.server.lobby import Lobby
+from dudo.server.protocol import (
+    MAX_MESSAGE_BYTES,
+    PROTOCOL_VERSION,
+    ProtocolError,
+    error_message,
+    parse_client_message,
+)
+from dudo.server.room import Connection, RoomConfig, RoomError
+from dudo.store import Store, open_store
+
+log = logging.getLogger("dudo.server")
+
+DEFAULT_DATABASE = "sqlite:///dudo.db"
+
+
+@dataclass
+class ServerSettings:
+    """How the server runs; ``from_env`` reads DUDO_DATABASE and friends."""
+
+    database: str = DEFAULT_DATABASE
+    room: RoomConfig = field(default_factory=RoomConfig)
+    message_rate: float = 8.0
+    message_burst: int = 24
+
+    @classmethod
+    def from_env(cls, database: str | None = None) -> ServerSettings:
+        settings = cls(database=database or os.environ.get("DUDO_DATABASE", DEFAULT_DATABASE))
+        for name in ("bot_delay", "reveal_pause", "seed_window", "grace", "quick_fill"):
+            value = os.environ.get(f"DUDO_{name.upper()}")
+            if value is not None:
+                setattr(settings.room, name, float(value))
+        return settings
+
+
+class TokenBucket:
+    """A per-connection rate limit: ``rate`` messages a second, bursts up to ``burst``."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate = rate
+        self.burst = burst
+        self.tokens = float(burst)
+        self.updated = time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.updated) * self.rate)
+        self.updated = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+def clean_name(value: str) -> str:
+    """A display name: trimmed, no control characters, 1..24 characters."""
+    name = "".join(ch for ch in value if unicodedata.category(ch)[0] != "C").strip()
+    if not name:
+        raise ValueError("a name needs at least one visible character")
+    return name[:24]
+
+
+Level = Annotated[str, Field(pattern="^(easy|normal|hard)$")]
+
+
+class CreateRoom(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: Annotated[str, Field(min_length=1, max_length=64)]
+    rules: dict[str, Any] = Field(default_factory=lambda: {"preset": "perudo"})
+    seats: Annotated[int, Field(ge=2, le=6)] = 4
+    bots: Annotated[list[Level | None], Field(max_length=6)] = Field(default_factory=list)
+    timer: Annotated[int, Field(ge=0, le=600)] = 0
+    public: bool = False
+
+
+class JoinRoom(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: Annotated[str, Field(min_length=1, max_length=64)]
+
+
+class Metrics:
+    """Counters for /metrics (Prometheus text format)."""
+
+    def __init__(self) -> None:
+        self.messages = 0
+        self.rejected = 0
+        self.sockets = 0
+        self.started = time.time()
+
+
+def create_app(settings: ServerSettings | None = None, store: Store | None = None) -> Starlette:
+    """The dudo server as an ASGI app (``uvicorn dudo.server.app:app`` or ``dudo serve``)."""
+    settings = settings or ServerSettings.from_env()
+    metrics = Metrics()
+    state: dict[str, Any] = {}
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        chosen = store or open_store(settings.database)
+        await chosen.open()
+        lobby = Lobby(chosen, settings.room)
+        recovered = await lobby.recover()
+        state["lobby"], state["store"] = lobby, chosen
+        log.info(json.dumps({"event": "started", "database": settings.database.split("@")[-1],
+                             "rooms_recovered": recovered}))
+        # Long-lived objects of start-up need no more scanning by the collector; full
+        # collections otherwise pause the event loop in proportion to live sockets.
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(50_000, 20, 100)
+        try:
+            yield
+        finally:
+            await lobby.close()
+            await chosen.close()
+
+    def lobby() -> Lobby:
+        found: Lobby = state["lobby"]
+        return found
+
+    def client_of(request: Request | WebSocket) -> str:
+        return request.client.host if request.client else "unknown"
+
+    def refused(error: RoomError) -> JSONResponse:
+        status = {"no_room": 404, "too_many_guesses": 429, "full": 409, "started": 409,
+                  "server_full": 503}.get(error.code, 400)
+        return JSONResponse({"error": error.code, "message": str(error)}, status_code=status)
+
+    async def read_json(request: Request, model: type[BaseModel]) -> Any:
+        body = await request.body()
+        if len(body) > MAX_MESSAGE_BYTES:
+            raise RoomError("too_large", f"requests are limited to {MAX_MESSAGE_BYTES} bytes")
+        try:
+            return model.model_validate_json(body or b"{}")
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "body"
+            raise RoomError("bad_request", f"{where}: {first['msg']}") from None
+
+    async def create_room(request: Request) -> Response:
+        try:
+            body: CreateRoom = await read_json(request, CreateRoom)
+            name = clean_name(body.name)
+            rules = Rules.from_json(body.rules)
+            if body.timer and body.timer < 5:
+                raise RoomError("bad_timer", "the turn timer is 0 (off) or 5 to 600 seconds")
+            joined = await lobby().create(name, rules=rules, seats=body.seats, bots=body.bots,
+                                          timer=body.timer, public=body.public)
+        except RoomError as error:
+            return refused(error)
+        except (RulesError, ValueError) as error:
+            return JSONResponse({"error": "bad_request", "message": str(error)}, 400)
+        return JSONResponse({**joined, "url": f"/r/{joined['code']}"}, status_code=201)
+
+    async def join_room(request: Request) -> Response:
+        try:
+            room = lobby().find(request.path_params["code"], client_of(request))
+            body: JoinRoom = await read_json(request, JoinRoom)
+            joined = await room.call("join", clean_name(body.name))
+        except RoomError as error:
+            return refused(error)
+        except ValueError as error:
+            return JSONResponse({"error": "bad_request", "message": str(error)}, 400)
+        return JSONResponse({**joined, "url": f"/r/{joined['code']}"})
+
+    async def quick_game(request: Request) -> Response:
+        try:
+            body: JoinRoom = await read_json(request, JoinRoom)
+            joined = await lobby().quick(clean_name(body.name))
+        except RoomError as error:
+            return refused(error)
+        except ValueError as error:
+            return JSONResponse({"error": "bad_request", "message": str(error)}, 400)
+        return JSONResponse({**joined, "url": f"/r/{joined['code']}"})
+
+    async def room_info(request: Request) -> Response:
+        try:
+            room = lobby().find(request.path_params["code"], client_of(request))
+        except RoomError as error:
+            return refused(error)
+        return JSONResponse(await room.call("summary"))
+
+    async def public_rooms(request: Request) -> Response:
+        return JSONResponse({"rooms": lobby().public_rooms()})
+
+    async def game_record(request: Request) -> Response:
+        game_id = request.path_params["game_id"]
+        if not game_id.isalnum() or len(game_id) > 40:
+            return JSONResponse({"error": "bad_request", "message": "not a game id"}, 400)
+        record = await state["store"].load_game(game_id)
+        if record is None:
+            return JSONResponse({"error": "no_game",
+                                 "message": "no finished game with that id"}, 404)
+        return JSONResponse(record)
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"status": "ok", "version": __version__,
+                             "protocol": PROTOCOL_VERSION, "rooms": len(lobby().rooms)})
+
+    async def metrics_endpoint(request: Request) -> Response:
+        rooms = lobby().rooms.values()
+        store_ = state["store"]
+        lines = [
+            "# TYPE dudo_rooms gauge", f"dudo_rooms {len(lobby().rooms)}",
+            "# TYPE dudo_rooms_playing gauge",
+            f"dudo_rooms_playing {sum(1 for r in rooms if r.status == 'playing')}",
+            "# TYPE dudo_sockets gauge", f"dudo_sockets {metrics.sockets}",
+            "# TYPE dudo_messages_total counter", f"dudo_messages_total {metrics.messages}",
+            "# TYPE dudo_messages_rejected_total counter",
+            f"dudo_messages_rejected_total {metrics.rejected}",
+            "# TYPE dudo_store_commits_total counter",
+            f"dudo_store_commits_total {getattr(store_, 'commits', 0)}",
+            "# TYPE dudo_store_entries_total counter",
+            f"dudo_store_entries_total {getattr(store_, 'appended', 0)}",
+            "# TYPE dudo_uptime_seconds gauge",
+            f"dudo_uptime_seconds {time.time() - metrics.started:.0f}",
+        ]
+        return PlainTextResponse("\n".join(lines) + "\n")
+
+    async def home(request: Request) -> Response:
+        return HTMLResponse(PLACEHOLDER_PAGE.format(version=__version__))
+
+    async def room_page(request: Request) -> Response:
+        code = html.escape(request.path_params["code"].upper()[:8])
+        return HTMLResponse(PLACEHOLDER_PAGE.format(version=__version__).replace(
+            "<!--room-->", f"<p>Room <strong>{code}</strong>: join it with "
+                           f"<code>POST /api/rooms/{code}/join</code>.</p>"))
+
+    async def rules_page(request: Request) -> Response:
+        options: dict[str, Any] = {}
+        for key, value in request.query_params.items():
+            if key in ("embed",):
+                continue
+            options[key] = _query_value(value)
+        try:
+            rules = Rules.from_json(options)
+        except RulesError as error:
+            return HTMLResponse(f"<p>{html.escape(str(error))}</p>", status_code=400)
+        parts = [f"<h1>{html.escape(title(rules))}</h1>"]
+        for heading, paragraphs in rules_sections(rules):
+            parts.append(f"<h2>{html.escape(heading)}</h2>")
+            parts.extend(f"<p>{html.escape(text)}</p>" for text in paragraphs)
+        return HTMLResponse("<!doctype html><html lang=en><meta charset=utf-8>"
+                            "<title>dudo rules</title><body>" + "".join(parts) + "</body></html>")
+
+    async def room_socket(websocket: WebSocket) -> None:
+        await websocket.accept()
+        try:
+            room = lobby().find(websocket.path_params["code"], client_of(websocket))
+        except RoomError as error:
+            await websocket.send_text(json.dumps(error_message(error.code, str(error))))
+            await websocket.close(code=4404)
+            return
+        token = websocket.query_params.get("token")
+        seat = None
+        if token:
+            seat = room.seat_of(token)
+            if seat is None:
+                await websocket.send_text(json.dumps(error_message(
+                    "bad_token", "that seat token is not valid for this room")))
+                await websocket.close(code=4401)
+                return
+        connection = Connection(websocket.send_text, seat)
+        writer = asyncio.create_task(connection.write_forever())
+        bucket = TokenBucket(settings.message_rate, settings.message_burst)
+        metrics.sockets += 1
+        await room.inbox.put(("connect", connection))
+        try:
+            while not connection.closed:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                metrics.messages += 1
+                text = message.get("text")
+                if text is None:
+                    text = message.get("bytes") or b""
+                if not bucket.take():
+                    metrics.rejected += 1
+                    connection.send(error_message("rate_limited",
+                                                  "too many messages: slow down"))
+                    continue
+                try:
+                    parsed = parse_client_message(text)
+                except ProtocolError as error:
+                    metrics.rejected += 1
+                    connection.send(error_message(error.code, str(error)))
+                    continue
+                await room.inbox.put(("message", connection, parsed))
+        except WebSocketDisconnect:
+            pass
+        finally:
+            metrics.sockets -= 1
+            await room.inbox.put(("disconnect", connection))
+            writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await writer
+            with contextlib.suppress(Exception):
+                await websocket.close()
+
+    routes = [
+        Route("/", home),
+        Route("/r/{code}", room_page),
+        Route("/rules", rules_page),
+        Route("/api/rooms", create_room, methods=["POST"]),
+        Route("/api/rooms", public_rooms, methods=["GET"]),
+        Route("/api/rooms/{code}", room_info),
+        Route("/api/rooms/{code}/join", join_room, methods=["POST"]),
+        Route("/api/quick", quick_game, methods=["POST"]),
+        Route("/api/games/{game_id}", game_record),
+        Route("/healthz", health),
+        Route("/metrics", metrics_endpoint),
+        WebSocketRoute("/ws/{code}", room_socket),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+def _query_value(value: str) -> Any:
+    lowered = value.lower()
+    if lowered in ("true", "yes", "on"):
+        return True
+    if lowered in ("false", "no", "off"):
+        return False
+    return int(value) if value.isdigit() else value
+
+
+PLACEHOLDER_PAGE = """<!doctype html>
+<html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>dudo</title>
+<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 2rem auto;
+padding: 0 1rem">
+<h1>dudo</h1>
+<p>Liar's Dice for friends and programs. This server (version {version}) speaks the dudo
+WebSocket protocol; the browser table is on its way. Meanwhile play in a terminal with
+<code>dudo play</code>, or seat a program with the Python client (<code>dudo.client</code>).</p>
+<!--room-->
+<p><a href="/rules">The rules</a> · <a href="/healthz">health</a></p>
+</body></html>
+"""

@@ -1,0 +1,159 @@
+"""The WebSocket protocol: one JSON object per message, validated against these schemas.
+
+Version 1. Every message a client sends is one of :data:`ClientMessage` (the ``type`` field
+picks the schema); anything else gets an ``error`` naming the problem and changes nothing.
+Actions that change the game carry an ``id`` chosen by the client: a repeated id is answered
+with the first answer and never applied twice (exactly once, even across reconnects and
+server restarts). The full description with examples is docs/protocol.md.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+PROTOCOL_VERSION = 1
+MAX_MESSAGE_BYTES = 4096
+EMOTES = ("👍", "😂", "😮", "🤔", "😈", "🎲")
+LEVELS = ("easy", "normal", "hard")
+
+ActionId = Annotated[str, Field(min_length=1, max_length=64)]
+Name = Annotated[str, Field(min_length=1, max_length=24)]
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    v: Literal[1] = 1
+
+
+class BidMessage(_Message):
+    """Raise to ``quantity`` x ``face`` (the engine judges whether it is legal)."""
+
+    type: Literal["bid"]
+    id: ActionId
+    quantity: Annotated[int, Field(ge=-1000, le=1000)]
+    face: Annotated[int, Field(ge=-1000, le=1000)]
+    version: int | None = None
+
+
+class CallMessage(_Message):
+    """Call the standing bid: ``dudo`` (false) or ``calza`` (exact)."""
+
+    type: Literal["call"]
+    id: ActionId
+    call: Literal["dudo", "calza"]
+    version: int | None = None
+
+
+class NextRoundMessage(_Message):
+    """Roll the next round now instead of waiting for the pause to end."""
+
+    type: Literal["next_round"]
+    id: ActionId
+
+
+class StartMessage(_Message):
+    """The host starts the game."""
+
+    type: Literal["start"]
+    id: ActionId
+
+
+class RematchMessage(_Message):
+    """After the game: play again with the same table."""
+
+    type: Literal["rematch"]
+    id: ActionId
+
+
+class SeatSetting(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    kind: Literal["open", "bot"]
+    level: Literal["easy", "normal", "hard"] = "normal"
+
+
+class ConfigureMessage(_Message):
+    """The host changes the room before the start: house rules, seats, timer, visibility."""
+
+    type: Literal["configure"]
+    id: ActionId
+    rules: dict[str, Any] | None = None
+    seats: Annotated[list[SeatSetting | None], Field(max_length=6)] | None = None
+    timer: Annotated[int, Field(ge=0, le=600)] | None = None
+    public: bool | None = None
+
+
+class SeedMessage(_Message):
+    """This seat's contribution to the next roll (hex, up to 128 digits)."""
+
+    type: Literal["seed"]
+    seed: Annotated[str, Field(min_length=1, max_length=128)]
+
+
+class EmoteMessage(_Message):
+    """A quick reaction everyone at the table sees."""
+
+    type: Literal["emote"]
+    emote: Literal["👍", "😂", "😮", "🤔", "😈", "🎲"]
+
+
+class PingMessage(_Message):
+    type: Literal["ping"]
+
+
+ClientMessage = Annotated[
+    BidMessage | CallMessage | NextRoundMessage | StartMessage | RematchMessage
+    | ConfigureMessage | SeedMessage | EmoteMessage | PingMessage,
+    Field(discriminator="type"),
+]
+_ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMessage)
+
+
+class ProtocolError(ValueError):
+    """A message that is not part of the protocol; ``code`` is machine-readable."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def parse_client_message(text: str | bytes) -> Any:
+    """Validate one inbound message; raises :class:`ProtocolError` naming the problem."""
+    if len(text) > MAX_MESSAGE_BYTES:
+        raise ProtocolError("too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes")
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ProtocolError("bad_json", f"not valid JSON: {error}") from None
+    if not isinstance(data, dict):
+        raise ProtocolError("bad_message", "a message is a JSON object")
+    if data.get("v", PROTOCOL_VERSION) != PROTOCOL_VERSION:
+        raise ProtocolError("bad_version",
+                            f"this server speaks protocol version {PROTOCOL_VERSION}")
+    kind = data.get("type")
+    if not isinstance(kind, str):
+        raise ProtocolError("bad_message", "a message needs a 'type'")
+    try:
+        return _ADAPTER.validate_python(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"][1:]) or "message"
+        if first["type"] == "union_tag_invalid":
+            raise ProtocolError("unknown_type", f"unknown message type {kind!r}") from None
+        raise ProtocolError("bad_message", f"{kind}: {where}: {first['msg']}") from None
+
+
+def error_message(code: str, message: str, action_id: str | None = None) -> dict[str, Any]:
+    """The ``error`` reply: a code for programs and a sentence for people."""
+    reply: dict[str, Any] = {"type": "error", "v": PROTOCOL_VERSION, "code": code,
+                             "message": message}
+    if action_id is not None:
+        reply["id"] = action_id
+    return reply
+
+
+def ack_message(action_id: str, version: int) -> dict[str, Any]:
+    """The ``ack`` reply to an accepted action, with the state version it produced."""
+    return {"type": "ack", "v": PROTOCOL_VERSION, "id": action_id, "version": version}

@@ -1,0 +1,815 @@
+"""A room: the table where one group plays, run as an actor.
+
+One asyncio task per room takes commands from an inbox, one at a time, so the game is
+changed by exactly one writer in a fixed order. For every accepted change it
+
+1. writes a log entry and waits until the store has committed it,
+2. applies the entry to the in-memory state (the same code that rebuilds a room from its
+   log after a restart, so live play and replay cannot drift apart),
+3. answers the sender and sends every connection its own view of the new state.
+
+The room also owns the clock-driven parts: the turn timer, bots (in their own seats and
+standing in for absent players), the pause after a reveal and the quick-game fill. Every
+deadline is an absolute time kept in the state, so it survives a restart and fires once.
+Rules are never decided here: legality comes from the engine and every outbound game
+state from :func:`dudo.view.view`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import hmac
+import json
+import logging
+import secrets
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from dudo.bids import Bid
+from dudo.bots.base import Bot
+from dudo.bots.registry import make_bot
+from dudo.bots.table import out_of_turn_seats
+from dudo.fairness import FairnessError, check_seat_seed, commitment, derive_dice
+from dudo.game import (
+    CALZA,
+    DUDO,
+    REASONS,
+    Action,
+    Call,
+    Event,
+    Game,
+    GameOver,
+    Phase,
+    Revealed,
+)
+from dudo.rules import Rules, RulesError
+from dudo.server import protocol as p
+from dudo.store import LogEntry, Store
+from dudo.view import view
+
+log = logging.getLogger("dudo.room")
+
+MIN_SEATS, MAX_SEATS = 2, 6
+REPLIES_KEPT = 128
+
+
+@dataclass
+class RoomConfig:
+    """Timings of a room, in seconds (tests set them to zero or near it)."""
+
+    bot_delay: float = 0.9
+    reveal_pause: float = 8.0
+    seed_window: float = 1.5
+    grace: float = 20.0
+    quick_fill: float = 8.0
+    emote_interval: float = 1.5
+
+
+@dataclass
+class Seat:
+    """A place at the table: open, a person's (held by a token), or a bot's."""
+
+    kind: str = "open"
+    name: str = ""
+    level: str = "normal"
+    token_hash: str | None = None
+    # Runtime only (not logged): who is here, their next seed, answers already given.
+    connections: set[Connection] = field(default_factory=set)
+    away_since: float | None = None
+    seed: str | None = None
+    replies: OrderedDict[str, dict[str, Any]] = field(default_factory=OrderedDict)
+    bot: Bot | None = None
+    last_emote: float = 0.0
+
+    def public(self, now: float, grace: float) -> dict[str, Any]:
+        away = self.kind == "human" and not self.connections
+        return {"kind": self.kind, "name": self.name,
+                "level": self.level if self.kind == "bot" else None,
+                "connected": bool(self.connections) if self.kind == "human" else None,
+                "bot_playing": away and self.away_since is not None
+                and now - self.away_since >= grace}
+
+
+class Connection:
+    """One socket in a room: a seat's, or a spectator's (``seat is None``).
+
+    Outbound messages go through a bounded queue drained by the socket's own writer task,
+    so a slow client never holds up the room.
+    """
+
+    QUEUE_LIMIT = 256
+
+    def __init__(self, send: Callable[[str], Any], seat: int | None) -> None:
+        self._send = send
+        self.seat = seat
+        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.closed = False
+
+    def send(self, message: dict[str, Any] | str) -> None:
+        if self.closed:
+            return
+        if self.queue.qsize() >= self.QUEUE_LIMIT:
+            self.closed = True  # too slow to keep up: the writer ends and the socket closes
+            self.queue.put_nowait(None)
+            return
+        text = message if isinstance(message, str) else json.dumps(message, ensure_ascii=False)
+        self.queue.put_nowait(text)
+
+    async def write_forever(self) -> None:
+        while True:
+            text = await self.queue.get()
+            if text is None:
+                return
+            await self._send(text)
+
+    def close(self) -> None:
+        self.closed = True
+        self.queue.put_nowait(None)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class RoomError(Exception):
+    """A request the room refuses; ``code`` for programs, the message for people."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class Fair:
+    """Fair-dice material of the current (or next) round; ``server_seed`` stays secret
+    until the round's reveal."""
+
+    round: int
+    commitment: str
+    server_seed: str
+    seat_seeds: list[str] | None = None
+
+
+class Room:
+    """One room's state and actor loop. Build with :meth:`create` or :meth:`load`."""
+
+    def __init__(self, code: str, store: Store, config: RoomConfig,
+                 clock: Callable[[], float] = time.time) -> None:
+        self.code = code
+        self.store = store
+        self.config = config
+        self.clock = clock
+        self.inbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
+        self.task: asyncio.Task[None] | None = None
+        self.seq = 0
+        self.version = 0
+        self.rules = Rules.preset("perudo")
+        self.seats: list[Seat] = []
+        self.timer: int = 0
+        self.public = False
+        self.quick = False
+        self.status = "lobby"
+        self.created_at = 0.0
+        self.game: Game | None = None
+        self.game_id = ""
+        self.game_number = 0
+        self.first_opener: int | None = None
+        self.fair: Fair | None = None
+        self.revealed: list[dict[str, Any]] = []
+        self.turn_started = 0.0
+        self.deadline: float | None = None
+        self.roll_at: float | None = None
+        self.fill_at: float | None = None
+        self.calza_checked = -1
+        self.spectators: set[Connection] = set()
+        self.saved_game_ids: set[str] = set()
+        self.closed = False
+
+    # -- building -----------------------------------------------------------------------
+
+    @classmethod
+    async def create(cls, code: str, store: Store, config: RoomConfig, *, rules: Rules,
+                     seats: int, bots: list[str | None], timer: int, public: bool,
+                     quick: bool = False, clock: Callable[[], float] = time.time,
+                     ) -> Room | None:
+        """A new room, logged; None if the code is taken."""
+        room = cls(code, store, config, clock)
+        settings = [{"kind": "bot", "level": level} if level else {"kind": "open"}
+                    for level in (bots + [None] * seats)[:seats]]
+        entry = LogEntry(0, clock(), "created", {
+            "rules": rules.to_json(), "seats": settings, "timer": timer, "public": public,
+            "quick": quick})
+        if not await store.create_room(code, public, entry):
+            return None
+        room._apply(entry)
+        return room
+
+    @classmethod
+    async def load(cls, code: str, store: Store, config: RoomConfig,
+                   clock: Callable[[], float] = time.time) -> Room:
+        """Rebuild a room by replaying its log."""
+        room = cls(code, store, config, clock)
+        for entry in await store.load_log(code):
+            room._apply(entry)
+        now = clock()
+        for seat in room.seats:
+            if seat.kind == "human":
+                seat.away_since = now  # nobody is connected right after a restart
+        if room.status == "over" and room.game_id not in room.saved_game_ids:
+            await room._save_game()
+        return room
+
+    def start_task(self) -> None:
+        self.task = asyncio.create_task(self._run(), name=f"room-{self.code}")
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.task
+        for connection in self._connections():
+            connection.close()
+
+    # -- the log --------------------------------------------------------------------------
+
+    async def _commit(self, kind: str, data: dict[str, Any]) -> list[Event]:
+        """Store an entry, then apply it: nobody hears of a change that is not stored."""
+        entry = LogEntry(self.seq, self.clock(), kind, data)
+        await self.store.append(self.code, [entry])
+        return self._apply(entry)
+
+    def _apply(self, entry: LogEntry) -> list[Event]:
+        self.seq = entry.seq + 1
+        self.version += 1
+        handler = getattr(self, f"_apply_{entry.kind}")
+        events: list[Event] = handler(entry.at, entry.data)
+        return events
+
+    def _apply_created(self, at: float, data: dict[str, Any]) -> list[Event]:
+        self.created_at = at
+        self.rules = Rules.from_json(data["rules"])
+        self.seats = [Seat(kind=s["kind"], level=s.get("level", "normal")) for s in data["seats"]]
+        for seat in self.seats:
+            if seat.kind == "bot":
+                seat.name = self._bot_name(seat)
+        self.timer = data["timer"]
+        self.public = data["public"]
+        self.quick = data.get("quick", False)
+        if self.quick:
+            self.fill_at = at + self.config.quick_fill
+        return []
+
+    def _apply_joined(self, at: float, data: dict[str, Any]) -> list[Event]:
+        seat = self.seats[data["seat"]]
+        seat.kind, seat.name, seat.token_hash = "human", data["name"], data["token_hash"]
+        seat.away_since = None
+        return []
+
+    def _apply_configured(self, at: float, data: dict[str, Any]) -> list[Event]:
+        if "rules" in data:
+            self.rules = Rules.from_json(data["rules"])
+        if "timer" in data:
+            self.timer = data["timer"]
+        if "public" in data:
+            self.public = data["public"]
+        if "seats" in data:
+            for seat, setting in zip(self.seats, data["seats"], strict=False):
+                if setting is None or seat.kind == "human":
+                    continue
+                seat.kind = setting["kind"]
+                seat.level = setting.get("level", "normal")
+                seat.bot = None
+                seat.name = self._bot_name(seat) if seat.kind == "bot" else ""
+        return []
+
+    def _apply_started(self, at: float, data: dict[str, Any]) -> list[Event]:
+        self.status = "playing"
+        self.game_number = data["game"]
+        self.game_id = data["game_id"]
+        self.first_opener = data["first_opener"]
+        self.fill_at = None
+        players = len(self.seats)
+        self.game = Game(self.rules, players, opener=data["first_opener"])
+        self.fair = Fair(1, data["commitment"], data["server_seed"])
+        self.revealed = []
+        self.roll_at = at + self.config.seed_window
+        self.deadline = None
+        return [self.game.round_header()]
+
+    _apply_rematch = _apply_started
+
+    def _apply_rolled(self, at: float, data: dict[str, Any]) -> list[Event]:
+        game, fair = self.game, self.fair
+        assert game is not None and fair is not None
+        cups = derive_dice(fair.server_seed, data["seat_seeds"], game.round_number,
+                           game.dice_counts)
+        game.roll(cups)
+        fair.seat_seeds = list(data["seat_seeds"])
+        self.roll_at = None
+        self._turn_begins(at)
+        return []
+
+    def _apply_action(self, at: float, data: dict[str, Any]) -> list[Event]:
+        game = self.game
+        assert game is not None
+        seat = data["seat"]
+        action = action_from_json(data["action"])
+        events = game.apply(seat, action)
+        if data.get("id"):
+            self._remember(seat, data["id"], p.ack_message(data["id"], self.version))
+        if game.phase is not Phase.BIDDING:
+            self._round_ends(at, data)
+        else:
+            self._turn_begins(at)
+        return events
+
+    def _round_ends(self, at: float, data: dict[str, Any]) -> None:
+        game, fair = self.game, self.fair
+        assert game is not None and fair is not None
+        self.revealed.append({"round": fair.round, "commitment": fair.commitment,
+                              "server_seed": fair.server_seed, "seat_seeds": fair.seat_seeds})
+        self.deadline = None
+        if game.phase is Phase.OVER:
+            self.status = "over"
+            self.fair = None
+            self.roll_at = None
+        else:
+            following = data["next"]
+            self.fair = Fair(game.round_number, following["commitment"],
+                             following["server_seed"])
+            self.roll_at = at + self.config.reveal_pause
+
+    def _turn_begins(self, at: float) -> None:
+        self.turn_started = at
+        self.deadline = at + self.timer if self.timer else None
+
+    def _remember(self, seat: int, action_id: str, reply: dict[str, Any]) -> None:
+        replies = self.seats[seat].replies
+        replies[action_id] = reply
+        while len(replies) > REPLIES_KEPT:
+            replies.popitem(last=False)
+
+    def _bot_name(self, seat: Seat) -> str:
+        taken = {other.name for other in self.seats if other is not seat}
+        bot = make_bot(seat.level, seed=len(taken) * 7 + self.seats.index(seat))
+        name = bot.name
+        return name if name not in taken else f"{name} {self.seats.index(seat) + 1}"
+
+    # -- the actor loop -------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        while True:
+            due = self._next_due()
+            timeout = None if due is None else max(0.0, due - self.clock())
+            try:
+                command = await asyncio.wait_for(self.inbox.get(), timeout)
+            except TimeoutError:
+                command = None
+            try:
+                if command is not None:
+                    await self._handle(command)
+                await self._run_due()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a bug must not take the room down with it
+                log.exception("room %s: error while handling %r", self.code, command)
+                if command is not None and isinstance(command[-1], asyncio.Future):
+                    future = command[-1]
+                    if not future.done():
+                        future.set_exception(RoomError("internal", "internal error"))
+
+    async def call(self, *command: Any) -> Any:
+        """Send a command that expects an answer (used by HTTP handlers)."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        await self.inbox.put((*command, future))
+        return await future
+
+    async def _handle(self, command: tuple[Any, ...]) -> None:
+        kind = command[0]
+        if kind == "message":
+            _, connection, message = command
+            await self._on_message(connection, message)
+        elif kind == "connect":
+            _, connection = command
+            self._on_connect(connection)
+        elif kind == "disconnect":
+            _, connection = command
+            self._on_disconnect(connection)
+        elif kind == "join":
+            _, name, future = command
+            try:
+                future.set_result(await self._join(name))
+            except RoomError as error:
+                future.set_exception(error)
+        elif kind == "summary":
+            _, future = command
+            future.set_result(self.summary())
+
+    # -- people arriving and leaving ------------------------------------------------------
+
+    def seat_of(self, token: str) -> int | None:
+        """The seat a token holds (compared in constant time), or None."""
+        wanted = hash_token(token)
+        found = None
+        for index, seat in enumerate(self.seats):
+            if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, wanted):
+                found = index
+        return found
+
+    async def _join(self, name: str) -> dict[str, Any]:
+        if self.status != "lobby":
+            raise RoomError("started", "the game has already started: watch, or wait for "
+                                       "a rematch")
+        open_seats = [index for index, seat in enumerate(self.seats) if seat.kind == "open"]
+        if not open_seats:
+            raise RoomError("full", "the table is full")
+        token = secrets.token_urlsafe(24)
+        seat = open_seats[0]
+        name = self._unique_name(name)
+        await self._commit("joined", {"seat": seat, "name": name,
+                                      "token_hash": hash_token(token)})
+        self._broadcast([])
+        if self.quick and not any(s.kind == "open" for s in self.seats):
+            await self._start_game()
+        return {"code": self.code, "seat": seat, "token": token, "name": name}
+
+    def _unique_name(self, name: str) -> str:
+        taken = {seat.name for seat in self.seats}
+        if name not in taken:
+            return name
+        number = 2
+        while f"{name} {number}" in taken:
+            number += 1
+        return f"{name} {number}"[:24]
+
+    def _on_connect(self, connection: Connection) -> None:
+        if connection.seat is None:
+            self.spectators.add(connection)
+        else:
+            seat = self.seats[connection.seat]
+            seat.connections.add(connection)
+            seat.away_since = None
+        connection.send(self._state_for(connection.seat, []))
+        self._broadcast([], skip=connection)
+
+    def _on_disconnect(self, connection: Connection) -> None:
+        connection.close()
+        if connection.seat is None:
+            self.spectators.discard(connection)
+            return
+        seat = self.seats[connection.seat]
+        seat.connections.discard(connection)
+        if not seat.connections:
+            seat.away_since = self.clock()
+            self._broadcast([])
+
+    # -- messages ---------------------------------------------------------------------------
+
+    async def _on_message(self, connection: Connection, message: Any) -> None:
+        seat = connection.seat
+        action_id = getattr(message, "id", None)
+        if isinstance(message, p.PingMessage):
+            connection.send({"type": "pong", "v": p.PROTOCOL_VERSION, "version": self.version})
+            return
+        if seat is None:
+            connection.send(p.error_message("spectator", "spectators cannot act", action_id))
+            return
+        if action_id is not None and action_id in self.seats[seat].replies:
+            connection.send(self.seats[seat].replies[action_id])  # exactly once
+            return
+        try:
+            acknowledged = await self._act(connection, seat, message)
+        except RoomError as error:
+            reply = p.error_message(error.code, str(error), action_id)
+            if action_id is not None:
+                self._remember(seat, action_id, reply)
+            connection.send(reply)
+            return
+        if acknowledged and action_id is not None:
+            reply = p.ack_message(action_id, self.version)
+            self._remember(seat, action_id, reply)
+            connection.send(reply)
+
+    async def _act(self, connection: Connection, seat: int, message: Any) -> bool:
+        """Carry out a message; True if it still needs its ``ack`` (bids and calls are
+        acknowledged as they are applied, so a replayed log remembers them too)."""
+        if isinstance(message, p.SeedMessage):
+            try:
+                self.seats[seat].seed = check_seat_seed(message.seed)
+            except FairnessError as error:
+                raise RoomError("bad_seed", str(error)) from None
+            return False
+        if isinstance(message, p.EmoteMessage):
+            now = self.clock()
+            if now - self.seats[seat].last_emote < self.config.emote_interval:
+                raise RoomError("rate_limited", "one reaction at a time, please")
+            self.seats[seat].last_emote = now
+            for other in self._connections():
+                other.send({"type": "emote", "v": p.PROTOCOL_VERSION, "seat": seat,
+                            "emote": message.emote})
+            return False
+        if isinstance(message, p.BidMessage | p.CallMessage):
+            action: Action = (Bid(message.quantity, message.face)
+                              if isinstance(message, p.BidMessage) else Call(message.call))
+            if message.version is not None and message.version != self.version:
+                raise RoomError("stale", f"the table changed (version {self.version}); "
+                                         "look again before acting")
+            await self._play(seat, action, message.id, "player")
+            return False
+        if isinstance(message, p.NextRoundMessage):
+            if self.game is None or self.game.phase is not Phase.ROLL or self.status != "playing":
+                raise RoomError("not_now", "there is no round waiting to be rolled")
+            await self._roll()
+            return True
+        if isinstance(message, p.StartMessage):
+            self._require_host(seat, "start the game")
+            if self.status != "lobby":
+                raise RoomError("not_now", "the game has already started")
+            if any(s.kind == "open" for s in self.seats):
+                raise RoomError("not_ready", "every seat needs a player or a bot: fill the "
+                                             "open seats with bots or wait for friends")
+            await self._start_game()
+            return True
+        if isinstance(message, p.RematchMessage):
+            if self.status != "over":
+                raise RoomError("not_now", "a rematch is for after the game")
+            await self._start_game(rematch=True)
+            return True
+        if isinstance(message, p.ConfigureMessage):
+            self._require_host(seat, "change the room")
+            if self.status != "lobby":
+                raise RoomError("not_now", "house rules can change only before the start")
+            await self._configure(message)
+            return True
+        raise RoomError("unknown_type", f"{type(message).__name__} is not handled")
+
+    def _require_host(self, seat: int, what: str) -> None:
+        if seat != 0:
+            raise RoomError("not_host", f"only the host may {what}")
+
+    async def _configure(self, message: p.ConfigureMessage) -> None:
+        data: dict[str, Any] = {}
+        if message.rules is not None:
+            try:
+                data["rules"] = Rules.from_json(message.rules).to_json()
+            except RulesError as error:
+                raise RoomError("bad_rules", str(error)) from None
+        if message.timer is not None:
+            if message.timer and not 5 <= message.timer <= 600:
+                raise RoomError("bad_timer", "the turn timer is 0 (off) or 5 to 600 seconds")
+            data["timer"] = message.timer
+        if message.public is not None:
+            data["public"] = message.public
+        if message.seats is not None:
+            if len(message.seats) != len(self.seats):
+                raise RoomError("bad_seats", f"seats lists {len(message.seats)} entries for "
+                                             f"{len(self.seats)} seats")
+            for index, setting in enumerate(message.seats):
+                if setting is not None and self.seats[index].kind == "human":
+                    raise RoomError("bad_seats", f"seat {index} belongs to a player")
+            data["seats"] = [None if s is None else s.model_dump() for s in message.seats]
+        if data:
+            await self._commit("configured", data)
+            self._broadcast([])
+
+    # -- playing ----------------------------------------------------------------------------
+
+    async def _play(self, seat: int, action: Action, action_id: str | None, by: str) -> None:
+        game = self.game
+        if game is None or self.status != "playing":
+            raise RoomError("not_now", "no game is being played")
+        reason = game.reason(seat, action)
+        if reason is not None:
+            raise RoomError(reason, REASONS[reason])
+        data: dict[str, Any] = {"seat": seat, "action": action_to_json(action),
+                                "id": action_id, "by": by}
+        if isinstance(action, Call) and not self._call_ends_game(seat, action):
+            seed = secrets.token_hex(32)
+            data["next"] = {"server_seed": seed, "commitment": commitment(seed)}
+        events = await self._commit("action", data)
+        if action_id is not None:
+            for connection in self.seats[seat].connections:
+                connection.send(p.ack_message(action_id, self.version))
+        self._broadcast(events)
+        if any(isinstance(event, GameOver) for event in events):
+            await self._save_game()
+
+    def _call_ends_game(self, seat: int, action: Call) -> bool:
+        """Whether this call ends the game (no next round to commit to)."""
+        assert self.game is not None
+        trial = self.game.copy()
+        trial.apply(seat, action)
+        return trial.phase is Phase.OVER
+
+    async def _roll(self) -> None:
+        game, fair = self.game, self.fair
+        assert game is not None and fair is not None
+        seeds = []
+        for seat in self.seats:
+            seeds.append(seat.seed or secrets.token_hex(16))
+            seat.seed = None
+        await self._commit("rolled", {"seat_seeds": seeds})
+        self._broadcast([])
+
+    async def _start_game(self, rematch: bool = False) -> None:
+        seed = secrets.token_hex(32)
+        how = self.rules.first_opener
+        players = len(self.seats)
+        if how == "host":
+            opener = 0
+        elif how == "rotate":
+            opener = 0 if self.first_opener is None else (self.first_opener + 1) % players
+        else:
+            opener = secrets.randbelow(players)
+        await self._commit("rematch" if rematch else "started", {
+            "game": self.game_number + 1, "game_id": uuid.uuid4().hex,
+            "first_opener": opener, "server_seed": seed, "commitment": commitment(seed)})
+        self._broadcast([])
+
+    async def _save_game(self) -> None:
+        if self.game is None:
+            return
+        await self.store.save_game(self.game_id, self.code, self.record())
+        self.saved_game_ids.add(self.game_id)
+
+    def record(self) -> dict[str, Any]:
+        """The finished (or running) game's record, fairness material of finished rounds
+        included: what ``dudo verify`` checks."""
+        assert self.game is not None
+        record = self.game.record()
+        record["game_id"] = self.game_id
+        record["room"] = self.code
+        record["names"] = [seat.name for seat in self.seats]
+        record["fairness"] = list(self.revealed)
+        return record
+
+    # -- clocks and bots ----------------------------------------------------------------------
+
+    def _controlled_by_bot(self, index: int, now: float) -> bool:
+        seat = self.seats[index]
+        if seat.kind == "bot":
+            return True
+        return (seat.kind == "human" and seat.away_since is not None
+                and now - seat.away_since >= self.config.grace)
+
+    def _next_due(self) -> float | None:
+        if self.status == "lobby":
+            return self.fill_at
+        game = self.game
+        if self.status != "playing" or game is None:
+            return None
+        if game.phase is Phase.ROLL:
+            return self.roll_at
+        if game.phase is not Phase.BIDDING:
+            return None
+        if self.calza_checked != len(game.bids):
+            return self.clock()
+        seat = self.seats[game.turn]
+        times = []
+        if seat.kind == "bot":
+            times.append(self.turn_started + self.config.bot_delay)
+        elif seat.away_since is not None:
+            times.append(max(seat.away_since + self.config.grace,
+                             self.turn_started + self.config.bot_delay))
+        if self.deadline is not None and seat.kind != "bot":
+            times.append(self.deadline)
+        return min(times) if times else None
+
+    async def _run_due(self) -> None:
+        now = self.clock()
+        if self.status == "lobby":
+            if self.fill_at is not None and now >= self.fill_at:
+                await self._fill_with_bots()
+            return
+        game = self.game
+        if self.status != "playing" or game is None:
+            return
+        if game.phase is Phase.ROLL:
+            if self.roll_at is not None and now >= self.roll_at:
+                await self._roll()
+            return
+        if game.phase is not Phase.BIDDING:
+            return
+        if self.calza_checked != len(game.bids):
+            self.calza_checked = len(game.bids)
+            for index in out_of_turn_seats(game):
+                if (self._controlled_by_bot(index, now) and index != game.turn
+                        and self._bot_for(index).act(view(game, index)) is CALZA):
+                    await self._play(index, CALZA, None, "bot")
+                    return
+        index = game.turn
+        by = None
+        if (self._controlled_by_bot(index, now)
+                and now >= self.turn_started + self.config.bot_delay):
+            by = "bot"
+        if by is None and self.deadline is not None and now >= self.deadline:
+            by = "timer"
+        if by is not None:
+            action = self._bot_for(index).act(view(game, index))
+            if action is None or action not in game.legal_actions(index):
+                legal = game.legal_actions(index)
+                action = DUDO if DUDO in legal else legal[0]
+            await self._play(index, action, None, by)
+
+    def _bot_for(self, index: int) -> Bot:
+        seat = self.seats[index]
+        if seat.bot is None:
+            level = seat.level if seat.kind == "bot" else "normal"
+            seat.bot = make_bot(level, seed=secrets.randbits(32))
+        return seat.bot
+
+    async def _fill_with_bots(self) -> None:
+        self.fill_at = None
+        levels = ["easy", "normal", "normal", "hard", "easy"]
+        seats = [None if seat.kind != "open" else {"kind": "bot", "level": levels[i % 5]}
+                 for i, seat in enumerate(self.seats)]
+        if any(seats):
+            await self._commit("configured", {"seats": seats})
+        if any(seat.kind == "human" for seat in self.seats):
+            await self._start_game()
+        else:
+            self._broadcast([])
+
+    # -- what people are told ------------------------------------------------------------------
+
+    def _connections(self) -> list[Connection]:
+        found = list(self.spectators)
+        for seat in self.seats:
+            found.extend(seat.connections)
+        return found
+
+    def _broadcast(self, events: list[Event], skip: Connection | None = None) -> None:
+        """Send every connection its own state: one view per seat, one for spectators."""
+        cache: dict[int | None, str] = {}
+        for connection in self._connections():
+            if connection is skip:
+                continue
+            text = cache.get(connection.seat)
+            if text is None:
+                text = json.dumps(self._state_for(connection.seat, events), ensure_ascii=False)
+                cache[connection.seat] = text
+            connection.send(text)
+
+    def summary(self) -> dict[str, Any]:
+        """What anyone with the code may know about the room (no dice, no tokens)."""
+        now = self.clock()
+        return {
+            "code": self.code, "status": self.status, "public": self.public,
+            "quick": self.quick, "timer": self.timer, "rules": self.rules.to_json(),
+            "seats": [seat.public(now, self.config.grace) for seat in self.seats],
+            "host": 0, "game": self.game_number,
+        }
+
+    def _state_for(self, seat: int | None, events: list[Event]) -> dict[str, Any]:
+        """The full state for one recipient: the room, its view of the game, the events."""
+        game = self.game
+        state: dict[str, Any] = {
+            "type": "state", "v": p.PROTOCOL_VERSION, "version": self.version,
+            "you": {"seat": seat, "role": "spectator" if seat is None else "player",
+                    "host": seat == 0},
+            "room": self.summary(),
+            "game": None,
+            "events": [event_json(event) for event in events],
+        }
+        if game is not None:
+            seen = view(game, seat)
+            state["game"] = seen.to_json()
+            state["deadline"] = self.deadline
+            state["roll_at"] = self.roll_at
+            state["fair"] = {
+                "game_id": self.game_id,
+                "round": self.fair.round if self.fair else None,
+                "commitment": self.fair.commitment if self.fair else None,
+                "last_revealed": self.revealed[-1] if self.revealed else None,
+            }
+        return state
+
+
+def action_to_json(action: Action) -> dict[str, Any]:
+    if isinstance(action, Bid):
+        return {"bid": [action.quantity, action.face]}
+    return {"call": action.value}
+
+
+def action_from_json(data: dict[str, Any]) -> Action:
+    if "bid" in data:
+        quantity, face = data["bid"]
+        return Bid(quantity, face)
+    return Call(data["call"])
+
+
+def event_json(event: Event) -> dict[str, Any]:
+    """An engine event for clients; a reveal also carries every cup (it is the reveal)."""
+    data = event.to_json()
+    if isinstance(event, Revealed):
+        data["cups"] = [list(cup) for cup in event.cups]
+        data["loser"] = event.loser
+        data["change"] = event.change
+        data["wild"] = event.wild
+    return data
