@@ -1,3 +1,4 @@
+# make serve - set up .venv and run the game server on SQLite (http://localhost:8000/)
 # make test  - set up .venv, then lint (ruff), type-check (mypy) and test (pytest)
 # make bench - the engine benchmark against OpenSpiel (figures go to docs/benchmarks.md)
 
@@ -5,13 +6,19 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: test lint types unit bench clean
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: serve test lint types unit bench clean
 
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev,openspiel]'
 	touch $@
+
+serve: $(BIN)/.installed
+	$(BIN)/dudo serve --host $(HOST) --port $(PORT)
 
 test: lint types unit
 

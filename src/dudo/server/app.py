@@ -15,7 +15,7 @@ import logging
 import os
 import time
 import unicodedata
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -119,8 +119,12 @@ class Metrics:
         self.started = time.time()
 
 
-def create_app(settings: ServerSettings | None = None, store: Store | None = None) -> Starlette:
-    """The dudo server as an ASGI app (``uvicorn dudo.server.app:app`` or ``dudo serve``)."""
+def create_app(settings: ServerSettings | None = None, store: Store | None = None,
+               lobby_factory: Callable[[Store, RoomConfig], Lobby] | None = None) -> Starlette:
+    """The dudo server as an ASGI app (``dudo serve`` runs it with uvicorn).
+
+    ``store`` and ``lobby_factory`` let tests put in their own storage, clock and entropy.
+    """
     settings = settings or ServerSettings.from_env()
     metrics = Metrics()
     state: dict[str, Any] = {}
@@ -129,7 +133,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         chosen = store or open_store(settings.database)
         await chosen.open()
-        lobby = Lobby(chosen, settings.room)
+        lobby = (lobby_factory or Lobby)(chosen, settings.room)
         recovered = await lobby.recover()
         state["lobby"], state["store"] = lobby, chosen
         log.info(json.dumps({"event": "started", "database": settings.database.split("@")[-1],

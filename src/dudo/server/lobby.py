@@ -8,14 +8,15 @@ address, so codes cannot be walked.
 from __future__ import annotations
 
 import asyncio
-import secrets
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable
 from typing import Any
 
+from dudo.dice import Cups
+from dudo.fairness import derive_dice
 from dudo.rules import Rules
-from dudo.server.room import MAX_SEATS, MIN_SEATS, Room, RoomConfig, RoomError
+from dudo.server.room import MAX_SEATS, MIN_SEATS, Room, RoomConfig, RoomError, system_entropy
 from dudo.store import Store
 
 CODE_ALPHABET = "ACDEFGHJKLMNPQRTUVWXY"
@@ -59,10 +60,14 @@ class Lobby:
     """All rooms of this server process."""
 
     def __init__(self, store: Store, config: RoomConfig,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 entropy: Callable[[int], str] = system_entropy,
+                 deal: Callable[..., Cups] = derive_dice) -> None:
         self.store = store
         self.config = config
         self.clock = clock
+        self.entropy = entropy
+        self.deal = deal
         self.rooms: dict[str, Room] = {}
         self.guesses = GuessLimiter()
         self._lock = asyncio.Lock()
@@ -70,7 +75,8 @@ class Lobby:
     async def recover(self) -> int:
         """Rebuild every live room from its log (after a start or a crash)."""
         for code in await self.store.live_rooms():
-            room = await Room.load(code, self.store, self.config, self.clock)
+            room = await Room.load(code, self.store, self.config, self.clock, self.entropy,
+                                   self.deal)
             self.rooms[code] = room
             room.start_task()
         return len(self.rooms)
@@ -99,12 +105,13 @@ class Lobby:
             raise RoomError("server_full", "this server has no room for more tables now")
         bots = [None, *bots[1:seats]]  # the host's seat is never a bot
         for _ in range(50):
-            code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+            digits = bytes.fromhex(self.entropy(CODE_LENGTH))
+            code = "".join(CODE_ALPHABET[digit % len(CODE_ALPHABET)] for digit in digits)
             if code in self.rooms:
                 continue
             room = await Room.create(code, self.store, self.config, rules=rules, seats=seats,
                                      bots=bots, timer=timer, public=public, quick=quick,
-                                     clock=self.clock)
+                                     clock=self.clock, entropy=self.entropy, deal=self.deal)
             if room is not None:
                 self.rooms[code] = room
                 room.start_task()

@@ -25,7 +25,6 @@ import json
 import logging
 import secrets
 import time
-import uuid
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from dudo.bids import Bid
 from dudo.bots.base import Bot
 from dudo.bots.registry import make_bot
 from dudo.bots.table import out_of_turn_seats
+from dudo.dice import Cups
 from dudo.fairness import FairnessError, check_seat_seed, commitment, derive_dice
 from dudo.game import (
     CALZA,
@@ -57,6 +57,11 @@ log = logging.getLogger("dudo.room")
 
 MIN_SEATS, MAX_SEATS = 2, 6
 REPLIES_KEPT = 128
+
+
+def system_entropy(size: int) -> str:
+    """``size`` fresh random bytes from the operating system, as hex."""
+    return secrets.token_hex(size)
 
 
 @dataclass
@@ -160,11 +165,16 @@ class Room:
     """One room's state and actor loop. Build with :meth:`create` or :meth:`load`."""
 
     def __init__(self, code: str, store: Store, config: RoomConfig,
-                 clock: Callable[[], float] = time.time) -> None:
+                 clock: Callable[[], float] = time.time,
+                 entropy: Callable[[int], str] = system_entropy,
+                 deal: Callable[..., Cups] = derive_dice) -> None:
         self.code = code
         self.store = store
         self.config = config
         self.clock = clock
+        # Injected so tests can replay a room exactly; production uses the defaults.
+        self.entropy = entropy
+        self.deal = deal
         self.inbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
         self.seq = 0
@@ -197,9 +207,10 @@ class Room:
     async def create(cls, code: str, store: Store, config: RoomConfig, *, rules: Rules,
                      seats: int, bots: list[str | None], timer: int, public: bool,
                      quick: bool = False, clock: Callable[[], float] = time.time,
-                     ) -> Room | None:
+                     entropy: Callable[[int], str] = system_entropy,
+                     deal: Callable[..., Cups] = derive_dice) -> Room | None:
         """A new room, logged; None if the code is taken."""
-        room = cls(code, store, config, clock)
+        room = cls(code, store, config, clock, entropy, deal)
         settings = [{"kind": "bot", "level": level} if level else {"kind": "open"}
                     for level in (bots + [None] * seats)[:seats]]
         entry = LogEntry(0, clock(), "created", {
@@ -212,9 +223,11 @@ class Room:
 
     @classmethod
     async def load(cls, code: str, store: Store, config: RoomConfig,
-                   clock: Callable[[], float] = time.time) -> Room:
+                   clock: Callable[[], float] = time.time,
+                   entropy: Callable[[int], str] = system_entropy,
+                   deal: Callable[..., Cups] = derive_dice) -> Room:
         """Rebuild a room by replaying its log."""
-        room = cls(code, store, config, clock)
+        room = cls(code, store, config, clock, entropy, deal)
         for entry in await store.load_log(code):
             room._apply(entry)
         now = clock()
@@ -307,8 +320,8 @@ class Room:
     def _apply_rolled(self, at: float, data: dict[str, Any]) -> list[Event]:
         game, fair = self.game, self.fair
         assert game is not None and fair is not None
-        cups = derive_dice(fair.server_seed, data["seat_seeds"], game.round_number,
-                           game.dice_counts)
+        cups = self.deal(fair.server_seed, data["seat_seeds"], game.round_number,
+                         game.dice_counts)
         game.roll(cups)
         fair.seat_seeds = list(data["seat_seeds"])
         self.roll_at = None
@@ -590,7 +603,7 @@ class Room:
         data: dict[str, Any] = {"seat": seat, "action": action_to_json(action),
                                 "id": action_id, "by": by}
         if isinstance(action, Call) and not self._call_ends_game(seat, action):
-            seed = secrets.token_hex(32)
+            seed = self.entropy(32)
             data["next"] = {"server_seed": seed, "commitment": commitment(seed)}
         events = await self._commit("action", data)
         if action_id is not None:
@@ -612,13 +625,13 @@ class Room:
         assert game is not None and fair is not None
         seeds = []
         for seat in self.seats:
-            seeds.append(seat.seed or secrets.token_hex(16))
+            seeds.append(seat.seed or self.entropy(16))
             seat.seed = None
         await self._commit("rolled", {"seat_seeds": seeds})
         self._broadcast([])
 
     async def _start_game(self, rematch: bool = False) -> None:
-        seed = secrets.token_hex(32)
+        seed = self.entropy(32)
         how = self.rules.first_opener
         players = len(self.seats)
         if how == "host":
@@ -626,9 +639,9 @@ class Room:
         elif how == "rotate":
             opener = 0 if self.first_opener is None else (self.first_opener + 1) % players
         else:
-            opener = secrets.randbelow(players)
+            opener = int(self.entropy(8), 16) % players
         await self._commit("rematch" if rematch else "started", {
-            "game": self.game_number + 1, "game_id": uuid.uuid4().hex,
+            "game": self.game_number + 1, "game_id": self.entropy(16),
             "first_opener": opener, "server_seed": seed, "commitment": commitment(seed)})
         self._broadcast([])
 
@@ -721,7 +734,7 @@ class Room:
         seat = self.seats[index]
         if seat.bot is None:
             level = seat.level if seat.kind == "bot" else "normal"
-            seat.bot = make_bot(level, seed=secrets.randbits(32))
+            seat.bot = make_bot(level, seed=int(self.entropy(4), 16))
         return seat.bot
 
     async def _fill_with_bots(self) -> None:

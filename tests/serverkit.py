@@ -1,0 +1,126 @@
+"""Shared helpers for server tests: fast settings, a controllable clock and entropy, and
+a real server process on a free port."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from dudo.server.app import ServerSettings, create_app
+from dudo.server.lobby import Lobby
+from dudo.server.room import RoomConfig
+from dudo.store import Store
+from dudo.store.base import MemoryStore
+
+
+def fast_config(**changes: Any) -> RoomConfig:
+    """No pauses: bots act at once, rounds roll at once (timers still work)."""
+    config = RoomConfig(bot_delay=0.0, reveal_pause=0.0, seed_window=0.0, grace=30.0,
+                        quick_fill=0.0)
+    for name, value in changes.items():
+        setattr(config, name, value)
+    return config
+
+
+class FakeClock:
+    """Wall-clock time that only moves when a test says so."""
+
+    def __init__(self, start: float = 1_800_000_000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class CountingEntropy:
+    """Deterministic 'random' bytes: the same sequence every run (for exact replays)."""
+
+    def __init__(self, label: str = "test") -> None:
+        self.label = label
+        self.count = 0
+
+    def __call__(self, size: int) -> str:
+        self.count += 1
+        digest = b""
+        block = 0
+        while len(digest) < size:
+            digest += hashlib.sha256(f"{self.label}|{self.count}|{block}".encode()).digest()
+            block += 1
+        return digest[:size].hex()
+
+
+def make_app(config: RoomConfig | None = None, store: Store | None = None,
+             clock: Callable[[], float] | None = None,
+             entropy: Callable[[int], str] | None = None,
+             deal: Callable[..., Any] | None = None) -> Any:
+    """An app on a memory store with the given clock, entropy and dealing rule."""
+    settings = ServerSettings(database="memory://", room=config or fast_config())
+
+    def lobby_factory(store_: Store, room_config: RoomConfig) -> Lobby:
+        options: dict[str, Any] = {}
+        if clock is not None:
+            options["clock"] = clock
+        if entropy is not None:
+            options["entropy"] = entropy
+        if deal is not None:
+            options["deal"] = deal
+        return Lobby(store_, room_config, **options)
+
+    return create_app(settings, store or MemoryStore(), lobby_factory)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextlib.contextmanager
+def server_process(
+    database: str, port: int | None = None, env: dict[str, str] | None = None,
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """``dudo serve`` as a real process; yields (base URL, process); killed at the end."""
+    port = port or free_port()
+    environment = {**os.environ, "DUDO_BOT_DELAY": "0", "DUDO_REVEAL_PAUSE": "0",
+                   "DUDO_SEED_WINDOW": "0", **(env or {})}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "dudo", "serve", "--port", str(port), "--database", database,
+         "--log-level", "warning"],
+        env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                output = process.stdout.read().decode() if process.stdout else ""
+                raise RuntimeError(f"the server did not start:\n{output}")
+            time.sleep(0.1)
+        yield base, process
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+
+
+def sqlite_url(directory: Path) -> str:
+    return f"sqlite:///{directory / 'dudo.db'}"
