@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
-import html
 import json
 import logging
 import os
@@ -22,14 +21,14 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from dudo import __version__
 from dudo.rules import Rules, RulesError
-from dudo.rules_text import rules_sections, title
 from dudo.server.lobby import Lobby
+from dudo.server.pages import page_routes
 from dudo.server.protocol import (
     MAX_MESSAGE_BYTES,
     PROTOCOL_VERSION,
@@ -252,32 +251,6 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         ]
         return PlainTextResponse("\n".join(lines) + "\n")
 
-    async def home(request: Request) -> Response:
-        return HTMLResponse(PLACEHOLDER_PAGE.format(version=__version__))
-
-    async def room_page(request: Request) -> Response:
-        code = html.escape(request.path_params["code"].upper()[:8])
-        return HTMLResponse(PLACEHOLDER_PAGE.format(version=__version__).replace(
-            "<!--room-->", f"<p>Room <strong>{code}</strong>: join it with "
-                           f"<code>POST /api/rooms/{code}/join</code>.</p>"))
-
-    async def rules_page(request: Request) -> Response:
-        options: dict[str, Any] = {}
-        for key, value in request.query_params.items():
-            if key in ("embed",):
-                continue
-            options[key] = _query_value(value)
-        try:
-            rules = Rules.from_json(options)
-        except RulesError as error:
-            return HTMLResponse(f"<p>{html.escape(str(error))}</p>", status_code=400)
-        parts = [f"<h1>{html.escape(title(rules))}</h1>"]
-        for heading, paragraphs in rules_sections(rules):
-            parts.append(f"<h2>{html.escape(heading)}</h2>")
-            parts.extend(f"<p>{html.escape(text)}</p>" for text in paragraphs)
-        return HTMLResponse("<!doctype html><html lang=en><meta charset=utf-8>"
-                            "<title>dudo rules</title><body>" + "".join(parts) + "</body></html>")
-
     async def room_socket(websocket: WebSocket) -> None:
         await websocket.accept()
         try:
@@ -333,9 +306,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
                 await websocket.close()
 
     routes = [
-        Route("/", home),
-        Route("/r/{code}", room_page),
-        Route("/rules", rules_page),
+        *page_routes(),
         Route("/api/rooms", create_room, methods=["POST"]),
         Route("/api/rooms", public_rooms, methods=["GET"]),
         Route("/api/rooms/{code}", room_info),
@@ -347,27 +318,3 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         WebSocketRoute("/ws/{code}", room_socket),
     ]
     return Starlette(routes=routes, lifespan=lifespan)
-
-
-def _query_value(value: str) -> Any:
-    lowered = value.lower()
-    if lowered in ("true", "yes", "on"):
-        return True
-    if lowered in ("false", "no", "off"):
-        return False
-    return int(value) if value.isdigit() else value
-
-
-PLACEHOLDER_PAGE = """<!doctype html>
-<html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>dudo</title>
-<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 2rem auto;
-padding: 0 1rem">
-<h1>dudo</h1>
-<p>Liar's Dice for friends and programs. This server (version {version}) speaks the dudo
-WebSocket protocol; the browser table is on its way. Meanwhile play in a terminal with
-<code>dudo play</code>, or seat a program with the Python client (<code>dudo.client</code>).</p>
-<!--room-->
-<p><a href="/rules">The rules</a> · <a href="/healthz">health</a></p>
-</body></html>
-"""
