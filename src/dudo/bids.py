@@ -85,7 +85,10 @@ class Bid:
         return f"{self.quantity}x{self.face}"
 
     def __repr__(self) -> str:
-        return f"Bid.parse('{self}')"
+        quantity, face = self.quantity, self.face
+        if type(quantity) is int and type(face) is int and quantity >= 0 and face >= 0:
+            return f"Bid.parse('{self}')"
+        return f"Bid({self.quantity!r}, {self.face!r})"  # no text form: paste the constructor
 
     def words(self) -> str:
         """The bid in words, as a player says it: ``four 5s``, ``one 6``, ``three aces``."""

@@ -251,7 +251,10 @@ class LegalActions(Sequence[Action]):
     def __contains__(self, action: object) -> bool:
         if isinstance(action, Call):
             return action in self._calls
-        if self._ladder is None or action not in self._ladder:
+        if (self._ladder is None or not isinstance(action, Bid)
+                or type(action.quantity) is not int or type(action.face) is not int):
+            return False  # Bid(True, 5) or Bid(2.0, 5) would equal Bid(1, 5) or Bid(2, 5)
+        if action not in self._ladder:
             return False
         return self._ladder.index(action) in self._range
 
@@ -400,6 +403,8 @@ class Game:
 
     def reason(self, seat: int, action: Action) -> str | None:
         """Why ``seat`` may not take ``action`` now, as a reason code; ``None`` if it may."""
+        if not 0 <= seat < self.players:
+            raise ValueError(f"no seat {seat!r} at a table of {self.players}")
         if self.phase is not Phase.BIDDING:
             return "game_over" if self.phase is Phase.OVER else "round_over"
         if not self.dice_counts[seat]:
@@ -454,6 +459,8 @@ class Game:
 
     def legal_actions(self, seat: int) -> LegalActions:
         """Every action ``seat`` may take now (calza out of turn included)."""
+        if not 0 <= seat < self.players:
+            raise ValueError(f"no seat {seat!r} at a table of {self.players}")
         if self.phase is not Phase.BIDDING or not self.dice_counts[seat]:
             return NO_ACTIONS
         standing = self.standing
@@ -499,8 +506,6 @@ class Game:
 
         Raises :class:`IllegalAction` (and changes nothing) if the action is refused.
         """
-        if not 0 <= seat < self.players:
-            raise ValueError(f"no seat {seat!r} at a table of {self.players}")
         reason = self.reason(seat, action)
         if reason is not None:
             raise IllegalAction(seat, action, reason)
@@ -649,12 +654,14 @@ class Game:
         """The game as a scenario file: rules, start, and every round's dice and accepted
         actions. Replaying it (``dudo.scenario.replay``) rebuilds this exact state."""
         rounds = [
-            {"dice": entry["dice"],
+            {"dice": [list(cup) for cup in entry["dice"]],
              "actions": [action_to_json(seat, action) for seat, action in entry["actions"]]}
             for entry in self._record
         ]
+        start = {key: list(value) if isinstance(value, list) else value
+                 for key, value in self._start.items()}
         return {"rules": self.rules.to_json(), "players": self.players,
-                "start": dict(self._start), "rounds": rounds}
+                "start": start, "rounds": rounds}
 
     def copy(self) -> Game:
         """An independent copy that shares the (immutable) rules, ladders and dice source."""

@@ -97,11 +97,14 @@ class Rules:
             raise RulesError(str(error)) from None
 
     def with_options(self, **overrides: Any) -> Rules:
-        """A copy with some options changed (validated like :meth:`from_json`)."""
+        """A copy with some options changed, validated and resolved like :meth:`from_json`
+        (switching to a points race turns palifico off unless it is asked for)."""
         for option, value in overrides.items():
             if option not in {field.name for field in fields(self)}:
                 raise RulesError(f"unknown option {option!r}")
             _check_type(option, value)
+        if overrides.get("format") == "points" and "palifico" not in overrides:
+            overrides["palifico"] = False
         return replace(self, **overrides)
 
     def to_json(self) -> dict[str, Any]:
