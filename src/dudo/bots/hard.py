@@ -31,6 +31,7 @@ from numpy.typing import NDArray
 
 from dudo.bids import Bid
 from dudo.bots.base import Persona, SeededBot
+from dudo.bots.endgame import endgame_policy
 from dudo.game import CALZA, DUDO, Action
 from dudo.view import SeatView
 
@@ -225,8 +226,4 @@ class HardBot(SeededBot):
 
 def _endgame_policy(view: SeatView) -> dict[Action, float] | None:
     """The shipped CFR strategy for this decision, when one covers it."""
-    try:
-        from dudo.bots.endgame import endgame_policy
-    except ImportError:  # the endgame data is optional: play by value without it
-        return None
     return endgame_policy(view)

@@ -1,0 +1,334 @@
+"""Heads-up endgames: the public game tree of one round, and the solved strategies shipped as data.
+
+When only two players are left with one or two dice each, a round is small enough to solve
+exactly (see :mod:`dudo.bots.cfr`). This module holds the parts that need no numpy, so a
+bot can use the shipped strategies with the package's ordinary dependencies:
+
+- :func:`build_endgame` builds the round's *public* tree (a node is the list of bids so far)
+  by driving the engine itself: every node's actions are ``Game.legal_actions``, so the tree
+  cannot drift from the rules. Terminal edges (a call) carry what the payoff needs: the
+  bid, the call, who called and whether ones were wild at that moment (``ones-lock`` turns
+  wildness off mid-round).
+- :func:`endgame_policy` returns the shipped strategy for a seat's current decision, or
+  ``None`` when the view is not a covered endgame.
+
+Utility is per round and zero-sum: the player who loses the die gets -1, the other +1; an
+exact calza gives the caller +1, a wrong one -1. The two players are called *opener* (role
+0) and *responder* (role 1); the seats they sit in do not matter.
+
+Data (``bots/data/``): ``index.json`` lists every shipped game as ``{"file", "preset",
+"game", "rules"}``; each ``<preset>.<game>.json.gz`` holds ``{"rules", "game", "strategy":
+{info set: {action: probability}}}``. A game key is ``<opener dice>v<responder dice>``,
+with ``-palifico`` for a palifico round. An info set is ``hand=<sorted dice>|bids=<bids so
+far>``, e.g. ``hand=3|bids=1x2,1x5``; the actor is the opener when the number of bids is
+even. Probabilities are rounded to 4 decimals (zeros dropped), and only info sets the
+player's own strategy can reach are stored.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from importlib.resources.abc import Traversable
+from itertools import combinations_with_replacement
+from math import factorial
+from typing import Any
+
+from dudo.bids import Bid
+from dudo.game import CALZA, DUDO, Action, Call, Game, Phase
+from dudo.rules import Rules
+from dudo.view import SeatView
+
+Hand = tuple[int, ...]
+
+OPENER = 0
+RESPONDER = 1
+
+
+# -- chance -------------------------------------------------------------------------------
+
+
+def hands(dice: int) -> list[tuple[Hand, float]]:
+    """Every sorted hand of ``dice`` fair dice with its probability.
+
+    Private hands are multisets: a player's dice order carries no information, so merging
+    orderings keeps the tree small without changing the game.
+    """
+    result = []
+    for hand in combinations_with_replacement(range(1, 7), dice):
+        ways = factorial(dice)
+        for face in set(hand):
+            ways //= factorial(hand.count(face))
+        result.append((hand, ways / 6**dice))
+    return result
+
+
+def count(hand: Hand, face: int, wild: bool) -> int:
+    """How many dice of ``hand`` count for ``face`` (the engine's ``Game.count``)."""
+    return sum(1 for die in hand if die == face or (wild and die == 1 and face != 1))
+
+
+# -- the public tree ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Terminal:
+    """A call that ends the round: the payoff depends only on these and the two hands."""
+
+    call: Call
+    bid: Bid
+    wild: bool
+    caller: int
+
+    def opener_utility(self, opener_hand: Hand, responder_hand: Hand) -> int:
+        """The opener's round utility (+1 or -1) for the two hands."""
+        total = (count(opener_hand, self.bid.face, self.wild)
+                 + count(responder_hand, self.bid.face, self.wild))
+        quantity = self.bid.quantity
+        caller_wins = total < quantity if self.call is DUDO else total == quantity
+        caller_utility = 1 if caller_wins else -1
+        return caller_utility if self.caller == OPENER else -caller_utility
+
+
+@dataclass(slots=True)
+class Node:
+    """A public decision node: the bids so far, who acts, and where each action leads.
+
+    ``children[i]`` is the node after ``actions[i]`` when it is a bid, else a
+    :class:`Terminal`.
+    """
+
+    history: tuple[Bid, ...]
+    actor: int
+    actions: tuple[Action, ...]
+    children: list[Node | Terminal]
+
+
+@dataclass(slots=True)
+class Endgame:
+    """One heads-up round: the rules, the dice of both roles, and its public tree."""
+
+    rules: Rules
+    opener_dice: int
+    responder_dice: int
+    palifico: bool
+    root: Node
+
+    @property
+    def key(self) -> str:
+        """The game's key in the data files, e.g. ``1v1`` or ``1v1-palifico``."""
+        return game_key(self.opener_dice, self.responder_dice, self.palifico)
+
+    def nodes(self) -> Iterator[Node]:
+        """Every decision node, parents before children."""
+        stack = [self.root]
+        while stack:
+            node = stack.pop()
+            yield node
+            stack.extend(child for child in reversed(node.children) if isinstance(child, Node))
+
+    def hands(self, role: int) -> list[tuple[Hand, float]]:
+        return hands(self.opener_dice if role == OPENER else self.responder_dice)
+
+
+def game_key(opener_dice: int, responder_dice: int, palifico: bool) -> str:
+    return f"{opener_dice}v{responder_dice}{'-palifico' if palifico else ''}"
+
+
+def start_round(rules: Rules, opener_dice: int, responder_dice: int,
+                palifico: bool = False) -> tuple[Game, int]:
+    """An engine game at the start of such a round (bidding open), and the opener's seat.
+
+    A palifico round is reached the way the engine makes one: seat 1 starts with one die
+    more, seat 0 opens with a true bid, seat 1 calls dudo, loses a die and drops to one,
+    which starts the palifico round with seat 1 as opener. Going through ``apply`` keeps us
+    from poking at the engine's private state. The dice rolled are
+    placeholders: legality never depends on them.
+    """
+    if not palifico:
+        game = Game(rules, 2, dice_counts=[opener_dice, responder_dice], opener=0)
+        game.roll([(6,) * opener_dice, (6,) * responder_dice])
+        return game, 0
+    if opener_dice != 1:
+        raise ValueError("a palifico round is opened by the player who dropped to one die")
+    game = Game(rules, 2, dice_counts=[responder_dice, opener_dice + 1], opener=0)
+    game.roll([(6,) * responder_dice, (6,) * (opener_dice + 1)])
+    game.apply(0, Bid(1, 6))
+    game.apply(1, DUDO)
+    if not game.palifico or game.opener != 1 or game.dice_counts != [responder_dice, 1]:
+        raise ValueError(f"these rules give no heads-up palifico round: {rules.to_overrides()}")
+    game.roll([(6,) * responder_dice, (6,)])
+    return game, 1
+
+
+def build_endgame(rules: Rules, opener_dice: int, responder_dice: int,
+                  palifico: bool = False) -> Endgame:
+    """The public tree of the round, with every node's actions taken from the engine."""
+    game, opener_seat = start_round(rules, opener_dice, responder_dice, palifico)
+    role_of = {opener_seat: OPENER, 1 - opener_seat: RESPONDER}
+
+    def expand(state: Game, history: tuple[Bid, ...]) -> Node:
+        seat = state.turn
+        other = 1 - seat
+        if state.legal_actions(other):
+            # Heads-up the only other player is the bidder, who may never call.
+            raise AssertionError(f"unexpected out-of-turn actions after {history}")
+        actions = tuple(state.legal_actions(seat))
+        children: list[Node | Terminal] = []
+        for action in actions:
+            if isinstance(action, Bid):
+                child = state.copy()
+                child.apply(seat, action)
+                children.append(expand(child, (*history, action)))
+            else:
+                assert state.standing is not None
+                children.append(Terminal(action, state.standing, state.wild, role_of[seat]))
+        return Node(history, role_of[seat], actions, children)
+
+    return Endgame(rules, opener_dice, responder_dice, palifico, expand(game, ()))
+
+
+# -- names used in the data -----------------------------------------------------------------
+
+
+def hand_text(hand: Sequence[int]) -> str:
+    return "".join(str(die) for die in sorted(hand))
+
+
+def info_key(hand: Sequence[int], history: Sequence[Bid]) -> str:
+    """The info-set string: own sorted hand and the public bids, e.g. ``hand=3|bids=1x2``."""
+    return f"hand={hand_text(hand)}|bids={','.join(str(bid) for bid in history)}"
+
+
+def action_text(action: Action) -> str:
+    return str(action) if isinstance(action, Bid) else action.value
+
+
+def parse_action(text: str) -> Action:
+    if text == DUDO.value:
+        return DUDO
+    if text == CALZA.value:
+        return CALZA
+    quantity, _, face = text.partition("x")
+    return Bid(int(quantity), int(face))
+
+
+# -- which rules a solved round stands for -------------------------------------------------------
+
+
+def round_signature(rules: Rules, palifico: bool) -> tuple[Any, ...]:
+    """The options that shape a heads-up round (its actions and its outcome), and no others.
+
+    Starting dice, the first opener, the format and the like do not change a round once it
+    has started, so a table that differs from a preset only in those still gets the solved
+    strategy. Calza enters only as "possible heads-up or not"; the palifico options only
+    in palifico rounds. ``loss_by_difference`` is kept, conservatively: it changes what a
+    round is worth once someone holds two dice.
+    """
+    calza = rules.calza if rules.calza != "off" and rules.calza_min_players <= 2 else "off"
+    if calza == "any_time":
+        calza = "in_turn"  # heads-up the only other seat is the bidder, who may not call
+    signature: tuple[Any, ...] = (rules.wild_ones, rules.ones_bids, rules.cap_at_dice_in_play,
+                                  calza, rules.loss_by_difference, palifico)
+    if palifico:
+        signature += (rules.palifico_open_on_ones, rules.palifico_one_die_may_change_face)
+    return signature
+
+
+# -- the shipped strategies ----------------------------------------------------------------------
+
+DATA_DIR = "data"
+"""The folder, inside the ``dudo.bots`` package, of the shipped strategy files."""
+
+MANIFEST = "index.json"
+"""The data folder's table of contents: which file holds which game under which rules."""
+
+Table = dict[str, dict[str, float]]
+
+
+def _data_path(name: str) -> Traversable:
+    return resources.files("dudo.bots").joinpath(DATA_DIR).joinpath(name)
+
+
+@cache
+def manifest() -> tuple[dict[str, Any], ...]:
+    """The shipped games: ``{"file", "preset", "game", "rules"}`` each (empty if none).
+
+    A small uncompressed index, so that a bot pays for parsing a strategy only when its
+    table actually reaches that endgame (the larger games hold a hundred thousand info sets).
+    """
+    path = _data_path(MANIFEST)
+    if not path.is_file():
+        return ()
+    entries: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
+    return tuple(entries)
+
+
+@cache
+def load_table(name: str) -> Table:
+    """One game's strategy file, parsed (cached: each file is read once per process)."""
+    data: dict[str, Any] = json.loads(gzip.decompress(_data_path(name).read_bytes()))
+    table: Table = data["strategy"]
+    return table
+
+
+@cache
+def _index() -> dict[tuple[Any, ...], str]:
+    """The file of every shipped game by (round signature, game key)."""
+    index: dict[tuple[Any, ...], str] = {}
+    for entry in manifest():
+        palifico = entry["game"].endswith("-palifico")
+        signature = round_signature(Rules.from_json(entry["rules"]), palifico)
+        index[(signature, entry["game"])] = entry["file"]
+    return index
+
+
+def shipped_table(rules: Rules, opener_dice: int, responder_dice: int,
+                  palifico: bool = False) -> Table | None:
+    """The shipped strategy for this round, or ``None`` if it is not covered."""
+    key = game_key(opener_dice, responder_dice, palifico)
+    name = _index().get((round_signature(rules, palifico), key))
+    return None if name is None else load_table(name)
+
+
+def endgame_policy(view: SeatView) -> dict[Action, float] | None:
+    """The solved strategy's action probabilities for this seat's decision, if covered.
+
+    Covered means: bidding, the seat's turn, exactly two players with dice, their dice
+    counts solved for these rules, and the bids so far on the solved strategy's own paths
+    (off them, the data has nothing and we answer ``None`` so the bot uses its own play).
+    Actions are the objects of ``view.legal``; the probabilities sum to 1.
+    """
+    seat = view.seat
+    if seat is None or view.phase != Phase.BIDDING.value or not view.my_turn:
+        return None
+    alive = [s for s, dice in enumerate(view.dice_counts) if dice]
+    if len(alive) != 2 or seat not in alive or view.opener not in alive:
+        return None
+    opener = view.opener
+    responder = alive[0] if alive[1] == opener else alive[1]
+    table = shipped_table(view.rules, view.dice_counts[opener], view.dice_counts[responder],
+                          view.palifico)
+    if table is None:
+        return None
+    for index, (bidder, _) in enumerate(view.bids):
+        if bidder != (opener if index % 2 == 0 else responder):
+            return None
+    entry = table.get(info_key(view.dice, [bid for _, bid in view.bids]))
+    if not entry:
+        return None
+    legal = {action_text(action): action for action in view.legal}
+    policy: dict[Action, float] = {}
+    for text, probability in entry.items():
+        action = legal.get(text)
+        if action is None:
+            return None  # the data does not fit this position: never guess
+        policy[action] = probability
+    total = sum(policy.values())
+    if total <= 0:
+        return None
+    return {action: probability / total for action, probability in policy.items()}
