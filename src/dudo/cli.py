@@ -237,10 +237,12 @@ def serve(
     settings = ServerSettings.from_env(database)
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
     typer.echo(f"dudo {__version__}: open http://{shown}:{port}/ (database {database})")
-    # No access log: WebSocket URLs carry seat tokens, which must not land in logs.
+    # No access log: WebSocket URLs carry seat tokens, which must not land in logs. No
+    # per-message compression: state messages are small and compressing them cost more
+    # server time and memory than it saved (docs/benchmarks.md).
     uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level.lower(),
                 access_log=False, ws_max_size=16 * 1024, ws_ping_interval=20,
-                ws_ping_timeout=20)
+                ws_ping_timeout=20, ws_per_message_deflate=False)
 
 
 @app.command()

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from collections.abc import Sequence
 from typing import Any
 
 DOMAIN = "dudo-dice-v1"
+_HEX = re.compile(r"[0-9a-fA-F]+")
 SEED_BYTES = 32
 MAX_SEAT_SEED_CHARS = 128
 
@@ -42,10 +44,8 @@ def check_seat_seed(seed: str) -> str:
     """A seat's seed as accepted: 1..128 hex digits, lower-cased. Raises FairnessError."""
     if not isinstance(seed, str) or not 1 <= len(seed) <= MAX_SEAT_SEED_CHARS:
         raise FairnessError(f"a seat seed is 1 to {MAX_SEAT_SEED_CHARS} hex digits")
-    try:
-        int(seed, 16)
-    except ValueError:
-        raise FairnessError(f"a seat seed is hex digits, not {seed[:20]!r}") from None
+    if _HEX.fullmatch(seed) is None:  # int(seed, 16) would accept '0x1f', ' ab', '-1', '١٢'
+        raise FairnessError(f"a seat seed is hex digits 0-9 a-f, not {seed[:20]!r}")
     return seed.lower()
 
 

@@ -15,7 +15,7 @@ the value. ``../shared/RULES.md`` (copied in ``docs/rules-spec.md``) is the spec
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
 OnesBids = Literal["never", "halve", "lock", "plain"]
@@ -109,7 +109,7 @@ class Rules:
 
     def to_json(self) -> dict[str, Any]:
         """Every option by name; ``Rules.from_json(rules.to_json()) == rules``."""
-        return asdict(self)
+        return {name: getattr(self, name) for name in _OPTION_NAMES}
 
     def to_overrides(self) -> dict[str, Any]:
         """The shortest JSON form: the closest preset and the options that differ from it."""
@@ -134,6 +134,8 @@ class Rules:
                 return name
         return None
 
+
+_OPTION_NAMES = tuple(field.name for field in fields(Rules))
 
 _INT_RANGES = {
     "starting_dice": (1, 10),

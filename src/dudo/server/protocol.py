@@ -121,15 +121,20 @@ class ProtocolError(ValueError):
 
 def parse_client_message(text: str | bytes) -> Any:
     """Validate one inbound message; raises :class:`ProtocolError` naming the problem."""
-    if len(text) > MAX_MESSAGE_BYTES:
+    # The limit is on bytes: a text frame's characters may take up to four bytes each.
+    size = len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else len(text)
+    if size > MAX_MESSAGE_BYTES:
         raise ProtocolError("too_large", f"messages are limited to {MAX_MESSAGE_BYTES} bytes")
     try:
         data = json.loads(text)
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ProtocolError("bad_json", f"not valid JSON: {error}") from None
+    except RecursionError:  # a few thousand brackets are enough to reach the limit
+        raise ProtocolError("bad_json", "not valid JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise ProtocolError("bad_message", "a message is a JSON object")
-    if data.get("v", PROTOCOL_VERSION) != PROTOCOL_VERSION:
+    version = data.get("v", PROTOCOL_VERSION)
+    if type(version) is not int or version != PROTOCOL_VERSION:  # true == 1 in Python
         raise ProtocolError("bad_version",
                             f"this server speaks protocol version {PROTOCOL_VERSION}")
     kind = data.get("type")

@@ -200,6 +200,7 @@ class Room:
         self.spectators: set[Connection] = set()
         self.saved_game_ids: set[str] = set()
         self.closed = False
+        self._rules_json: tuple[Rules | None, dict[str, Any]] = (None, {})
 
     # -- building -----------------------------------------------------------------------
 
@@ -378,12 +379,18 @@ class Room:
 
     async def _run(self) -> None:
         while True:
-            due = self._next_due()
-            timeout = None if due is None else max(0.0, due - self.clock())
-            try:
-                command = await asyncio.wait_for(self.inbox.get(), timeout)
-            except TimeoutError:
-                command = None
+            command = None
+            if not self.inbox.empty():
+                command = self.inbox.get_nowait()
+            else:
+                due = self._next_due()
+                loop = asyncio.get_running_loop()
+                when = None if due is None else loop.time() + max(0.0, due - self.clock())
+                try:
+                    async with asyncio.timeout_at(when):
+                        command = await self.inbox.get()
+                except TimeoutError:
+                    command = None
             try:
                 if command is not None:
                     await self._handle(command)
@@ -468,7 +475,7 @@ class Room:
             seat = self.seats[connection.seat]
             seat.connections.add(connection)
             seat.away_since = None
-        connection.send(self._state_for(connection.seat, []))
+        connection.send(self._state_text(connection.seat, self._shared_json([])))
         self._broadcast([], skip=connection)
 
     def _on_disconnect(self, connection: Connection) -> None:
@@ -602,7 +609,9 @@ class Room:
             raise RoomError(reason, REASONS[reason])
         data: dict[str, Any] = {"seat": seat, "action": action_to_json(action),
                                 "id": action_id, "by": by}
-        if isinstance(action, Call) and not self._call_ends_game(seat, action):
+        if isinstance(action, Call):
+            # The next round's commitment goes out with the reveal. If the call ends the
+            # game the seed is never used (nor shown).
             seed = self.entropy(32)
             data["next"] = {"server_seed": seed, "commitment": commitment(seed)}
         events = await self._commit("action", data)
@@ -612,13 +621,6 @@ class Room:
         self._broadcast(events)
         if any(isinstance(event, GameOver) for event in events):
             await self._save_game()
-
-    def _call_ends_game(self, seat: int, action: Call) -> bool:
-        """Whether this call ends the game (no next round to commit to)."""
-        assert self.game is not None
-        trial = self.game.copy()
-        trial.apply(seat, action)
-        return trial.phase is Phase.OVER
 
     async def _roll(self) -> None:
         game, fair = self.game, self.fair
@@ -758,50 +760,75 @@ class Room:
         return found
 
     def _broadcast(self, events: list[Event], skip: Connection | None = None) -> None:
-        """Send every connection its own state: one view per seat, one for spectators."""
+        """Send every connection its own state: one view per seat, one for spectators.
+
+        The parts every recipient shares (room, events, clocks, fairness) are encoded once
+        per broadcast; only the game view is encoded per seat.
+        """
+        connections = self._connections()
+        if not connections:
+            return
+        shared = self._shared_json(events)
         cache: dict[int | None, str] = {}
-        for connection in self._connections():
+        for connection in connections:
             if connection is skip:
                 continue
             text = cache.get(connection.seat)
             if text is None:
-                text = json.dumps(self._state_for(connection.seat, events), ensure_ascii=False)
+                text = self._state_text(connection.seat, shared)
                 cache[connection.seat] = text
             connection.send(text)
 
     def summary(self) -> dict[str, Any]:
         """What anyone with the code may know about the room (no dice, no tokens)."""
         now = self.clock()
+        if self._rules_json[0] is not self.rules:
+            self._rules_json = (self.rules, self.rules.to_json())
         return {
             "code": self.code, "status": self.status, "public": self.public,
-            "quick": self.quick, "timer": self.timer, "rules": self.rules.to_json(),
+            "quick": self.quick, "timer": self.timer, "rules": self._rules_json[1],
             "seats": [seat.public(now, self.config.grace) for seat in self.seats],
             "host": 0, "game": self.game_number,
         }
 
-    def _state_for(self, seat: int | None, events: list[Event]) -> dict[str, Any]:
-        """The full state for one recipient: the room, its view of the game, the events."""
-        game = self.game
-        state: dict[str, Any] = {
-            "type": "state", "v": p.PROTOCOL_VERSION, "version": self.version,
-            "you": {"seat": seat, "role": "spectator" if seat is None else "player",
-                    "host": seat == 0},
+    def _shared_json(self, events: list[Event]) -> str:
+        """The recipient-independent members of a state message, as JSON text."""
+        shared: dict[str, Any] = {
             "room": self.summary(),
-            "game": None,
             "events": [event_json(event) for event in events],
         }
-        if game is not None:
-            seen = view(game, seat)
-            state["game"] = seen.to_json()
-            state["deadline"] = self.deadline
-            state["roll_at"] = self.roll_at
-            state["fair"] = {
+        if self.game is not None:
+            fair = self.fair
+            shared["deadline"] = self.deadline
+            shared["roll_at"] = self.roll_at
+            shared["fair"] = {
                 "game_id": self.game_id,
-                "round": self.fair.round if self.fair else None,
-                "commitment": self.fair.commitment if self.fair else None,
+                "round": fair.round if fair else None,
+                "commitment": fair.commitment if fair else None,
                 "last_revealed": self.revealed[-1] if self.revealed else None,
             }
+        return _dumps(shared)[1:-1]
+
+    def _state_text(self, seat: int | None, shared: str) -> str:
+        """The full state for one recipient: the shared part plus its own game view."""
+        you = _YOU_SPECTATOR if seat is None else _YOU_HOST if seat == 0 else (
+            f'{{"seat":{seat},"role":"player","host":false}}')
+        game = "null" if self.game is None else _dumps(view(self.game, seat).to_json())
+        return (f'{{"type":"state","v":{p.PROTOCOL_VERSION},"version":{self.version},'
+                f'"you":{you},{shared},"game":{game}}}')
+
+    def state_for(self, seat: int | None, events: list[Event] = ()) -> dict[str, Any]:  # type: ignore[assignment]
+        """The state message for one recipient, as a dict (what :meth:`_broadcast` sends)."""
+        state: dict[str, Any] = json.loads(self._state_text(seat, self._shared_json(list(events))))
         return state
+
+
+_YOU_SPECTATOR = '{"seat":null,"role":"spectator","host":false}'
+_YOU_HOST = '{"seat":0,"role":"player","host":true}'
+
+
+def _dumps(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
 def action_to_json(action: Action) -> dict[str, Any]:
