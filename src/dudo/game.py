@@ -194,14 +194,15 @@ class LegalActions(Sequence[Action]):
     so ``random.choice(game.legal_actions(seat))`` picks uniformly without building a list.
     """
 
-    __slots__ = ("_calls", "_ladder", "_range", "_size")
+    __slots__ = ("_bid_count", "_calls", "_ladder", "_range", "_size")
 
     def __init__(self, bid_ladder: Sequence[Bid] | None, positions: range,
                  calls: tuple[Call, ...]):
         self._ladder = bid_ladder
         self._range = positions
         self._calls = calls
-        self._size = len(positions) + len(calls)
+        self._bid_count = len(positions) if bid_ladder is not None else 0
+        self._size = self._bid_count + len(calls)
 
     @property
     def bids(self) -> Sequence[Bid]:
@@ -231,9 +232,11 @@ class LegalActions(Sequence[Action]):
     @overload
     def __getitem__(self, index: slice) -> Sequence[Action]: ...
     def __getitem__(self, index: int | slice) -> Action | Sequence[Action]:
+        if index.__class__ is int and 0 <= index < self._bid_count:
+            return self._ladder[self._range[index]]  # type: ignore[index]
         if isinstance(index, slice):
             return list(self)[index]
-        bids = len(self._range)
+        bids = self._bid_count
         if index < 0:
             index += bids + len(self._calls)
         if 0 <= index < bids:
@@ -440,8 +443,7 @@ class Game:
         if standing is not None:
             if self.palifico and face != standing.face and not self.may_change_face(seat):
                 return "face_locked"
-            rank = self._raises.rank
-            if rank(bid) <= rank(standing):
+            if self._raises.rank(bid) <= self._standing_rank:
                 return "not_a_raise"
         if quantity > self._limit:
             return "over_cap"
@@ -498,7 +500,7 @@ class Game:
         self.cups = rolled
         self.phase = Phase.BIDDING
         self._actions = []
-        self._record.append({"dice": [list(cup) for cup in rolled], "actions": self._actions})
+        self._record.append({"dice": rolled, "actions": self._actions})
         return rolled
 
     def apply(self, seat: int, action: Action) -> list[Event]:
@@ -518,6 +520,7 @@ class Game:
         self.standing = bid
         self.bidder = seat
         self._position = self._raises.positions[bid]
+        self._standing_rank = self._raises.rank(bid)
         if bid.face == 1 and self._ones_lock:
             # From the first bid on ones until the round ends, ones count only as ones.
             self.wild = False
@@ -621,7 +624,10 @@ class Game:
         self._calza_allowed = (rules.calza != "off" and not self.palifico
                                and self._alive_count >= rules.calza_min_players)
         self._ones_lock = rules.ones_bids == "lock"
-        self._next_seat = [self._next_alive(seat) for seat in range(self.players)]
+        alive = tuple(count > 0 for count in self.dice_counts)
+        if alive != self._alive_key:  # who sits next changes only when someone goes out
+            self._alive_key = alive
+            self._next_seat = [self._next_alive(seat) for seat in range(self.players)]
         self.wild = rules.wild_ones and not self.palifico
         self.turn = self.opener
         self.standing = None
@@ -688,6 +694,8 @@ class Game:
     _calza_allowed: bool
     _ones_lock: bool
     _next_seat: list[int]
+    _alive_key: tuple[bool, ...] = ()
+    _standing_rank: int = -1
 
 
 def action_to_json(seat: int, action: Action) -> dict[str, Any]:
