@@ -131,6 +131,7 @@ class Table:
         self.received: list[dict[str, Any]] = []
         self.replies: dict[str, dict[str, Any]] = {}
         self._ids = itertools.count(1)
+        self._sent: dict[str, dict[str, Any]] = {}
         self._prefix = secrets.token_hex(4)
 
     async def __aenter__(self) -> Table:
@@ -243,14 +244,21 @@ class Table:
                     action = bot.act(seen)
                     if action is not None:
                         await self._send_action(action, version)
-            await self.receive(max(0.01, end - loop.time()))
+            reply = await self.receive(max(0.01, end - loop.time()))
+            if reply["type"] == "error" and reply.get("code") == "rate_limited":
+                retry = self._sent.get(reply.get("id", ""))
+                if retry is not None:
+                    await asyncio.sleep(0.25)  # the server said slow down: same id again
+                    await self.send(retry)
 
     async def _send_action(self, action: Any, version: int) -> None:
+        message: dict[str, Any] = {"id": self.new_id(), "version": version}
         if isinstance(action, Call):
-            message = {"type": "call", "call": action.value}
+            message.update(type="call", call=action.value)
         else:
-            message = {"type": "bid", "quantity": action.quantity, "face": action.face}
-        await self.send({"id": self.new_id(), "version": version, **message})
+            message.update(type="bid", quantity=action.quantity, face=action.face)
+        self._sent = {message["id"]: message}
+        await self.send(message)
 
 
 async def messages(table: Table) -> AsyncIterator[dict[str, Any]]:

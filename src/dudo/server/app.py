@@ -142,9 +142,13 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         gc.collect()
         gc.freeze()
         gc.set_threshold(50_000, 20, 100)
+        sweeper = asyncio.create_task(lobby.sweep_forever(), name="dudo-room-sweeper")
         try:
             yield
         finally:
+            sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sweeper
             await lobby.close()
             await chosen.close()
 
@@ -282,16 +286,19 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
                 text = message.get("text")
                 if text is None:
                     text = message.get("bytes") or b""
-                if not bucket.take():
-                    metrics.rejected += 1
-                    connection.send(error_message("rate_limited",
-                                                  "too many messages: slow down"))
-                    continue
                 try:
                     parsed = parse_client_message(text)
                 except ProtocolError as error:
                     metrics.rejected += 1
+                    if not bucket.take():
+                        continue  # a flood of junk gets no answers beyond the limit
                     connection.send(error_message(error.code, str(error)))
+                    continue
+                if not bucket.take():
+                    # Not remembered under the id: the same action may be sent again later.
+                    metrics.rejected += 1
+                    connection.send(error_message("rate_limited", "too many messages: slow down",
+                                                  getattr(parsed, "id", None)))
                     continue
                 await room.inbox.put(("message", connection, parsed))
         except WebSocketDisconnect:

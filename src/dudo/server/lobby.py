@@ -72,6 +72,26 @@ class Lobby:
         self.guesses = GuessLimiter()
         self._lock = asyncio.Lock()
 
+    async def close_idle_rooms(self) -> list[str]:
+        """Close rooms nobody has used for a while: they leave memory and are no longer
+        rebuilt after a restart (their finished games stay in the store)."""
+        now = self.clock()
+        closed = []
+        for code, room in list(self.rooms.items()):
+            if room.idle(now):
+                await room.stop()
+                room.closed = True
+                await self.store.close_room(code)
+                del self.rooms[code]
+                closed.append(code)
+        return closed
+
+    async def sweep_forever(self, every: float = 60.0) -> None:
+        """Close idle rooms once a minute (run as a task by the app)."""
+        while True:
+            await asyncio.sleep(every)
+            await self.close_idle_rooms()
+
     async def recover(self) -> int:
         """Rebuild every live room from its log (after a start or a crash)."""
         for code in await self.store.live_rooms():

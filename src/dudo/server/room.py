@@ -74,6 +74,8 @@ class RoomConfig:
     grace: float = 20.0
     quick_fill: float = 8.0
     emote_interval: float = 1.5
+    close_after_game: float = 600.0
+    close_when_idle: float = 1800.0
 
 
 @dataclass
@@ -200,6 +202,7 @@ class Room:
         self.spectators: set[Connection] = set()
         self.saved_game_ids: set[str] = set()
         self.closed = False
+        self.last_activity = clock()
         self._rules_json: tuple[Rules | None, dict[str, Any]] = (None, {})
 
     # -- building -----------------------------------------------------------------------
@@ -412,6 +415,7 @@ class Room:
 
     async def _handle(self, command: tuple[Any, ...]) -> None:
         kind = command[0]
+        self.last_activity = self.clock()
         if kind == "message":
             _, connection, message = command
             await self._on_message(connection, message)
@@ -467,6 +471,15 @@ class Room:
         while f"{name} {number}" in taken:
             number += 1
         return f"{name} {number}"[:24]
+
+    def idle(self, now: float) -> bool:
+        """Whether nobody has been here for long enough to close the room: a while after
+        its game ended, or much longer before or during one."""
+        if self._connections():
+            return False
+        limit = (self.config.close_after_game if self.status == "over"
+                 else self.config.close_when_idle)
+        return now - self.last_activity >= limit
 
     def _on_connect(self, connection: Connection) -> None:
         if connection.seat is None:
