@@ -2,25 +2,33 @@
 
 The browser client itself lives in ``dudo/web/`` as plain ES modules, CSS and SVG, served
 as they are (no build step). Pages hold no game logic: the client renders what the
-WebSocket sends.
+WebSocket sends, and the rules sheet's worked examples are played by the engine itself.
 """
 
 from __future__ import annotations
 
 import html
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from dudo import __version__
-from dudo.rules import Rules, RulesError
-from dudo.rules_text import rules_sections, title
+from dudo.bids import Bid
+from dudo.dice import ScriptedDice
+from dudo.game import DUDO, Game, Revealed
+from dudo.rules import _CHOICES, _INT_RANGES, PRESETS, Rules, RulesError
+from dudo.rules_text import PRESET_TITLES, rules_sections, title
 
 WEB = Path(__file__).resolve().parent.parent / "web"
+
+# A fixed table for the worked examples: the same dice every time the sheet is drawn.
+_EXAMPLE_DICE = (1, 5, 5, 2, 3, 6, 4, 5, 1, 2, 3, 3, 6, 5, 4, 2, 1, 6, 5, 3, 4, 4, 2, 6)
 
 
 def query_rules(request: Request) -> Rules:
@@ -42,24 +50,165 @@ def _query_value(value: str) -> Any:
     return int(value) if value.isdigit() else value
 
 
+def rules_query(rules: Rules) -> str:
+    """The shortest ``/rules?...`` query for ``rules`` (a preset and what differs)."""
+    return urlencode({key: str(value).lower() if isinstance(value, bool) else value
+                      for key, value in rules.to_overrides().items()})
+
+
 async def home(request: Request) -> Response:
     index = WEB / "index.html"
     if index.is_file():
-        return FileResponse(index)
+        return FileResponse(index, headers={"Cache-Control": "no-cache"})
     return HTMLResponse(PLACEHOLDER_PAGE.format(version=__version__))
+
+
+async def presets(request: Request) -> Response:
+    """The presets and the options a room can change, for the create-a-room form."""
+    options: dict[str, dict[str, Any]] = {}
+    for field in fields(Rules):
+        if field.name in _INT_RANGES:
+            low, high = _INT_RANGES[field.name]
+            options[field.name] = {"type": "int", "min": low, "max": high}
+        elif field.name in _CHOICES:
+            options[field.name] = {"type": "choice", "choices": list(_CHOICES[field.name])}
+        else:
+            options[field.name] = {"type": "bool"}
+    return JSONResponse({
+        "presets": {name: {"title": PRESET_TITLES.get(name, name), "rules": rules.to_json()}
+                    for name, rules in PRESETS.items()},
+        "options": options,
+    })
+
+
+# -- worked examples, played by the engine -----------------------------------------------
+
+
+def _example_table(rules: Rules) -> tuple[int, list[int], tuple[tuple[int, ...], ...]]:
+    players = 3
+    counts = [rules.starting_dice] * players
+    dice = list(_EXAMPLE_DICE) * (1 + sum(counts) // len(_EXAMPLE_DICE))
+    cups, start = [], 0
+    for count in counts:
+        cups.append(tuple(dice[start:start + count]))
+        start += count
+    return players, counts, tuple(cups)
+
+
+def _fresh_game(rules: Rules) -> tuple[Game, tuple[tuple[int, ...], ...]]:
+    players, counts, cups = _example_table(rules)
+    game = Game(rules, players, dice=ScriptedDice([cups]), dice_counts=counts, opener=0)
+    game.roll()
+    return game, cups
+
+
+def _sample_bid(game: Game) -> Bid:
+    """A middling opening bid on fives (or the nearest legal one)."""
+    wanted = Bid(max(1, game.dice_in_play // 3), 5)
+    bids = game.legal_actions(0).bids
+    if wanted in bids:
+        return wanted
+    return bids[len(bids) // 3]
+
+
+def _dice_html(cup: tuple[int, ...], counted: Revealed | None = None) -> str:
+    parts = []
+    for die in cup:
+        counts = counted is not None and counted.counts(die)
+        mark = " counts" if counts else ""
+        label = f"{die}{' (counts)' if counts else ''}"
+        parts.append(f'<span class="die{mark}" aria-label="{label}">{die}</span>')
+    return "".join(parts)
+
+
+def worked_examples(rules: Rules) -> list[tuple[str, str]]:
+    """(heading, HTML) examples computed by playing the engine under ``rules``."""
+    examples: list[tuple[str, str]] = []
+    # 1. A call and the count at the reveal.
+    game, cups = _fresh_game(rules)
+    bid = _sample_bid(game)
+    game.apply(0, bid)
+    events = game.apply(1, DUDO)
+    reveal = next(event for event in events if isinstance(event, Revealed))
+    rows = "".join(f"<tr><th scope=row>Player {seat + 1}</th><td>{_dice_html(cup, reveal)}</td>"
+                   "</tr>" for seat, cup in enumerate(cups))
+    counted = "dice showing " + (f"{bid.face}s" if bid.face != 1 else "aces")
+    if reveal.wild and bid.face != 1:
+        counted += " and the wild aces"
+    verdict = ("The bid holds: the caller (player 2)" if reveal.outcome == "holds"
+               else "The bid fails: the bidder (player 1)")
+    loses = "takes a penalty point" if rules.format == "points" else (
+        "loses a die" if reveal.change == 1 else f"loses {reveal.change} dice")
+    examples.append(("A call and the reveal", (
+        f"<p>Three players with {rules.starting_dice} dice each. Player 1 opens with "
+        f"<strong>{html.escape(bid.words())}</strong>; player 2 calls “Dudo!”. "
+        f"The cups are lifted:</p><table class=cups>{rows}</table>"
+        f"<p>Counting the {counted}: <strong>{reveal.count}</strong> against the bid of "
+        f"{bid.quantity}. {verdict} {loses}.</p>")))
+    # 2. The lowest raises after a sample bid.
+    game, _ = _fresh_game(rules)
+    game.apply(0, bid)
+    raises = list(game.legal_actions(1).bids)
+    lowest = ", ".join(html.escape(b.words()) for b in raises[:6])
+    examples.append(("The lowest raises", (
+        f"<p>After <strong>{html.escape(bid.words())}</strong> ({game.dice_in_play} dice in "
+        f"play), the next player's lowest legal bids are: {lowest}"
+        f"{'…' if len(raises) > 6 else ''} ({len(raises)} legal bids in all).</p>")))
+    # 3. Switching to and from aces.
+    aces = [b for b in raises if b.face == 1]
+    if aces and rules.ones_bids == "halve":
+        to_aces = aces[0]
+        game.apply(1, to_aces)
+        back = [b for b in game.legal_actions(2).bids if b.face == 4]
+        text = (f"<p>From <strong>{html.escape(bid.words())}</strong> the lowest bid on aces is "
+                f"<strong>{html.escape(to_aces.words())}</strong>.")
+        if back:
+            text += (f" From {html.escape(to_aces.words())} back to 4s takes at least "
+                     f"<strong>{html.escape(back[0].words())}</strong>.")
+        examples.append(("Switching to and from aces", text + "</p>"))
+    elif aces:
+        examples.append(("Bidding aces", (
+            f"<p>After {html.escape(bid.words())} the lowest bid on aces is "
+            f"<strong>{html.escape(aces[0].words())}</strong>.</p>")))
+    return examples
 
 
 async def rules_page(request: Request) -> Response:
     try:
         rules = query_rules(request)
     except RulesError as error:
-        return HTMLResponse(f"<p>{html.escape(str(error))}</p>", status_code=400)
-    parts = [f"<h1>{html.escape(title(rules))}</h1>"]
-    for heading, paragraphs in rules_sections(rules):
-        parts.append(f"<h2>{html.escape(heading)}</h2>")
+        return HTMLResponse(RULES_ERROR.format(error=html.escape(str(error))), status_code=400)
+    embed = request.query_params.get("embed") in ("1", "true", "yes")
+    heading = html.escape(title(rules))
+    parts = [f"<h1>{heading}</h1>"]
+    changed = {key: value for key, value in rules.to_overrides().items() if key != "preset"}
+    if changed:
+        listed = ", ".join(f"{html.escape(key.replace('_', ' '))}: "
+                           f"{html.escape(str(value).lower())}" for key, value in changed.items())
+        parts.append(f"<p class=note>Changed from the preset: {listed}.</p>")
+    for section, paragraphs in rules_sections(rules):
+        parts.append(f"<section><h2>{html.escape(section)}</h2>")
         parts.extend(f"<p>{html.escape(text)}</p>" for text in paragraphs)
-    return HTMLResponse("<!doctype html><html lang=en><meta charset=utf-8>"
-                        "<title>dudo rules</title><body>" + "".join(parts) + "</body></html>")
+        parts.append("</section>")
+    parts.append("<section class=examples><h2>Worked examples</h2>"
+                 "<p class=note>Played by the game engine under exactly these rules.</p>")
+    for section, body in worked_examples(rules):
+        parts.append(f"<h3>{html.escape(section)}</h3>{body}")
+    parts.append("</section>")
+    query = rules_query(rules)
+    link = f"/rules?{html.escape(query)}"
+    target = ' target="_parent"' if embed else ""
+    footer = (f'<footer><a href="{link}"{target}>Link to this sheet</a> · '
+              f'<a href="{link}&amp;embed=1"{target}>Embeddable version</a>'
+              + ("" if embed else ' · <a href="/">Play dudo</a> · '
+                 '<button type=button onclick="print()">Print</button>') + "</footer>")
+    presets_nav = "" if embed else (
+        '<nav aria-label="Presets">Presets: ' + " · ".join(
+            f'<a href="/rules?preset={name}">{html.escape(PRESET_TITLES.get(name, name))}</a>'
+            for name in PRESETS) + "</nav>")
+    page = RULES_PAGE.format(title=heading, body="".join(parts), footer=footer,
+                             nav=presets_nav, embed=" embed" if embed else "")
+    return HTMLResponse(page)
 
 
 def page_routes() -> list[BaseRoute]:
@@ -67,11 +216,56 @@ def page_routes() -> list[BaseRoute]:
         Route("/", home),
         Route("/r/{code}", home),
         Route("/rules", rules_page),
+        Route("/api/presets", presets),
     ]
     if WEB.is_dir():
         routes.append(Mount("/static", StaticFiles(directory=WEB), name="static"))
     return routes
 
+
+RULES_STYLE = """
+:root { color: #1b1b1b; background: #fbfaf6; font-family: Georgia, "Times New Roman", serif; }
+body { max-width: 44rem; margin: 0 auto; padding: 1rem 1.25rem 3rem; line-height: 1.55; }
+body.embed { padding: .5rem; max-width: none; background: #fff; }
+h1 { font-family: system-ui, sans-serif; color: #14532d; margin: .5rem 0; }
+h2 { font-family: system-ui, sans-serif; font-size: 1.15rem; color: #14532d;
+  border-bottom: 2px solid #d6d3d1; padding-bottom: .15rem; margin-top: 1.4rem; }
+h3 { font-family: system-ui, sans-serif; font-size: 1rem; margin-bottom: .2rem; }
+a { color: #1d4ed8; }
+nav, footer { font-family: system-ui, sans-serif; font-size: .9rem; margin: .75rem 0; }
+.note { color: #4a4a4a; font-style: italic; }
+.cups { border-collapse: collapse; margin: .4rem 0; }
+.cups th { text-align: left; padding: .2rem .6rem .2rem 0; font-family: system-ui, sans-serif;
+  font-weight: 600; }
+.die { display: inline-grid; place-items: center; width: 1.7rem; height: 1.7rem; margin: 1px;
+  border: 2px solid #1b1b1b; border-radius: 6px; font: 700 1rem system-ui, sans-serif;
+  background: #fff; }
+.die.counts { background: #fde68a; border-width: 3px; text-decoration: underline; }
+button { font: inherit; padding: .2rem .6rem; }
+@media print {
+  :root { background: #fff; }
+  body { max-width: none; padding: 0; font-size: 11pt; }
+  nav, footer { display: none; }
+  h2 { break-after: avoid; }
+  section, .cups { break-inside: avoid; }
+  a { color: inherit; text-decoration: none; }
+  .die.counts { background: #ddd; }
+}
+"""
+
+RULES_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title} · dudo rules</title>
+<style>""" + RULES_STYLE.replace("{", "{{").replace("}", "}}") + """</style></head>
+<body class="rules{embed}"><main>{nav}{body}{footer}</main></body></html>
+"""
+
+RULES_ERROR = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>dudo rules</title></head>
+<body><main><h1>Those rules do not exist</h1><p>{error}</p>
+<p><a href="/rules">The classic rules</a></p></main></body></html>
+"""
 
 PLACEHOLDER_PAGE = """<!doctype html>
 <html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">

@@ -1,0 +1,73 @@
+// The practice round: a guided game against easy bots. Tips appear at the moment they
+// matter, driven only by the state the server sent; each is shown once.
+import {escapeHtml} from './app.js';
+import {bidWords, t} from './i18n.js';
+
+const TIPS = [
+  ['welcome', () => true],
+  ['your_dice', (s) => s.game && s.game.dice.length > 0],
+  ['open', (s) => myTurn(s) && !s.game.standing],
+  ['wild', (s) => s.game && s.game.phase === 'bidding' && s.game.wild],
+  ['raise', (s) => myTurn(s) && s.game.standing],
+  ['liar', (s) => s.game && s.game.legal.calls.includes('dudo')],
+  ['calza', (s) => s.game && s.game.legal.calls.includes('calza')],
+  ['odds', (s) => myTurn(s) && s.game.standing],
+  ['reveal', (s) => s.game && s.game.phase !== 'bidding' && s.game.last_reveal],
+  ['palifico', (s) => s.game && s.game.palifico],
+  ['out', (s) => s.game && s.you.seat != null && s.game.dice_counts[s.you.seat] === 0 && s.game.phase !== 'over'],
+  ['over', (s) => s.game && s.game.phase === 'over'],
+];
+
+function myTurn(state) {
+  return state.game && state.game.phase === 'bidding' && state.game.turn === state.you.seat;
+}
+
+export class Practice {
+  constructor(table) {
+    this.table = table;
+    this.key = `dudo.tips.${table.code}`;
+    try { this.seen = new Set(JSON.parse(sessionStorage.getItem(this.key)) || []); } catch { this.seen = new Set(); }
+  }
+
+  current() {
+    const state = this.table.state;
+    if (!state) return null;
+    for (const [name, applies] of TIPS) {
+      if (!this.seen.has(name) && applies(state)) return name;
+    }
+    return null;
+  }
+
+  params() {
+    const game = this.table.state.game;
+    const params = {};
+    if (game && game.standing) params.bid = bidWords(...game.standing);
+    if (game && game.last_reveal) {
+      const [q, f] = game.last_reveal.bid;
+      params.bid = bidWords(q, f);
+      params.count = game.last_reveal.count;
+    }
+    if (game && game.legal.bids.length) params.lowest = bidWords(...game.legal.bids[0]);
+    return params;
+  }
+
+  panel() {
+    const tip = this.current();
+    if (!tip) return '';
+    return `<aside class="tip" id="tip" data-tip="${tip}" aria-labelledby="tip-title">
+      <h2 id="tip-title">${escapeHtml(t(`tip.${tip}.title`))}</h2>
+      <p>${escapeHtml(t(`tip.${tip}`, this.params()))}</p>
+      <button id="tip-ok" class="secondary small">${escapeHtml(t('tip.ok'))}</button>
+    </aside>`;
+  }
+
+  wire(main) {
+    main.querySelector('#tip-ok')?.addEventListener('click', () => {
+      const tip = main.querySelector('#tip').dataset.tip;
+      this.seen.add(tip);
+      sessionStorage.setItem(this.key, JSON.stringify([...this.seen]));
+      this.table.render();
+      main.querySelector('#tip-ok')?.focus();
+    });
+  }
+}

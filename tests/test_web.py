@@ -1,0 +1,322 @@
+"""The browser client in a real browser: Playwright driving Debian's Chromium.
+
+A real server process (tests/serverkit.py) with short bot and reveal delays, so the flow a
+person sees still happens: rooms made and joined by code and by link, whole games to a
+winner, a reload mid-round, the practice round, two screen sizes and an accessibility scan.
+Screenshots go to test-artifacts/ (look at them).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("playwright")
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from serverkit import server_process, sqlite_url
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+TIMINGS = {"DUDO_BOT_DELAY": "0.15", "DUDO_REVEAL_PAUSE": "2.5", "DUDO_SEED_WINDOW": "0.1",
+           "DUDO_GRACE": "30", "DUDO_QUICK_FILL": "0.5"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with server_process(sqlite_url(tmp_path_factory.mktemp("web")), env=TIMINGS) as (base, _):
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (CI does, in .ci/run)")
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        launched.close()
+
+
+def new_page(browser: Browser, width: int = 1280, height: int = 800,
+             locale: str = "en-US") -> Page:
+    context = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
+    page = context.new_page()
+    page.set_default_timeout(8000)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.js_errors = errors  # type: ignore[attr-defined]
+    return page
+
+
+def phase(page: Page) -> str:
+    return str(page.evaluate("document.body.dataset.phase || ''"))
+
+
+def try_click(page: Page, selector: str) -> bool:
+    """Click if the element is there and enabled now (the table redraws as states come)."""
+    try:
+        target = page.locator(selector)
+        if target.count() and target.first.is_visible() and target.first.is_enabled():
+            target.first.click(timeout=1500)
+            return True
+    except PlaywrightTimeout:
+        pass
+    return False
+
+
+def play_turn(page: Page, calls: dict[str, int], want_calza: bool = True,
+              next_round: bool = True) -> None:
+    """One step of a simple player: calza once if offered, else Liar!, else the lowest bid."""
+    for call in ("calza", "dudo"):
+        if call == "calza" and (not want_calza or calls.get("calza")):
+            continue
+        if try_click(page, f"#call-{call}"):
+            try:
+                page.wait_for_selector("#reveal, .centre.over", timeout=4000)
+            except PlaywrightTimeout:
+                return  # the table moved on first (the server said so in a toast)
+            calls[call] = calls.get(call, 0) + 1
+            calls["reveals"] = calls.get("reveals", 0) + 1
+            return
+    if try_click(page, "#bid-go"):
+        calls["bids"] = calls.get("bids", 0) + 1
+        return
+    if next_round:
+        try_click(page, "#next-round")
+
+
+def check_fits(page: Page, name: str) -> None:
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    overflow = page.evaluate("""() => {
+        const width = document.documentElement.clientWidth;
+        const wide = [...document.querySelectorAll('body *')].filter((el) => {
+            const box = el.getBoundingClientRect();
+            return box.width > 0 && (box.right > width + 1 || box.left < -1)
+                && !el.closest('.sr-only, .skip') && getComputedStyle(el).position !== 'fixed';
+        }).map((el) => el.tagName + '.' + el.className);
+        return {scroll: document.documentElement.scrollWidth - width, wide: wide.slice(0, 5)};
+    }""")
+    assert overflow["scroll"] <= 0 and not overflow["wide"], (name, overflow)
+
+
+def axe_check(page: Page, name: str) -> None:
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page)
+    bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
+           for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    assert not bad, (name, bad)
+
+
+def create_room(page: Page, base: str, name: str, seats: int, bots: dict[int, str],
+                options: dict[str, Any] | None = None, preset: str = "perudo") -> str:
+    page.goto(base + "/")
+    page.fill("#name", name)
+    page.select_option("#preset", preset)
+    if options:
+        page.click("#house-rules summary")
+        for option, value in options.items():
+            page.fill(f"#opt-{option}", str(value))
+    page.select_option("#seats", str(seats))
+    for index in range(1, seats):
+        page.select_option(f'[data-seat="{index}"]', bots.get(index, ""))
+    page.click("#create")
+    page.wait_for_url(re.compile(r"/r/[A-Z]{4}$"))
+    page.wait_for_selector(".share-code")
+    return page.inner_text(".share-code").strip()
+
+
+def test_three_players_play_a_whole_game(server: str, browser: Browser) -> None:
+    ana, ben, cho = (new_page(browser) for _ in range(3))
+    code = create_room(ana, server, "Ana", 5, {3: "easy", 4: "easy"}, {"starting_dice": 2})
+    # A bad action: starting with open seats is refused and the server's words are shown.
+    ana.click("#start")
+    expect(ana.locator(".toast")).to_contain_text("every seat needs a player")
+    # Ben joins by code on the home page, Cho by the link.
+    ben.goto(server + "/")
+    ben.fill("#name", "Ben")
+    ben.fill("#join-code", code.lower())
+    ben.click("#join")
+    ben.wait_for_url(f"**/r/{code}")
+    cho.goto(f"{server}/r/{code}")
+    cho.fill("#name", "Cho")
+    cho.click("#take-seat")
+    expect(ana.locator(".seat-list")).to_contain_text("Cho")
+    expect(ana.locator(".seat-list")).to_contain_text("Ben")
+    ana.click("#start")
+    for page in (ana, ben, cho):
+        page.wait_for_selector(".felt")
+    # A reaction everyone sees.
+    ben.click("#emote-0")
+    expect(cho.locator('.seat[data-seat="1"] .bubble')).to_have_text("👍")
+    ana.wait_for_selector(".my-dice")
+    ana.screenshot(path=str(ARTIFACTS / "game-desktop.png"), full_page=True)
+    calls: dict[str, int] = {}
+    deadline = time.monotonic() + 120
+    while not all(phase(page) == "over" for page in (ana, ben, cho)):
+        assert time.monotonic() < deadline, calls
+        for page in (ana, ben, cho):
+            play_turn(page, calls)
+    assert calls.get("calza") == 1 and calls.get("reveals", 0) >= 2, calls
+    for page in (ana, ben, cho):
+        expect(page.locator(".centre.over")).to_contain_text("wins")
+        expect(page.locator("#rematch")).to_be_visible()
+        assert not page.js_errors  # type: ignore[attr-defined]
+    ana.screenshot(path=str(ARTIFACTS / "game-over.png"), full_page=True)
+    # A spectator arriving now sees the table, without seat or actions.
+    watcher = new_page(browser)
+    watcher.goto(f"{server}/r/{code}")
+    watcher.click("#watch")
+    expect(watcher.locator(".badge", has_text="Watching")).to_be_visible()
+    expect(watcher.locator(".centre.over")).to_contain_text("wins")
+    assert watcher.locator("#rematch").count() == 0
+    for page in (ana, ben, cho, watcher):
+        page.context.close()
+
+
+def test_reload_keeps_seat_and_dice_and_only_legal_bids(server: str, browser: Browser) -> None:
+    page = new_page(browser)
+    create_room(page, server, "Dee", 3, {1: "easy", 2: "easy"}, preset="tavern")
+    page.click("#start")
+    # Wait for a turn of ours that has a standing bid (bots move in 0.15 s).
+    deadline = time.monotonic() + 60
+    while True:
+        assert time.monotonic() < deadline
+        page.wait_for_selector("#bid-go, #call-dudo", timeout=20000)
+        if page.locator("#standing").count() and page.locator("#bid-go").count():
+            break
+        try_click(page, "#bid-go") or try_click(page, "#next-round")
+    # Only legal raises can be entered: tavern has no bids on ones, the lowest quantity
+    # cannot be lowered, and faces that do not beat the standing bid are disabled.
+    game = page.evaluate("JSON.parse(document.body.dataset.legal)")
+    expect(page.locator("#face-1")).to_be_disabled()
+    while page.locator("#q-down").is_enabled():
+        page.click("#q-down")
+    expect(page.locator("#q-down")).to_be_disabled()
+    lowest = game["bids"][0]
+    assert page.inner_text("#q-value") == str(lowest[0])
+    for face in range(1, 7):
+        button = page.locator(f"#face-{face}")
+        assert button.is_enabled() == ([lowest[0], face] in game["bids"]), face
+    dice = page.get_attribute(".my-dice", "data-dice")
+    seat = page.get_attribute(".seat.me", "data-seat")
+    assert dice
+    page.reload()
+    page.wait_for_selector(".my-dice")
+    assert page.get_attribute(".my-dice", "data-dice") == dice
+    assert page.get_attribute(".seat.me", "data-seat") == seat
+    # A dropped connection comes back by itself, to the same seat.
+    page.evaluate("window.dudo.view.socket.close()")
+    page.wait_for_function("window.dudo.view.socket.readyState === WebSocket.OPEN"
+                           " && !document.querySelector('.badge.warn')")
+    assert page.get_attribute(".my-dice", "data-dice") == dice
+    expect(page.locator("#bid-go")).to_be_visible()
+    page.keyboard.press("b")  # keyboard play: B bids the chosen raise
+    # Screen readers hear it (the live region), even if a bot calls at once.
+    expect(page.locator("#live")).to_contain_text("Dee bids")
+    page.context.close()
+
+
+def test_practice_round_from_start_to_end(server: str, browser: Browser) -> None:
+    page = new_page(browser, 360, 740)
+    page.goto(server + "/")
+    page.fill("#name", "Newcomer")
+    page.click("#practice")
+    page.wait_for_selector("#tip")
+    seen: set[str] = set()
+    calls: dict[str, int] = {}
+    deadline = time.monotonic() + 90
+    while phase(page) != "over" or page.locator('#tip[data-tip="over"]').count() == 0:
+        assert time.monotonic() < deadline, (seen, calls)
+        tip = page.locator("#tip")
+        if tip.count():
+            name = tip.get_attribute("data-tip")
+            if name and name not in seen:
+                seen.add(name)
+                if name in ("raise", "reveal"):
+                    page.screenshot(path=str(ARTIFACTS / f"practice-{name}.png"), full_page=True)
+            if name != "over":
+                try_click(page, "#tip-ok")
+                continue
+        play_turn(page, calls, want_calza=False, next_round="reveal" in seen)
+    expect(page.locator("#tip")).to_contain_text("Practice done")
+    assert {"welcome", "your_dice", "reveal", "liar"} <= seen, seen
+    assert seen & {"open", "raise"}, seen
+    check_fits(page, "practice-over-360")
+    axe_check(page, "game over")
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
+def test_layout_and_accessibility(server: str, browser: Browser) -> None:
+    for width, height in ((360, 740), (1280, 800)):
+        page = new_page(browser, width, height)
+        page.goto(server + "/")
+        page.wait_for_selector("#create")
+        check_fits(page, f"home-{width}")
+        if width == 360:
+            axe_check(page, "home")
+        code = create_room(page, server, "Eve", 6, {i: "easy" for i in range(1, 5)})
+        check_fits(page, f"lobby-{width}")
+        if width == 360:
+            guest = page.context.browser.new_page(viewport={"width": 360, "height": 740})
+            guest.goto(f"{server}/r/{code}")
+            guest.wait_for_selector("#take-seat")
+            check_fits(guest, "join-360")
+            axe_check(guest, "join")
+            guest.close()
+        page.click("#fill-bots")
+        expect(page.locator(".seat-list em")).to_have_count(0)
+        if width == 360:
+            axe_check(page, "lobby")
+        page.click("#start")
+        page.wait_for_selector("#standing, #bid-go")
+        page.wait_for_selector(".my-dice")
+        check_fits(page, f"table-{width}")
+        if width == 360:
+            axe_check(page, "table")
+        page.goto(server + "/rules?preset=dudo&starting_dice=3")
+        check_fits(page, f"rules-{width}")
+        if width == 360:
+            axe_check(page, "rules")
+        page.context.close()
+
+
+def test_languages_follow_the_browser(server: str, browser: Browser) -> None:
+    page = new_page(browser, locale="de-DE")
+    page.goto(server + "/")
+    expect(page.locator("#quick")).to_have_text("Schnelles Spiel")
+    page.select_option("#lang-select", "es")
+    expect(page.locator("#quick")).to_have_text("Partida rápida")
+    page.reload()
+    expect(page.locator("#quick")).to_have_text("Partida rápida")
+    page.select_option("#lang-select", "de")
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.fill("#name", "Zoë")
+    page.click("#practice")
+    page.wait_for_selector("#tip")
+    expect(page.locator("#tip h2")).to_have_text("Willkommen bei Liar's Dice")
+    page.click("#tip-ok")
+    page.wait_for_selector(".my-dice")
+    check_fits(page, "table-de-360")
+    page.context.close()
+
+
+def test_quick_game_fills_with_bots_and_starts(server: str, browser: Browser) -> None:
+    page = new_page(browser, 360, 740)
+    page.goto(server + "/")
+    page.fill("#name", "Quick")
+    page.click("#quick")
+    page.wait_for_selector(".felt", timeout=15000)
+    expect(page.locator(".seat.me")).to_contain_text("Quick")
+    page.context.close()
