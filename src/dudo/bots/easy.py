@@ -21,6 +21,9 @@ class EasyBot(SeededBot):
         Persona("Grandpa Tito", "easy", "Bids what he holds, and tells you with a wink."),
         Persona("Lucy", "easy", "New to the table and a bit too trusting."),
         Persona("Pablo", "easy", "Loves his own dice; suspicious of yours."),
+        Persona("Nina", "easy", "Plays for the fun of the reveal."),
+        Persona("Uncle Bo", "easy", "Never met a six he did not like."),
+        Persona("Rosa", "easy", "Calls liar when she gets nervous."),
     )
 
     def act(self, view: SeatView) -> Action | None:

@@ -134,6 +134,9 @@ class HardBot(SeededBot):
         Persona("La Condesa", "hard", "Remembers every bid you made, and why you made it."),
         Persona("Viktor", "hard", "Cold, patient and impossible to read."),
         Persona("Dr. Okafor", "hard", "Plays the odds, then plays you."),
+        Persona("El Capitán", "hard", "Sailed the Andes ports; lost only to the sea."),
+        Persona("Mei", "hard", "Reads every raise like a confession."),
+        Persona("The Professor", "hard", "Has a table of probabilities and a poker face."),
     )
 
     def act(self, view: SeatView) -> Action | None:

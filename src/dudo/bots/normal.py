@@ -30,6 +30,9 @@ class NormalBot(SeededBot):
         Persona("Marisol", "normal", "Counts the odds and sticks to them."),
         Persona("Henrik", "normal", "Steady, patient, bluffs when you least expect it."),
         Persona("Ana", "normal", "Quick to call a bid that is too proud."),
+        Persona("Tomás", "normal", "Knows a third of the unseen dice are his friends."),
+        Persona("Ingrid", "normal", "Never bids what she cannot count."),
+        Persona("Kofi", "normal", "Reliable, careful, and hard to rattle."),
     )
 
     def act(self, view: SeatView) -> Action | None:

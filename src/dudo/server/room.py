@@ -32,7 +32,7 @@ from typing import Any
 
 from dudo.bids import Bid
 from dudo.bots.base import Bot
-from dudo.bots.registry import make_bot
+from dudo.bots.registry import LEVELS, make_bot
 from dudo.bots.table import out_of_turn_seats
 from dudo.dice import Cups
 from dudo.fairness import FairnessError, check_seat_seed, commitment, derive_dice
@@ -373,10 +373,17 @@ class Room:
             replies.popitem(last=False)
 
     def _bot_name(self, seat: Seat) -> str:
+        """A persona's name no other seat at the table uses."""
         taken = {other.name for other in self.seats if other is not seat}
-        bot = make_bot(seat.level, seed=len(taken) * 7 + self.seats.index(seat))
-        name = bot.name
-        return name if name not in taken else f"{name} {self.seats.index(seat) + 1}"
+        index = self.seats.index(seat)
+        personas = list(getattr(LEVELS[seat.level], "personas", ()))
+        if not personas:
+            return f"Bot {index + 1}"
+        for shift in range(len(personas)):
+            name: str = personas[(index + shift) % len(personas)].name
+            if name not in taken:
+                return name
+        return f"{personas[index % len(personas)].name} {index + 1}"
 
     # -- the actor loop -------------------------------------------------------------------
 
