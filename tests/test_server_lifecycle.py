@@ -34,3 +34,41 @@ def test_idle_rooms_are_closed_and_not_recovered() -> None:
         await restarted.close()
 
     asyncio.run(scenario())
+
+
+def test_answers_to_start_and_next_round_survive_a_restart() -> None:
+    """A client that retries ``start`` after a crash gets the original ack, not not_now."""
+    from dudo.server.protocol import parse_client_message
+    from dudo.server.room import Connection
+
+    async def scenario() -> None:
+        store = MemoryStore()
+        lobby = Lobby(store, fast_config(seed_window=3600))
+        joined = await lobby.create("Ana", rules=Rules.preset("tavern"), seats=2,
+                                    bots=[None, "easy"], timer=0, public=False)
+        room = lobby.rooms[joined["code"]]
+        sent: list[str] = []
+
+        async def collect(text: str) -> None:
+            sent.append(text)
+
+        connection = Connection(collect, 0)
+        writer = asyncio.create_task(connection.write_forever())
+        await room.inbox.put(("connect", connection))
+        await room.inbox.put(("message", connection,
+                              parse_client_message('{"type":"start","id":"go"}')))
+        await room.inbox.put(("message", connection,
+                              parse_client_message('{"type":"next_round","id":"roll"}')))
+        await room.call("summary")
+        first = dict(room.seats[0].replies)
+        assert first["go"]["type"] == "ack" and first["roll"]["type"] == "ack"
+        writer.cancel()
+        await lobby.close()
+        restarted = Lobby(store, fast_config(seed_window=3600))
+        await restarted.recover()
+        again = restarted.rooms[joined["code"]].seats[0].replies
+        assert again["go"] == first["go"]
+        assert again["roll"] == first["roll"]
+        await restarted.close()
+
+    asyncio.run(scenario())

@@ -273,7 +273,14 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
                 await websocket.close(code=4401)
                 return
         connection = Connection(websocket.send_text, seat)
-        writer = asyncio.create_task(connection.write_forever())
+
+        async def write_then_close() -> None:
+            # The writer ends when the client falls too far behind: drop the socket then.
+            await connection.write_forever()
+            with contextlib.suppress(Exception):
+                await websocket.close(code=1008)
+
+        writer = asyncio.create_task(write_then_close())
         bucket = TokenBucket(settings.message_rate, settings.message_burst)
         metrics.sockets += 1
         await room.inbox.put(("connect", connection))

@@ -255,8 +255,15 @@ class Room:
 
     # -- the log --------------------------------------------------------------------------
 
-    async def _commit(self, kind: str, data: dict[str, Any]) -> list[Event]:
-        """Store an entry, then apply it: nobody hears of a change that is not stored."""
+    async def _commit(self, kind: str, data: dict[str, Any],
+                      ack: tuple[int, str] | None = None) -> list[Event]:
+        """Store an entry, then apply it: nobody hears of a change that is not stored.
+
+        ``ack`` (seat, message id) is logged with the entry, so the answer to that message
+        is remembered even after a restart (exactly once).
+        """
+        if ack is not None:
+            data = {**data, "ack": list(ack)}
         entry = LogEntry(self.seq, self.clock(), kind, data)
         await self.store.append(self.code, [entry])
         return self._apply(entry)
@@ -266,6 +273,9 @@ class Room:
         self.version += 1
         handler = getattr(self, f"_apply_{entry.kind}")
         events: list[Event] = handler(entry.at, entry.data)
+        if "ack" in entry.data:
+            seat, action_id = entry.data["ack"]
+            self._remember(seat, action_id, p.ack_message(action_id, self.version))
         return events
 
     def _apply_created(self, at: float, data: dict[str, Any]) -> list[Event]:
@@ -532,7 +542,8 @@ class Room:
             connection.send(reply)
             return
         if acknowledged and action_id is not None:
-            reply = p.ack_message(action_id, self.version)
+            reply = self.seats[seat].replies.get(action_id) or p.ack_message(action_id,
+                                                                              self.version)
             self._remember(seat, action_id, reply)
             connection.send(reply)
 
@@ -565,7 +576,7 @@ class Room:
         if isinstance(message, p.NextRoundMessage):
             if self.game is None or self.game.phase is not Phase.ROLL or self.status != "playing":
                 raise RoomError("not_now", "there is no round waiting to be rolled")
-            await self._roll()
+            await self._roll(ack=(seat, message.id))
             return True
         if isinstance(message, p.StartMessage):
             self._require_host(seat, "start the game")
@@ -574,18 +585,18 @@ class Room:
             if any(s.kind == "open" for s in self.seats):
                 raise RoomError("not_ready", "every seat needs a player or a bot: fill the "
                                              "open seats with bots or wait for friends")
-            await self._start_game()
+            await self._start_game(ack=(seat, message.id))
             return True
         if isinstance(message, p.RematchMessage):
             if self.status != "over":
                 raise RoomError("not_now", "a rematch is for after the game")
-            await self._start_game(rematch=True)
+            await self._start_game(rematch=True, ack=(seat, message.id))
             return True
         if isinstance(message, p.ConfigureMessage):
             self._require_host(seat, "change the room")
             if self.status != "lobby":
                 raise RoomError("not_now", "house rules can change only before the start")
-            await self._configure(message)
+            await self._configure(message, ack=(seat, message.id))
             return True
         raise RoomError("unknown_type", f"{type(message).__name__} is not handled")
 
@@ -593,7 +604,8 @@ class Room:
         if seat != 0:
             raise RoomError("not_host", f"only the host may {what}")
 
-    async def _configure(self, message: p.ConfigureMessage) -> None:
+    async def _configure(self, message: p.ConfigureMessage,
+                         ack: tuple[int, str] | None = None) -> None:
         data: dict[str, Any] = {}
         if message.rules is not None:
             try:
@@ -615,7 +627,7 @@ class Room:
                     raise RoomError("bad_seats", f"seat {index} belongs to a player")
             data["seats"] = [None if s is None else s.model_dump() for s in message.seats]
         if data:
-            await self._commit("configured", data)
+            await self._commit("configured", data, ack)
             self._broadcast([])
 
     # -- playing ----------------------------------------------------------------------------
@@ -642,17 +654,18 @@ class Room:
         if any(isinstance(event, GameOver) for event in events):
             await self._save_game()
 
-    async def _roll(self) -> None:
+    async def _roll(self, ack: tuple[int, str] | None = None) -> None:
         game, fair = self.game, self.fair
         assert game is not None and fair is not None
         seeds = []
         for seat in self.seats:
             seeds.append(seat.seed or self.entropy(16))
             seat.seed = None
-        await self._commit("rolled", {"seat_seeds": seeds})
+        await self._commit("rolled", {"seat_seeds": seeds}, ack)
         self._broadcast([])
 
-    async def _start_game(self, rematch: bool = False) -> None:
+    async def _start_game(self, rematch: bool = False,
+                          ack: tuple[int, str] | None = None) -> None:
         seed = self.entropy(32)
         how = self.rules.first_opener
         players = len(self.seats)
@@ -664,7 +677,7 @@ class Room:
             opener = int(self.entropy(8), 16) % players
         await self._commit("rematch" if rematch else "started", {
             "game": self.game_number + 1, "game_id": self.entropy(16),
-            "first_opener": opener, "server_seed": seed, "commitment": commitment(seed)})
+            "first_opener": opener, "server_seed": seed, "commitment": commitment(seed)}, ack)
         self._broadcast([])
 
     async def _save_game(self) -> None:
