@@ -30,6 +30,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from dudo.bids import Bid
 from dudo.bots.base import Bot
 from dudo.bots.registry import LEVELS, make_bot
@@ -125,7 +127,7 @@ class Connection:
             self.closed = True  # too slow to keep up: the writer ends and the socket closes
             self.queue.put_nowait(None)
             return
-        text = message if isinstance(message, str) else json.dumps(message, ensure_ascii=False)
+        text = message if isinstance(message, str) else _dumps(message)
         self.queue.put_nowait(text)
 
     async def write_forever(self) -> None:
@@ -861,7 +863,8 @@ _YOU_HOST = '{"seat":0,"role":"player","host":true}'
 
 
 def _dumps(data: Any) -> str:
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    """Compact JSON text; orjson because encoding states is the server's hottest path."""
+    return orjson.dumps(data).decode()
 
 
 def action_to_json(action: Action) -> dict[str, Any]:
