@@ -18,6 +18,16 @@ Cups = tuple[tuple[int, ...], ...]
 """Every seat's dice for one round, ``()`` for a seat that is out."""
 
 
+def deal(dice: Sequence[int], dice_counts: Sequence[int]) -> Cups:
+    """Cut a row of dice into cups, seat by seat, in seat order."""
+    cups = []
+    start = 0
+    for count in dice_counts:
+        cups.append(tuple(dice[start:start + count]))
+        start += count
+    return tuple(cups)
+
+
 class DiceSource(Protocol):
     """Rolls the cups of a round and draws lots (for a random first opener)."""
 
@@ -41,13 +51,7 @@ class RandomDice:
     def roll(self, dice_counts: Sequence[int], round_number: int) -> Cups:
         # One draw for the whole table, then cut into cups: a round's roll is on the hot
         # path of every simulation.
-        dice = self._generator.choices(FACES, k=sum(dice_counts))
-        cups = []
-        start = 0
-        for count in dice_counts:
-            cups.append(tuple(dice[start:start + count]))
-            start += count
-        return tuple(cups)
+        return deal(self._generator.choices(FACES, k=sum(dice_counts)), dice_counts)
 
     def draw(self, seats: Sequence[int]) -> int:
         return self._generator.choice(seats)

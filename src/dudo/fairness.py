@@ -25,6 +25,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from dudo.dice import Cups, deal
+
 DOMAIN = "dudo-dice-v1"
 _HEX = re.compile(r"[0-9a-fA-F]+")
 SEED_BYTES = 32
@@ -50,7 +52,7 @@ def check_seat_seed(seed: str) -> str:
 
 
 def derive_dice(server_seed: str, seat_seeds: Sequence[str], round_number: int,
-                dice_counts: Sequence[int]) -> tuple[tuple[int, ...], ...]:
+                dice_counts: Sequence[int]) -> Cups:
     """Every seat's dice for a round, from the server seed and all seats' seeds."""
     if len(seat_seeds) != len(dice_counts):
         raise FairnessError(f"{len(seat_seeds)} seat seeds for {len(dice_counts)} seats")
@@ -63,12 +65,7 @@ def derive_dice(server_seed: str, seat_seeds: Sequence[str], round_number: int,
         digest = hmac.new(key, f"{prefix}|{block}".encode(), hashlib.sha256).digest()
         dice.extend(byte % 6 + 1 for byte in digest if byte < 252)
         block += 1
-    cups = []
-    start = 0
-    for count in dice_counts:
-        cups.append(tuple(dice[start:start + count]))
-        start += count
-    return tuple(cups)
+    return deal(dice, dice_counts)
 
 
 def verify_round(server_seed: str, expected_commitment: str, seat_seeds: Sequence[str],
