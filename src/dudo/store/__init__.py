@@ -12,6 +12,19 @@ statistics and ``dudo verify``.
 
 from __future__ import annotations
 
-from dudo.store.base import LogEntry, Store, StoreError, open_store
+from dudo.store.base import LogEntry, MemoryStore, Store, StoreError
 
-__all__ = ["LogEntry", "Store", "StoreError", "open_store"]
+
+def open_store(url: str) -> Store:
+    """A store for ``url``: ``memory://``, ``sqlite:///path.db`` or ``postgresql://...``."""
+    if url.startswith("memory:"):
+        return MemoryStore()
+    if url.startswith(("sqlite", "postgres")):
+        from dudo.store.sql import SqlStore
+
+        return SqlStore(url)
+    raise StoreError(f"unknown database URL {url!r}: use sqlite:///FILE, postgresql://... "
+                     "or memory://")
+
+
+__all__ = ["LogEntry", "MemoryStore", "Store", "StoreError", "open_store"]

@@ -99,15 +99,3 @@ class MemoryStore:
 
     async def load_game(self, game_id: str) -> dict[str, Any] | None:
         return self.games.get(game_id)
-
-
-def open_store(url: str) -> Store:
-    """A store for ``url``: ``memory://``, ``sqlite:///path.db`` or ``postgresql://...``."""
-    if url.startswith("memory:"):
-        return MemoryStore()
-    if url.startswith(("sqlite", "postgres")):
-        from dudo.store.sql import SqlStore
-
-        return SqlStore(url)
-    raise StoreError(f"unknown database URL {url!r}: use sqlite:///FILE, postgresql://... "
-                     "or memory://")
