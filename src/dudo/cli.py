@@ -219,11 +219,10 @@ def serve(
     log_level: Annotated[str, typer.Option(help="debug, info, warning or error.")] = "info",
 ) -> None:
     """Run the game server (rooms, bots, fair dice) and print its address."""
-    import logging
-
     import uvicorn
 
     from dudo.server.app import ServerSettings, create_app
+    from dudo.server.logs import configure as configure_logs
     from dudo.store import StoreError, open_store
 
     try:
@@ -233,7 +232,7 @@ def serve(
     level = log_level.upper()
     if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
         _fail(f"--log-level must be debug, info, warning or error, not {log_level!r}")
-    logging.basicConfig(level=level, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    configure_logs(level)
     settings = ServerSettings.from_env(database)
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
     typer.echo(f"dudo {__version__}: open http://{shown}:{port}/ (database {database})")
@@ -241,6 +240,7 @@ def serve(
     # per-message compression: state messages are small and compressing them cost more
     # server time and memory than it saved (docs/benchmarks.md).
     uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level.lower(),
+                log_config=None,
                 access_log=False, ws_max_size=16 * 1024, ws_ping_interval=20,
                 ws_ping_timeout=20, ws_per_message_deflate=False)
 

@@ -28,6 +28,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from dudo import __version__
 from dudo.rules import Rules, RulesError
 from dudo.server.lobby import Lobby
+from dudo.server.logs import log_event
 from dudo.server.pages import page_routes
 from dudo.server.protocol import (
     MAX_MESSAGE_BYTES,
@@ -135,8 +136,8 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         lobby = (lobby_factory or Lobby)(chosen, settings.room)
         recovered = await lobby.recover()
         state["lobby"], state["store"] = lobby, chosen
-        log.info(json.dumps({"event": "started", "database": settings.database.split("@")[-1],
-                             "rooms_recovered": recovered}))
+        log_event(log, "server_started", database=settings.database.split("@")[-1],
+                  rooms_recovered=recovered)
         # Long-lived objects of start-up need no more scanning by the collector; full
         # collections otherwise pause the event loop in proportion to live sockets.
         gc.collect()

@@ -8,6 +8,7 @@ address, so codes cannot be walked.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable
@@ -16,8 +17,11 @@ from typing import Any
 from dudo.dice import Cups
 from dudo.fairness import derive_dice
 from dudo.rules import Rules
+from dudo.server.logs import log_event
 from dudo.server.room import MAX_SEATS, MIN_SEATS, Room, RoomConfig, RoomError, system_entropy
 from dudo.store import Store
+
+log = logging.getLogger("dudo.lobby")
 
 CODE_ALPHABET = "ACDEFGHJKLMNPQRTUVWXY"
 CODE_LENGTH = 4
@@ -84,6 +88,7 @@ class Lobby:
                 await self.store.close_room(code)
                 del self.rooms[code]
                 closed.append(code)
+                log_event(log, "room_closed", room=code, status=room.status)
         return closed
 
     async def sweep_forever(self, every: float = 60.0) -> None:
@@ -135,6 +140,8 @@ class Lobby:
             if room is not None:
                 self.rooms[code] = room
                 room.start_task()
+                log_event(log, "room_created", room=code, seats=seats, public=public,
+                          quick=quick, rules=rules.to_overrides())
                 joined: dict[str, Any] = await room.call("join", name)
                 return joined
         raise RoomError("server_full", "could not find a free room code")

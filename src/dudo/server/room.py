@@ -52,6 +52,7 @@ from dudo.game import (
 )
 from dudo.rules import Rules, RulesError
 from dudo.server import protocol as p
+from dudo.server.logs import log_event
 from dudo.store import LogEntry, Store
 from dudo.view import view
 
@@ -420,7 +421,9 @@ class Room:
             except asyncio.CancelledError:
                 raise
             except Exception:  # a bug must not take the room down with it
-                log.exception("room %s: error while handling %r", self.code, command)
+                kind = str(command[0]) if command else "timer"
+                log.exception("room error", extra={"fields": {
+                    "event": "room_error", "room": self.code, "command": kind}})
                 if command is not None and isinstance(command[-1], asyncio.Future):
                     future = command[-1]
                     if not future.done():
@@ -655,6 +658,9 @@ class Room:
         self._broadcast(events)
         if any(isinstance(event, GameOver) for event in events):
             await self._save_game()
+            log_event(log, "game_over", room=self.code, game_id=self.game_id,
+                      rounds=self.game.round_number if self.game else None,
+                      winners=list(self.game.winners) if self.game else [])
 
     async def _roll(self, ack: tuple[int, str] | None = None) -> None:
         game, fair = self.game, self.fair
@@ -677,6 +683,8 @@ class Room:
             opener = 0 if self.first_opener is None else (self.first_opener + 1) % players
         else:
             opener = int(self.entropy(8), 16) % players
+        log_event(log, "game_started", room=self.code, game=self.game_number + 1,
+                  seats=[seat.kind for seat in self.seats], rules=self.rules.to_overrides())
         await self._commit("rematch" if rematch else "started", {
             "game": self.game_number + 1, "game_id": self.entropy(16),
             "first_opener": opener, "server_seed": seed, "commitment": commitment(seed)}, ack)
