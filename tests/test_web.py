@@ -195,7 +195,12 @@ def test_reload_keeps_seat_and_dice_and_only_legal_bids(server: str, browser: Br
         page.wait_for_selector("#bid-go, #call-dudo", timeout=20000)
         if page.locator("#standing").count() and page.locator("#bid-go").count():
             break
-        try_click(page, "#bid-go") or try_click(page, "#next-round")
+        version = page.evaluate("document.body.dataset.version")
+        if try_click(page, "#bid-go") or try_click(page, "#next-round"):
+            # Look again only once the server has answered: until then the page still
+            # shows the turn we just played.
+            page.wait_for_function(f"document.body.dataset.version !== '{version}'",
+                                   timeout=20000)
     # Only legal raises can be entered: tavern has no bids on ones, the lowest quantity
     # cannot be lowered, and faces that do not beat the standing bid are disabled.
     game = page.evaluate("JSON.parse(document.body.dataset.legal)")

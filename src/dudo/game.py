@@ -144,9 +144,10 @@ class Revealed:
     wild: bool
     loser: int | None
     change: int
+    bids: tuple[tuple[int, Bid], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        """The scenario form (without the cups, which the scenario already lists)."""
+        """The scenario form (without the cups and bids, which the scenario already lists)."""
         data: dict[str, Any] = {
             "event": "reveal", "call": self.call.value, "caller": self.caller,
             "bidder": self.bidder, "bid": [self.bid.quantity, self.bid.face],
@@ -566,7 +567,7 @@ class Game:
         reveal = Revealed(
             call, caller, self.bidder, bid, count, outcome, tuple(counts),
             tuple(self.points) if rules.format == "points" else None,
-            self.cups, self.wild, loser, change,
+            self.cups, self.wild, loser, change, tuple(self.bids),
         )
         self.last_reveal = reveal
         events: list[Event] = [reveal]

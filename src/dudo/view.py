@@ -61,7 +61,8 @@ class SeatView:
                 reveal["count"], reveal["outcome"], tuple(reveal["dice_counts"]),
                 tuple(reveal["points"]) if reveal.get("points") is not None else None,
                 tuple(tuple(cup) for cup in reveal["cups"]), reveal["wild"], reveal["loser"],
-                reveal["change"])
+                reveal["change"],
+                tuple((seat, Bid(q, f)) for seat, (q, f) in reveal.get("bids", [])))
         standing = data["standing"]
         return cls(
             rules=rules, seat=data["seat"], players=data["players"], phase=data["phase"],
@@ -129,5 +130,6 @@ def _reveal_json(reveal: Revealed) -> dict[str, Any]:
     data = reveal.to_json()
     del data["event"]
     data.update(loser=reveal.loser, change=reveal.change, wild=reveal.wild,
-                cups=[list(cup) for cup in reveal.cups])
+                cups=[list(cup) for cup in reveal.cups],
+                bids=[[seat, [bid.quantity, bid.face]] for seat, bid in reveal.bids])
     return data

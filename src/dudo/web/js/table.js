@@ -2,7 +2,7 @@
 // Nothing here decides a rule: the legal bids and calls come from the server's view.
 import {announce, api, escapeHtml, memory, randomHex, toast} from './app.js';
 import {die} from './dice.js';
-import {bidWords, t} from './i18n.js';
+import {bidWords, lang, t} from './i18n.js';
 import {bidOdds} from './odds.js';
 import {Practice} from './practice.js';
 
@@ -234,6 +234,7 @@ class Table {
     document.getElementById('rules-link').href = rulesHref(room.rules);
     document.body.dataset.status = room.status;
     document.body.dataset.phase = game ? game.phase : 'lobby';
+    document.body.dataset.version = String(this.state.version);
     document.body.dataset.legal = JSON.stringify(this.legal());
     const parts = [this.head()];
     if (room.status === 'lobby') parts.push(this.lobbyPanel());
@@ -477,10 +478,16 @@ class Table {
 
   history() {
     const {game} = this.state;
-    if (!game || !game.bids.length) return '';
-    const items = game.bids.slice().reverse().map(([seat, [q, f]]) =>
+    if (!game) return '';
+    // Between rounds the view's bids are the next round's (none yet): show the round
+    // that was just called, which the reveal carries.
+    const revealed = game.phase !== 'bidding' && game.last_reveal;
+    const bids = revealed ? (game.last_reveal.bids || []) : game.bids;
+    if (!bids.length) return '';
+    const round = revealed ? game.round - (game.phase === 'over' ? 0 : 1) : game.round;
+    const items = bids.slice().reverse().map(([seat, [q, f]]) =>
       `<li><span class="who">${escapeHtml(this.name(seat))}</span> <span class="what">${q} × ${die(f, {size: 18})}</span> <span class="sr-only">${escapeHtml(bidWords(q, f))}</span></li>`).join('');
-    return `<section class="history"><h2>${escapeHtml(t('table.history', {n: game.round}))}</h2><ol reversed>${items}</ol></section>`;
+    return `<section class="history"><h2>${escapeHtml(t('table.history', {n: round}))}</h2><ol reversed>${items}</ol></section>`;
   }
 
   emoteBar() {
@@ -572,5 +579,6 @@ class Table {
 export function rulesHref(rules) {
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(rules.overrides || rules)) query.set(key, String(value));
+  query.set('lang', lang);
   return `/rules?${query}`;
 }
