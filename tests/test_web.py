@@ -314,6 +314,14 @@ def test_languages_follow_the_browser(server: str, browser: Browser) -> None:
     page.click("#tip-ok")
     page.wait_for_selector(".my-dice")
     check_fits(page, "table-de-360")
+    # The rules sheet follows the browser's language too, and switches on request.
+    page.goto(server + "/rules?preset=dudo&starting_dice=3")
+    expect(page.locator("html")).to_have_attribute("lang", "de")
+    expect(page.locator("h2").first).to_have_text("Das Spiel")
+    check_fits(page, "rules-de-360")
+    page.click("a[hreflang=es]")
+    expect(page.locator("html")).to_have_attribute("lang", "es")
+    expect(page.locator("h2").first).to_have_text("El juego")
     page.context.close()
 
 

@@ -11,7 +11,7 @@ import typer
 
 from dudo import __version__
 from dudo.rules import DEFAULT_PRESET, PRESETS, Rules, RulesError, parse_override
-from dudo.rules_text import rules_sheet
+from dudo.rules_text import LANGUAGES, rules_sheet
 from dudo.scenario import ScenarioError, format_output, load_scenario, run_scenario
 
 app = typer.Typer(
@@ -97,13 +97,18 @@ def rules(
         help=f"One of: {', '.join(PRESETS)}.")] = DEFAULT_PRESET,
     settings: SetOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the options as JSON.")] = False,
+    lang: Annotated[str, typer.Option(
+        "--lang", "-l", metavar="LANG",
+        help=f"Language of the sheet: {', '.join(LANGUAGES)}.")] = "en",
 ) -> None:
     """Print the rules of a preset (with house rules on top) in plain words."""
+    if lang.lower() not in LANGUAGES:
+        _fail(f"unknown language {lang!r} for --lang; choose one of {', '.join(LANGUAGES)}")
     chosen = build_rules(preset, settings)
     if as_json:
         typer.echo(json.dumps(chosen.to_json(), indent=2))
     else:
-        typer.echo(rules_sheet(chosen))
+        typer.echo(rules_sheet(chosen, lang.lower()))
 
 
 @app.command()

@@ -3,209 +3,189 @@
 Every combination of house rules gets its own readable sheet, so a table never argues
 about what its settings mean: ``dudo rules``, the server's rules page and the printed sheet
 all come from :func:`rules_sections`.
+
+Every word comes from the locale files shipped in ``dudo/locales/rules.<lang>.json``
+(English, German and Spanish, all with the same keys): templates with ``{named}``
+placeholders, and a ``.one``/``.other`` pair wherever a number changes the wording.
 """
 
 from __future__ import annotations
 
-from dudo.rules import Rules
+import json
+from functools import cache
+from importlib import resources
 
-PRESET_TITLES = {
-    "perudo": "Perudo (classic)",
-    "dudo": "Dudo (the printable rules sheet)",
-    "tavern": "Tavern (simple online rules)",
-    "ones-lock": "Ones lock",
-    "no-wilds": "No wilds (for beginners)",
-}
+from dudo.rules import PRESETS, Rules
+
+LANGUAGES = ("en", "de", "es")
+DEFAULT_LANGUAGE = "en"
 
 
-def title(rules: Rules) -> str:
+@cache
+def strings(lang: str = DEFAULT_LANGUAGE) -> dict[str, str]:
+    """The rules-sheet strings of one language (raises ValueError for an unknown one)."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"unknown language {lang!r}; choose one of {', '.join(LANGUAGES)}")
+    source = resources.files("dudo").joinpath("locales", f"rules.{lang}.json")
+    loaded = json.loads(source.read_text(encoding="utf-8"))
+    if not isinstance(loaded, dict):
+        raise ValueError(f"rules.{lang}.json is not an object")
+    return {str(key): str(value) for key, value in loaded.items()}
+
+
+def text(lang: str, key: str, **params: object) -> str:
+    """The template ``key`` in ``lang`` with its ``{placeholders}`` filled in."""
+    return strings(lang)[key].format(**params)
+
+
+def plural(lang: str, key: str, n: int, **params: object) -> str:
+    """``key.one`` for one, else ``key.other``; ``{n}`` is filled in with the number."""
+    return text(lang, f"{key}.{'one' if n == 1 else 'other'}", n=n, **params)
+
+
+def preset_title(name: str, lang: str = DEFAULT_LANGUAGE) -> str:
+    """A preset's display name, e.g. ``Perudo (classic)``."""
+    key = f"preset.{name}"
+    return text(lang, key) if key in strings(lang) else name
+
+
+PRESET_TITLES = {name: preset_title(name) for name in PRESETS}
+
+
+def title(rules: Rules, lang: str = DEFAULT_LANGUAGE) -> str:
     """``Perudo (classic)``, or ``House rules (based on tavern)`` for a changed preset."""
     name = rules.preset_name
     if name is not None:
-        return PRESET_TITLES[name]
-    return f"House rules (based on {rules.to_overrides()['preset']})"
+        return preset_title(name, lang)
+    return text(lang, "title.house", preset=rules.to_overrides()["preset"])
 
 
-def rules_sections(rules: Rules) -> list[tuple[str, list[str]]]:
+def bid_words(quantity: int, face: int, lang: str = DEFAULT_LANGUAGE) -> str:
+    """A bid as a player says it: ``four 5s`` / ``vier 5er`` / ``cuatro cincos``."""
+    table = strings(lang)
+    number = table.get(f"num.{quantity}", str(quantity))
+    form = "one" if quantity == 1 else "many"
+    if face == 1:
+        name = table["face.ace" if quantity == 1 else "face.aces"]
+    else:
+        name = table[f"face.{form}.{face}"]
+    return text(lang, "bid.words", quantity=number, face=name)
+
+
+def rules_sections(rules: Rules, lang: str = DEFAULT_LANGUAGE) -> list[tuple[str, list[str]]]:
     """The rules as (heading, paragraphs) in the order a newcomer needs them."""
+    t = _Words(lang)
     sections = [
-        ("The game", _the_game(rules)),
-        ("Bidding", _bidding(rules)),
-        ("Ones", _ones(rules)),
-        ("Calling: dudo", _dudo(rules)),
+        (t("h.game"), _the_game(rules, t)),
+        (t("h.bidding"), _bidding(rules, t)),
+        (t("h.ones"), _ones(rules, t)),
+        (t("h.dudo"), _dudo(rules, t)),
     ]
     if rules.calza != "off":
-        sections.append(("Calza: calling it exact", _calza(rules)))
+        sections.append((t("h.calza"), _calza(rules, t)))
     if rules.palifico and rules.format == "elimination":
-        sections.append(("Palifico", _palifico(rules)))
-    sections.append(("Winning", _winning(rules)))
+        sections.append((t("h.palifico"), _palifico(rules, t)))
+    sections.append((t("h.winning"), _winning(rules, t)))
     return sections
 
 
-def rules_sheet(rules: Rules) -> str:
+def rules_sheet(rules: Rules, lang: str = DEFAULT_LANGUAGE) -> str:
     """The whole sheet as plain text (what ``dudo rules`` prints)."""
-    lines = [title(rules), "=" * len(title(rules)), ""]
-    for heading, paragraphs in rules_sections(rules):
-        lines += [heading, "-" * len(heading)]
+    heading = title(rules, lang)
+    lines = [heading, "=" * len(heading), ""]
+    for section, paragraphs in rules_sections(rules, lang):
+        lines += [section, "-" * len(section)]
         for paragraph in paragraphs:
             lines += [paragraph, ""]
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _dice(number: int) -> str:
-    return "one die" if number == 1 else f"{number} dice"
+class _Words:
+    """``t("key", name=value)`` for one language, with ``t.plural`` for counted wording."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        strings(lang)  # fail early on an unknown language
+
+    def __call__(self, key: str, **params: object) -> str:
+        return text(self.lang, key, **params)
+
+    def plural(self, key: str, n: int, **params: object) -> str:
+        return plural(self.lang, key, n, **params)
 
 
-def _players(number: int) -> str:
-    return f"{number} players"
-
-
-def _the_game(rules: Rules) -> list[str]:
+def _the_game(rules: Rules, t: _Words) -> list[str]:
     return [
-        f"Every player starts with {_dice(rules.starting_dice)} under a cup. Each round, "
-        "everyone rolls in secret and looks only at their own dice.",
-        "Players take turns clockwise. On your turn you either raise the bid or call the "
-        "standing bid a lie. There is no passing.",
-        _first_opener(rules),
+        t.plural("game.start", rules.starting_dice),
+        t("game.turns"),
+        t(f"opener.{rules.first_opener}"),
     ]
 
 
-def _first_opener(rules: Rules) -> str:
-    if rules.first_opener == "host":
-        return "The host (the first seat) opens the first round."
-    if rules.first_opener == "rotate":
-        return ("The first round is opened by the player after the one who opened the "
-                "first round of the previous game at this table.")
-    return "Who opens the first round is drawn at random."
+def _bidding(rules: Rules, t: _Words) -> list[str]:
+    return [t("bidding.what"), t("bidding.raise"),
+            t("bidding.cap" if rules.cap_at_dice_in_play else "bidding.nocap")]
 
 
-def _bidding(rules: Rules) -> list[str]:
-    paragraphs = [
-        "A bid names a quantity and a face, such as \"four 5s\": at least four dice showing "
-        "5 under all the cups together, yours included.",
-        "A raise is a higher quantity on any face, or the same quantity on a higher face: "
-        "after \"three 4s\" you may say \"three 5s\" or \"four 2s\", but not \"three 3s\".",
-    ]
-    if rules.cap_at_dice_in_play:
-        paragraphs.append("No bid may name more dice than there are in play.")
-    else:
-        paragraphs.append("A bid may name more dice than there are in play (it will lose "
-                          "if called), up to twice the dice in play plus one.")
-    return paragraphs
-
-
-def _ones(rules: Rules) -> list[str]:
+def _ones(rules: Rules, t: _Words) -> list[str]:
     wild = rules.wild_ones
+    kind = "wild" if wild else "plain"
     if rules.ones_bids == "halve":
-        return [
-            "Ones (aces) are wild: they count toward a bid on any other face.",
-            "You may bid on aces, but not to open a round. When the bid is on aces, only "
-            "aces count.",
-            "Switching to aces: at least half the standing quantity, rounded up (\"eleven "
-            "3s\" can become \"six aces\"). Switching back from aces: at least double the "
-            "aces plus one (\"six aces\" can become \"thirteen 4s\"). From aces to aces, "
-            "a higher quantity.",
-        ]
-    if rules.ones_bids == "never":
-        if wild:
-            return ["Ones are wild: they count toward a bid on any face. Nobody may bid "
-                    "on ones."]
-        return ["Ones count only as ones, and nobody may bid on them."]
-    if rules.ones_bids == "lock":
-        if wild:
-            return ["Ones are the lowest face and may be bid like any other.",
-                    "Ones are wild until someone bids on ones; from that bid until the end "
-                    "of the round, ones count only as ones."]
-        return ["Ones are the lowest face, bid like any other, and count only as ones."]
-    if wild:
-        return ["Ones are the lowest face and may be bid like any other. They are wild: "
-                "they count toward a bid on any other face."]
-    return ["Ones are an ordinary face, the lowest, and count only for bids on ones."]
+        return [t("ones.halve.wild"), t("ones.halve.bid"), t("ones.halve.switch")]
+    if rules.ones_bids == "lock" and wild:
+        return [t("ones.lock.wild"), t("ones.lock.wild.until")]
+    return [t(f"ones.{rules.ones_bids}.{kind}")]
 
 
-def _loses(rules: Rules) -> str:
-    if rules.format == "points":
-        return "takes a penalty point"
-    return "loses a die"
-
-
-def _dudo(rules: Rules) -> list[str]:
-    counted = ("the dice showing the bid face are counted, plus ones while they are wild"
-               if rules.wild_ones else "the dice showing the bid face are counted")
+def _dudo(rules: Rules, t: _Words) -> list[str]:
+    unit = "points" if rules.format == "points" else "dice"
     paragraphs = [
-        f"Instead of raising, the player to act may call \"Dudo!\" (liar). Every cup is "
-        f"lifted and {counted}.",
-        f"If there are at least as many as the bid, the bid holds and the caller "
-        f"{_loses(rules)} (an exact count included). If there are fewer, the bidder "
-        f"{_loses(rules)}.",
+        t("dudo.call.wild" if rules.wild_ones else "dudo.call.plain"),
+        t(f"dudo.outcome.{unit}"),
     ]
     if rules.loss_by_difference:
-        unit = "points" if rules.format == "points" else "dice"
-        paragraphs.append(
-            f"Loss by difference: the loser takes as many {unit} as the bid was off by, "
-            "at least one (\"six 5s\" called with nine 5s on the table costs the caller "
-            f"three {unit}).")
-    paragraphs.append("The player who lost opens the next round"
-                      + ("; if they are out, the next player clockwise opens."
-                         if rules.format == "elimination" else "."))
+        paragraphs.append(t(f"dudo.difference.{unit}"))
+    paragraphs.append(t(f"dudo.next.{rules.format}"))
     return paragraphs
 
 
-def _calza(rules: Rules) -> list[str]:
-    who = ("Only the player to act may call it, instead of raising or calling dudo."
-           if rules.calza == "in_turn" else
-           "Any player except the one who made the standing bid may call it, in turn or "
-           "out of turn, until the next bid is made; the first call counts.")
-    exact = ("If the count is exactly the bid, the caller's points do not change; if it is "
-             "not, the caller takes a penalty point."
-             if rules.format == "points" else
-             f"If the count is exactly the bid, the caller wins back one die (never more "
-             f"than {_dice(rules.starting_dice)}); if it is not, the caller loses a die.")
-    limits = ["There is no calza while nobody has bid"]
+def _calza(rules: Rules, t: _Words) -> list[str]:
+    exact = (t("calza.exact.points") if rules.format == "points"
+             else t.plural("calza.exact.dice", rules.starting_dice))
+    limits = [t("calza.limit.nobid")]
     if rules.palifico and rules.format == "elimination":
-        limits.append("in a palifico round")
+        limits.append(t("calza.limit.palifico"))
     if rules.calza_min_players > 2:
-        limits.append(f"when fewer than {_players(rules.calza_min_players)} are left")
+        limits.append(t("calza.limit.players", n=rules.calza_min_players))
+    listed = (t("calza.limit.sep").join(limits[:-1]) + t("calza.limit.last") + limits[-1]
+              if len(limits) > 1 else limits[0])
     return [
-        "Calza (\"spot on\"): a player claims the count is exactly the standing bid. "
-        + who,
-        exact + " Either way the caller opens the next round.",
-        (", ".join(limits[:-1]) + " or " + limits[-1] if len(limits) > 1 else limits[0]) + ".",
+        t("calza.intro", who=t(f"calza.who.{rules.calza}")),
+        exact,
+        listed + ".",
     ]
 
 
-def _palifico(rules: Rules) -> list[str]:
-    trigger = "When a player drops to exactly one die, the next round is a palifico round"
+def _palifico(rules: Rules, t: _Words) -> list[str]:
     conditions = []
     if rules.palifico_once_per_player:
-        conditions.append("only once per player in a game")
+        conditions.append(t("palifico.cond.once"))
     if rules.palifico_min_players > 2:
-        conditions.append(f"only while at least {_players(rules.palifico_min_players)} "
-                          "are left")
-    if conditions:
-        trigger += " (" + "; ".join(conditions) + ")"
-    face = ("The player on one die opens it and chooses the face"
-            + (", aces included." if rules.palifico_open_on_ones and rules.ones_bids != "never"
-               else ", which may not be ones."))
+        conditions.append(t("palifico.cond.players", n=rules.palifico_min_players))
+    wrapped = (t("palifico.conditions", list=t("palifico.cond.sep").join(conditions))
+               if conditions else "")
+    aces = rules.palifico_open_on_ones and rules.ones_bids != "never"
     paragraphs = [
-        trigger + ".",
-        face + " After that every raise keeps that face and raises the quantity.",
+        t("palifico.trigger", conditions=wrapped),
+        t("palifico.face.aces" if aces else "palifico.face.noaces"),
     ]
     if rules.palifico_one_die_may_change_face:
-        paragraphs.append("A player who also has only one die may change the face, raising "
-                          "in the ordinary way (ones as the lowest face); the new face is "
-                          "then the one the others must keep.")
-    paragraphs.append("Ones are not wild in a palifico round"
-                      + (", and nobody may call calza." if rules.calza != "off" else "."))
+        paragraphs.append(t("palifico.change"))
+    paragraphs.append(t("palifico.nowild.calza" if rules.calza != "off" else "palifico.nowild"))
     return paragraphs
 
 
-def _winning(rules: Rules) -> list[str]:
+def _winning(rules: Rules, t: _Words) -> list[str]:
     if rules.format == "points":
-        return [
-            f"Points race over {rules.points_rounds} round"
-            f"{'s' if rules.points_rounds != 1 else ''}: nobody loses dice. Whoever would "
-            "lose a die takes a penalty point instead.",
-            "After the last round the fewest points win; tied players share the win.",
-        ]
-    return ["A player with no dice left is out. The last player with dice wins."]
+        return [t.plural("winning.points", rules.points_rounds), t("winning.points.end")]
+    return [t("winning.elimination")]

@@ -23,7 +23,18 @@ from dudo.bids import Bid
 from dudo.dice import ScriptedDice
 from dudo.game import DUDO, Game, Revealed
 from dudo.rules import _CHOICES, _INT_RANGES, PRESETS, Rules, RulesError
-from dudo.rules_text import PRESET_TITLES, rules_sections, title
+from dudo.rules_text import (
+    DEFAULT_LANGUAGE,
+    LANGUAGES,
+    PRESET_TITLES,
+    bid_words,
+    plural,
+    preset_title,
+    rules_sections,
+    strings,
+    text,
+    title,
+)
 
 WEB = Path(__file__).resolve().parent.parent / "web"
 
@@ -111,17 +122,33 @@ def _sample_bid(game: Game) -> Bid:
     return bids[len(bids) // 3]
 
 
-def _dice_html(cup: tuple[int, ...], counted: Revealed | None = None) -> str:
+def _dice_html(cup: tuple[int, ...], lang: str, counted: Revealed | None = None) -> str:
     parts = []
     for die in cup:
         counts = counted is not None and counted.counts(die)
         mark = " counts" if counts else ""
-        label = f"{die}{' (counts)' if counts else ''}"
-        parts.append(f'<span class="die{mark}" aria-label="{label}">{die}</span>')
+        label = text(lang, "example.counts", face=die) if counts else str(die)
+        parts.append(f'<span class="die{mark}" aria-label="{html.escape(label)}">{die}</span>')
     return "".join(parts)
 
 
-def worked_examples(rules: Rules) -> list[tuple[str, str]]:
+def _html(lang: str, key: str, markup: dict[str, str] | None = None, **plain: object) -> str:
+    """A translated sentence as HTML: the template and ``plain`` values are escaped,
+    ``markup`` values (already HTML) go in as they are."""
+    template = html.escape(strings(lang)[key], quote=False)
+    values = {name: html.escape(str(value)) for name, value in plain.items()}
+    return template.format(**values, **(markup or {}))
+
+
+def _words(bid: Bid, lang: str) -> str:
+    return html.escape(bid_words(bid.quantity, bid.face, lang))
+
+
+def _strong(bid: Bid, lang: str) -> str:
+    return f"<strong>{_words(bid, lang)}</strong>"
+
+
+def worked_examples(rules: Rules, lang: str = DEFAULT_LANGUAGE) -> list[tuple[str, str]]:
     """(heading, HTML) examples computed by playing the engine under ``rules``."""
     examples: list[tuple[str, str]] = []
     # 1. A call and the count at the reveal.
@@ -130,84 +157,134 @@ def worked_examples(rules: Rules) -> list[tuple[str, str]]:
     game.apply(0, bid)
     events = game.apply(1, DUDO)
     reveal = next(event for event in events if isinstance(event, Revealed))
-    rows = "".join(f"<tr><th scope=row>Player {seat + 1}</th><td>{_dice_html(cup, reveal)}</td>"
-                   "</tr>" for seat, cup in enumerate(cups))
-    counted = "dice showing " + (f"{bid.face}s" if bid.face != 1 else "aces")
+    rows = "".join(f"<tr><th scope=row>{_html(lang, 'example.player', n=seat + 1)}</th>"
+                   f"<td>{_dice_html(cup, lang, reveal)}</td></tr>"
+                   for seat, cup in enumerate(cups))
+    counted = (text(lang, "example.counted.face", face=bid.face) if bid.face != 1
+               else text(lang, "example.counted.aces"))
     if reveal.wild and bid.face != 1:
-        counted += " and the wild aces"
-    verdict = ("The bid holds: the caller (player 2)" if reveal.outcome == "holds"
-               else "The bid fails: the bidder (player 1)")
-    loses = "takes a penalty point" if rules.format == "points" else (
-        "loses a die" if reveal.change == 1 else f"loses {reveal.change} dice")
-    examples.append(("A call and the reveal", (
-        f"<p>Three players with {rules.starting_dice} dice each. Player 1 opens with "
-        f"<strong>{html.escape(bid.words())}</strong>; player 2 calls “Dudo!”. "
-        f"The cups are lifted:</p><table class=cups>{rows}</table>"
-        f"<p>Counting the {counted}: <strong>{reveal.count}</strong> against the bid of "
-        f"{bid.quantity}. {verdict} {loses}.</p>")))
+        counted = text(lang, "example.counted.wild", counted=counted)
+    side = "holds" if reveal.outcome == "holds" else "fails"
+    verdict = (text(lang, f"example.{side}.points") if rules.format == "points"
+               else plural(lang, f"example.{side}.dice", reveal.change))
+    setup = _html(lang, "example.call.setup." + ("one" if rules.starting_dice == 1 else "other"),
+                  {"bid": _strong(bid, lang)}, n=rules.starting_dice)
+    count = _html(lang, "example.call.count", {"count": f"<strong>{reveal.count}</strong>"},
+                  counted=counted, quantity=bid.quantity)
+    examples.append((text(lang, "example.call.title"), (
+        f"<p>{setup}</p><table class=cups>{rows}</table>"
+        f"<p>{count} {html.escape(verdict)}</p>")))
     # 2. The lowest raises after a sample bid.
     game, _ = _fresh_game(rules)
     game.apply(0, bid)
     raises = list(game.legal_actions(1).bids)
-    lowest = ", ".join(html.escape(b.words()) for b in raises[:6])
-    examples.append(("The lowest raises", (
-        f"<p>After <strong>{html.escape(bid.words())}</strong> ({game.dice_in_play} dice in "
-        f"play), the next player's lowest legal bids are: {lowest}"
-        f"{'…' if len(raises) > 6 else ''} ({len(raises)} legal bids in all).</p>")))
+    lowest = html.escape(text(lang, "example.raises.sep")).join(
+        _words(b, lang) for b in raises[:6])
+    examples.append((text(lang, "example.raises.title"), "<p>" + _html(
+        lang, "example.raises", {"bid": _strong(bid, lang), "list": lowest},
+        dice=game.dice_in_play, more="…" if len(raises) > 6 else "", count=len(raises))
+        + "</p>"))
     # 3. Switching to and from aces.
     aces = [b for b in raises if b.face == 1]
     if aces and rules.ones_bids == "halve":
         to_aces = aces[0]
         game.apply(1, to_aces)
         back = [b for b in game.legal_actions(2).bids if b.face == 4]
-        text = (f"<p>From <strong>{html.escape(bid.words())}</strong> the lowest bid on aces is "
-                f"<strong>{html.escape(to_aces.words())}</strong>.")
+        body = _html(lang, "example.switch.to",
+                     {"bid": _strong(bid, lang), "aces": _strong(to_aces, lang)})
         if back:
-            text += (f" From {html.escape(to_aces.words())} back to 4s takes at least "
-                     f"<strong>{html.escape(back[0].words())}</strong>.")
-        examples.append(("Switching to and from aces", text + "</p>"))
+            body += " " + _html(lang, "example.switch.back",
+                                {"aces": _words(to_aces, lang), "back": _strong(back[0], lang)})
+        examples.append((text(lang, "example.switch.title"), f"<p>{body}</p>"))
     elif aces:
-        examples.append(("Bidding aces", (
-            f"<p>After {html.escape(bid.words())} the lowest bid on aces is "
-            f"<strong>{html.escape(aces[0].words())}</strong>.</p>")))
+        examples.append((text(lang, "example.aces.title"), "<p>" + _html(
+            lang, "example.aces", {"bid": _words(bid, lang), "aces": _strong(aces[0], lang)})
+            + "</p>"))
     return examples
 
 
+def page_language(request: Request) -> str:
+    """``?lang=`` if it names a language we have, else the best of Accept-Language, else
+    English."""
+    asked = request.query_params.get("lang", "").lower()
+    if asked in LANGUAGES:
+        return asked
+    ranked: list[tuple[float, int, str]] = []
+    for index, item in enumerate(request.headers.get("accept-language", "").split(",")):
+        tag, _, params = item.strip().partition(";")
+        quality = 1.0
+        for param in params.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        base = tag.strip().lower()[:2]
+        if base in LANGUAGES and quality > 0:
+            ranked.append((-quality, index, base))
+    return min(ranked)[2] if ranked else DEFAULT_LANGUAGE
+
+
+def _option_value(lang: str, value: object) -> str:
+    key = f"value.{str(value).lower()}"
+    return text(lang, key) if key in strings(lang) else str(value)
+
+
 async def rules_page(request: Request) -> Response:
+    lang = page_language(request)
     try:
         rules = query_rules(request)
     except RulesError as error:
-        return HTMLResponse(RULES_ERROR.format(error=html.escape(str(error))), status_code=400)
+        return HTMLResponse(RULES_ERROR.format(
+            lang=lang, error=html.escape(str(error)),
+            heading=html.escape(text(lang, "page.error.title")),
+            back=html.escape(text(lang, "page.error.back"))), status_code=400)
     embed = request.query_params.get("embed") in ("1", "true", "yes")
-    heading = html.escape(title(rules))
+    explicit = request.query_params.get("lang", "").lower() in LANGUAGES
+
+    def t(key: str, **params: object) -> str:
+        return html.escape(text(lang, key, **params))
+
+    heading = html.escape(title(rules, lang))
     parts = [f"<h1>{heading}</h1>"]
     changed = {key: value for key, value in rules.to_overrides().items() if key != "preset"}
     if changed:
-        listed = ", ".join(f"{html.escape(key.replace('_', ' '))}: "
-                           f"{html.escape(str(value).lower())}" for key, value in changed.items())
-        parts.append(f"<p class=note>Changed from the preset: {listed}.</p>")
-    for section, paragraphs in rules_sections(rules):
+        listed = ", ".join(f"{text(lang, f'opt.{key}')}: {_option_value(lang, value)}"
+                           for key, value in changed.items())
+        parts.append(f"<p class=note>{t('page.changed', list=listed)}</p>")
+    for section, paragraphs in rules_sections(rules, lang):
         parts.append(f"<section><h2>{html.escape(section)}</h2>")
-        parts.extend(f"<p>{html.escape(text)}</p>" for text in paragraphs)
+        parts.extend(f"<p>{html.escape(paragraph)}</p>" for paragraph in paragraphs)
         parts.append("</section>")
-    parts.append("<section class=examples><h2>Worked examples</h2>"
-                 "<p class=note>Played by the game engine under exactly these rules.</p>")
-    for section, body in worked_examples(rules):
+    parts.append(f"<section class=examples><h2>{t('page.worked')}</h2>"
+                 f"<p class=note>{t('page.worked.note')}</p>")
+    for section, body in worked_examples(rules, lang):
         parts.append(f"<h3>{html.escape(section)}</h3>{body}")
     parts.append("</section>")
     query = rules_query(rules)
-    link = f"/rules?{html.escape(query)}"
+    keep_lang = f"&lang={lang}" if explicit else ""
+    link = html.escape(f"/rules?{query}{keep_lang}")
     target = ' target="_parent"' if embed else ""
-    footer = (f'<footer><a href="{link}"{target}>Link to this sheet</a> · '
-              f'<a href="{link}&amp;embed=1"{target}>Embeddable version</a>'
-              + ("" if embed else ' · <a href="/">Play dudo</a> · '
-                 '<button type=button onclick="print()">Print</button>') + "</footer>")
-    presets_nav = "" if embed else (
-        '<nav aria-label="Presets">Presets: ' + " · ".join(
-            f'<a href="/rules?preset={name}">{html.escape(PRESET_TITLES.get(name, name))}</a>'
-            for name in PRESETS) + "</nav>")
-    page = RULES_PAGE.format(title=heading, body="".join(parts), footer=footer,
-                             nav=presets_nav, embed=" embed" if embed else "")
+    footer = (f'<footer><a href="{link}"{target}>{t("page.link")}</a> · '
+              f'<a href="{link}&amp;embed=1"{target}>{t("page.embed")}</a>'
+              + ("" if embed else f' · <a href="/">{t("page.play")}</a> · '
+                 f'<button type=button onclick="print()">{t("page.print")}</button>')
+              + "</footer>")
+    switch_query = query + ("&embed=1" if embed else "")
+    languages = " · ".join(
+        f"<strong>{html.escape(text(code, 'lang.name'))}</strong>" if code == lang else
+        f'<a href="{html.escape(f"/rules?{switch_query}&lang={code}")}" hreflang="{code}" '
+        f'lang="{code}">{html.escape(text(code, "lang.name"))}</a>'
+        for code in LANGUAGES)
+    nav = f'<nav aria-label="{t("page.language")}">{t("page.language")}: {languages}</nav>'
+    if not embed:
+        nav = (f'<nav aria-label="{t("page.presets")}">{t("page.presets")}: ' + " · ".join(
+            f'<a href="/rules?preset={name}{keep_lang}">{html.escape(preset_title(name, lang))}'
+            "</a>" for name in PRESETS) + "</nav>" + nav)
+    page = RULES_PAGE.format(lang=lang, title=t("page.title", title=title(rules, lang)),
+                             body="".join(parts), footer=footer, nav=nav,
+                             embed=" embed" if embed else "")
     return HTMLResponse(page)
 
 
@@ -254,17 +331,17 @@ button { font: inherit; padding: .2rem .6rem; }
 """
 
 RULES_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
+<html lang="{lang}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title} · dudo rules</title>
+<title>{title}</title>
 <style>""" + RULES_STYLE.replace("{", "{{").replace("}", "}}") + """</style></head>
 <body class="rules{embed}"><main>{nav}{body}{footer}</main></body></html>
 """
 
 RULES_ERROR = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>dudo rules</title></head>
-<body><main><h1>Those rules do not exist</h1><p>{error}</p>
-<p><a href="/rules">The classic rules</a></p></main></body></html>
+<html lang="{lang}"><head><meta charset="utf-8"><title>{heading}</title></head>
+<body><main><h1>{heading}</h1><p>{error}</p>
+<p><a href="/rules?lang={lang}">{back}</a></p></main></body></html>
 """
 
 PLACEHOLDER_PAGE = """<!doctype html>

@@ -1,7 +1,7 @@
 // The home page: a name, then create a room, join one by code, a quick game or practice.
 import {api, escapeHtml, memory, toast} from './app.js';
 import {die} from './dice.js';
-import {t} from './i18n.js';
+import {lang, t} from './i18n.js';
 
 let catalogue = null; // presets and options, from the server (the engine's own lists)
 
@@ -109,7 +109,7 @@ export function renderHome(main) {
         const rules = data.presets[preset].rules;
         main.querySelector('#options').innerHTML = Object.entries(data.options)
           .map(([name, spec]) => optionControl(name, spec, rules[name])).join('');
-        main.querySelector('#preset-rules').href = `/rules?preset=${preset}`;
+        main.querySelector('#preset-rules').href = `/rules?preset=${preset}&lang=${lang}`;
       };
       const chosenRules = () => {
         const preset = main.querySelector('#preset').value;
@@ -124,7 +124,7 @@ export function renderHome(main) {
         return rules;
       };
       main.querySelector('#options').addEventListener('change', () => {
-        main.querySelector('#preset-rules').href = `/rules?${new URLSearchParams(chosenRules())}`;
+        main.querySelector('#preset-rules').href = `/rules?${new URLSearchParams({...chosenRules(), lang})}`;
       });
       fillOptions();
       main.querySelector('#preset').addEventListener('change', fillOptions);

@@ -1,0 +1,142 @@
+"""The rules sheet in English, German and Spanish: every word from the locale files."""
+
+from __future__ import annotations
+
+import json
+import re
+import string
+from importlib import resources
+
+import pytest
+from starlette.testclient import TestClient
+from typer.testing import CliRunner
+
+from dudo.bids import Bid
+from dudo.cli import app
+from dudo.rules import PRESETS, Rules
+from dudo.rules_text import LANGUAGES, bid_words, rules_sections, rules_sheet, title
+from serverkit import make_app
+
+# Rule sets that between them take every branch of the sheet.
+VARIANTS = [
+    *PRESETS.values(),
+    Rules.preset("perudo", starting_dice=1, calza="any_time", calza_min_players=3,
+                 palifico=True, palifico_once_per_player=True, palifico_min_players=4,
+                 palifico_open_on_ones=True, palifico_one_die_may_change_face=True,
+                 loss_by_difference=True, first_opener="rotate"),
+    Rules.preset("dudo", format="points", points_rounds=1, loss_by_difference=True,
+                 calza="in_turn", cap_at_dice_in_play=False),
+    Rules.preset("tavern", format="points", points_rounds=7, first_opener="host"),
+    Rules.preset("no-wilds", calza="in_turn", starting_dice=2),
+    Rules.preset("ones-lock", wild_ones=False),
+]
+
+# Words that give away an English sentence left in a German or Spanish sheet.
+ENGLISH = {"the", "bid", "bids", "player", "players", "round", "rounds", "wild", "raise",
+           "caller", "bidder", "aces", "lose", "loses", "points", "face", "and", "with"}
+
+
+def locale(lang: str) -> dict[str, str]:
+    source = resources.files("dudo").joinpath("locales", f"rules.{lang}.json")
+    loaded: dict[str, str] = json.loads(source.read_text(encoding="utf-8"))
+    return loaded
+
+
+def placeholders(template: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+
+
+def test_every_language_has_the_same_keys_and_placeholders() -> None:
+    english = locale("en")
+    for lang in LANGUAGES:
+        strings = locale(lang)
+        assert set(strings) == set(english), (lang, set(strings) ^ set(english))
+        for key, template in strings.items():
+            assert isinstance(template, str) and template.strip(), (lang, key)
+            assert placeholders(template) == placeholders(english[key]), (lang, key)
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=lambda rules: str(rules.to_overrides()))
+@pytest.mark.parametrize("lang", ["de", "es"])
+def test_translated_sheets_have_no_english_left(rules: Rules, lang: str) -> None:
+    sheet = rules_sheet(rules, lang)
+    english = rules_sheet(rules)
+    assert sheet != english
+    assert len(rules_sections(rules, lang)) == len(rules_sections(rules))
+    words = set(re.findall(r"[^\W\d_]+", sheet.lower()))
+    assert not words & ENGLISH, words & ENGLISH
+    assert "{" not in sheet and "}" not in sheet
+    assert title(rules, lang) != title(rules) or rules.preset_name == "perudo"
+
+
+def test_english_is_the_default_and_bids_read_as_before() -> None:
+    rules = PRESETS["perudo"]
+    assert rules_sheet(rules) == rules_sheet(rules, "en")
+    assert rules_sheet(rules).startswith("Perudo (classic)\n================\n")
+    assert all(bid_words(q, f) == Bid(q, f).words() for q in range(1, 25) for f in range(1, 7))
+    assert [bid_words(4, 5, "de"), bid_words(3, 1, "de"), bid_words(1, 1, "de")] == [
+        "vier 5er", "drei Einsen", "eine Eins"]
+    assert [bid_words(4, 5, "es"), bid_words(3, 1, "es"), bid_words(1, 6, "es")] == [
+        "cuatro cincos", "tres ases", "un seis"]
+    with pytest.raises(ValueError):
+        rules_sheet(rules, "xx")
+
+
+@pytest.mark.parametrize(("query", "header", "expected"), [
+    ("", None, "en"),
+    ("&lang=de", None, "de"),
+    ("&lang=ES", "de-DE", "es"),
+    ("", "es-ES,es;q=0.9,en;q=0.8", "es"),
+    ("", "fr-FR, de;q=0.5", "de"),
+    ("", "de;q=0.2, es;q=0.7", "es"),
+    ("&lang=xx", "de", "de"),
+    ("", "fr, it;q=0.5", "en"),
+])
+def test_the_page_follows_lang_then_accept_language(query: str, header: str | None,
+                                                   expected: str) -> None:
+    headers = {"accept-language": header} if header else {}
+    with TestClient(make_app()) as client:
+        page = client.get(f"/rules?preset=tavern&starting_dice=3{query}", headers=headers)
+    assert page.status_code == 200
+    assert f'<html lang="{expected}">' in page.text
+    assert title(Rules.preset("tavern", starting_dice=3), expected) in page.text
+    if expected != "en":
+        assert "Worked examples" not in page.text and "Player 1" not in page.text
+
+
+def test_the_page_switches_language_and_keeps_the_options() -> None:
+    with TestClient(make_app()) as client:
+        page = client.get("/rules?preset=tavern&starting_dice=3&calza=any_time&lang=de")
+        assert "Durchgespielte Beispiele" in page.text and "Würfel pro Spieler: 3" in page.text
+        assert 'href="/rules?preset=tavern&amp;starting_dice=3&amp;calza=any_time&amp;lang=es"' \
+            in page.text
+        assert "Presets" not in page.text
+        embedded = client.get("/rules?preset=perudo&embed=1&lang=es")
+        assert 'class="rules embed"' in embedded.text and "Variantes:" not in embedded.text
+        assert 'href="/rules?preset=perudo&amp;embed=1&amp;lang=de"' in embedded.text
+        bad = client.get("/rules?preset=nope&lang=es")
+        assert bad.status_code == 400 and '<html lang="es">' in bad.text
+
+
+def test_cli_prints_the_sheet_in_a_language() -> None:
+    runner = CliRunner()
+    german = runner.invoke(app, ["rules", "perudo", "--lang", "de"])
+    assert german.exit_code == 0 and "Gebot" in german.output
+    assert german.output.strip() == rules_sheet(PRESETS["perudo"], "de").strip()
+    spanish = runner.invoke(app, ["rules", "tavern", "--lang", "es", "--set", "calza=in_turn"])
+    assert spanish.exit_code == 0 and "calzar" in spanish.output
+    wrong = runner.invoke(app, ["rules", "--lang", "xx"])
+    assert wrong.exit_code == 2
+
+
+@pytest.mark.parametrize("lang", ["de", "es"])
+def test_translated_pages_have_no_english_left(lang: str) -> None:
+    with TestClient(make_app()) as client:
+        for rules in VARIANTS:
+            query = "&".join(f"{key}={str(value).lower()}"
+                             for key, value in rules.to_overrides().items())
+            page = client.get(f"/rules?{query}&lang={lang}").text
+            body = re.sub(r"<style>.*?</style>|<[^>]+>", " ", page, flags=re.S)
+            words = set(re.findall(r"[^\W\d_]+", body.lower()))
+            assert not words & ENGLISH, (query, words & ENGLISH)
+            assert "{" not in body
