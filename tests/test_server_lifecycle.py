@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 from dudo.rules import Rules
 from dudo.server.lobby import Lobby
@@ -60,13 +61,14 @@ def test_answers_to_start_and_next_round_survive_a_restart() -> None:
         await room.inbox.put(("message", connection,
                               parse_client_message('{"type":"next_round","id":"roll"}')))
         await room.call("summary")
-        first = dict(room.seats[0].replies)
+        first = {key: json.loads(text) for key, text in room.seats[0].replies.items()}
         assert first["go"]["type"] == "ack" and first["roll"]["type"] == "ack"
         writer.cancel()
         await lobby.close()
         restarted = Lobby(store, fast_config(seed_window=3600))
         await restarted.recover()
-        again = restarted.rooms[joined["code"]].seats[0].replies
+        again = {key: json.loads(text)
+                 for key, text in restarted.rooms[joined["code"]].seats[0].replies.items()}
         assert again["go"] == first["go"]
         assert again["roll"] == first["roll"]
         await restarted.close()

@@ -251,6 +251,10 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             f"dudo_store_commits_total {getattr(store_, 'commits', 0)}",
             "# TYPE dudo_store_entries_total counter",
             f"dudo_store_entries_total {getattr(store_, 'appended', 0)}",
+            "# TYPE dudo_store_slowest_commit_seconds gauge",
+            f"dudo_store_slowest_commit_seconds {getattr(store_, 'slowest_commit', 0.0):.4f}",
+            "# TYPE dudo_store_slow_commits_total counter",
+            f"dudo_store_slow_commits_total {getattr(store_, 'slow_commits', 0)}",
             "# TYPE dudo_uptime_seconds gauge",
             f"dudo_uptime_seconds {time.time() - metrics.started:.0f}",
         ]

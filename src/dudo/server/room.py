@@ -93,7 +93,9 @@ class Seat:
     connections: set[Connection] = field(default_factory=set)
     away_since: float | None = None
     seed: str | None = None
-    replies: OrderedDict[str, dict[str, Any]] = field(default_factory=OrderedDict)
+    # Answers kept as JSON text: strings are not tracked by the garbage collector, and
+    # a busy server keeps thousands of them.
+    replies: OrderedDict[str, str] = field(default_factory=OrderedDict)
     bot: Bot | None = None
     last_emote: float = 0.0
 
@@ -379,11 +381,14 @@ class Room:
         self.turn_started = at
         self.deadline = at + self.timer if self.timer else None
 
-    def _remember(self, seat: int, action_id: str, reply: dict[str, Any]) -> None:
+    def _remember(self, seat: int, action_id: str, reply: dict[str, Any] | str) -> str:
+        """Keep the answer to a message id (exactly once); returns it as JSON text."""
+        text = reply if isinstance(reply, str) else _dumps(reply)
         replies = self.seats[seat].replies
-        replies[action_id] = reply
+        replies[action_id] = text
         while len(replies) > REPLIES_KEPT:
             replies.popitem(last=False)
+        return text
 
     def _bot_name(self, seat: Seat) -> str:
         """A persona's name no other seat at the table uses."""
@@ -542,15 +547,13 @@ class Room:
             acknowledged = await self._act(connection, seat, message)
         except RoomError as error:
             reply = p.error_message(error.code, str(error), action_id)
-            if action_id is not None:
-                self._remember(seat, action_id, reply)
-            connection.send(reply)
+            connection.send(self._remember(seat, action_id, reply)
+                            if action_id is not None else reply)
             return
         if acknowledged and action_id is not None:
-            reply = self.seats[seat].replies.get(action_id) or p.ack_message(action_id,
-                                                                              self.version)
-            self._remember(seat, action_id, reply)
-            connection.send(reply)
+            text = self.seats[seat].replies.get(action_id) or self._remember(
+                seat, action_id, p.ack_message(action_id, self.version))
+            connection.send(text)
 
     async def _act(self, connection: Connection, seat: int, message: Any) -> bool:
         """Carry out a message; True if it still needs its ``ack`` (bids and calls are
@@ -653,8 +656,9 @@ class Room:
             data["next"] = {"server_seed": seed, "commitment": commitment(seed)}
         events = await self._commit("action", data)
         if action_id is not None:
+            ack = self.seats[seat].replies[action_id]  # remembered as the entry was applied
             for connection in self.seats[seat].connections:
-                connection.send(p.ack_message(action_id, self.version))
+                connection.send(ack)
         self._broadcast(events)
         if any(isinstance(event, GameOver) for event in events):
             await self._save_game()

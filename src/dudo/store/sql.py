@@ -95,6 +95,8 @@ class SqlStore:
         self._thread: ThreadPoolExecutor | None = None
         self.commits = 0
         self.appended = 0
+        self.slowest_commit = 0.0
+        self.slow_commits = 0
 
     async def open(self) -> None:
         try:
@@ -159,6 +161,7 @@ class SqlStore:
             batch = [first]
             while len(batch) < BATCH and not self._queue.empty():
                 batch.append(self._queue.get_nowait())
+            started = time.perf_counter()
             rows = [{"code": code, "seq": entry.seq, "at": entry.at, "kind": entry.kind,
                      "data": entry.data_json()}
                     for code, entries, _ in batch for entry in entries]
@@ -176,6 +179,9 @@ class SqlStore:
                 continue
             self.commits += 1
             self.appended += len(rows)
+            took = time.perf_counter() - started
+            self.slowest_commit = max(self.slowest_commit, took)
+            self.slow_commits += took > 0.05
             for _, _, done in batch:
                 if not done.done():
                     done.set_result(None)
