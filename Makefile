@@ -14,7 +14,7 @@ PORT ?= 8000
 $(BIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,openspiel]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,openspiel,postgres]'
 	touch $@
 
 serve: $(BIN)/.installed
