@@ -96,19 +96,21 @@ class Client:
         data = await self._post("/api/quick", {"name": name})
         return SeatTicket(data["code"], data["seat"], data["token"], data["name"])
 
-    async def room(self, code: str) -> dict[str, Any]:
-        response = await self.http.get(f"/api/rooms/{code}")
+    async def _get(self, path: str) -> dict[str, Any]:
+        response = await self.http.get(path)
         data: dict[str, Any] = response.json()
         if response.status_code >= 400:
-            raise ClientError(data.get("error", ""), data.get("message", ""))
+            raise ClientError(data.get("error", str(response.status_code)),
+                              data.get("message", ""))
         return data
 
+    async def room(self, code: str) -> dict[str, Any]:
+        """What anyone with the code may see of a room."""
+        return await self._get(f"/api/rooms/{code}")
+
     async def game_record(self, game_id: str) -> dict[str, Any]:
-        response = await self.http.get(f"/api/games/{game_id}")
-        data: dict[str, Any] = response.json()
-        if response.status_code >= 400:
-            raise ClientError(data.get("error", ""), data.get("message", ""))
-        return data
+        """A finished game's record (for ``dudo verify``)."""
+        return await self._get(f"/api/games/{game_id}")
 
     def table(self, ticket: SeatTicket | None = None, code: str | None = None) -> Table:
         """A WebSocket connection to a seat (or, without a ticket, a spectator's place)."""
