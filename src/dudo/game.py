@@ -512,20 +512,26 @@ class Game:
         reason = self.reason(seat, action)
         if reason is not None:
             raise IllegalAction(seat, action, reason)
-        self._actions.append((seat, action))
         if isinstance(action, Bid):
             return [self._place_bid(seat, action)]
+        self._actions.append((seat, action))
         return self._call(seat, action)
 
     def _place_bid(self, seat: int, bid: Bid) -> BidPlaced:
+        # Keep the ladder's own Bid object, shared by every game: a long-running server
+        # then holds no new objects per bid for the garbage collector to scan.
+        position = self._raises.positions[bid]
+        bid = self._raises[position]
         self.standing = bid
         self.bidder = seat
-        self._position = self._raises.positions[bid]
+        self._position = position
         self._standing_rank = self._raises.rank(bid)
         if bid.face == 1 and self._ones_lock:
             # From the first bid on ones until the round ends, ones count only as ones.
             self.wild = False
-        self.bids.append((seat, bid))
+        placed = (seat, bid)
+        self.bids.append(placed)
+        self._actions.append(placed)
         self.turn = self._next_seat[seat]
         return BidPlaced(seat, bid)
 
