@@ -25,7 +25,7 @@ import json
 import logging
 import secrets
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -111,8 +111,11 @@ class Seat:
 class Connection:
     """One socket in a room: a seat's, or a spectator's (``seat is None``).
 
-    Outbound messages go through a bounded queue drained by the socket's own writer task,
-    so a slow client never holds up the room.
+    Outbound messages wait in a bounded buffer that a short-lived task flushes, one task at
+    a time per socket, so a slow client never holds up the room. No task stays parked per
+    socket: a waiting task would leave a fresh coroutine and future per message for the
+    garbage collector's young generation, and with thousands of sockets those make every
+    young collection slow (docs/benchmarks.md).
     """
 
     QUEUE_LIMIT = 256
@@ -120,29 +123,38 @@ class Connection:
     def __init__(self, send: Callable[[str], Any], seat: int | None) -> None:
         self._send = send
         self.seat = seat
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.pending: deque[str] = deque()
         self.closed = False
+        self.finished = asyncio.Event()
+        self._flusher: asyncio.Task[None] | None = None
 
     def send(self, message: dict[str, Any] | str) -> None:
         if self.closed:
             return
-        if self.queue.qsize() >= self.QUEUE_LIMIT:
-            self.closed = True  # too slow to keep up: the writer ends and the socket closes
-            self.queue.put_nowait(None)
+        if len(self.pending) >= self.QUEUE_LIMIT:
+            self.close()  # too slow to keep up: the socket is closed
             return
-        text = message if isinstance(message, str) else _dumps(message)
-        self.queue.put_nowait(text)
+        self.pending.append(message if isinstance(message, str) else _dumps(message))
+        if self._flusher is None:
+            self._flusher = asyncio.get_running_loop().create_task(self._flush())
+
+    async def _flush(self) -> None:
+        try:
+            while self.pending and not self.closed:
+                await self._send(self.pending.popleft())
+        except Exception:  # the socket went away while we wrote
+            self.close()
+        finally:
+            self._flusher = None
 
     async def write_forever(self) -> None:
-        while True:
-            text = await self.queue.get()
-            if text is None:
-                return
-            await self._send(text)
+        """Wait until the connection is closed (by the room, or for being too slow)."""
+        await self.finished.wait()
 
     def close(self) -> None:
         self.closed = True
-        self.queue.put_nowait(None)
+        self.pending.clear()
+        self.finished.set()
 
 
 def hash_token(token: str) -> str:
