@@ -63,12 +63,22 @@ class CountingEntropy:
         return digest[:size].hex()
 
 
-def make_app(config: RoomConfig | None = None, store: Store | None = None,
-             clock: Callable[[], float] | None = None,
-             entropy: Callable[[int], str] | None = None,
-             deal: Callable[..., Any] | None = None) -> Any:
-    """An app on a memory store with the given clock, entropy and dealing rule."""
-    settings = ServerSettings(database="memory://", room=config or fast_config())
+class LobbyHolder:
+    """Filled in when the app's lifespan starts."""
+
+    lobby: Lobby | None = None
+
+
+def app_and_lobby(config: RoomConfig | None = None, store: Store | None = None,
+                  clock: Callable[[], float] | None = None,
+                  entropy: Callable[[int], str] | None = None,
+                  deal: Callable[..., Any] | None = None,
+                  **settings: Any) -> tuple[Any, LobbyHolder]:
+    """An app on a memory store with the given clock, entropy and dealing rule, and a
+    holder that gets its lobby; ``settings`` change ServerSettings (``message_rate``...)."""
+    holder = LobbyHolder()
+    server_settings = ServerSettings(database="memory://", room=config or fast_config(),
+                                     **settings)
 
     def lobby_factory(store_: Store, room_config: RoomConfig) -> Lobby:
         options: dict[str, Any] = {}
@@ -78,9 +88,18 @@ def make_app(config: RoomConfig | None = None, store: Store | None = None,
             options["entropy"] = entropy
         if deal is not None:
             options["deal"] = deal
-        return Lobby(store_, room_config, **options)
+        holder.lobby = Lobby(store_, room_config, **options)
+        return holder.lobby
 
-    return create_app(settings, store or MemoryStore(), lobby_factory)
+    return create_app(server_settings, store or MemoryStore(), lobby_factory), holder
+
+
+def make_app(config: RoomConfig | None = None, store: Store | None = None,
+             clock: Callable[[], float] | None = None,
+             entropy: Callable[[int], str] | None = None,
+             deal: Callable[..., Any] | None = None) -> Any:
+    """An app on a memory store with the given clock, entropy and dealing rule."""
+    return app_and_lobby(config, store, clock, entropy, deal)[0]
 
 
 def free_port() -> int:

@@ -3,8 +3,8 @@
 :class:`Sock` records every payload a socket receives, as raw text, and never blocks for
 ever: every read has a timeout, so a server that stays silent fails the test instead of
 hanging it. :func:`seat_table` creates a room over HTTP and fills it with players;
-:func:`app_and_lobby` builds an app like ``serverkit.make_app`` and also hands back the
-lobby (for its guess limiter) and lets a test change the server settings (rate limits).
+``serverkit.app_and_lobby`` builds an app and also hands back the lobby (for its guess
+limiter) and lets a test change the server settings (rate limits).
 """
 
 from __future__ import annotations
@@ -18,13 +18,6 @@ from typing import Any
 import anyio
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
-
-from dudo.server.app import ServerSettings, create_app
-from dudo.server.lobby import Lobby
-from dudo.server.room import RoomConfig
-from dudo.store import Store
-from dudo.store.base import MemoryStore
-from serverkit import fast_config
 
 WAIT = 10.0
 
@@ -159,34 +152,6 @@ def seat_table(client: TestClient, seats: int, *, rules: dict[str, Any] | None =
         table.tokens[data["seat"]] = data["token"]
         table.names[data["seat"]] = data["name"]
     return table
-
-
-class LobbyHolder:
-    """Filled in when the app's lifespan starts."""
-
-    lobby: Lobby | None = None
-
-
-def app_and_lobby(config: RoomConfig | None = None, store: Store | None = None,
-                  clock: Callable[[], float] | None = None,
-                  entropy: Callable[[int], str] | None = None,
-                  **settings: Any) -> tuple[Any, LobbyHolder]:
-    """Like ``serverkit.make_app``, plus the lobby and ServerSettings changes
-    (``message_rate``, ``message_burst``)."""
-    holder = LobbyHolder()
-    server_settings = ServerSettings(database="memory://", room=config or fast_config(),
-                                     **settings)
-
-    def lobby_factory(store_: Store, room_config: RoomConfig) -> Lobby:
-        options: dict[str, Any] = {}
-        if clock is not None:
-            options["clock"] = clock
-        if entropy is not None:
-            options["entropy"] = entropy
-        holder.lobby = Lobby(store_, room_config, **options)
-        return holder.lobby
-
-    return create_app(server_settings, store or MemoryStore(), lobby_factory), holder
 
 
 def bidding(state: dict[str, Any]) -> bool:

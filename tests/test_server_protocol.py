@@ -32,6 +32,7 @@ from dudo.store.base import MemoryStore
 from serverkit import (
     CountingEntropy,
     FakeClock,
+    app_and_lobby,
     fast_config,
     make_app,
     server_process,
@@ -40,7 +41,6 @@ from serverkit import (
 from socketkit import (
     Sock,
     Table,
-    app_and_lobby,
     bidding,
     connect,
     legal_bid,

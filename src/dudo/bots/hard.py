@@ -143,7 +143,7 @@ class HardBot(SeededBot):
         legal = view.legal
         if not legal:
             return None
-        endgame = _endgame_policy(view)
+        endgame = endgame_policy(view)
         if endgame:
             actions = list(endgame)
             return self.rng.choices(actions, weights=[endgame[a] for a in actions])[0]
@@ -225,8 +225,3 @@ class HardBot(SeededBot):
         looks_true = tail[needed]
         inclination = 1 / (1 + np.exp(CALL_SHARPNESS * (looks_true - 0.5)))
         return float(np.dot(their_weights, inclination))
-
-
-def _endgame_policy(view: SeatView) -> dict[Action, float] | None:
-    """The shipped CFR strategy for this decision, when one covers it."""
-    return endgame_policy(view)
