@@ -101,11 +101,32 @@ def serve_instrumented(argv: list[str]) -> None:
     stats: dict[int, list[float]] = {0: [0, 0.0, 0.0], 1: [0, 0.0, 0.0], 2: [0, 0.0, 0.0]}
     started = [0.0]
 
+    probe = os.environ.get("DUDO_GC_LOG")
+    probe_file = open(probe, "a") if probe else None  # noqa: SIM115
+    counts = [(0, 0, 0)]
+    cpu_started = [0.0]
+    last_histogram = [time.time() + 30]
+
     def watch(phase: str, info: dict[str, Any]) -> None:
         if phase == "start":
+            if probe_file is not None:
+                counts[0] = gc.get_count()
+                if info["generation"] == 0 and time.time() - last_histogram[0] > 5:
+                    young = gc.get_objects(generation=0)
+                    kinds = collections.Counter(type(o).__qualname__ for o in young)
+                    probe_file.write(f"young list {len(young)}: {kinds.most_common(40)}\n")
+                    del young, kinds
+                    last_histogram[0] = time.time()
+                cpu_started[0] = time.thread_time()
             started[0] = time.perf_counter()
         else:
             pause = time.perf_counter() - started[0]
+            if probe_file is not None:
+                cpu = time.thread_time() - cpu_started[0]
+                probe_file.write(f"{time.time():.3f} gen={info['generation']} "
+                                 f"wall={pause * 1000:.1f}ms cpu={cpu * 1000:.1f}ms "
+                                 f"collected={info['collected']} counts={counts[0]}\n")
+                probe_file.flush()
             entry = stats[info["generation"]]
             entry[0] += 1
             entry[1] += pause
@@ -231,6 +252,7 @@ class Stats:
     measuring: bool = False
     stopping: bool = False
     latencies: list[float] = field(default_factory=list)
+    sent_at: list[float] = field(default_factory=list)
     completed: int = 0
     sent: int = 0
     acks: int = 0
@@ -320,6 +342,7 @@ class RoomDriver:
                 del self.pending[target]
                 if self.stats.measuring:
                     self.stats.latencies.append(now - entry[0])
+                    self.stats.sent_at.append(entry[0])
                     self.stats.completed += 1
 
     # the dudo protocol ---------------------------------------------------------------------
@@ -465,7 +488,7 @@ def percentile(values: list[float], share: float) -> float:
 async def run_load(kind: str, load: str, rooms: int, args: argparse.Namespace,
                    gc_mode: str = "tuned", profile: bool = False) -> dict[str, Any]:
     steady = load == "steady"
-    warmup = args.warmup
+    warmup = args.warmup_steady if steady else args.warmup
     window = args.window_saturation if not steady else args.window_steady
     gc.set_threshold(50_000, 20, 100)
     with tempfile.TemporaryDirectory(prefix="dudo-load-") as workdir:
@@ -513,6 +536,9 @@ async def run_load(kind: str, load: str, rooms: int, args: argparse.Namespace,
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+    if os.environ.get("DUDO_LOAD_TRACE"):
+        Path(os.environ["DUDO_LOAD_TRACE"]).write_text(json.dumps(
+            {"sent_at": stats.sent_at, "latencies": stats.latencies}))
     gc_pauses = {}
     for generation in ("0", "1", "2"):
         before = gc0.get(generation, [0, 0.0, 0.0])
@@ -582,7 +608,8 @@ async def main(args: argparse.Namespace) -> list[dict[str, Any]]:
     results = []
     plan: list[tuple[str, str, int, str, bool]] = []
     for kind in args.servers:
-        plan.append((kind, "saturation", args.saturation_rooms, "tuned", False))
+        if args.saturation_rooms > 0:
+            plan.append((kind, "saturation", args.saturation_rooms, "tuned", False))
         for rooms in args.steady:
             plan.append((kind, "steady", rooms, "tuned", False))
     if args.gc_compare and "dudo" in args.servers:
@@ -608,7 +635,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--saturation-rooms", type=int, help="rooms of the saturation load")
     parser.add_argument("--servers", nargs="+", default=["dudo", "relay"],
                         choices=["dudo", "relay"])
-    parser.add_argument("--warmup", type=float, help="seconds before each window")
+    parser.add_argument("--warmup", type=float, help="seconds before the saturation window")
+    parser.add_argument("--warmup-steady", type=float,
+                        help="seconds before a steady window (rooms all start at once; their "
+                             "rounds need a while to fall out of step, and the database's "
+                             "first checkpoint copies the whole set-up)")
     parser.add_argument("--window-saturation", type=float)
     parser.add_argument("--window-steady", type=float)
     parser.add_argument("--gc", choices=["tuned", "default"], default="tuned",
@@ -622,8 +653,11 @@ def parse(argv: list[str]) -> argparse.Namespace:
     args = parser.parse_args(argv)
     quick = args.quick
     args.steady = args.steady or ([20, 100] if quick else [100, 1000, 2000])
-    args.saturation_rooms = args.saturation_rooms or (50 if quick else 200)
+    if args.saturation_rooms is None:
+        args.saturation_rooms = 50 if quick else 200
     args.warmup = args.warmup if args.warmup is not None else (2.0 if quick else 4.0)
+    if args.warmup_steady is None:
+        args.warmup_steady = 3.0 if quick else 15.0
     args.window_saturation = args.window_saturation or (4.0 if quick else 10.0)
     args.window_steady = args.window_steady or (5.0 if quick else 15.0)
     return args

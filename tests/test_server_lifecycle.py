@@ -39,8 +39,8 @@ def test_idle_rooms_are_closed_and_not_recovered() -> None:
 
 def test_answers_to_start_and_next_round_survive_a_restart() -> None:
     """A client that retries ``start`` after a crash gets the original ack, not not_now."""
+    from dudo.server.connection import Connection
     from dudo.server.protocol import parse_client_message
-    from dudo.server.room import Connection
 
     async def scenario() -> None:
         store = MemoryStore()

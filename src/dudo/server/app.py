@@ -27,6 +27,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from dudo import __version__
 from dudo.rules import Rules, RulesError
+from dudo.server.collector import Collector
+from dudo.server.connection import Connection
 from dudo.server.lobby import Lobby
 from dudo.server.logs import log_event
 from dudo.server.pages import page_routes
@@ -37,7 +39,7 @@ from dudo.server.protocol import (
     error_message,
     parse_client_message,
 )
-from dudo.server.room import Connection, RoomConfig, RoomError
+from dudo.server.room import RoomConfig, RoomError
 from dudo.store import Store, open_store
 
 log = logging.getLogger("dudo.server")
@@ -116,6 +118,7 @@ class Metrics:
         self.messages = 0
         self.rejected = 0
         self.sockets = 0
+        self.closed_sockets = 0
         self.started = time.time()
 
 
@@ -138,18 +141,20 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         state["lobby"], state["store"] = lobby, chosen
         log_event(log, "server_started", database=settings.database.split("@")[-1],
                   rooms_recovered=recovered)
-        # Long-lived objects of start-up need no more scanning by the collector; full
-        # collections otherwise pause the event loop in proportion to live sockets.
-        gc.collect()
-        gc.freeze()
-        gc.set_threshold(50_000, 20, 100)
         sweeper = asyncio.create_task(lobby.sweep_forever(), name="dudo-room-sweeper")
+        collector = state["collector"] = Collector(
+            released=lambda: metrics.closed_sockets + lobby.closed_rooms,
+            live=lambda: metrics.sockets)
+        collector.start()
+        collecting = asyncio.create_task(collector.run(), name="dudo-gc")
         try:
             yield
         finally:
-            sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await sweeper
+            for task in (sweeper, collecting):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+            gc.unfreeze()  # leave the process's collector as we found it
             await lobby.close()
             await chosen.close()
 
@@ -257,6 +262,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             f"dudo_store_slow_commits_total {getattr(store_, 'slow_commits', 0)}",
             "# TYPE dudo_uptime_seconds gauge",
             f"dudo_uptime_seconds {time.time() - metrics.started:.0f}",
+            *state["collector"].metrics(),
         ]
         return PlainTextResponse("\n".join(lines) + "\n")
 
@@ -288,7 +294,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         writer = asyncio.create_task(write_then_close())
         bucket = TokenBucket(settings.message_rate, settings.message_burst)
         metrics.sockets += 1
-        await room.inbox.put(("connect", connection))
+        room.inbox.put_nowait(("connect", connection))
         try:
             while not connection.closed:
                 message = await websocket.receive()
@@ -312,12 +318,13 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
                     connection.send(error_message("rate_limited", "too many messages: slow down",
                                                   getattr(parsed, "id", None)))
                     continue
-                await room.inbox.put(("message", connection, parsed))
+                room.inbox.put_nowait(("message", connection, parsed))
         except WebSocketDisconnect:
             pass
         finally:
             metrics.sockets -= 1
-            await room.inbox.put(("disconnect", connection))
+            metrics.closed_sockets += 1
+            room.inbox.put_nowait(("disconnect", connection))
             writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await writer

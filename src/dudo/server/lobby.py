@@ -75,6 +75,7 @@ class Lobby:
         self.rooms: dict[str, Room] = {}
         self.guesses = GuessLimiter()
         self._lock = asyncio.Lock()
+        self.closed_rooms = 0  # so far; the garbage collector's policy counts departures
 
     async def close_idle_rooms(self) -> list[str]:
         """Close rooms nobody has used for a while: they leave memory and are no longer
@@ -87,6 +88,7 @@ class Lobby:
                 room.closed = True
                 await self.store.close_room(code)
                 del self.rooms[code]
+                self.closed_rooms += 1
                 closed.append(code)
                 log_event(log, "room_closed", room=code, status=room.status)
         return closed

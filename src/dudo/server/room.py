@@ -25,12 +25,10 @@ import json
 import logging
 import secrets
 import time
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-
-import orjson
 
 from dudo.bids import Bid
 from dudo.bots.base import Bot
@@ -52,6 +50,7 @@ from dudo.game import (
 )
 from dudo.rules import Rules, RulesError
 from dudo.server import protocol as p
+from dudo.server.connection import Connection, dumps
 from dudo.server.logs import log_event
 from dudo.store import LogEntry, Store
 from dudo.view import view
@@ -106,55 +105,6 @@ class Seat:
                 "connected": bool(self.connections) if self.kind == "human" else None,
                 "bot_playing": away and self.away_since is not None
                 and now - self.away_since >= grace}
-
-
-class Connection:
-    """One socket in a room: a seat's, or a spectator's (``seat is None``).
-
-    Outbound messages wait in a bounded buffer that a short-lived task flushes, one task at
-    a time per socket, so a slow client never holds up the room. No task stays parked per
-    socket: a waiting task would leave a fresh coroutine and future per message for the
-    garbage collector's young generation, and with thousands of sockets those make every
-    young collection slow (docs/benchmarks.md).
-    """
-
-    QUEUE_LIMIT = 256
-
-    def __init__(self, send: Callable[[str], Any], seat: int | None) -> None:
-        self._send = send
-        self.seat = seat
-        self.pending: deque[str] = deque()
-        self.closed = False
-        self.finished = asyncio.Event()
-        self._flusher: asyncio.Task[None] | None = None
-
-    def send(self, message: dict[str, Any] | str) -> None:
-        if self.closed:
-            return
-        if len(self.pending) >= self.QUEUE_LIMIT:
-            self.close()  # too slow to keep up: the socket is closed
-            return
-        self.pending.append(message if isinstance(message, str) else _dumps(message))
-        if self._flusher is None:
-            self._flusher = asyncio.get_running_loop().create_task(self._flush())
-
-    async def _flush(self) -> None:
-        try:
-            while self.pending and not self.closed:
-                await self._send(self.pending.popleft())
-        except Exception:  # the socket went away while we wrote
-            self.close()
-        finally:
-            self._flusher = None
-
-    async def write_forever(self) -> None:
-        """Wait until the connection is closed (by the room, or for being too slow)."""
-        await self.finished.wait()
-
-    def close(self) -> None:
-        self.closed = True
-        self.pending.clear()
-        self.finished.set()
 
 
 def hash_token(token: str) -> str:
@@ -395,7 +345,7 @@ class Room:
 
     def _remember(self, seat: int, action_id: str, reply: dict[str, Any] | str) -> str:
         """Keep the answer to a message id (exactly once); returns it as JSON text."""
-        text = reply if isinstance(reply, str) else _dumps(reply)
+        text = reply if isinstance(reply, str) else dumps(reply)
         replies = self.seats[seat].replies
         replies[action_id] = text
         while len(replies) > REPLIES_KEPT:
@@ -866,13 +816,13 @@ class Room:
                 "commitment": fair.commitment if fair else None,
                 "last_revealed": self.revealed[-1] if self.revealed else None,
             }
-        return _dumps(shared)[1:-1]
+        return dumps(shared)[1:-1]
 
     def _state_text(self, seat: int | None, shared: str) -> str:
         """The full state for one recipient: the shared part plus its own game view."""
         you = _YOU_SPECTATOR if seat is None else _YOU_HOST if seat == 0 else (
             f'{{"seat":{seat},"role":"player","host":false}}')
-        game = "null" if self.game is None else _dumps(view(self.game, seat).to_json())
+        game = "null" if self.game is None else dumps(view(self.game, seat).to_json())
         return (f'{{"type":"state","v":{p.PROTOCOL_VERSION},"version":{self.version},'
                 f'"you":{you},{shared},"game":{game}}}')
 
@@ -884,11 +834,6 @@ class Room:
 
 _YOU_SPECTATOR = '{"seat":null,"role":"spectator","host":false}'
 _YOU_HOST = '{"seat":0,"role":"player","host":true}'
-
-
-def _dumps(data: Any) -> str:
-    """Compact JSON text; orjson because encoding states is the server's hottest path."""
-    return orjson.dumps(data).decode()
 
 
 def action_to_json(action: Action) -> dict[str, Any]:

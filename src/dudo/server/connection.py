@@ -1,0 +1,103 @@
+"""One socket of a room, as the room sees it: an ordered, bounded outbox.
+
+The room must never wait on a socket (a slow phone would hold up the whole table), and with
+thousands of sockets the way a message is written matters too (docs/benchmarks.md):
+
+- A message is written at once when the socket can take it. The ASGI ``send`` coroutine is
+  run eagerly, in the room's own step: for a writable socket it finishes without ever
+  waiting, so no task is made, scheduled and dropped per message.
+- Only when ``send`` has to wait (the client reads slowly) does a task carry it on, and
+  messages queue behind it in a bounded buffer; a socket that falls too far behind is
+  closed.
+- No task stays parked per socket: a waiting task leaves a fresh coroutine and future per
+  message for the garbage collector's young generation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import types
+from collections import deque
+from collections.abc import Awaitable, Callable, Coroutine, Generator
+from typing import Any
+
+import orjson
+
+
+def dumps(data: Any) -> str:
+    """Compact JSON text; orjson because encoding states is the server's hottest path."""
+    return orjson.dumps(data).decode()
+
+
+@types.coroutine
+def _carry_on(started: Coroutine[Any, Any, Any], waiting_on: Any) -> Generator[Any, None, Any]:
+    """Continue a coroutine that already ran up to its first wait, inside a task.
+
+    ``waiting_on`` is what the coroutine yielded (the future it waits for); handing it to
+    the task makes the task wake us when it is done, exactly as ``await`` would have.
+    """
+    try:
+        yield waiting_on
+    except BaseException:  # cancelled while waiting: let the coroutine clean up
+        started.close()
+        raise
+    return (yield from started.__await__())
+
+
+class Connection:
+    """One socket in a room: a seat's, or a spectator's (``seat is None``)."""
+
+    QUEUE_LIMIT = 256
+
+    def __init__(self, send: Callable[[str], Awaitable[Any]], seat: int | None) -> None:
+        self._send = send
+        self.seat = seat
+        self.pending: deque[str] = deque()
+        self.closed = False
+        self.finished = asyncio.Event()
+        self._flusher: asyncio.Task[None] | None = None
+
+    def send(self, message: dict[str, Any] | str) -> None:
+        """Write ``message`` now if the socket can take it, else queue it behind the
+        write in progress. Never waits."""
+        if self.closed:
+            return
+        text = message if isinstance(message, str) else dumps(message)
+        if self._flusher is not None:
+            if len(self.pending) >= self.QUEUE_LIMIT:
+                self.close()  # too slow to keep up: the socket is closed
+                return
+            self.pending.append(text)
+            return
+        write = self._send(text)
+        if not isinstance(write, Coroutine):  # a plain awaitable: no eager path
+            self._flusher = asyncio.get_running_loop().create_task(self._flush(write))
+            return
+        try:
+            waiting_on = write.send(None)
+        except StopIteration:
+            return  # written
+        except Exception:  # the socket went away
+            self.close()
+            return
+        self._flusher = asyncio.get_running_loop().create_task(
+            self._flush(_carry_on(write, waiting_on)))
+
+    async def _flush(self, first: Awaitable[Any]) -> None:
+        try:
+            await first
+            while self.pending and not self.closed:
+                await self._send(self.pending.popleft())
+        except Exception:  # the socket went away while we wrote
+            self.close()
+        finally:
+            self._flusher = None
+
+    async def write_forever(self) -> None:
+        """Wait until the connection is closed (by the room, or for being too slow)."""
+        await self.finished.wait()
+
+    def close(self) -> None:
+        self.closed = True
+        self.pending.clear()
+        self.finished.set()
