@@ -34,10 +34,14 @@ How
     reveal pauses (DUDO_*), so rooms are never waiting on a clock. Each load: set up, warm
     up, then a measured window; a fresh server (and database) per load.
 
-    ``--gc default`` runs the server with Python's default collector settings (the
-    server's start-up ``gc.freeze()`` and ``gc.set_threshold(50_000, 20, 100)`` are made
-    no-ops by the wrapper), ``--gc-compare`` runs the saturation and largest steady load
-    both ways. ``--profile FILE`` records the server with py-spy during the saturation
+    ``--gc python`` runs the server with Python's collector left as it is (``DUDO_GC=python``
+    instead of the server's clock-driven policy, src/dudo/server/collector.py),
+    ``--gc-compare`` runs the saturation and largest steady load both ways. With
+    ``DUDO_GC_LOG=FILE`` the wrapper also writes one line per collection (generation, wall
+    and CPU time, objects found, counts) and now and then what the young generation holds.
+    ``DUDO_LOAD_TRACE=FILE`` writes every measured action's send time and latency (JSON),
+    to see whether a tail is spread out or comes in bursts.
+    ``--profile FILE`` records the server with py-spy during the saturation
     window (raw collapsed stacks; install py-spy first).
 
     python bench/load.py            # the full run (about 6 minutes)
@@ -96,7 +100,7 @@ def free_port() -> int:
 def serve_instrumented(argv: list[str]) -> None:
     """``load.py _serve GC_MODE STATS_FILE -- dudo serve args``: count GC pauses, then run
     the unchanged ``dudo serve``."""
-    mode, stats_file = argv[0], argv[1]
+    stats_file = argv[1]  # argv[0], the collector mode, reaches the server as DUDO_GC
     raise_open_files()
     stats: dict[int, list[float]] = {0: [0, 0.0, 0.0], 1: [0, 0.0, 0.0], 2: [0, 0.0, 0.0]}
     started = [0.0]
@@ -133,9 +137,6 @@ def serve_instrumented(argv: list[str]) -> None:
             entry[2] = max(entry[2], pause)
 
     gc.callbacks.append(watch)
-    if mode == "default":
-        gc.freeze = lambda: None  # type: ignore[assignment]
-        gc.set_threshold = lambda *args: None  # type: ignore[assignment]
 
     def dump() -> None:
         reset = Path(stats_file + ".reset")
@@ -161,7 +162,7 @@ def serve_instrumented(argv: list[str]) -> None:
 class Server:
     kind: str  # "dudo" or "relay"
     workdir: Path
-    gc_mode: str = "tuned"
+    gc_mode: str = "clock"
     port: int = 0
     process: subprocess.Popen[bytes] | None = None
 
@@ -179,7 +180,7 @@ class Server:
         self.port = free_port()
         log = open(self.workdir / f"{self.kind}.log", "wb")  # noqa: SIM115
         env = {**os.environ, "DUDO_BOT_DELAY": "0", "DUDO_REVEAL_PAUSE": "0",
-               "DUDO_SEED_WINDOW": "0"}
+               "DUDO_SEED_WINDOW": "0", "DUDO_GC": self.gc_mode}
         if self.kind == "dudo":
             # DUDO_BENCH_WRAPPER: another wrapper with load.py's _serve arguments (diagnostics)
             wrapper = os.environ.get("DUDO_BENCH_WRAPPER", str(Path(__file__).resolve()))
@@ -486,7 +487,7 @@ def percentile(values: list[float], share: float) -> float:
 
 
 async def run_load(kind: str, load: str, rooms: int, args: argparse.Namespace,
-                   gc_mode: str = "tuned", profile: bool = False) -> dict[str, Any]:
+                   gc_mode: str = "clock", profile: bool = False) -> dict[str, Any]:
     steady = load == "steady"
     warmup = args.warmup_steady if steady else args.warmup
     window = args.window_saturation if not steady else args.window_steady
@@ -546,7 +547,8 @@ async def run_load(kind: str, load: str, rooms: int, args: argparse.Namespace,
         gc_pauses[generation] = {"count": after[0] - before[0],
                                  "seconds": after[1] - before[1], "max": after[2]}
     return {
-        "server": kind, "load": load, "rooms": rooms, "gc": gc_mode,
+        "server": kind, "load": load, "rooms": rooms,
+        "gc": gc_mode if kind == "dudo" else "python",  # the relay leaves its collector alone
         "sockets": rooms * 4, "set_up_seconds": round(set_up_time, 1),
         "window_seconds": round(elapsed, 2),
         "actions_per_second": stats.completed / elapsed,
@@ -593,7 +595,7 @@ def show(results: list[dict[str, Any]]) -> None:
 
     for r in results:
         floor = relay.get((r["load"], r["rooms"]))
-        if (r["server"] != "dudo" or floor is None or r["gc"] != "tuned"
+        if (r["server"] != "dudo" or floor is None or r["gc"] != "clock"
                 or r["profiled"]):
             continue
         rate = r["actions_per_second"] / floor["actions_per_second"]
@@ -609,14 +611,14 @@ async def main(args: argparse.Namespace) -> list[dict[str, Any]]:
     plan: list[tuple[str, str, int, str, bool]] = []
     for kind in args.servers:
         if args.saturation_rooms > 0:
-            plan.append((kind, "saturation", args.saturation_rooms, "tuned", False))
+            plan.append((kind, "saturation", args.saturation_rooms, "clock", False))
         for rooms in args.steady:
-            plan.append((kind, "steady", rooms, "tuned", False))
+            plan.append((kind, "steady", rooms, "clock", False))
     if args.gc_compare and "dudo" in args.servers:
-        plan.append(("dudo", "saturation", args.saturation_rooms, "default", False))
-        plan.append(("dudo", "steady", max(args.steady), "default", False))
-    if args.gc != "tuned":
-        plan = [(k, load, n, args.gc if k == "dudo" else "tuned", False)
+        plan.append(("dudo", "saturation", args.saturation_rooms, "python", False))
+        plan.append(("dudo", "steady", max(args.steady), "python", False))
+    if args.gc != "clock":
+        plan = [(k, load, n, args.gc if k == "dudo" else "clock", False)
                 for k, load, n, _, _ in plan]
     if args.profile:  # a run of its own: sampling slows the server down a little
         plan.append(("dudo", "saturation", args.saturation_rooms, args.gc, True))
@@ -642,10 +644,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
                              "first checkpoint copies the whole set-up)")
     parser.add_argument("--window-saturation", type=float)
     parser.add_argument("--window-steady", type=float)
-    parser.add_argument("--gc", choices=["tuned", "default"], default="tuned",
-                        help="the server's collector: as it sets itself up, or Python's default")
+    parser.add_argument("--gc", choices=["clock", "python"], default="clock",
+                        help="the dudo server's collector: its own policy or Python's")
     parser.add_argument("--gc-compare", action="store_true",
-                        help="also run saturation and the largest steady load with --gc default")
+                        help="also run saturation and the largest steady load with --gc python")
     parser.add_argument("--no-compression", dest="compression", action="store_false",
                         help="clients do not offer permessage-deflate (browsers do)")
     parser.add_argument("--profile", metavar="FILE", help="py-spy record the saturation window")

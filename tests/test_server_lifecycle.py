@@ -74,3 +74,51 @@ def test_answers_to_start_and_next_round_survive_a_restart() -> None:
         await restarted.close()
 
     asyncio.run(scenario())
+
+
+def test_refusals_survive_a_restart_and_leave_the_version_alone() -> None:
+    """A ``start`` refused as not_ready is answered the same after a restart, even though
+    the room could start by then; storing the refusal does not move the version."""
+    from dudo.server.connection import Connection
+    from dudo.server.protocol import parse_client_message
+
+    async def scenario() -> None:
+        store = MemoryStore()
+        lobby = Lobby(store, fast_config(seed_window=3600))
+        made = await lobby.create("Ana", rules=Rules.preset("tavern"), seats=2,
+                                  bots=[None, None], timer=0, public=False)
+        room = lobby.rooms[made["code"]]
+        sent: list[str] = []
+
+        async def collect(text: str) -> None:
+            sent.append(text)
+
+        connection = Connection(collect, 0)
+        room.inbox.put_nowait(("connect", connection))
+        await room.call("summary")
+        version = room.version
+        room.inbox.put_nowait(("message", connection,
+                               parse_client_message('{"type":"start","id":"go"}')))
+        await room.call("summary")
+        refused = json.loads(room.seats[0].replies["go"])
+        assert refused["type"] == "error" and refused["code"] == "not_ready"
+        assert room.version == version
+        await lobby.close()
+
+        restarted = Lobby(store, fast_config(seed_window=3600))
+        await restarted.recover()
+        again = restarted.rooms[made["code"]]
+        assert again.version == version
+        await again.call("join", "Bea")
+        retry = Connection(collect, 0)
+        again.inbox.put_nowait(("connect", retry))
+        sent.clear()
+        again.inbox.put_nowait(("message", retry,
+                                parse_client_message('{"type":"start","id":"go"}')))
+        await again.call("summary")
+        answers = [json.loads(text) for text in sent]
+        assert refused in answers  # the same answer, not a start
+        assert again.status == "lobby"
+        await restarted.close()
+
+    asyncio.run(scenario())

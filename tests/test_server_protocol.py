@@ -70,7 +70,9 @@ class Live:
         return self.table.code
 
     def log_size(self) -> int:
-        return len(self.store.logs[self.code])
+        """Stored changes; refusals are stored too (so a retry gets the same answer), but
+        they change nothing."""
+        return sum(1 for entry in self.store.logs[self.code] if entry.kind != "refused")
 
 
 @contextlib.contextmanager

@@ -238,7 +238,10 @@ def serve(
     if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
         _fail(f"--log-level must be debug, info, warning or error, not {log_level!r}")
     configure_logs(level)
-    settings = ServerSettings.from_env(database)
+    try:
+        settings = ServerSettings.from_env(database)
+    except ValueError as error:
+        _fail(str(error))
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
     typer.echo(f"dudo {__version__}: open http://{shown}:{port}/ (database {database})")
     # No access log: WebSocket URLs carry seat tokens, which must not land in logs. No

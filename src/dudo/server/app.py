@@ -55,14 +55,24 @@ class ServerSettings:
     room: RoomConfig = field(default_factory=RoomConfig)
     message_rate: float = 8.0
     message_burst: int = 24
+    # "clock": the server's own collector policy (dudo.server.collector); "python": leave
+    # Python's garbage collector as it is (for comparison; DUDO_GC=python).
+    gc_policy: str = "clock"
 
     @classmethod
     def from_env(cls, database: str | None = None) -> ServerSettings:
-        settings = cls(database=database or os.environ.get("DUDO_DATABASE", DEFAULT_DATABASE))
+        settings = cls(database=database or os.environ.get("DUDO_DATABASE", DEFAULT_DATABASE),
+                       gc_policy=os.environ.get("DUDO_GC", "clock"))
+        if settings.gc_policy not in ("clock", "python"):
+            raise ValueError(f"DUDO_GC must be 'clock' or 'python', not {settings.gc_policy!r}")
         for name in ("bot_delay", "reveal_pause", "seed_window", "grace", "quick_fill"):
             value = os.environ.get(f"DUDO_{name.upper()}")
             if value is not None:
-                setattr(settings.room, name, float(value))
+                try:
+                    setattr(settings.room, name, float(value))
+                except ValueError:
+                    raise ValueError(f"DUDO_{name.upper()} must be a number of seconds, "
+                                     f"not {value!r}") from None
         return settings
 
 
@@ -142,19 +152,22 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         log_event(log, "server_started", database=settings.database.split("@")[-1],
                   rooms_recovered=recovered)
         sweeper = asyncio.create_task(lobby.sweep_forever(), name="dudo-room-sweeper")
-        collector = state["collector"] = Collector(
-            released=lambda: metrics.closed_sockets + lobby.closed_rooms,
-            live=lambda: metrics.sockets)
-        collector.start()
-        collecting = asyncio.create_task(collector.run(), name="dudo-gc")
+        tasks = [sweeper]
+        if settings.gc_policy == "clock":
+            collector = state["collector"] = Collector(
+                released=lambda: metrics.closed_sockets + lobby.closed_rooms,
+                live=lambda: metrics.sockets)
+            collector.start()
+            tasks.append(asyncio.create_task(collector.run(), name="dudo-gc"))
         try:
             yield
         finally:
-            for task in (sweeper, collecting):
+            for task in tasks:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
-            gc.unfreeze()  # leave the process's collector as we found it
+            if "collector" in state:
+                gc.unfreeze()  # leave the process's collector as we found it
             await lobby.close()
             await chosen.close()
 
@@ -262,7 +275,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             f"dudo_store_slow_commits_total {getattr(store_, 'slow_commits', 0)}",
             "# TYPE dudo_uptime_seconds gauge",
             f"dudo_uptime_seconds {time.time() - metrics.started:.0f}",
-            *state["collector"].metrics(),
+            *(state["collector"].metrics() if "collector" in state else []),
         ]
         return PlainTextResponse("\n".join(lines) + "\n")
 

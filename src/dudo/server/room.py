@@ -52,7 +52,7 @@ from dudo.rules import Rules, RulesError
 from dudo.server import protocol as p
 from dudo.server.connection import Connection, dumps
 from dudo.server.logs import log_event
-from dudo.store import LogEntry, Store
+from dudo.store import LogEntry, Store, StoreError
 from dudo.view import view
 
 log = logging.getLogger("dudo.room")
@@ -237,13 +237,31 @@ class Room:
 
     def _apply(self, entry: LogEntry) -> list[Event]:
         self.seq = entry.seq + 1
-        self.version += 1
+        if entry.kind != "refused":  # a refusal changes nothing anyone sees
+            self.version += 1
         handler = getattr(self, f"_apply_{entry.kind}")
         events: list[Event] = handler(entry.at, entry.data)
         if "ack" in entry.data:
             seat, action_id = entry.data["ack"]
             self._remember(seat, action_id, p.ack_message(action_id, self.version))
         return events
+
+    async def _refuse(self, seat: int, action_id: str, reply: dict[str, Any]) -> str:
+        """Store a refusal under its message id before answering, so that a retry, even
+        after a restart, gets the same answer instead of being judged again (exactly
+        once). The per-socket rate limit bounds how many a client can make us store."""
+        entry = LogEntry(self.seq, self.clock(), "refused",
+                         {"seat": seat, "id": action_id, "reply": reply})
+        try:
+            await self.store.append(self.code, [entry])
+        except StoreError:  # the answer still goes out; only a restart would forget it
+            return self._remember(seat, action_id, reply)
+        self._apply(entry)
+        return self.seats[seat].replies[action_id]
+
+    def _apply_refused(self, at: float, data: dict[str, Any]) -> list[Event]:
+        self._remember(data["seat"], data["id"], data["reply"])
+        return []
 
     def _apply_created(self, at: float, data: dict[str, Any]) -> list[Event]:
         self.created_at = at
@@ -509,7 +527,7 @@ class Room:
             acknowledged = await self._act(connection, seat, message)
         except RoomError as error:
             reply = p.error_message(error.code, str(error), action_id)
-            connection.send(self._remember(seat, action_id, reply)
+            connection.send(await self._refuse(seat, action_id, reply)
                             if action_id is not None else reply)
             return
         if acknowledged and action_id is not None:
