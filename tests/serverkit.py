@@ -77,6 +77,10 @@ def app_and_lobby(config: RoomConfig | None = None, store: Store | None = None,
     """An app on a memory store with the given clock, entropy and dealing rule, and a
     holder that gets its lobby; ``settings`` change ServerSettings (``message_rate``...)."""
     holder = LobbyHolder()
+    # The collector's policy pays one full collection per app start-up, which over a
+    # session of hundreds of apps and a big heap doubles the suite's time; it has tests of
+    # its own (test_collector.py), including one in a live app. Pass gc_policy="clock".
+    settings.setdefault("gc_policy", "python")
     server_settings = ServerSettings(database="memory://", room=config or fast_config(),
                                      **settings)
 

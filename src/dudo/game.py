@@ -295,9 +295,11 @@ class _LadderSlice(Sequence[Bid]):
         return self._ladder[self._range[index]]
 
     def __iter__(self) -> Iterator[Bid]:
+        positions = self._range
+        if positions.step == 1:  # always, for legal raises: one slice of the shared tuple
+            return iter(self._ladder[positions.start:positions.stop])
         bids = self._ladder
-        for position in self._range:
-            yield bids[position]
+        return (bids[position] for position in positions)
 
 
 NO_ACTIONS: Final = LegalActions(None, range(0), ())

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import json
 import logging
 import os
@@ -167,7 +166,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
             if "collector" in state:
-                gc.unfreeze()  # leave the process's collector as we found it
+                state.pop("collector").stop()
             await lobby.close()
             await chosen.close()
 

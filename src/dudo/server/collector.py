@@ -62,14 +62,21 @@ class Collector:
         self.reclaim_after = reclaim_after
         self.stats = CollectorStats()
         self._released_at_reclaim = released()
+        self._thresholds = gc.get_threshold()
 
     def start(self) -> None:
         """After start-up: collect once, freeze what is left (modules, the app, the
         bots' tables), and leave the count-based collections only as a backstop."""
+        self._thresholds = gc.get_threshold()
         gc.collect()
         gc.freeze()
         gc.set_threshold(50_000, 20, 100)
         self._released_at_reclaim = self.released()
+
+    def stop(self) -> None:
+        """Leave the process's collector as it was before :meth:`start`."""
+        gc.unfreeze()
+        gc.set_threshold(*self._thresholds)
 
     def tick(self) -> None:
         """One young collection, then the survivors join the frozen objects; a reclaim

@@ -71,7 +71,7 @@ class Connection:
             return
         write = self._send(text)
         if not isinstance(write, Coroutine):  # a plain awaitable: no eager path
-            self._flusher = asyncio.get_running_loop().create_task(self._flush(write))
+            self._start_flusher(write)
             return
         try:
             waiting_on = write.send(None)
@@ -80,8 +80,11 @@ class Connection:
         except Exception:  # the socket went away
             self.close()
             return
-        self._flusher = asyncio.get_running_loop().create_task(
-            self._flush(_carry_on(write, waiting_on)))
+        self._start_flusher(_carry_on(write, waiting_on))
+
+    def _start_flusher(self, first: Awaitable[Any]) -> None:
+        self._flusher = asyncio.get_running_loop().create_task(self._flush(first))
+        self._flusher.add_done_callback(self._flush_ended)
 
     async def _flush(self, first: Awaitable[Any]) -> None:
         try:
@@ -91,7 +94,13 @@ class Connection:
         except Exception:  # the socket went away while we wrote
             self.close()
         finally:
-            self._flusher = None
+            self._flusher = None  # at once: a send right after must start a new flusher
+
+    def _flush_ended(self, task: asyncio.Task[None]) -> None:
+        if task.cancelled():  # cut off, perhaps before it began: the stream has a gap
+            if self._flusher is task:
+                self._flusher = None
+            self.close()
 
     async def write_forever(self) -> None:
         """Wait until the connection is closed (by the room, or for being too slow)."""

@@ -392,13 +392,15 @@ class Room:
                 command = self.inbox.get_nowait()
             else:
                 due = self._next_due()
-                loop = asyncio.get_running_loop()
-                when = None if due is None else loop.time() + max(0.0, due - self.clock())
-                try:
-                    async with asyncio.timeout_at(when):
-                        command = await self.inbox.get()
-                except TimeoutError:
-                    command = None
+                if due is None:  # nothing timed: no timeout to set up per wait
+                    command = await self.inbox.get()
+                else:
+                    loop = asyncio.get_running_loop()
+                    try:
+                        async with asyncio.timeout_at(loop.time() + max(0.0, due - self.clock())):
+                            command = await self.inbox.get()
+                    except TimeoutError:
+                        command = None
             try:
                 if command is not None:
                     await self._handle(command)
@@ -417,7 +419,7 @@ class Room:
     async def call(self, *command: Any) -> Any:
         """Send a command that expects an answer (used by HTTP handlers)."""
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        await self.inbox.put((*command, future))
+        self.inbox.put_nowait((*command, future))
         return await future
 
     async def _handle(self, command: tuple[Any, ...]) -> None:

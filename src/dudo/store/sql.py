@@ -94,6 +94,7 @@ class WalCheckpointer:
         self.engine = engine
         self.every = every
         self.checkpoints = 0
+        self.busy = 0  # checkpoints that could not finish
         self.slowest = 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="dudo-checkpoint", daemon=True)
@@ -102,7 +103,14 @@ class WalCheckpointer:
         self._thread.start()
 
     def _run(self) -> None:
-        connection = self.engine.raw_connection()
+        connection = None
+        while connection is None:
+            try:
+                connection = self.engine.raw_connection()
+            except Exception:  # the log keeps growing meanwhile: say so, and try again
+                log.exception("the checkpointer cannot open the database")
+                if self._stop.wait(self.every):
+                    return
         try:
             while not self._stop.wait(self.every):
                 self.checkpoint(connection, "PASSIVE")
@@ -110,15 +118,24 @@ class WalCheckpointer:
         finally:
             connection.close()
 
-    def checkpoint(self, connection: Any, mode: str) -> None:
+    def checkpoint(self, connection: Any, mode: str) -> bool:
+        """One checkpoint; False if it could not finish (a reader or writer was in the
+        way: the next one carries on where it stopped)."""
         started = time.perf_counter()
+        cursor = connection.cursor()
         try:
-            connection.cursor().execute(f"PRAGMA wal_checkpoint({mode})")
-        except Exception as error:  # a busy database: the next round tries again
+            busy, _log_pages, _copied = cursor.execute(f"PRAGMA wal_checkpoint({mode})").fetchone()
+        except Exception as error:
             log.warning("checkpoint failed: %s", error)
-            return
-        self.checkpoints += 1
+            return False
+        finally:
+            cursor.close()
         self.slowest = max(self.slowest, time.perf_counter() - started)
+        if busy:
+            self.busy += 1
+            return False
+        self.checkpoints += 1
+        return True
 
     def stop(self) -> None:
         self._stop.set()
