@@ -44,7 +44,7 @@ How
     ``--profile FILE`` records the server with py-spy during the saturation
     window (raw collapsed stacks; install py-spy first).
 
-    python bench/load.py            # the full run (about 6 minutes)
+    python bench/load.py            # the full run (about 8 minutes)
     python bench/load.py --quick    # a small run (about 1 minute)
 
 Why

@@ -58,7 +58,7 @@ def test_rules_sheet_for_every_preset(preset: str) -> None:
 def test_rules_sheet_of_house_rules_and_bad_rules() -> None:
     with TestClient(make_app()) as client:
         page = client.get("/rules?preset=tavern&starting_dice=3&calza=any_time")
-        assert "House rules (based on tavern)" in page.text
+        assert "House rules (based on Tavern)" in page.text
         assert "Calza" in page.text and "starting dice: 3" in page.text
         # A room's full option set (what the client links to) gives the same sheet.
         rules = Rules.preset("tavern", starting_dice=3, calza="any_time")

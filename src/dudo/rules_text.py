@@ -53,11 +53,12 @@ PRESET_TITLES = {name: preset_title(name) for name in PRESETS}
 
 
 def title(rules: Rules, lang: str = DEFAULT_LANGUAGE) -> str:
-    """``Perudo (classic)``, or ``House rules (based on tavern)`` for a changed preset."""
+    """``Perudo (classic)``, or ``House rules (based on Tavern)`` for a changed preset."""
     name = rules.preset_name
     if name is not None:
         return preset_title(name, lang)
-    return text(lang, "title.house", preset=rules.to_overrides()["preset"])
+    base = preset_title(rules.to_overrides()["preset"], lang).split(" (")[0]  # "Tavern"
+    return text(lang, "title.house", preset=base)
 
 
 def bid_words(quantity: int, face: int, lang: str = DEFAULT_LANGUAGE) -> str:
