@@ -1,69 +1,12 @@
 // The entry point: picks the language, then shows the home page or a room's table.
-import {pickLanguage, setLanguage, t} from './i18n.js';
+import {pickLanguage, setLanguage} from './i18n.js';
 import {renderHome} from './lobby.js';
 import {openTable} from './table.js';
 
 const main = document.getElementById('main');
 let current = null; // the view on screen: {render()} so a language switch can redraw it
 
-export function randomHex(bytes) {
-  const values = crypto.getRandomValues(new Uint8Array(bytes));
-  return Array.from(values, (b) => b.toString(16).padStart(2, '0')).join('');
-}
-
-export function escapeHtml(text) {
-  return String(text ?? '').replace(/[&<>"']/g, (c) => ({
-    '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'}[c]));
-}
-
-// Screen readers hear bids and reveals through this polite live region.
-export function announce(text) {
-  const live = document.getElementById('live');
-  const line = document.createElement('p');
-  line.textContent = text;
-  live.append(line);
-  while (live.childElementCount > 6) live.firstElementChild.remove();
-}
-
-export function toast(text, kind = 'error') {
-  const box = document.getElementById('toasts');
-  const item = document.createElement('p');
-  item.className = `toast ${kind}`;
-  item.textContent = text;
-  item.addEventListener('click', () => item.remove());
-  box.append(item);
-  setTimeout(() => item.remove(), 5000);
-}
-
-export async function api(path, body) {
-  const options = body === undefined ? {} : {
-    method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)};
-  try {
-    const response = await fetch(path, options);
-    const data = await response.json().catch(() => ({}));
-    return {ok: response.ok, status: response.status, data};
-  } catch (error) {
-    return {ok: false, status: 0, data: {error: 'network', message: t('error.network')}};
-  }
-}
-
-// What the browser remembers: the player's name and one seat token per room code.
-export const memory = {
-  get name() { return localStorage.getItem('dudo.name') || ''; },
-  set name(value) { localStorage.setItem('dudo.name', value); },
-  seat(code) {
-    try { return JSON.parse(localStorage.getItem(`dudo.seat.${code}`)); } catch { return null; }
-  },
-  keepSeat(code, joined) {
-    localStorage.setItem(`dudo.seat.${code}`, JSON.stringify(
-      {token: joined.token, seat: joined.seat, name: joined.name}));
-  },
-  dropSeat(code) { localStorage.removeItem(`dudo.seat.${code}`); },
-  practice(code) { return localStorage.getItem(`dudo.practice.${code}`) === '1'; },
-  markPractice(code) { localStorage.setItem(`dudo.practice.${code}`, '1'); },
-};
-
-export function show(view) {
+function show(view) {
   if (current && current !== view && current.close) current.close();
   current = view;
   window.dudo = {view}; // for the curious and for the browser tests

@@ -1,5 +1,5 @@
 // The home page: a name, then create a room, join one by code, a quick game or practice.
-import {api, escapeHtml, memory, toast} from './app.js';
+import {api, escapeHtml, memory, toast} from './page.js';
 import {die} from './dice.js';
 import {lang, t} from './i18n.js';
 

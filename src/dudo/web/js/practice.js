@@ -1,6 +1,6 @@
 // The practice round: a guided game against easy bots. Tips appear at the moment they
 // matter, driven only by the state the server sent; each is shown once.
-import {escapeHtml} from './app.js';
+import {escapeHtml} from './page.js';
 import {bidWords, t} from './i18n.js';
 
 const TIPS = [

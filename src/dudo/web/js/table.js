@@ -1,6 +1,6 @@
 // The table: one WebSocket, and a drawing of whatever state the server last sent.
 // Nothing here decides a rule: the legal bids and calls come from the server's view.
-import {announce, api, escapeHtml, memory, randomHex, toast} from './app.js';
+import {announce, api, escapeHtml, memory, randomHex, toast} from './page.js';
 import {die} from './dice.js';
 import {bidWords, lang, t} from './i18n.js';
 import {bidOdds} from './odds.js';
