@@ -15,6 +15,12 @@ What it measures
         4 seats receiving the state with the new version, and the server's memory (VmRSS
         of its process, /proc/PID/status; VmHWM is the peak).
 
+    departures
+        After the largest steady dudo load, every other room's 4 sockets close at once while
+        the other rooms play on for 6 s: the latency of the rooms that stayed, and whether
+        the server's collector ran a reclaim (a full collection) and how long it took
+        (its /metrics). ``--no-departures`` skips it.
+
     The same two loads run, in the same run, against bench/relay_app.py: a minimal Starlette
     app under the same uvicorn settings that only relays each message to the other 3
     sockets of its room. Our figures are also given as ratios to it.
@@ -228,7 +234,8 @@ class Server:
             return data
         return {}
 
-    async def store_entries(self) -> int | None:
+    async def metric(self, name: str) -> float | None:
+        """One figure of the server's /metrics."""
         if self.kind != "dudo":
             return None
         import httpx
@@ -236,9 +243,13 @@ class Server:
         async with httpx.AsyncClient() as http:
             text = (await http.get(f"{self.base}/metrics", timeout=10)).text
         for line in text.splitlines():
-            if line.startswith("dudo_store_entries_total "):
-                return int(line.split()[1])
+            if line.startswith(name + " "):
+                return float(line.split()[1])
         return None
+
+    async def store_entries(self) -> int | None:
+        entries = await self.metric("dudo_store_entries_total")
+        return None if entries is None else int(entries)
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -298,6 +309,7 @@ class RoomDriver:
         self.bids_before_call = self.rng.randint(2, 6)
         self.ids = 0
         self.recipients = 4 if kind == "dudo" else 3
+        self.gone = False  # the room's players have left (--departures)
 
     def new_id(self) -> str:
         self.ids += 1
@@ -318,7 +330,7 @@ class RoomDriver:
             loop.call_later(delay, self.send, seat, message, target)
 
     def send(self, seat: int, message: dict[str, Any], target: int | None) -> None:
-        if self.stats.stopping:
+        if self.stats.stopping or self.gone:
             return
         now = time.perf_counter()
         self.buckets[seat].take(now)
@@ -479,6 +491,42 @@ def begin(drivers: list[RoomDriver], steady: bool) -> None:
             room.relay_act(0, 0)
 
 
+async def departures(server: Server, drivers: list[RoomDriver],
+                     stats: Stats) -> dict[str, Any]:
+    """Every other room's players leave at once (their sockets close) while the rest play
+    on. Once as many sockets have gone as remain, the server's collector reclaims what the
+    leavers left behind: one full collection. Reported: the reclaim's pause as the server
+    measured it (/metrics) and the latency of the rooms that stayed, across it."""
+    reclaims_before = await server.metric("dudo_gc_reclaims_total") or 0
+    window = stats.latencies, stats.sent_at, stats.completed  # the window's own figures
+    stats.latencies, stats.sent_at = [], []
+    stats.measuring = True
+    leaving = drivers[::2]
+    gate = asyncio.Semaphore(200)
+
+    async def leave(room: RoomDriver) -> None:
+        room.gone = True
+        for socket_ in room.sockets:
+            async with gate:
+                with contextlib.suppress(Exception):
+                    await socket_.close()
+
+    await asyncio.gather(*(leave(room) for room in leaving))
+    await asyncio.sleep(6.0)
+    stats.measuring = False
+    stayed = stats.latencies
+    stats.latencies, stats.sent_at, stats.completed = window
+    reclaims = (await server.metric("dudo_gc_reclaims_total") or 0) - reclaims_before
+    pause = await server.metric("dudo_gc_last_reclaim_seconds")
+    freed = await server.metric("dudo_gc_reclaimed_objects_total")
+    return {"sockets_left": 4 * len(leaving), "sockets_stayed": 4 * (len(drivers) - len(leaving)),
+            "reclaims": int(reclaims), "reclaim_ms": None if pause is None else pause * 1000,
+            "objects_freed": freed, "stayed_actions": len(stayed),
+            "stayed_p50_ms": percentile(stayed, 0.50) * 1000,
+            "stayed_p99_ms": percentile(stayed, 0.99) * 1000,
+            "stayed_max_ms": max(stayed, default=float("nan")) * 1000}
+
+
 def percentile(values: list[float], share: float) -> float:
     if not values:
         return float("nan")
@@ -529,6 +577,9 @@ async def run_load(kind: str, load: str, rooms: int, args: argparse.Namespace,
             cpu1, driver1, gc1 = server.cpu_seconds(), time.process_time(), server.gc_stats()
             entries1 = await server.store_entries()
             rss, hwm = server.memory_mb()
+            left = None
+            if args.departures and steady and kind == "dudo" and rooms == max(args.steady):
+                left = await departures(server, drivers, stats)
             stats.stopping = True
             if profiler is not None:
                 profiler.wait(timeout=60)
@@ -559,6 +610,7 @@ async def run_load(kind: str, load: str, rooms: int, args: argparse.Namespace,
         "entries_per_second": (None if entries0 is None or entries1 is None
                                else (entries1 - entries0) / elapsed),
         "errors": sum(stats.errors.values()) - errors0, "error_codes": dict(stats.errors),
+        "departures": left,
         "profiled": profile, "gc_pauses": gc_pauses if kind == "dudo" else None,
     }
 
@@ -586,6 +638,17 @@ def show(results: list[dict[str, Any]]) -> None:
               f"{f'{max(maxima) * 1000:.1f}' if maxima else '':>9} {r['errors']:6d}")
     if any(r.get("profiled") for r in results):
         print("* under py-spy (sampling slows it down)")
+    print()
+    for r in results:
+        gone = r.get("departures")
+        if gone:
+            print(f"departures (gc {r['gc']}) at {r['rooms']} rooms: "
+                  f"{gone['sockets_left']:,} sockets left while "
+                  f"{gone['sockets_stayed']:,} played on: {gone['reclaims']} reclaim(s), "
+                  f"the last {gone['reclaim_ms'] or 0:.0f} ms "
+                  f"({gone['objects_freed'] or 0:,.0f} objects freed); the staying rooms "
+                  f"over 6 s: p50 {gone['stayed_p50_ms']:.1f} ms, "
+                  f"p99 {gone['stayed_p99_ms']:.1f} ms, max {gone['stayed_max_ms']:.0f} ms")
     print()
     print("dudo as a ratio to the relay (same load):")
     relay = {(r["load"], r["rooms"]): r for r in results if r["server"] == "relay"}
@@ -651,6 +714,8 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--no-compression", dest="compression", action="store_false",
                         help="clients do not offer permessage-deflate (browsers do)")
     parser.add_argument("--profile", metavar="FILE", help="py-spy record the saturation window")
+    parser.add_argument("--no-departures", dest="departures", action="store_false",
+                        help="skip the departures phase after the largest steady dudo load")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = parser.parse_args(argv)
     quick = args.quick

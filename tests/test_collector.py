@@ -87,11 +87,12 @@ def test_a_cycle_that_dies_before_the_next_tick_is_freed_by_it() -> None:
 
 
 def test_a_reclaim_runs_once_enough_was_released_since_the_last() -> None:
-    """tick() reclaims only when released-since-last-reclaim >= max(reclaim_after, live)."""
+    """tick() reclaims only when released-since-last-reclaim >= max(reclaim_after,
+    per_live * live)."""
     counts = {"released": 5, "live": 0}
     with frozen_safely():
         collector = Collector(released=lambda: counts["released"], live=lambda: counts["live"],
-                              reclaim_after=10)
+                              reclaim_after=10, per_live=2)
         collector.tick()
         assert collector.stats.reclaims == 0
         counts["released"] = 14  # 9 since construction: below reclaim_after
@@ -103,11 +104,11 @@ def test_a_reclaim_runs_once_enough_was_released_since_the_last() -> None:
         collector.tick()  # nothing released since: no second reclaim
         assert collector.stats.reclaims == 1
 
-        counts["live"] = 25  # many sockets connected: the bar rises to 25
-        counts["released"] = 15 + 24
+        counts["live"] = 25  # many sockets connected: the bar rises to 2 x 25
+        counts["released"] = 15 + 49
         collector.tick()
         assert collector.stats.reclaims == 1
-        counts["released"] = 15 + 25
+        counts["released"] = 15 + 50
         collector.tick()
         assert collector.stats.reclaims == 2
         assert collector.stats.young_collections == 6
