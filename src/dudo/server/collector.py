@@ -31,9 +31,14 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from dudo.server.logs import log_event
+
+log = logging.getLogger("dudo.gc")
 
 
 @dataclass
@@ -105,6 +110,8 @@ class Collector:
         self.stats.reclaimed_objects += found
         self.stats.last_reclaim_seconds = time.perf_counter() - started
         self._released_at_reclaim = self.released()
+        log_event(log, "gc_reclaim", seconds=round(self.stats.last_reclaim_seconds, 4),
+                  objects=found, sockets=self.live())
         return found
 
     async def run(self) -> None:
