@@ -18,6 +18,7 @@ from dudo.bids import (
     ladder,
     no_ones_rank,
     plain_rank,
+    quantity_limits,
 )
 
 # -- parsing and printing ------------------------------------------------------------------
@@ -197,3 +198,38 @@ def test_ladder_index_respects_start_and_stop() -> None:
         steps.index("2x1")
     with pytest.raises(ValueError):
         ladder(Order.NO_ONES, 3).index(Bid(1, 1))
+
+
+@pytest.mark.parametrize("in_play", [1, 2, 3, 7, 50])
+def test_quantity_limits_leave_a_way_back_from_every_ones_bid(in_play: int) -> None:
+    assert quantity_limits(in_play, capped=True) == (in_play, in_play)
+    faces, ones = quantity_limits(in_play, capped=False)
+    assert (faces, ones) == (2 * in_play + 1, in_play)
+    # Perudo's way back from n ones is 2n + 1 of a face: it fits for every allowed n
+    for aces in range(1, ones + 1):
+        assert 2 * aces + 1 <= faces
+
+
+@pytest.mark.parametrize("order", [Order.PLAIN, Order.HALVE])
+@pytest.mark.parametrize(("limit", "ones_limit"), [(3, 1), (7, 3), (31, 15)])
+def test_a_ladder_with_fewer_ones_holds_exactly_the_bids_under_both_limits(
+        order: Order, limit: int, ones_limit: int) -> None:
+    steps = ladder(order, limit, ones_limit)
+    rank = RANK[order]
+    assert all(rank(low) < rank(high) for low, high in itertools.pairwise(steps))
+    expected = {Bid(q, f) for q in range(1, limit + 1) for f in range(2, 7)}
+    expected |= {Bid(q, 1) for q in range(1, ones_limit + 1)}
+    assert set(steps) == expected and len(steps) == len(expected)
+    assert ladder(order, limit, ones_limit) is steps
+    assert Bid(ones_limit + 1, 1) not in steps
+    for face in range(1, 7):
+        column = steps.column(face)
+        top = ones_limit if face == 1 else limit
+        assert column == tuple(Bid(q, face) for q in range(1, top + 1))
+        assert all(bid is steps[steps.index(bid)] for bid in column)  # the ladder's objects
+
+
+def test_a_ladder_is_shared_whichever_way_its_limits_are_given() -> None:
+    assert ladder(Order.PLAIN, 4) is ladder(Order.PLAIN, 4, 4) is ladder(Order.PLAIN, 4, 9)
+    assert ladder(Order.NO_ONES, 4) is ladder(Order.NO_ONES, 4, 2)
+    assert ladder(Order.NO_ONES, 4).column(1) == ()

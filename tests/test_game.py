@@ -110,16 +110,19 @@ def test_an_explicit_opener_wins_over_the_rule() -> None:
 FIVES = [[2, 3, 4, 5, 6], [1, 5, 5, 6, 6], [3, 3, 4, 4, 2]]
 
 
-def palifico_round() -> GameClass:
-    """dudo preset, 2 players: seat 0 drops to one die, so round 2 is palifico (opener 0),
-    and seat 0 has opened it with one 3."""
-    table = game("dudo", 2, [[2, 3], [4, 5]], [[6], [6, 6]], dice_counts=[2, 2])
+ONE_THREE = Bid(1, 3)
+
+
+def palifico_round(opening: Bid = ONE_THREE, **rules: Any) -> GameClass:
+    """dudo preset (with ``rules`` on top), 2 players: seat 0 drops to one die, so round 2
+    is palifico (opener 0), and seat 0 has opened it with ``opening`` (one 3)."""
+    table = game("dudo", 2, [[2, 3], [4, 5]], [[6], [6, 6]], dice_counts=[2, 2], rules=rules)
     table.roll()
     table.apply(0, Bid(3, 6))
     table.apply(1, DUDO)
     assert table.palifico and table.dice_counts == [1, 2]
     table.roll()
-    table.apply(0, Bid(1, 3))
+    table.apply(0, opening)
     return table
 
 
@@ -130,6 +133,8 @@ def opened(preset: str, *bids: tuple[int, Bid], **options: Any) -> GameClass:
         table.apply(seat, bid)
     return table
 
+
+NO_CAP = {"cap_at_dice_in_play": False}
 
 # (how to set up, seat, action, reason)
 REFUSED: dict[str, tuple[Callable[[], GameClass], int, Action, str]] = {
@@ -175,6 +180,15 @@ REFUSED: dict[str, tuple[Callable[[], GameClass], int, Action, str]] = {
                                     "not_a_raise"),
     "over_cap": (lambda: opened("dudo"), 0, Bid(16, 5), "over_cap"),
     "over_cap (raise)": (lambda: opened("dudo", (0, Bid(3, 5))), 1, Bid(16, 2), "over_cap"),
+    # without the cap: 2*15+1 = 31 of a face 2..6, 15 ones
+    "over_cap (no cap, face)": (lambda: opened("ones-lock", rules=NO_CAP), 0, Bid(32, 5),
+                                "over_cap"),
+    "over_cap (no cap, ones)": (lambda: opened("ones-lock", rules=NO_CAP), 0, Bid(16, 1),
+                                "over_cap"),
+    "over_cap (no cap, halve to ones)": (
+        lambda: opened("dudo", (0, Bid(30, 5)), rules=NO_CAP), 1, Bid(16, 1), "over_cap"),
+    "over_cap (no cap, palifico on ones)": (
+        lambda: palifico_round(Bid(1, 1), **NO_CAP), 1, Bid(4, 1), "over_cap"),
 }
 
 
@@ -212,6 +226,27 @@ def test_the_legal_counterparts_are_accepted() -> None:
     assert table.reason(0, Bid(2, 2)) == "not_a_raise"
     assert table.reason(0, Bid(3, 1)) is None
     assert not table.wild
+
+
+def test_without_the_cap_the_bounds_are_reached_and_not_passed() -> None:
+    table = opened("ones-lock", rules=NO_CAP)  # 15 dice in play
+    assert table.legal_actions(0).bids[-1] == Bid(31, 6)
+    assert Bid(15, 1) in table.legal_actions(0) and Bid(16, 1) not in table.legal_actions(0)
+    table.apply(0, Bid(15, 1))
+    assert table.legal_actions(1).bids[0] == Bid(15, 2)  # the plain order's next bid
+
+
+def test_a_palifico_round_without_the_cap_raises_along_the_face_up_to_its_bound() -> None:
+    # three dice in play: up to seven of a face 2..6, three ones; seat 1 holds two dice,
+    # so it must keep the face
+    threes = palifico_round(Bid(1, 3), **NO_CAP)
+    assert list(threes.legal_actions(1).bids) == [Bid(q, 3) for q in range(2, 8)]
+    ones = palifico_round(Bid(1, 1), **NO_CAP)
+    assert list(ones.legal_actions(1).bids) == [Bid(2, 1), Bid(3, 1)]
+    ones.apply(1, Bid(3, 1))
+    # seat 0 holds one die and may change the face, under the plain order
+    assert list(ones.legal_actions(0).bids) == [Bid(q, f) for q in range(3, 8)
+                                                 for f in range(2, 7)]
 
 
 def test_apply_refuses_seats_that_do_not_exist() -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import random
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -119,9 +118,12 @@ def reference_reason(game: Game, seat: int, action: Action) -> str | None:
         if not raises:
             return "not_a_raise"
     in_play = sum(counts)
-    # Without the cap the engine still bounds bids, at twice the dice in play plus one
-    # (documented in rules_text.py; RULES.md names no bound: see the xfail test below).
-    limit = in_play if rules.cap_at_dice_in_play else 2 * in_play + 1
+    if rules.cap_at_dice_in_play:
+        limit = in_play
+    elif action.face == 1:
+        limit = in_play  # without the cap: at most the dice in play of ones...
+    else:
+        limit = 2 * in_play + 1  # ...and twice the dice in play plus one of a face 2..6
     if action.quantity > limit:
         return "over_cap"
     return None
@@ -249,11 +251,19 @@ def test_rounds_follow_rules_md(rules: Rules, players: int, seed: int,
         assert game.phase is Phase.ROLL
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "spec deviation: without cap_at_dice_in_play the engine refuses bids above twice the "
-    "dice in play plus one as over_cap; RULES.md names no bound (rules_text.py does)"))
-def test_without_the_cap_a_bid_may_name_any_number_of_dice() -> None:
-    rules = PRESETS["tavern"].with_options(cap_at_dice_in_play=False)
-    game = Game(rules, 2, dice=ScriptedDice([[[2], [3]]]), dice_counts=[1, 1], opener=0)
+def test_without_the_cap_bids_are_bounded_so_that_every_ones_bid_can_be_answered() -> None:
+    # Three dice in play, no cap: faces 2..6 go up to 2*3+1 = 7, ones up to 3. "Four ones"
+    # used to be accepted here, and "nine 5s", the only raise back from it, refused.
+    rules = PRESETS["perudo"].with_options(cap_at_dice_in_play=False)
+    game = Game(rules, 2, dice=ScriptedDice([[[2, 3], [5]]]), dice_counts=[2, 1], opener=0)
     game.roll()
-    assert game.reason(0, Bid(6, 5)) is None
+    game.apply(0, Bid(6, 5))
+    for seat, bid, reason in [(1, Bid(4, 1), "over_cap"), (1, Bid(3, 1), None)]:
+        assert game.reason(seat, bid) == reference_reason(game, seat, bid) == reason
+        assert (bid in game.legal_actions(seat)) == (reason is None)
+    game.apply(1, Bid(3, 1))
+    # back from three ones takes seven of a face: exactly the bound, so there is a way back
+    assert list(game.legal_actions(0).bids) == [Bid(7, face) for face in range(2, 7)]
+    for bid in (Bid(8, 5), Bid(4, 1)):
+        assert game.reason(0, bid) == reference_reason(game, 0, bid) == "over_cap"
+    game.apply(0, Bid(7, 5))

@@ -184,6 +184,20 @@ def test_parse_override_needs_option_equals_value(text: str) -> None:
         parse_override(text)
 
 
+@pytest.mark.parametrize("text", ["preset=dudo", " preset = tavern", "PRESET=dudo"])
+def test_parse_override_refuses_the_preset(text: str) -> None:
+    # the preset is the base that option=value changes, not one of its options; taking it
+    # here made 'dudo rules perudo --set preset=dudo' print the dudo rules
+    with pytest.raises(RulesError, match="the preset is not an option"):
+        parse_override(text)
+
+
+def test_rules_errors_quote_long_values_briefly() -> None:
+    with pytest.raises(RulesError) as error:
+        Rules.preset("perudo", starting_dice=10**4000)
+    assert "'starting_dice'" in str(error.value) and len(str(error.value)) < 120
+
+
 @pytest.mark.parametrize(
     ("text", "option"),
     [("starting_dice=three", "starting_dice"), ("wild_ones=maybe", "wild_ones"),

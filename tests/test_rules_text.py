@@ -29,6 +29,8 @@ VARIANTS = [
     Rules.preset("tavern", format="points", points_rounds=7, first_opener="host"),
     Rules.preset("no-wilds", calza="in_turn", starting_dice=2),
     Rules.preset("ones-lock", wild_ones=False),
+    Rules.preset("dudo", ones_bids="never"),
+    Rules.preset("tavern", cap_at_dice_in_play=False),
 ]
 
 # Words that give away an English sentence left in a German or Spanish sheet.
@@ -80,6 +82,27 @@ def test_english_is_the_default_and_bids_read_as_before() -> None:
         "cuatro cincos", "tres ases", "un seis"]
     with pytest.raises(ValueError):
         rules_sheet(rules, "xx")
+
+
+def test_without_the_cap_the_sheet_gives_the_bound_on_aces_where_aces_are_bid() -> None:
+    perudo = dict(rules_sections(Rules.preset("perudo", cap_at_dice_in_play=False)))
+    assert perudo["Bidding"][-1] == (
+        "A bid may name more dice than there are in play (it will lose if called): up to "
+        "twice the dice in play plus one, but no more aces than there are dice in play.")
+    tavern = dict(rules_sections(Rules.preset("tavern", cap_at_dice_in_play=False)))
+    assert "twice the dice in play plus one" in tavern["Bidding"][-1]
+    assert "aces" not in tavern["Bidding"][-1]  # nobody bids them at this table
+
+
+def test_ones_bids_never_wins_over_the_palifico_options_on_the_sheet() -> None:
+    rules = Rules.preset("dudo", ones_bids="never")
+    assert rules.palifico_open_on_ones and rules.palifico_one_die_may_change_face
+    palifico = dict(rules_sections(rules))["Palifico"]
+    assert "nobody bids ones at this table, not even in a palifico round" in palifico[1]
+    assert "never to ones" in palifico[2]
+    assert not any("aces included" in p or "ones as the lowest face" in p for p in palifico)
+    for lang in ("de", "es"):
+        assert rules_sheet(rules, lang) != rules_sheet(PRESETS["dudo"], lang)
 
 
 @pytest.mark.parametrize(("query", "header", "expected"), [

@@ -5,10 +5,20 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from dudo.scenario import ScenarioError, load_scenario, run_scenario
+from dudo.scenario import (
+    MAX_NESTING,
+    ScenarioError,
+    format_output,
+    load_scenario,
+    run_scenario,
+)
 
 GOOD_ROUND = {"dice": [[1, 2, 3, 4, 5], [2, 3, 4, 5, 6]],
               "actions": [{"seat": 0, "bid": [2, 3]}, {"seat": 1, "call": "dudo"}]}
@@ -57,6 +67,9 @@ INVALID = {
     "a call that is not dudo or calza": (
         scenario(rounds=[{**GOOD_ROUND, "actions": [{"seat": 0, "call": "liar"}]}]),
         "'liar'"),
+    "a call that is a list": (
+        scenario(rounds=[{**GOOD_ROUND, "actions": [{"seat": 0, "call": ["dudo"]}]}]),
+        "a call is 'dudo' or 'calza', not ['dudo']"),
     "a bid that is not two numbers": (
         scenario(rounds=[{**GOOD_ROUND, "actions": [{"seat": 0, "bid": ["4", 5]}]}]),
         "a bid is [quantity, face]"),
@@ -109,3 +122,128 @@ def test_cli_names_a_missing_file() -> None:
                             capture_output=True, text=True)
     assert result.returncode == 2
     assert "/nonexistent.json" in result.stderr
+
+
+# -- files that once escaped as tracebacks, and files as editors save them -------------------
+
+GOOD_TEXT = json.dumps(scenario())
+
+
+def with_players(literal: str) -> str:
+    """The good scenario's text with ``literal`` where the number of players goes."""
+    return GOOD_TEXT.replace('"players": 2', f'"players": {literal}')
+
+
+def nested(levels: int) -> str:
+    return "[" * levels + "]" * levels
+
+
+def run_cli(*args: str, stdin: str | bytes | None = None) -> subprocess.CompletedProcess[bytes]:
+    data = stdin.encode() if isinstance(stdin, str) else stdin
+    return subprocess.run([sys.executable, "-m", "dudo", *args], input=data,
+                          capture_output=True)
+
+
+def assert_one_line_error(result: subprocess.CompletedProcess[bytes], fragment: str) -> None:
+    stderr = result.stderr.decode()
+    assert result.returncode == 2, stderr
+    assert result.stdout == b""
+    assert len(stderr.splitlines()) == 1 and stderr.startswith("dudo: error: "), stderr
+    assert fragment in stderr
+    assert len(stderr) < 200, "the message quotes the value instead of describing it"
+
+
+UNREADABLE = {
+    "nested 5,000 deep inside about": (
+        GOOD_TEXT.replace('{"rules"', f'{{"about": {nested(5000)}, "rules"'), "nested"),
+    "nested 1,000 deep": (with_players(nested(1000)), "nested"),
+    "nested 990 deep (parses, then trips anything that prints it)": (
+        with_players(nested(990)), "nested"),
+    "nested 101 deep": (with_players(nested(101)), "more than 100 levels"),
+    "an integer literal of 5,000 digits": (with_players("7" * 5000), "digits"),
+    "an integer of 4,300 digits where players go": (with_players("7" * 4300),
+                                                    "players must be"),
+    "an integer of 4,300 digits in the rules": (
+        GOOD_TEXT.replace('"preset": "tavern"', f'"starting_dice": {"7" * 4300}'),
+        "'starting_dice'"),
+}
+
+
+@pytest.mark.parametrize("name", UNREADABLE)
+def test_unreadable_files_exit_2_with_one_short_line(name: str) -> None:
+    text, fragment = UNREADABLE[name]
+    with pytest.raises(ScenarioError) as error:
+        run_scenario(load_scenario(text))
+    assert fragment in str(error.value)
+    assert_one_line_error(run_cli("scenario", "-", stdin=text), fragment)
+
+
+def test_nesting_up_to_the_limit_is_fine_inside_about() -> None:
+    # the scenario object is the first level, so about may nest one level less
+    text = GOOD_TEXT.replace('{"rules"', f'{{"about": {nested(MAX_NESTING - 1)}, "rules"')
+    assert run_scenario(load_scenario(text)) == run_scenario(scenario())
+
+
+def test_a_byte_order_mark_is_skipped(tmp_path: Path) -> None:
+    expected = format_output(run_scenario(scenario()))
+    assert format_output(run_scenario(load_scenario("\ufeff" + GOOD_TEXT))) == expected
+    path = tmp_path / "notepad.json"
+    path.write_bytes(b"\xef\xbb\xbf" + GOOD_TEXT.encode())
+    for result in (run_cli("scenario", str(path)),
+                   run_cli("scenario", "-", stdin=path.read_bytes())):
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.decode() == expected
+
+
+def test_a_file_that_is_not_utf8_is_named_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "latin1.json"
+    path.write_bytes(GOOD_TEXT.replace("tavern", "tav\xe9rn").encode("latin-1"))
+    assert_one_line_error(run_cli("scenario", str(path)), "not UTF-8")
+
+
+@pytest.mark.parametrize("name", ["nested 5,000 deep inside about",
+                                  "an integer literal of 5,000 digits"])
+def test_verify_reads_a_record_the_same_way(name: str, tmp_path: Path) -> None:
+    text, fragment = UNREADABLE[name]
+    path = tmp_path / "record.json"
+    path.write_text(text)
+    assert_one_line_error(run_cli("verify", str(path)), fragment)
+
+
+def test_verify_skips_a_byte_order_mark() -> None:
+    # "{}" is no game record, but it was read: the verdict (exit 1), not a read error (2)
+    result = run_cli("verify", "-", stdin=b"\xef\xbb\xbf{}")
+    assert result.returncode == 1, result.stderr
+    assert b"JSON" not in result.stderr
+
+
+# Any JSON value at any place of a good file: output or a ScenarioError, never a crash.
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6)
+    | st.sampled_from(["dudo", "calza", "tavern", "never"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.sampled_from(["seat", "bid", "call", "dice", "actions", "preset", "x"]), inner,
+        max_size=3),
+    max_leaves=12)
+PLACES = [("rules",), ("players",), ("start",), ("rounds",), ("start", "dice_counts"),
+          ("start", "opener"), ("start", "points"), ("start", "palifico_used"),
+          ("rounds", 0), ("rounds", 0, "dice"), ("rounds", 0, "dice", 0),
+          ("rounds", 0, "actions"), ("rounds", 0, "actions", 0),
+          ("rounds", 0, "actions", 0, "seat"), ("rounds", 0, "actions", 0, "bid"),
+          ("rounds", 0, "actions", 1, "call"), ("rules", "starting_dice")]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(PLACES), JSON_VALUES)
+def test_any_value_anywhere_is_output_or_one_scenario_error(place: tuple[str | int, ...],
+                                                            value: object) -> None:
+    data: Any = json.loads(GOOD_TEXT)
+    data.setdefault("start", {})
+    node = data
+    for key in place[:-1]:
+        node = node[key]
+    node[place[-1]] = value
+    try:
+        json.dumps(run_scenario(load_scenario(json.dumps(data))))
+    except ScenarioError as error:
+        assert "\n" not in str(error)

@@ -13,9 +13,10 @@ exactly when its rank is higher. Three orders exist:
   the published sheets: to ones at least half the quantity rounded up, and back from ones
   at least double plus one.
 
-A :class:`Ladder` lists, in rank order, every bid of one order that fits under a quantity
-limit (the cap on dice in play). Legal raises are then a ``range`` of ladder positions,
-so listing them costs nothing and choosing one is an index.
+A :class:`Ladder` lists, in rank order, every bid of one order that fits under the round's
+quantity limits (:func:`quantity_limits`: one for the faces 2..6, one for ones). Legal
+raises are then a ``range`` of ladder positions, so listing them costs nothing and choosing
+one is an index.
 
 >>> Bid.parse("4 5s")
 Bid.parse('4x5')
@@ -142,25 +143,59 @@ RANK: dict[Order, Callable[[Bid], int]] = {
 }
 
 
-class Ladder(Sequence[Bid]):
-    """Every bid of one order with a quantity of at most ``limit``, lowest first.
+def quantity_limits(dice_in_play: int, capped: bool) -> tuple[int, int]:
+    """The most dice a bid may name, as ``(of a face 2..6, of ones)`` (RULES.md).
 
-    Ladders are cached and shared (see :func:`ladder`), so the :class:`Bid` objects in them
-    are allocated once; ``index`` maps a bid to its position in constant time.
+    Under ``cap_at_dice_in_play`` both are the dice in play. Without it a bid may overstate
+    the table, but only so far: twice the dice in play plus one of a face 2..6, and the
+    dice in play of ones. The first bound keeps every ladder finite; the second makes every
+    ones bid answerable, since leaving ``n`` ones for a face takes ``2n + 1`` of it, which
+    then always fits under the first. (A single bound of ``2n + 1`` for both let "four
+    ones" stand with three dice in play, while "nine 5s", the only way back, was refused.)
+
+    >>> quantity_limits(3, capped=False)
+    (7, 3)
+    """
+    if capped:
+        return dice_in_play, dice_in_play
+    return 2 * dice_in_play + 1, dice_in_play
+
+
+class Ladder(Sequence[Bid]):
+    """Every bid of one order within the quantity limits, lowest first.
+
+    ``limit`` bounds the quantity of a face 2..6 and ``ones_limit`` that of ones (see
+    :func:`quantity_limits`; ``0`` on the ``no_ones`` ladder). Ladders are cached and
+    shared (see :func:`ladder`), so the :class:`Bid` objects in them are allocated once;
+    ``index`` maps a bid to its position in constant time.
     """
 
-    __slots__ = ("_bids", "limit", "order", "positions", "rank")
+    __slots__ = ("_bids", "_columns", "limit", "ones_limit", "order", "positions", "rank")
 
-    def __init__(self, order: Order, limit: int) -> None:
+    def __init__(self, order: Order, limit: int, ones_limit: int) -> None:
         self.order = order
         self.limit = limit
+        self.ones_limit = ones_limit
         self.rank = RANK[order]
         faces = (2, 3, 4, 5, 6) if order is Order.NO_ONES else FACES
-        bids = [Bid(quantity, face) for quantity in range(1, limit + 1) for face in faces]
+        bids = [Bid(quantity, face) for quantity in range(1, limit + 1) for face in faces
+                if face != 1 or quantity <= ones_limit]
         bids.sort(key=self.rank)
         self._bids: tuple[Bid, ...] = tuple(bids)
         self.positions: dict[Bid, int] = {bid: i for i, bid in enumerate(bids)}
         """Position of each bid of the ladder (the fast form of :meth:`index`)."""
+        # Within one face every order ranks by quantity, so each column is in rank order.
+        self._columns: dict[int, tuple[Bid, ...]] = {
+            face: tuple(bid for bid in bids if bid.face == face) for face in faces}
+
+    def column(self, face: int) -> tuple[Bid, ...]:
+        """The ladder's bids on ``face``, by quantity: ``column(face)[q - 1]`` is ``q`` of it.
+
+        A palifico round raises along one face. When the ladder holds fewer ones than bids
+        on each other face, one face's bids are not evenly spaced along it, so each face's
+        bids are also kept on their own.
+        """
+        return self._columns.get(face, ())
 
     @overload
     def __getitem__(self, position: int) -> Bid: ...
@@ -201,10 +236,19 @@ class Ladder(Sequence[Bid]):
         return low
 
     def __repr__(self) -> str:
-        return f"ladder({self.order}, limit={self.limit})"
+        return f"ladder({self.order}, limit={self.limit}, ones_limit={self.ones_limit})"
+
+
+def ladder(order: Order, limit: int, ones_limit: int | None = None) -> Ladder:
+    """The shared ladder of ``order`` up to quantity ``limit`` (``ones_limit`` for ones,
+    by default the same)."""
+    if order is Order.NO_ONES:
+        ones_limit = 0
+    elif ones_limit is None or ones_limit > limit:
+        ones_limit = limit
+    return _shared_ladder(order, limit, ones_limit)
 
 
 @cache
-def ladder(order: Order, limit: int) -> Ladder:
-    """The shared ladder of ``order`` up to quantity ``limit``."""
-    return Ladder(order, limit)
+def _shared_ladder(order: Order, limit: int, ones_limit: int) -> Ladder:
+    return Ladder(order, limit, ones_limit)

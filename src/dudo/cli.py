@@ -4,17 +4,82 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
+from typer.core import TyperGroup
 
 from dudo import __version__
 from dudo.rules import DEFAULT_PRESET, PRESETS, Rules, RulesError, parse_override
 from dudo.rules_text import LANGUAGES, rules_sheet
-from dudo.scenario import ScenarioError, format_output, load_scenario, run_scenario
+from dudo.scenario import ScenarioError, format_output, load_json, load_scenario, run_scenario
+
+MAX_ERROR_LENGTH = 300
+"""The longest error line; a longer message keeps its start and end around an ellipsis."""
+
+
+def _error_line(message: str) -> str:
+    """``dudo: error: MESSAGE`` on one line of bounded length, whatever the message holds
+    (a file name with a newline, a value quoted in full by a lower layer)."""
+    message = " ".join(message.split())
+    if len(message) > MAX_ERROR_LENGTH:
+        half = (MAX_ERROR_LENGTH - 3) // 2
+        message = f"{message[:half]} … {message[-half:]}"
+    return f"dudo: error: {message}"
+
+
+_ClickException: type[Exception] = next(
+    cls for cls in typer.BadParameter.__mro__ if cls.__name__ == "ClickException")
+"""The base of click's errors, as the running typer has it: its own copy of click in newer
+typers, click itself in older ones (both export ``BadParameter``, which derives from it)."""
+
+
+@contextmanager
+def _usage_errors_in_one_line() -> Iterator[None]:
+    """Print a click error (unknown option, bad value, missing argument) as our one line
+    and exit with its status (2 for usage errors).
+
+    ``dudo`` alone raises such an error to show the help; that one passes through, so
+    typer shows the help as before.
+    """
+    try:
+        yield
+    except _ClickException as caught:
+        if type(caught).__name__ == "NoArgsIsHelpError":  # by name, as typer itself checks
+            raise
+        error: Any = caught  # click's API: format_message(), exit_code, and ctx if usage
+        message = error.format_message()
+        context = getattr(error, "ctx", None)
+        if context is not None:
+            message = f"{message.rstrip('.')} (see '{context.command_path} --help')"
+        typer.echo(_error_line(message), err=True)
+        raise typer.Exit(error.exit_code) from None
+
+
+class _OneLineErrors(TyperGroup):
+    """The ``dudo`` command group, with click's usage errors as one line.
+
+    Every error of ours is one line on standard error (``dudo: error: ...``, exit 2). Click
+    would print a usage block and a hint, and typer with Rich frames the message in a box,
+    which a script or a log reader has to pick apart. Both places where click reads the
+    command line are covered: the group's own options (``make_context``) and the command
+    and its parameters (``invoke``). Help output is unchanged.
+    """
+
+    def make_context(self, *args: Any, **kwargs: Any) -> Any:
+        with _usage_errors_in_one_line():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: Any) -> Any:
+        with _usage_errors_in_one_line():
+            return super().invoke(ctx)
+
 
 app = typer.Typer(
+    cls=_OneLineErrors,
     help="Liar's Dice (Dudo, Perudo, Cacho) for people and programs.",
     no_args_is_help=True,
     add_completion=False,
@@ -24,8 +89,23 @@ app = typer.Typer(
 
 def _fail(message: str) -> NoReturn:
     """A one-line error on standard error and exit status 2 (bad input)."""
-    typer.echo(f"dudo: error: {message}", err=True)
+    typer.echo(_error_line(message), err=True)
     raise typer.Exit(2)
+
+
+def _read_text(source: str) -> str:
+    """The text of a file, or of standard input for ``-``, or a clean exit 2.
+
+    Read as bytes and decoded as UTF-8 whatever the locale says, skipping a byte-order mark
+    at the start (Notepad saves one), so a file reads the same on every machine.
+    """
+    try:
+        raw = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
+        return raw.decode("utf-8-sig")
+    except OSError as error:
+        _fail(f"cannot read {source!r}: {error.strerror or error}")
+    except UnicodeDecodeError as error:
+        _fail(f"cannot read {source!r}: not UTF-8 text ({error.reason} at byte {error.start})")
 
 
 def _version(value: bool) -> None:
@@ -54,13 +134,7 @@ def scenario(
     Exit status 0 for a valid file (illegal actions in it are normal output), 2 with a
     one-line error for an invalid one. The format is described in docs/rules-spec.md.
     """
-    if file == "-":
-        text = sys.stdin.read()
-    else:
-        try:
-            text = Path(file).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            _fail(f"cannot read {file!r}: {getattr(error, 'strerror', None) or error}")
+    text = _read_text(file)
     try:
         output = format_output(run_scenario(load_scenario(text)))
     except ScenarioError as error:
@@ -263,12 +337,9 @@ def verify(
     from dudo.fairness import FairnessError, verify_record
 
     try:
-        text = sys.stdin.read() if record == "-" else Path(record).read_text(encoding="utf-8")
-        data = json.loads(text)
-    except (OSError, UnicodeDecodeError) as error:
-        _fail(f"cannot read {record!r}: {getattr(error, 'strerror', None) or error}")
-    except json.JSONDecodeError as error:
-        _fail(f"{record}: not valid JSON: {error}")
+        data = load_json(_read_text(record))  # the reading and JSON rules of scenario files
+    except ScenarioError as error:
+        _fail(f"{record}: {error}")
     if not isinstance(data, dict):
         _fail(f"{record}: a game record is a JSON object")
     try:

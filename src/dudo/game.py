@@ -27,9 +27,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from reprlib import repr as _shown  # a value quoted in an error message, cut short
 from typing import Any, Final, overload
 
-from dudo.bids import Bid, Ladder, Order, ladder
+from dudo.bids import Bid, Ladder, Order, ladder, quantity_limits
 from dudo.dice import Cups, DiceSource, SystemDice
 from dudo.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 
@@ -69,7 +70,7 @@ REASONS: Final[dict[str, str]] = {
     "ones_not_allowed": "ones may not be bid now",
     "face_locked": "in a palifico round the face stays the same",
     "not_a_raise": "that does not raise the standing bid",
-    "over_cap": "that names more dice than are in play",
+    "over_cap": "that names more dice than the rules allow",
     "round_over": "the round is over: the next one has not been rolled yet",
     "game_over": "the game is over",
 }
@@ -448,11 +449,13 @@ class Game:
                 return "face_locked"
             if self._raises.rank(bid) <= self._standing_rank:
                 return "not_a_raise"
-        if quantity > self._limit:
+        if quantity > (self._ones_limit if face == 1 else self._face_limit):
             return "over_cap"
         return None
 
     def _ones_allowed(self, opening: bool) -> bool:
+        """Whether ones may be bid now. ``never`` is checked first because RULES.md lets it
+        win over both palifico options: nobody bids ones, a palifico opener included."""
         ones_bids = self.rules.ones_bids
         if ones_bids == "never":
             return False
@@ -477,14 +480,14 @@ class Game:
         if standing is None:
             opening = self._opening
             return LegalActions(opening, range(len(opening)), ())
+        calls = _DUDO_CALZA if self._calza_allowed else _DUDO_ONLY
         raises = self._raises
         if self.palifico and not self.may_change_face(seat):
-            step = 6 if raises.order is Order.PLAIN else 5
-            positions = range(self._position + step, len(raises), step)
-        else:
-            positions = range(self._position + 1, len(raises))
-        calls = _DUDO_CALZA if self._calza_allowed else _DUDO_ONLY
-        return LegalActions(raises, positions, calls)
+            # the standing face, a higher quantity: column[i] is i + 1 of the face, so the
+            # raises start at the standing quantity as an index
+            column = raises.column(standing.face)
+            return LegalActions(column, range(standing.quantity, len(column)), calls)
+        return LegalActions(raises, range(self._position + 1, len(raises)), calls)
 
     # -- driving the game -----------------------------------------------------------
 
@@ -617,8 +620,9 @@ class Game:
         rules = self.rules
         in_play = sum(self.dice_counts)
         self._alive_count = sum(1 for count in self.dice_counts if count)
-        self._limit = in_play if rules.cap_at_dice_in_play else 2 * in_play + 1
-        never = rules.ones_bids == "never"
+        capped = rules.cap_at_dice_in_play
+        self._face_limit, self._ones_limit = quantity_limits(in_play, capped)
+        never = rules.ones_bids == "never"  # wins over the palifico options (RULES.md)
         if self.palifico:
             raises = Order.NO_ONES if never else Order.PLAIN
             opening = (Order.PLAIN if rules.palifico_open_on_ones and not never
@@ -627,8 +631,8 @@ class Game:
             raises = {"never": Order.NO_ONES, "halve": Order.HALVE}.get(rules.ones_bids,
                                                                           Order.PLAIN)
             opening = Order.NO_ONES if rules.ones_bids in ("never", "halve") else Order.PLAIN
-        self._raises = ladder(raises, self._limit)
-        self._opening = ladder(opening, self._limit)
+        self._raises = ladder(raises, self._face_limit, self._ones_limit)
+        self._opening = ladder(opening, self._face_limit, self._ones_limit)
         self._position = -1
         self._calza_allowed = (rules.calza != "off" and not self.palifico
                                and self._alive_count >= rules.calza_min_players)
@@ -694,9 +698,10 @@ class Game:
         return (f"<Game round={self.round_number} phase={self.phase.value} "
                 f"dice_counts={self.dice_counts} turn={self.turn} standing={self.standing}>")
 
-    # ``_alive_count``, ``_limit``, ladders and ``_position`` are set by _set_up_round.
+    # ``_alive_count``, the limits, ladders and ``_position`` are set by _set_up_round.
     _alive_count: int
-    _limit: int
+    _face_limit: int
+    _ones_limit: int
     _raises: Ladder
     _opening: Ladder
     _position: int
@@ -721,10 +726,10 @@ def check_cups(cups: Cups, dice_counts: Sequence[int]) -> None:
     for seat, (cup, count) in enumerate(zip(cups, dice_counts, strict=True)):
         if len(cup) != count:
             raise ValueError(
-                f"seat {seat} has {count} dice, but {len(cup)} were given: {list(cup)}")
+                f"seat {seat} has {count} dice, but {len(cup)} were given: {_shown(list(cup))}")
         for die in cup:
             if type(die) is not int or not 1 <= die <= 6:
-                raise ValueError(f"seat {seat}: {die!r} is not a die face 1..6")
+                raise ValueError(f"seat {seat}: {_shown(die)} is not a die face 1..6")
 
 
 def _check_start(
@@ -740,14 +745,14 @@ def _check_start(
     for seat, count in enumerate(dice_counts):
         if type(count) is not int or not 0 <= count <= rules.starting_dice:
             raise ValueError(
-                f"seat {seat}: dice count {count!r} is outside 0..{rules.starting_dice}")
+                f"seat {seat}: dice count {_shown(count)} is outside 0..{rules.starting_dice}")
     if rules.format == "points" and any(count != rules.starting_dice for count in dice_counts):
         raise ValueError("in a points race every player keeps all their dice")
     if sum(1 for count in dice_counts if count) < 2:
         raise ValueError("at least two players must have dice")
     if opener is not None:
         if type(opener) is not int or not 0 <= opener < players:
-            raise ValueError(f"opener {opener!r} is not a seat of this table")
+            raise ValueError(f"opener {_shown(opener)} is not a seat of this table")
         if not dice_counts[opener]:
             raise ValueError(f"opener {opener} has no dice")
     if points is not None:
@@ -755,7 +760,7 @@ def _check_start(
             raise ValueError(f"points has {len(points)} entries for {players} players")
         for seat, value in enumerate(points):
             if type(value) is not int or value < 0:
-                raise ValueError(f"seat {seat}: points {value!r} must be a whole number >= 0")
+                raise ValueError(f"seat {seat}: points {_shown(value)} must be a whole number >= 0")
     for seat in palifico_used:
         if type(seat) is not int or not 0 <= seat < players:
-            raise ValueError(f"palifico_used: {seat!r} is not a seat of this table")
+            raise ValueError(f"palifico_used: {_shown(seat)} is not a seat of this table")

@@ -49,7 +49,7 @@ import pyspiel
 from open_spiel.python import policy as os_policy
 from open_spiel.python.algorithms import cfr, exploitability
 
-from dudo.bids import Bid, Ladder, Order, ladder
+from dudo.bids import Bid, Ladder, Order, ladder, quantity_limits
 from dudo.dice import ScriptedDice
 from dudo.game import CALZA, DUDO, Action, Call, Game, Revealed
 from dudo.rules import ONES_BIDS, Rules
@@ -153,7 +153,7 @@ def _template(rules: Rules, numdice: tuple[int, int], palifico: bool) -> Game:
 
 def _encoding_ladder(rules: Rules, palifico: bool, dice_in_play: int) -> Ladder:
     """The round's widest ladder: every bid it allows (the raises' ladder), lowest first."""
-    limit = dice_in_play if rules.cap_at_dice_in_play else 2 * dice_in_play + 1
+    limit, ones_limit = quantity_limits(dice_in_play, rules.cap_at_dice_in_play)
     if rules.ones_bids == "never":
         order = Order.NO_ONES
     elif palifico:
@@ -162,7 +162,7 @@ def _encoding_ladder(rules: Rules, palifico: bool, dice_in_play: int) -> Ladder:
         order = Order.HALVE
     else:
         order = Order.PLAIN
-    return ladder(order, limit)
+    return ladder(order, limit, ones_limit)
 
 
 class DudoGame(pyspiel.Game):  # type: ignore[misc]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
+from reprlib import repr as _shown  # a value quoted in an error message, cut short
 from typing import Any, Literal
 
 OnesBids = Literal["never", "halve", "lock", "plain"]
@@ -77,15 +78,15 @@ class Rules:
         explicitly is an error.
         """
         if not isinstance(data, Mapping):
-            raise RulesError(f"rules must be a JSON object, not {data!r}")
+            raise RulesError(f"rules must be a JSON object, not {_shown(data)}")
         options = dict(data)
         name = options.pop("preset", DEFAULT_PRESET)
         if not isinstance(name, str) or name not in PRESETS:
-            raise RulesError(f"unknown preset {name!r} (known: {', '.join(PRESETS)})")
+            raise RulesError(f"unknown preset {_shown(name)} (known: {', '.join(PRESETS)})")
         known = {field.name for field in fields(cls)}
         for option in options:
             if option not in known:
-                raise RulesError(f"unknown option {option!r}")
+                raise RulesError(f"unknown option {_shown(option)}")
         for option, value in options.items():
             _check_type(option, value)
         base = PRESETS[name]
@@ -101,7 +102,7 @@ class Rules:
         (switching to a points race turns palifico off unless it is asked for)."""
         for option, value in overrides.items():
             if option not in {field.name for field in fields(self)}:
-                raise RulesError(f"unknown option {option!r}")
+                raise RulesError(f"unknown option {_shown(option)}")
             _check_type(option, value)
         if overrides.get("format") == "points" and "palifico" not in overrides:
             overrides["palifico"] = False
@@ -156,15 +157,15 @@ def _check_type(option: str, value: object) -> None:
         low, high = _INT_RANGES[option]
         if isinstance(value, bool) or not isinstance(value, int):
             raise RulesError(
-                f"option {option!r} must be a whole number {low}..{high}, not {value!r}")
+                f"option {option!r} must be a whole number {low}..{high}, not {_shown(value)}")
         if not low <= value <= high:
-            raise RulesError(f"option {option!r} must be {low}..{high}, not {value!r}")
+            raise RulesError(f"option {option!r} must be {low}..{high}, not {_shown(value)}")
     elif option in _CHOICES:
         if value not in _CHOICES[option]:
             choices = ", ".join(_CHOICES[option])
-            raise RulesError(f"option {option!r} must be one of {choices}, not {value!r}")
+            raise RulesError(f"option {option!r} must be one of {choices}, not {_shown(value)}")
     elif not isinstance(value, bool):
-        raise RulesError(f"option {option!r} must be true or false, not {value!r}")
+        raise RulesError(f"option {option!r} must be true or false, not {_shown(value)}")
 
 
 def _validate(rules: Rules) -> None:
@@ -234,12 +235,17 @@ def parse_override(text: str) -> tuple[str, Any]:
     """Read ``option=value`` as typed on a command line (``calza=any_time``, ``wild_ones=no``).
 
     Values are read as JSON where possible (numbers, ``true``), with ``yes``/``no``/``on``/
-    ``off`` accepted for the true-or-false options.
+    ``off`` accepted for the true-or-false options. ``preset`` is refused: it is not an
+    option but the base the options change, so ``dudo rules perudo --set preset=dudo``
+    would otherwise quietly print the dudo rules instead of perudo's.
     """
     option, sep, raw = text.partition("=")
     option = option.strip().replace("-", "_")
     if not sep or not option:
         raise RulesError(f"expected option=value, not {text!r}")
+    if option.lower() == "preset":
+        raise RulesError(f"{text.strip()!r}: the preset is not an option; name the preset "
+                         "itself (the PRESET of 'dudo rules PRESET', or --rules PRESET)")
     raw = raw.strip()
     value: Any = raw
     lowered = raw.lower()

@@ -124,8 +124,11 @@ def _the_game(rules: Rules, t: _Words) -> list[str]:
 
 
 def _bidding(rules: Rules, t: _Words) -> list[str]:
-    return [t("bidding.what"), t("bidding.raise"),
-            t("bidding.cap" if rules.cap_at_dice_in_play else "bidding.nocap")]
+    if rules.cap_at_dice_in_play:
+        cap = "bidding.cap"
+    else:  # the bound on aces only matters where aces may be bid
+        cap = "bidding.nocap.never" if rules.ones_bids == "never" else "bidding.nocap"
+    return [t("bidding.what"), t("bidding.raise"), t(cap)]
 
 
 def _ones(rules: Rules, t: _Words) -> list[str]:
@@ -175,13 +178,16 @@ def _palifico(rules: Rules, t: _Words) -> list[str]:
         conditions.append(t("palifico.cond.players", n=rules.palifico_min_players))
     wrapped = (t("palifico.conditions", list=t("palifico.cond.sep").join(conditions))
                if conditions else "")
-    aces = rules.palifico_open_on_ones and rules.ones_bids != "never"
-    paragraphs = [
-        t("palifico.trigger", conditions=wrapped),
-        t("palifico.face.aces" if aces else "palifico.face.noaces"),
-    ]
+    # ``never`` wins over both palifico options (RULES.md), and the sheet says so where a
+    # reader of the options alone would expect aces.
+    never = rules.ones_bids == "never"
+    if never:
+        face = "palifico.face.never"
+    else:
+        face = "palifico.face.aces" if rules.palifico_open_on_ones else "palifico.face.noaces"
+    paragraphs = [t("palifico.trigger", conditions=wrapped), t(face)]
     if rules.palifico_one_die_may_change_face:
-        paragraphs.append(t("palifico.change"))
+        paragraphs.append(t("palifico.change.never" if never else "palifico.change"))
     paragraphs.append(t("palifico.nowild.calza" if rules.calza != "off" else "palifico.nowild"))
     return paragraphs
 

@@ -10,7 +10,9 @@ rebuilds the game from it.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping
+from reprlib import repr as _shown  # a value quoted in an error message, cut short
 from typing import Any
 
 from dudo.bids import Bid
@@ -23,16 +25,63 @@ _START_KEYS = {"dice_counts", "opener", "points", "palifico_used"}
 _CALLS: dict[object, Call] = {"dudo": DUDO, "calza": CALZA}
 
 
+MAX_NESTING = 100
+"""The deepest nesting of arrays and objects a file may have (a scenario needs six levels).
+
+Python's JSON parser gives up somewhere near a thousand levels with a ``RecursionError``,
+and anything that prints a value nested nearly that deep (an error message naming it) can
+fail the same way further on; a fixed, lower limit makes every such file one clear error.
+"""
+
+_BYTE_ORDER_MARK = "\ufeff"
+
+
 class ScenarioError(ValueError):
     """The file is not a valid scenario; the message says where and why, in one line."""
 
 
-def load_scenario(text: str) -> dict[str, Any]:
-    """Parse the JSON text of a scenario (no checks beyond being a JSON object)."""
+def load_json(text: str) -> Any:
+    """Parse JSON text as people save it, or raise :class:`ScenarioError` in one line.
+
+    A leading UTF-8 byte-order mark (Notepad writes one) is skipped. Nesting deeper than
+    :data:`MAX_NESTING` and integer literals too long for Python to read (more than
+    ``sys.get_int_max_str_digits()`` digits) are refused like any other bad JSON, instead of
+    escaping as a ``RecursionError`` or a ``ValueError`` about Python's own limits.
+    """
     try:
-        data = json.loads(text)
+        data = json.loads(text.removeprefix(_BYTE_ORDER_MARK))
     except json.JSONDecodeError as error:
         raise ScenarioError(f"not valid JSON: {error}") from None
+    except RecursionError:
+        raise ScenarioError(f"JSON nested more than {MAX_NESTING} levels deep") from None
+    except ValueError:  # only the integer-length limit: every syntax error is a JSONDecodeError
+        raise ScenarioError(
+            f"a number has more than {sys.get_int_max_str_digits()} digits") from None
+    if _nesting_exceeds(data, MAX_NESTING):
+        raise ScenarioError(f"JSON nested more than {MAX_NESTING} levels deep")
+    return data
+
+
+def _nesting_exceeds(data: object, limit: int) -> bool:
+    """Whether arrays and objects in ``data`` nest more than ``limit`` deep (no recursion)."""
+    pending = [(data, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if isinstance(value, dict):
+            children: Any = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth > limit:
+            return True
+        pending.extend((child, depth + 1) for child in children)
+    return False
+
+
+def load_scenario(text: str) -> dict[str, Any]:
+    """Parse the JSON text of a scenario (no checks beyond being a JSON object)."""
+    data = load_json(text)
     if not isinstance(data, dict):
         raise ScenarioError("a scenario must be a JSON object")
     return data
@@ -51,7 +100,7 @@ def replay(record: Mapping[str, Any]) -> Game:
 def _play(data: Mapping[str, Any], *, strict: bool) -> tuple[Game, list[dict[str, Any]]]:
     unknown = set(data) - _TOP_KEYS
     if unknown:
-        raise ScenarioError(f"unknown key {sorted(unknown)[0]!r} in the scenario")
+        raise ScenarioError(f"unknown key {_shown(min(unknown))} in the scenario")
     for key in ("rules", "players", "rounds"):
         if key not in data:
             raise ScenarioError(f"the scenario has no {key!r}")
@@ -62,13 +111,13 @@ def _play(data: Mapping[str, Any], *, strict: bool) -> tuple[Game, list[dict[str
     players = data["players"]
     if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise ScenarioError(f"players must be a whole number {MIN_PLAYERS}..{MAX_PLAYERS}, "
-                            f"not {players!r}")
+                            f"not {_shown(players)}")
     start = data.get("start", {})
     if not isinstance(start, dict):
         raise ScenarioError("start must be a JSON object")
     unknown = set(start) - _START_KEYS
     if unknown:
-        raise ScenarioError(f"unknown key {sorted(unknown)[0]!r} in start")
+        raise ScenarioError(f"unknown key {_shown(min(unknown))} in start")
     for key in ("dice_counts", "points", "palifico_used"):
         if key in start and not isinstance(start[key], list):
             raise ScenarioError(f"start.{key} must be a list")
@@ -133,19 +182,19 @@ def parse_action(raw: object, players: int, place: str = "action") -> tuple[int,
         raise ScenarioError(f"{place}: an action is an object with 'seat' and 'bid' or 'call'")
     seat = raw["seat"]
     if type(seat) is not int or not 0 <= seat < players:
-        raise ScenarioError(f"{place}: seat {seat!r} is not a seat of this table")
+        raise ScenarioError(f"{place}: seat {_shown(seat)} is not a seat of this table")
     keys = set(raw) - {"seat"}
     if keys == {"bid"}:
         bid = raw["bid"]
         if (not isinstance(bid, list) or len(bid) != 2
                 or not all(type(number) is int for number in bid)):
             raise ScenarioError(f"{place}: a bid is [quantity, face] with whole numbers, "
-                                f"not {bid!r}")
+                                f"not {_shown(bid)}")
         return seat, Bid(bid[0], bid[1])
     if keys == {"call"}:
         call = raw["call"]
-        if call not in _CALLS:
-            raise ScenarioError(f"{place}: a call is 'dudo' or 'calza', not {call!r}")
+        if not isinstance(call, str) or call not in _CALLS:  # a list is not even hashable
+            raise ScenarioError(f"{place}: a call is 'dudo' or 'calza', not {_shown(call)}")
         return seat, _CALLS[call]
     raise ScenarioError(f"{place}: an action has exactly one of 'bid' or 'call'")
 

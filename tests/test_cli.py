@@ -1,0 +1,91 @@
+"""The ``dudo`` command as a whole: usage errors in one line, help for every command, and
+``--set`` changing options only."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from dudo.cli import app
+from dudo.rules import PRESETS
+from dudo.rules_text import rules_sheet
+
+runner = CliRunner()
+COMMANDS = sorted(name for name in typer.main.get_command(app).commands)  # type: ignore[attr-defined]
+
+USAGE_ERRORS = {
+    "unknown option": (["scenario", "--bogus", "x"], "No such option: --bogus"),
+    "missing argument": (["scenario"], "Missing argument"),
+    "option without its value": (["rules", "--lang"], "'--lang' requires an argument"),
+    "not a number": (["arena", "--games", "abc"], "'--games'"),
+    "number out of range": (["serve", "--port", "0"], "'--port'"),
+    "unknown command": (["bogus"], "No such command 'bogus'"),
+    "unknown option of the group": (["--bogus"], "No such option: --bogus"),
+}
+
+
+def assert_one_line(stderr: str, fragment: str) -> None:
+    assert len(stderr.splitlines()) == 1, stderr
+    assert stderr.startswith("dudo: error: ") and fragment in stderr, stderr
+    assert not any(box in stderr for box in "╭│╰"), "a Rich box"
+
+
+@pytest.mark.parametrize("name", USAGE_ERRORS)
+def test_a_usage_error_is_one_line_with_status_2(name: str) -> None:
+    args, fragment = USAGE_ERRORS[name]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert_one_line(result.stderr, fragment)
+
+
+def test_a_usage_error_is_one_line_from_the_installed_command_too() -> None:
+    result = subprocess.run([sys.executable, "-m", "dudo", "rules", "--sett", "x"],
+                            capture_output=True, text=True,
+                            env={"COLUMNS": "80", "FORCE_COLOR": "1", "PATH": "/usr/bin:/bin"})
+    assert result.returncode == 2 and result.stdout == ""
+    assert_one_line(result.stderr, "No such option: --sett")
+    assert "(see 'dudo rules --help')" in result.stderr
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+@pytest.mark.parametrize("flag", ["--help", "-h"])
+def test_every_command_still_has_help(command: str, flag: str) -> None:
+    result = runner.invoke(app, [command, flag])
+    assert result.exit_code == 0, result.stderr
+    assert "Usage:" in result.stdout and result.stderr == ""
+
+
+def test_the_commands_are_the_known_ones() -> None:
+    assert COMMANDS == ["arena", "play", "rules", "scenario", "serve", "verify"]
+
+
+def test_dudo_alone_still_shows_the_help() -> None:
+    result = runner.invoke(app, [])
+    assert result.exit_code == 2
+    assert "Usage:" in result.stdout and all(command in result.stdout for command in COMMANDS)
+    assert runner.invoke(app, ["--help"]).exit_code == 0
+
+
+@pytest.mark.parametrize("args", [
+    ["rules", "perudo", "--set", "preset=dudo"],
+    ["rules", "perudo", "--set", "calza=off", "--set", "Preset = tavern"],
+    ["arena", "--rules", "perudo", "--set", "preset=dudo", "--games", "1"],
+    ["play", "--set", "preset=tavern"],
+])
+def test_set_refuses_to_change_the_preset(args: list[str]) -> None:
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert_one_line(result.stderr, "the preset is not an option")
+
+
+def test_set_still_changes_options() -> None:
+    result = runner.invoke(app, ["rules", "perudo", "--set", "starting_dice=3"])
+    assert result.exit_code == 0
+    assert result.stdout.strip() == rules_sheet(
+        PRESETS["perudo"].with_options(starting_dice=3)).strip()
