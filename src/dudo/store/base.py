@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -31,8 +32,14 @@ class Store(Protocol):
 
     async def close(self) -> None: ...
 
-    async def create_room(self, code: str, public: bool, entry: LogEntry) -> bool:
-        """Create a room with its first log entry; False if the code is taken."""
+    async def create_room(self, code: str, public: bool, entry: LogEntry,
+                          reuse_closed_before: float | None = None) -> bool:
+        """Create a room with its first log entry; False if the code is taken.
+
+        A code whose room was closed before ``reuse_closed_before`` (a wall-clock time) is
+        free again: that room's log is deleted and the code starts a new room. Finished
+        games keep their records (they have ids of their own).
+        """
         ...
 
     async def append(self, code: str, entries: list[LogEntry]) -> None:
@@ -51,8 +58,20 @@ class Store(Protocol):
         """Mark a room closed: it is no longer rebuilt after a restart."""
         ...
 
+    async def forget_entries(self, code: str, seqs: list[int]) -> None:
+        """Delete these entries of a room's log. Only for entries that change nothing on
+        replay (stored refusals, kept for exactly-once answers): the rest of the log
+        replays the same without them."""
+        ...
+
+    async def purge_closed_rooms(self, closed_before: float) -> int:
+        """Delete rooms closed before ``closed_before`` with their logs (the retention
+        policy: game records are kept); returns how many rooms went."""
+        ...
+
     async def save_game(self, game_id: str, code: str, record: dict[str, Any]) -> None:
-        """Keep a finished game's full record."""
+        """Keep a finished game's full record; a second save of the same game id keeps
+        the first (idempotent, so a room replayed after a crash may save again)."""
         ...
 
     async def load_game(self, game_id: str) -> dict[str, Any] | None:
@@ -65,7 +84,7 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self.logs: dict[str, list[LogEntry]] = {}
-        self.closed: set[str] = set()
+        self.closed: dict[str, float] = {}  # code -> when it closed
         self.games: dict[str, dict[str, Any]] = {}
 
     async def open(self) -> None:
@@ -74,9 +93,14 @@ class MemoryStore:
     async def close(self) -> None:
         return None
 
-    async def create_room(self, code: str, public: bool, entry: LogEntry) -> bool:
+    async def create_room(self, code: str, public: bool, entry: LogEntry,
+                          reuse_closed_before: float | None = None) -> bool:
         if code in self.logs:
-            return False
+            closed_at = self.closed.get(code)
+            if (closed_at is None or reuse_closed_before is None
+                    or closed_at >= reuse_closed_before):
+                return False
+            del self.closed[code]
         self.logs[code] = [entry]
         return True
 
@@ -92,10 +116,22 @@ class MemoryStore:
         return [code for code in self.logs if code not in self.closed]
 
     async def close_room(self, code: str) -> None:
-        self.closed.add(code)
+        self.closed.setdefault(code, time.time())
+
+    async def forget_entries(self, code: str, seqs: list[int]) -> None:
+        dropped = set(seqs)
+        self.logs[code] = [entry for entry in self.logs.get(code, [])
+                           if entry.seq not in dropped]
+
+    async def purge_closed_rooms(self, closed_before: float) -> int:
+        gone = [code for code, at in self.closed.items() if at < closed_before]
+        for code in gone:
+            del self.closed[code]
+            del self.logs[code]
+        return len(gone)
 
     async def save_game(self, game_id: str, code: str, record: dict[str, Any]) -> None:
-        self.games[game_id] = json.loads(json.dumps(record))
+        self.games.setdefault(game_id, json.loads(json.dumps(record)))
 
     async def load_game(self, game_id: str) -> dict[str, Any] | None:
         return self.games.get(game_id)

@@ -28,11 +28,15 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    delete,
     event,
     insert,
+    inspect,
     select,
+    text,
     update,
 )
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Engine, create_engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
@@ -47,6 +51,9 @@ rooms = Table(
     Column("created_at", Float, nullable=False),
     Column("public", Boolean, nullable=False, default=False),
     Column("closed", Boolean, nullable=False, default=False),
+    # When the room closed (null while it is live, and for rooms closed before this
+    # column existed): the retention policy and code reuse go by it.
+    Column("closed_at", Float, nullable=True),
 )
 room_log = Table(
     "room_log", metadata,
@@ -79,6 +86,17 @@ def _sqlite_pragmas(connection: Any, _record: Any) -> None:
     # waits for the WAL to be copied into the database file and synced.
     cursor.execute("PRAGMA wal_autocheckpoint=0")
     cursor.close()
+
+
+def _add_missing_columns(connection: Any) -> None:
+    """Bring a database made by an older version up to this schema (columns added since
+    are nullable, so adding them is all it takes). Rooms closed before ``closed_at``
+    existed count as closed now: the retention clock starts at the upgrade."""
+    present = {column["name"] for column in inspect(connection).get_columns("rooms")}
+    if "closed_at" not in present:
+        connection.execute(text("ALTER TABLE rooms ADD COLUMN closed_at FLOAT"))
+        connection.execute(update(rooms).where(rooms.c.closed.is_(True))
+                           .values(closed_at=time.time()))
 
 
 class WalCheckpointer:
@@ -186,6 +204,7 @@ class SqlStore:
         try:
             async with engine.begin() as connection:
                 await connection.run_sync(metadata.create_all)
+                await connection.run_sync(_add_missing_columns)
         except Exception as error:
             raise StoreError(f"cannot open database {self.url!r}: {error}") from error
         self._queue = asyncio.Queue()
@@ -216,9 +235,15 @@ class SqlStore:
             raise StoreError("the store is not open")
         return self.engine
 
-    async def create_room(self, code: str, public: bool, entry: LogEntry) -> bool:
+    async def create_room(self, code: str, public: bool, entry: LogEntry,
+                          reuse_closed_before: float | None = None) -> bool:
         try:
             async with self._engine().begin() as connection:
+                if reuse_closed_before is not None:
+                    # A code closed long enough ago is free again: its old log goes first,
+                    # in the same transaction (a live room's code is never touched).
+                    await self._purge(connection, (rooms.c.code == code)
+                                      & (rooms.c.closed_at < reuse_closed_before))
                 await connection.execute(insert(rooms).values(
                     code=code, created_at=time.time(), public=public, closed=False))
                 await connection.execute(insert(room_log).values(
@@ -227,6 +252,26 @@ class SqlStore:
         except IntegrityError:
             return False
         return True
+
+    @staticmethod
+    async def _purge(connection: Any, which: Any) -> int:
+        """Delete the closed rooms matching ``which`` and their logs; how many went."""
+        codes = [code for (code,) in await connection.execute(
+            select(rooms.c.code).where(rooms.c.closed.is_(True) & which))]
+        for start in range(0, len(codes), 500):
+            chunk = codes[start:start + 500]
+            await connection.execute(delete(room_log).where(room_log.c.code.in_(chunk)))
+            await connection.execute(delete(rooms).where(rooms.c.code.in_(chunk)))
+        return len(codes)
+
+    async def forget_entries(self, code: str, seqs: list[int]) -> None:
+        async with self._engine().begin() as connection:
+            await connection.execute(delete(room_log).where(
+                (room_log.c.code == code) & room_log.c.seq.in_(seqs)))
+
+    async def purge_closed_rooms(self, closed_before: float) -> int:
+        async with self._engine().begin() as connection:
+            return await self._purge(connection, rooms.c.closed_at < closed_before)
 
     async def append(self, code: str, entries: list[LogEntry]) -> None:
         if self._queue is None:
@@ -299,14 +344,21 @@ class SqlStore:
 
     async def close_room(self, code: str) -> None:
         async with self._engine().begin() as connection:
-            await connection.execute(update(rooms).where(rooms.c.code == code)
-                                     .values(closed=True))
+            await connection.execute(update(rooms).where(
+                (rooms.c.code == code) & rooms.c.closed.is_(False))
+                .values(closed=True, closed_at=time.time()))
 
     async def save_game(self, game_id: str, code: str, record: dict[str, Any]) -> None:
-        async with self._engine().begin() as connection:
-            await connection.execute(insert(games).values(
-                game_id=game_id, code=code, finished_at=time.time(),
-                record=json.dumps(record, separators=(",", ":"))))
+        """Keep a record; saving one that is already kept changes nothing (a room rebuilt
+        after a crash may not know whether its record made it before the crash)."""
+        engine = self._engine()
+        dialect = postgresql if engine.dialect.name == "postgresql" else sqlite
+        statement = dialect.insert(games).values(
+            game_id=game_id, code=code, finished_at=time.time(),
+            record=json.dumps(record, separators=(",", ":"))).on_conflict_do_nothing(
+            index_elements=[games.c.game_id])
+        async with engine.begin() as connection:
+            await connection.execute(statement)
 
     async def load_game(self, game_id: str) -> dict[str, Any] | None:
         async with self._engine().connect() as connection:
