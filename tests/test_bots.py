@@ -177,3 +177,30 @@ def test_bad_bot_names_give_clear_errors(spec: str, fragment: str) -> None:
                              f"{spec},easy", "--games", "2"], capture_output=True, text=True)
     assert result.returncode == 2
     assert fragment in result.stderr
+
+
+def test_a_bot_cannot_work_out_the_dice_from_its_own_seed() -> None:
+    """A plug-in bot once re-rolled every cup from its seed (seed = game_seed*16 + seat,
+    dice = SeededDice(game_seed)) and beat hard 86%. Now a cheat that tries every small
+    arena seed and game number finds its game, but without the run's dice key it cannot
+    predict the cups."""
+    from dudo.bots.arena import bot_seed, dice_seed
+
+    rules = Rules.preset("perudo")
+
+    def first_cups(seed: int, number: int, key: str) -> list[list[int]]:
+        game = Game(rules, 2, dice=SeededDice(dice_seed(seed, number, key)))
+        game.roll()
+        return [list(cup) for cup in game.cups]
+
+    def cheat(own_seed: int, seat: int) -> list[list[int]] | None:
+        for seed in range(20):
+            for number in range(20):
+                if bot_seed(seed, number, seat) == own_seed:
+                    return first_cups(seed, number, "")  # the dice if there is no key
+        return None
+
+    seed, number, seat = 7, 3, 1
+    guessed = cheat(bot_seed(seed, number, seat), seat)
+    assert guessed == first_cups(seed, number, "")  # without a key the cheat works...
+    assert guessed != first_cups(seed, number, "a3f9" * 8)  # ...with one it does not

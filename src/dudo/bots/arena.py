@@ -3,10 +3,17 @@
 Seats rotate from game to game (game ``g`` seats entrant ``i`` at ``(i + g) mod n``), so no
 entrant keeps an advantage of position. Each game has its own seed derived from the arena
 seed, so a run replays exactly and splits across processes without changing its results.
+
+A bot's own seed and the game's dice seed come from separate one-way hashes, so a bot
+cannot work back from its seed to the dice. That alone is not enough against a bot written
+to cheat: arena seeds are small numbers it could simply try. So when a run has bots from
+outside the project, the dice also depend on a secret *dice key* drawn for the run
+(``dice_key``; printed so the run can still be replayed), which no bot ever sees.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -41,12 +48,23 @@ class Standing:
         return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def game_seed(seed: int, number: int) -> int:
-    """The seed of game ``number`` of an arena run with ``seed``."""
-    return seed * 1_000_003 + number
+def _derive(label: str, *parts: object) -> int:
+    text = "|".join([label, *map(str, parts)])
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
 
 
-def play_one(entrants: Sequence[str], rules: Rules, seed: int, number: int) -> list[float]:
+def dice_seed(seed: int, number: int, dice_key: str = "") -> int:
+    """The dice seed of game ``number`` of an arena run with ``seed`` (and ``dice_key``)."""
+    return _derive("dudo-arena-dice", dice_key, seed, number)
+
+
+def bot_seed(seed: int, number: int, seat: int) -> int:
+    """The seed handed to the bot in ``seat`` of game ``number``."""
+    return _derive("dudo-arena-bot", seed, number, seat)
+
+
+def play_one(entrants: Sequence[str], rules: Rules, seed: int, number: int,
+             dice_key: str = "") -> list[float]:
     """Play game ``number``; returns each entrant's share of the win (in entrant order)."""
     players = len(entrants)
     shift = number % players
@@ -54,9 +72,8 @@ def play_one(entrants: Sequence[str], rules: Rules, seed: int, number: int) -> l
     by_seat = [""] * players
     for entrant, seat in enumerate(seating):
         by_seat[seat] = entrants[entrant]
-    base = game_seed(seed, number)
-    bots = [make_bot(spec, seed=base * 16 + seat) for seat, spec in enumerate(by_seat)]
-    game = Game(rules, players, dice=SeededDice(base))
+    bots = [make_bot(spec, seed=bot_seed(seed, number, seat)) for seat, spec in enumerate(by_seat)]
+    game = Game(rules, players, dice=SeededDice(dice_seed(seed, number, dice_key)))
     winners = play_bot_game(game, bots)
     shares = [0.0] * players
     for entrant, seat in enumerate(seating):
@@ -66,8 +83,8 @@ def play_one(entrants: Sequence[str], rules: Rules, seed: int, number: int) -> l
 
 
 def _play_batch(entrants: Sequence[str], rules: Rules, seed: int,
-                numbers: Sequence[int]) -> list[list[float]]:
-    return [play_one(entrants, rules, seed, number) for number in numbers]
+                numbers: Sequence[int], dice_key: str = "") -> list[list[float]]:
+    return [play_one(entrants, rules, seed, number, dice_key) for number in numbers]
 
 
 def run_arena(
@@ -77,6 +94,7 @@ def run_arena(
     seed: int = 0,
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
+    dice_key: str = "",
 ) -> list[Standing]:
     """Play ``games`` games and return one :class:`Standing` per entrant, in order."""
     totals = [0.0] * len(entrants)
@@ -92,10 +110,11 @@ def run_arena(
 
     if jobs <= 1:
         for chunk in chunks:
-            add(_play_batch(entrants, rules, seed, chunk))
+            add(_play_batch(entrants, rules, seed, chunk, dice_key))
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = [pool.submit(_play_batch, entrants, rules, seed, chunk) for chunk in chunks]
+            futures = [pool.submit(_play_batch, entrants, rules, seed, chunk, dice_key)
+                       for chunk in chunks]
             for future in futures:
                 add(future.result())
     return [Standing(player, wins, games) for player, wins in zip(entrants, totals, strict=True)]
