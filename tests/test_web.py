@@ -58,20 +58,75 @@ def new_page(browser: Browser, width: int = 1280, height: int = 800,
     return page
 
 
+# The table redraws its whole DOM with every state, so nothing read from the page stays
+# true for long: a button or tip seen a moment ago may be gone (or replaced) by the next
+# step. Hence each look at the page is one read (a single evaluate or count), each wait is
+# on a condition (expect, wait_for_selector, wait_until), and each click is a locator click
+# that auto-waits a moment and is allowed to find its target gone.
+#
+# No page.wait_for_function: Playwright runs its predicate through eval inside the page,
+# and the site's Content-Security-Policy (script-src 'self', no 'unsafe-eval') rightly
+# refuses that. The tests keep the real policy (no bypass_csp), so they see what users see.
+
 def phase(page: Page) -> str:
     return str(page.evaluate("document.body.dataset.phase || ''"))
 
 
-def try_click(page: Page, selector: str) -> bool:
-    """Click if the element is there and enabled now (the table redraws as states come)."""
+def version(page: Page) -> str:
+    return str(page.evaluate("document.body.dataset.version || ''"))
+
+
+def tip_on_screen(page: Page) -> str:
+    """The name of the practice tip shown now, '' if none (one read, no waiting)."""
+    return str(page.evaluate("document.querySelector('#tip')?.dataset.tip || ''"))
+
+
+# The call of the reveal on screen if this page's player made it ('dudo' or 'calza'), else
+# null: a bot may have called first, and then our click was refused.
+OUR_CALL = """() => {
+    const state = window.dudo.view.state;
+    const reveal = state && state.game && state.game.last_reveal;
+    return reveal && reveal.caller === state.you.seat ? reveal.call : null;
+}"""
+
+
+def try_click(page: Page, selector: str, timeout: float = 1500) -> bool:
+    """Click the element if it is on screen and enabled now; False if it is not.
+
+    The count only decides whether to try: the click auto-waits (a redraw that puts the
+    same button back is fine) and, if a state took the button away meanwhile, gives up
+    after `timeout` ms instead of failing the test."""
+    target = page.locator(selector).and_(page.locator(":enabled")).filter(visible=True).first
+    if not target.count():
+        return False
     try:
-        target = page.locator(selector)
-        if target.count() and target.first.is_visible() and target.first.is_enabled():
-            target.first.click(timeout=1500)
-            return True
+        target.click(timeout=timeout)
     except PlaywrightTimeout:
-        pass
-    return False
+        return False
+    return True
+
+
+def wait_until(page: Page, script: str, timeout: float = 8000) -> Any:
+    """Evaluate `script` in the page until it gives a truthy value, and return that value
+    (polled from here: see above why not page.wait_for_function)."""
+    end = time.monotonic() + timeout / 1000
+    while True:
+        value = page.evaluate(script)
+        if value:
+            return value
+        if time.monotonic() > end:
+            raise AssertionError(f"not true within {timeout / 1000:g} s: {script}")
+        page.wait_for_timeout(50)
+
+
+def wait_for_news(page: Page, seen_version: str, timeout: float = 4000) -> bool:
+    """Wait until the page shows a state newer than `seen_version` (the server answered)."""
+    try:
+        expect(page.locator("body")).not_to_have_attribute(
+            "data-version", seen_version, timeout=timeout)
+    except AssertionError:
+        return False
+    return True
 
 
 def play_turn(page: Page, calls: dict[str, int], want_calza: bool = True,
@@ -85,11 +140,17 @@ def play_turn(page: Page, calls: dict[str, int], want_calza: bool = True,
                 page.wait_for_selector("#reveal, .centre.over", timeout=4000)
             except PlaywrightTimeout:
                 return  # the table moved on first (the server said so in a toast)
-            calls[call] = calls.get(call, 0) + 1
-            calls["reveals"] = calls.get("reveals", 0) + 1
+            made = page.evaluate(OUR_CALL)
+            if made:  # counted only if the reveal is of our call, not a bot's just before
+                calls[made] = calls.get(made, 0) + 1
+                calls["reveals"] = calls.get("reveals", 0) + 1
             return
+    before = version(page)
     if try_click(page, "#bid-go"):
         calls["bids"] = calls.get("bids", 0) + 1
+        # Until the server answers, the page still shows the turn just played: wait, so
+        # the next step does not bid again on a stale view.
+        wait_for_news(page, before)
         return
     if next_round:
         try_click(page, "#next-round")
@@ -179,7 +240,7 @@ def test_three_players_play_a_whole_game(server: str, browser: Browser) -> None:
     watcher.click("#watch")
     expect(watcher.locator(".badge", has_text="Watching")).to_be_visible()
     expect(watcher.locator(".centre.over")).to_contain_text("wins")
-    assert watcher.locator("#rematch").count() == 0
+    expect(watcher.locator("#rematch")).to_have_count(0)
     for page in (ana, ben, cho, watcher):
         page.context.close()
 
@@ -188,43 +249,52 @@ def test_reload_keeps_seat_and_dice_and_only_legal_bids(server: str, browser: Br
     page = new_page(browser)
     create_room(page, server, "Dee", 3, {1: "easy", 2: "easy"}, preset="tavern")
     page.click("#start")
-    # Wait for a turn of ours that has a standing bid (bots move in 0.15 s).
+    # Wait for a turn of ours that has a standing bid (bots move in 0.15 s). Each look is
+    # one read of the page, taken only once it is our turn: a turn of ours with a bid to
+    # beat, else we open (or, with no raise left, call) and look again once the server
+    # has answered. From then on the table waits for us, so what follows reads a still page.
     deadline = time.monotonic() + 60
     while True:
         assert time.monotonic() < deadline
-        page.wait_for_selector("#bid-go, #call-dudo", timeout=20000)
-        if page.locator("#standing").count() and page.locator("#bid-go").count():
+        look = wait_until(page, """() => {
+            if (!document.querySelector('#bid-go, #call-dudo')) return null;
+            return {raise: !!(document.querySelector('#standing')
+                              && document.querySelector('#bid-go')),
+                    version: document.body.dataset.version};
+        }""", timeout=20000)
+        if look["raise"]:
             break
-        version = page.evaluate("document.body.dataset.version")
-        if try_click(page, "#bid-go") or try_click(page, "#next-round"):
-            # Look again only once the server has answered: until then the page still
-            # shows the turn we just played.
-            page.wait_for_function(f"document.body.dataset.version !== '{version}'",
-                                   timeout=20000)
+        if try_click(page, "#bid-go") or try_click(page, "#call-dudo"):
+            wait_for_news(page, look["version"], timeout=20000)
     # Only legal raises can be entered: tavern has no bids on ones, the lowest quantity
     # cannot be lowered, and faces that do not beat the standing bid are disabled.
     game = page.evaluate("JSON.parse(document.body.dataset.legal)")
-    expect(page.locator("#face-1")).to_be_disabled()
-    while page.locator("#q-down").is_enabled():
-        page.click("#q-down")
-    expect(page.locator("#q-down")).to_be_disabled()
     lowest = game["bids"][0]
-    assert page.inner_text("#q-value") == str(lowest[0])
+    expect(page.locator("#face-1")).to_be_disabled()
+    q_down = page.locator("#q-down")
+    for _ in range(len(game["bids"])):
+        if not q_down.is_enabled():
+            break
+        q_down.click()
+    expect(q_down).to_be_disabled()
+    expect(page.locator("#q-value")).to_have_text(str(lowest[0]))
     for face in range(1, 7):
         button = page.locator(f"#face-{face}")
-        assert button.is_enabled() == ([lowest[0], face] in game["bids"]), face
+        if [lowest[0], face] in game["bids"]:
+            expect(button).to_be_enabled()
+        else:
+            expect(button).to_be_disabled()
     dice = page.get_attribute(".my-dice", "data-dice")
     seat = page.get_attribute(".seat.me", "data-seat")
-    assert dice
+    assert dice and seat
     page.reload()
-    page.wait_for_selector(".my-dice")
-    assert page.get_attribute(".my-dice", "data-dice") == dice
-    assert page.get_attribute(".seat.me", "data-seat") == seat
+    expect(page.locator(".my-dice")).to_have_attribute("data-dice", dice)
+    expect(page.locator(".seat.me")).to_have_attribute("data-seat", seat)
     # A dropped connection comes back by itself, to the same seat.
     page.evaluate("window.dudo.view.socket.close()")
-    page.wait_for_function("window.dudo.view.socket.readyState === WebSocket.OPEN"
-                           " && !document.querySelector('.badge.warn')")
-    assert page.get_attribute(".my-dice", "data-dice") == dice
+    wait_until(page, "window.dudo.view.socket.readyState === WebSocket.OPEN"
+                     " && !document.querySelector('.badge.warn')")
+    expect(page.locator(".my-dice")).to_have_attribute("data-dice", dice)
     expect(page.locator("#bid-go")).to_be_visible()
     page.keyboard.press("b")  # keyboard play: B bids the chosen raise
     # Screen readers hear it (the live region), even if a bot calls at once.
@@ -237,30 +307,40 @@ def test_practice_round_from_start_to_end(server: str, browser: Browser) -> None
     page.goto(server + "/")
     page.fill("#name", "Newcomer")
     page.click("#practice")
-    page.wait_for_selector("#tip")
+    expect(page.locator('#tip[data-tip="welcome"]')).to_be_visible()
     seen: set[str] = set()
     order: list[str] = []
     calls: dict[str, int] = {}
+    # Something for the player to do: a tip to read, a turn, a reveal, or the end.
+    something = page.locator("#tip, #bid-go, #call-dudo, #next-round, .centre.over").first
     deadline = time.monotonic() + 90
-    while phase(page) != "over" or page.locator('#tip[data-tip="over"]').count() == 0:
-        assert time.monotonic() < deadline, (seen, calls)
-        tip = page.locator("#tip")
-        if tip.count():
-            name = tip.get_attribute("data-tip")
-            if name and name not in seen:
+    while True:
+        assert time.monotonic() < deadline, (order, calls)
+        expect(something).to_be_attached(timeout=20000)
+        # One read of the tip: it can go between two reads (the reveal's tip goes when the
+        # next round is dealt), so its name is never fetched from the element afterwards.
+        name = tip_on_screen(page)
+        if name == "over":  # shown only once the game is over and every other tip is read
+            break
+        if name:
+            if name not in seen:
                 seen.add(name)
                 order.append(name)
                 if name in ("raise", "reveal"):
                     page.screenshot(path=str(ARTIFACTS / f"practice-{name}.png"), full_page=True)
-            if name != "over":
-                # Only the OK of the tip just read: a state arriving in between can put
-                # another tip in its place, and that one must not be dismissed unseen.
-                try_click(page, f'#tip[data-tip="{name}"] #tip-ok')
-                continue
+            # Only the OK of the tip just read: a state arriving in between can put
+            # another tip in its place, and that one must not be dismissed unseen. If the
+            # tip went by itself, the click finds nothing and the loop looks again.
+            if try_click(page, f'#tip[data-tip="{name}"] #tip-ok'):
+                expect(page.locator(f'#tip[data-tip="{name}"]')).to_have_count(0)
+            continue
         play_turn(page, calls, want_calza=False, next_round="reveal" in seen)
+    expect(page.locator("body")).to_have_attribute("data-phase", "over")
+    expect(page.locator(".centre.over")).to_contain_text("wins")
     expect(page.locator("#tip")).to_contain_text("Practice done")
     assert {"welcome", "your_dice", "reveal", "liar"} <= seen, (order, calls)
     assert seen & {"open", "raise"}, seen
+    assert calls.get("bids", 0) + calls.get("dudo", 0) >= 1, (order, calls)
     check_fits(page, "practice-over-360")
     axe_check(page, "game over")
     assert not page.js_errors  # type: ignore[attr-defined]
@@ -278,7 +358,7 @@ def test_layout_and_accessibility(server: str, browser: Browser) -> None:
         code = create_room(page, server, "Eve", 6, {i: "easy" for i in range(1, 5)})
         check_fits(page, f"lobby-{width}")
         if width == 360:
-            guest = page.context.browser.new_page(viewport={"width": 360, "height": 740})
+            guest = browser.new_page(viewport={"width": 360, "height": 740})
             guest.goto(f"{server}/r/{code}")
             guest.wait_for_selector("#take-seat")
             check_fits(guest, "join-360")
@@ -289,8 +369,10 @@ def test_layout_and_accessibility(server: str, browser: Browser) -> None:
         if width == 360:
             axe_check(page, "lobby")
         page.click("#start")
-        page.wait_for_selector("#standing, #bid-go")
-        page.wait_for_selector(".my-dice")
+        # Measure and scan on a turn of ours: the table then waits for us and stands still
+        # (with bots playing it redraws every 0.15 s, under the scan's feet).
+        expect(page.locator("#bid-go")).to_be_visible(timeout=30000)
+        expect(page.locator(".my-dice")).to_be_visible()
         check_fits(page, f"table-{width}")
         if width == 360:
             axe_check(page, "table")
@@ -313,10 +395,10 @@ def test_languages_follow_the_browser(server: str, browser: Browser) -> None:
     page.set_viewport_size({"width": 360, "height": 740})
     page.fill("#name", "Zoë")
     page.click("#practice")
-    page.wait_for_selector("#tip")
-    expect(page.locator("#tip h2")).to_have_text("Willkommen bei Liar's Dice")
-    page.click("#tip-ok")
-    page.wait_for_selector(".my-dice")
+    expect(page.locator('#tip[data-tip="welcome"] h2')).to_have_text("Willkommen bei Liar's Dice")
+    page.click('#tip[data-tip="welcome"] #tip-ok')
+    expect(page.locator('#tip[data-tip="welcome"]')).to_have_count(0)
+    expect(page.locator(".my-dice")).to_be_visible()
     check_fits(page, "table-de-360")
     # The rules sheet follows the browser's language too, and switches on request.
     page.goto(server + "/rules?preset=dudo&starting_dice=3")
