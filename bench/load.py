@@ -185,8 +185,13 @@ class Server:
 
         self.port = free_port()
         log = open(self.workdir / f"{self.kind}.log", "wb")  # noqa: SIM115
+        # Every simulated player comes from this one address: the per-address limits
+        # (sockets, connections, messages, rooms) are lifted; per-seat ones stay.
         env = {**os.environ, "DUDO_BOT_DELAY": "0", "DUDO_REVEAL_PAUSE": "0",
-               "DUDO_SEED_WINDOW": "0", "DUDO_GC": self.gc_mode}
+               "DUDO_SEED_WINDOW": "0", "DUDO_GC": self.gc_mode,
+               "DUDO_SOCKETS_PER_ADDRESS": "1000000", "DUDO_CONNECT_BURST": "1000000",
+               "DUDO_ADDRESS_MESSAGE_BURST": "100000000", "DUDO_CREATION_BURST": "1000000",
+               "DUDO_MAX_LOBBIES": "100000"}
         if self.kind == "dudo":
             # DUDO_BENCH_WRAPPER: another wrapper with load.py's _serve arguments (diagnostics)
             wrapper = os.environ.get("DUDO_BENCH_WRAPPER", str(Path(__file__).resolve()))

@@ -18,10 +18,21 @@ from typing import Any
 import httpx
 
 from dudo.server.app import ServerSettings, create_app
-from dudo.server.lobby import Lobby
+from dudo.server.gate import GateLimits
+from dudo.server.lobby import Lobby, SiteLimits
 from dudo.server.room import RoomConfig
 from dudo.store import Store
 from dudo.store.base import MemoryStore
+
+OPEN_GATE = GateLimits(sockets_per_address=100_000, connect_burst=100_000,
+                       address_message_burst=100_000, message_burst=100_000)
+
+
+def real_seat_limits() -> GateLimits:
+    """The server's own per-seat message budget, with the per-address ones lifted (test
+    clients all share one address)."""
+    return GateLimits(sockets_per_address=100_000, connect_burst=100_000,
+                      address_message_burst=100_000)
 
 
 def fast_config(**changes: Any) -> RoomConfig:
@@ -75,12 +86,18 @@ def app_and_lobby(config: RoomConfig | None = None, store: Store | None = None,
                   deal: Callable[..., Any] | None = None,
                   **settings: Any) -> tuple[Any, LobbyHolder]:
     """An app on a memory store with the given clock, entropy and dealing rule, and a
-    holder that gets its lobby; ``settings`` change ServerSettings (``message_rate``...)."""
+    holder that gets its lobby; ``settings`` change ServerSettings (``gate``, ``limits``...)."""
     holder = LobbyHolder()
     # The collector's policy pays one full collection per app start-up, which over a
     # session of hundreds of apps and a big heap doubles the suite's time; it has tests of
     # its own (test_collector.py), including one in a live app. Pass gc_policy="clock".
     settings.setdefault("gc_policy", "python")
+    # Tests make many rooms from one address; the limits have tests of their own.
+    settings.setdefault("limits", SiteLimits(creation_burst=100_000))
+    # All test clients share one address, and many tests open socket after socket for one
+    # seat: the budgets are lifted (tests/test_gate.py and the rate-limit tests pass
+    # GateLimits of their own).
+    settings.setdefault("gate", OPEN_GATE)
     server_settings = ServerSettings(database="memory://", room=config or fast_config(),
                                      **settings)
 
@@ -101,9 +118,9 @@ def app_and_lobby(config: RoomConfig | None = None, store: Store | None = None,
 def make_app(config: RoomConfig | None = None, store: Store | None = None,
              clock: Callable[[], float] | None = None,
              entropy: Callable[[int], str] | None = None,
-             deal: Callable[..., Any] | None = None) -> Any:
+             deal: Callable[..., Any] | None = None, **settings: Any) -> Any:
     """An app on a memory store with the given clock, entropy and dealing rule."""
-    return app_and_lobby(config, store, clock, entropy, deal)[0]
+    return app_and_lobby(config, store, clock, entropy, deal, **settings)[0]
 
 
 def free_port() -> int:
@@ -120,7 +137,9 @@ def server_process(
     """``dudo serve`` as a real process; yields (base URL, process); killed at the end."""
     port = port or free_port()
     environment = {**os.environ, "DUDO_BOT_DELAY": "0", "DUDO_REVEAL_PAUSE": "0",
-                   "DUDO_SEED_WINDOW": "0", **(env or {})}
+                   "DUDO_SEED_WINDOW": "0", "DUDO_CREATION_BURST": "100000",
+                   "DUDO_CONNECT_BURST": "100000", "DUDO_ADDRESS_MESSAGE_BURST": "100000",
+                   **(env or {})}
     process = subprocess.Popen(
         [sys.executable, "-m", "dudo", "serve", "--port", str(port), "--database", database,
          "--log-level", "warning"],

@@ -12,22 +12,38 @@ from serverkit import FakeClock, fast_config
 
 
 def test_idle_rooms_are_closed_and_not_recovered() -> None:
+    """A lobby nobody sits in closes after a few minutes, whoever watches or looks it up;
+    a player at a seat keeps a room open; closed rooms are not rebuilt after a restart."""
+    from dudo.server.connection import Connection
+
     async def scenario() -> None:
         clock = FakeClock()
         store = MemoryStore()
-        lobby = Lobby(store, fast_config(close_when_idle=1800, close_after_game=600),
-                      clock=clock)
+        lobby = Lobby(store, fast_config(close_when_idle=1800, close_after_game=600,
+                                         close_empty_lobby=300), clock=clock)
         busy = await lobby.create("Ana", rules=Rules.preset("perudo"), seats=2, bots=[],
                                   timer=0, public=False)
         quiet = await lobby.create("Ben", rules=Rules.preset("perudo"), seats=2, bots=[],
                                    timer=0, public=False)
-        clock.advance(1000)
+
+        async def ignore(text: str) -> None:
+            return None
+
+        player = Connection(ignore, 0)
+        lobby.rooms[busy["code"]].inbox.put_nowait(("connect", player))
+        watcher = Connection(ignore, None)
+        lobby.rooms[quiet["code"]].inbox.put_nowait(("connect", watcher))
+        await lobby.rooms[quiet["code"]].call("summary")
+        clock.advance(200)
         assert await lobby.close_idle_rooms() == []
-        await lobby.rooms[busy["code"]].call("summary")  # someone looked at it: activity
-        clock.advance(900)
+        await lobby.rooms[quiet["code"]].call("summary")  # a look is not activity
+        clock.advance(200)
         assert await lobby.close_idle_rooms() == [quiet["code"]]
+        assert watcher.closed  # the spectator is let go, not kept waiting
         assert quiet["code"] not in lobby.rooms
         assert await store.live_rooms() == [busy["code"]]
+        clock.advance(10_000)
+        assert await lobby.close_idle_rooms() == []  # its player is still there
         await lobby.close()
         restarted = Lobby(store, fast_config(), clock=clock)
         assert await restarted.recover() == 1
@@ -109,7 +125,7 @@ def test_refusals_survive_a_restart_and_leave_the_version_alone() -> None:
         await restarted.recover()
         again = restarted.rooms[made["code"]]
         assert again.version == version
-        await again.call("join", "Bea")
+        await again.call("join", "Bea", None)
         retry = Connection(collect, 0)
         again.inbox.put_nowait(("connect", retry))
         sent.clear()
@@ -119,6 +135,45 @@ def test_refusals_survive_a_restart_and_leave_the_version_alone() -> None:
         answers = [json.loads(text) for text in sent]
         assert refused in answers  # the same answer, not a start
         assert again.status == "lobby"
+        await restarted.close()
+
+    asyncio.run(scenario())
+
+
+def test_stored_refusals_are_bounded_per_seat_and_the_latest_survive_a_restart() -> None:
+    """One seat sending refused messages without end must not grow the log without end
+    (it once stored 24,000 rows a minute): only the last REFUSALS_STORED (plus a batch)
+    are kept, and those are still answered the same after a restart."""
+    from dudo.server.connection import Connection
+    from dudo.server.protocol import parse_client_message
+    from dudo.server.room import REFUSALS_STORED
+
+    async def scenario() -> None:
+        store = MemoryStore()
+        lobby = Lobby(store, fast_config())
+        made = await lobby.create("Ana", rules=Rules.preset("tavern"), seats=2,
+                                  bots=[None, None], timer=0, public=False)
+        room = lobby.rooms[made["code"]]
+
+        async def ignore(text: str) -> None:
+            return None
+
+        connection = Connection(ignore, 0)
+        room.inbox.put_nowait(("connect", connection))
+        for number in range(600):  # 'start' with an open seat: refused as not_ready
+            room.inbox.put_nowait(("message", connection, parse_client_message(
+                f'{{"type":"start","id":"go{number}"}}')))
+        await room.call("summary")
+        refused = [entry for entry in store.logs[made["code"]] if entry.kind == "refused"]
+        assert REFUSALS_STORED <= len(refused) < REFUSALS_STORED + 64
+        assert refused[-1].data["id"] == "go599"
+        await lobby.close()
+
+        restarted = Lobby(store, fast_config())
+        await restarted.recover()
+        again = restarted.rooms[made["code"]]
+        assert json.loads(again.seats[0].replies["go599"])["code"] == "not_ready"
+        assert "go0" not in again.seats[0].replies
         await restarted.close()
 
     asyncio.run(scenario())

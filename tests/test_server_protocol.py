@@ -26,6 +26,8 @@ from starlette.websockets import WebSocketDisconnect
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as ws_connect
 
+from dudo.fairness import server_seat_seed
+from dudo.server.gate import GateLimits
 from dudo.server.lobby import CODE_ALPHABET
 from dudo.server.protocol import MAX_MESSAGE_BYTES
 from dudo.store.base import MemoryStore
@@ -35,6 +37,7 @@ from serverkit import (
     app_and_lobby,
     fast_config,
     make_app,
+    real_seat_limits,
     server_process,
     sqlite_url,
 )
@@ -78,12 +81,12 @@ class Live:
 @contextlib.contextmanager
 def live_game(seats: int = 2, *, rules: dict[str, Any] | None = None,
               bots: list[str | None] | None = None, timer: int = 0, start: bool = True,
-              **config: Any) -> Iterator[Live]:
+              gate: GateLimits | None = None, **config: Any) -> Iterator[Live]:
     """A room with humans in every seat not given to a bot, each with a socket; started
     (and rolled) unless ``start`` is False."""
     store, clock = MemoryStore(), FakeClock()
     app = make_app(fast_config(**config), store=store, clock=clock,
-                   entropy=CountingEntropy("protocol"))
+                   entropy=CountingEntropy("protocol"), **({"gate": gate} if gate else {}))
     with TestClient(app) as client, contextlib.ExitStack() as stack:
         table = seat_table(client, seats, rules=rules or HOST_OPENS, bots=bots, timer=timer)
         socks = {seat: stack.enter_context(connect(client, table.code, token, f"seat {seat}"))
@@ -132,7 +135,7 @@ BAD_MESSAGES: list[tuple[str, str | bytes, str, str]] = [
     ("no id", '{"type": "call", "call": "dudo"}', "bad_message", "id"),
     ("unknown call", '{"type": "call", "id": "x", "call": "liar"}', "bad_message", "call"),
     ("unknown emote", '{"type": "emote", "emote": "x"}', "bad_message", "emote"),
-    ("seed not hex", '{"type": "seed", "seed": "not hex"}', "bad_seed", "hex"),
+    ("seed not hex", '{"type": "seed", "round": 1, "seed": "not hex"}', "bad_seed", "hex"),
     ("seed too long", '{"type": "seed", "seed": "' + "a" * 129 + '"}', "bad_message", "seed"),
     ("oversized", '{"type": "ping", "pad": "' + "x" * MAX_MESSAGE_BYTES + '"}',
      "too_large", "4096"),
@@ -216,16 +219,17 @@ def test_bad_http_requests_get_an_error_naming_the_problem() -> None:
             response = client.post("/api/rooms", json=body)
             assert response.status_code == 400, body
             assert word in response.json()["message"], response.json()
-        response = client.post("/api/rooms", content=b"x" * (MAX_MESSAGE_BYTES + 1))
-        assert response.status_code == 400 and response.json()["error"] == "too_large"
+        response = client.post("/api/rooms", content=b"x" * (MAX_MESSAGE_BYTES + 1),
+                               headers={"content-type": "application/json"})
+        assert response.status_code == 413 and response.json()["error"] == "too_large"
         assert client.get("/api/rooms").json() == {"rooms": []}
 
 
 # -- rate limits ------------------------------------------------------------------------
 
 
-def test_each_connection_is_rate_limited_on_its_own() -> None:
-    with live_game(2) as live:
+def test_each_seat_is_rate_limited_on_its_own() -> None:
+    with live_game(2, gate=real_seat_limits()) as live:
         host, other = live.socks[0], live.socks[1]
         version = host.ping()
         flood = 100
@@ -247,7 +251,7 @@ def test_each_connection_is_rate_limited_on_its_own() -> None:
 
 
 def test_rate_limited_actions_are_not_applied() -> None:
-    app, _ = app_and_lobby(message_rate=0.001, message_burst=3)
+    app, _ = app_and_lobby(gate=GateLimits(messages_per_second=0.001, message_burst=3))
     with TestClient(app) as client:
         table = seat_table(client, 2, rules=HOST_OPENS)
         with connect(client, table.code, table.tokens[0]) as host:
@@ -552,7 +556,7 @@ def test_spectators_see_the_table_but_no_dice_and_cannot_act() -> None:
                         {"type": "next_round", "id": "s3"},
                         {"type": "rematch", "id": "s4"},
                         {"type": "emote", "emote": "\N{GAME DIE}"},
-                        {"type": "seed", "seed": "abcd"}):
+                        {"type": "seed", "round": 1, "seed": "abcd"}):
             reply = watcher.reply_to(message)
             assert reply["type"] == "error" and reply["code"] == "spectator"
         host = live.socks[0]
@@ -732,14 +736,44 @@ def test_a_players_seed_goes_into_the_roll() -> None:
     with live_game(2, start=False, seed_window=5.0) as live:
         host, guest = live.socks[0], live.socks[1]
         assert host.reply_to({"type": "start", "id": "go"})["type"] == "ack"
-        host.send({"type": "seed", "seed": "ABCDEF0123"})
+        reply = host.reply_to({"type": "seed", "id": "s1", "round": 1, "seed": "ABCDEF0123"})
+        assert reply["type"] == "ack", reply
+        (seeded,) = entries(live.store, live.code, "seeded")  # logged before the ack
+        assert seeded.data == {"seat": 0, "round": 1, "seed": "abcdef0123", "ack": [0, "s1"]}
         version = host.ping()
         live.clock.advance(5.0)
         guest.ping()
         guest.settle(version + 1)
         (rolled,) = entries(live.store, live.code, "rolled")
+        (started,) = entries(live.store, live.code, "started")
         assert rolled.data["seat_seeds"][0] == "abcdef0123"
-        assert len(rolled.data["seat_seeds"][1]) == 32  # the server's, for the silent seat
+        # The silent seat's seed is the server's, bound to the committed server seed.
+        assert rolled.data["server_seats"] == [1]
+        assert rolled.data["seat_seeds"][1] == server_seat_seed(
+            started.data["server_seed"], 1, 1)
+
+
+def test_a_seed_names_its_round_and_late_or_early_seeds_are_refused() -> None:
+    """A seed counts only for the round waiting to be rolled: one for a round already
+    dealt, or for a round whose commitment is not out yet, is refused and changes
+    nothing, so a client always knows where its seed went."""
+    with live_game(2, start=False, seed_window=5.0) as live:
+        host, guest = live.socks[0], live.socks[1]
+        early = host.reply_to({"type": "seed", "id": "e", "round": 1, "seed": "ab"})
+        assert early["type"] == "error" and early["code"] == "wrong_round"  # lobby
+        assert host.reply_to({"type": "start", "id": "go"})["type"] == "ack"
+        ahead = host.reply_to({"type": "seed", "id": "a", "round": 2, "seed": "ab"})
+        assert ahead["type"] == "error" and ahead["code"] == "wrong_round"
+        assert "round 1 is waiting" in ahead["message"]
+        version = host.ping()
+        live.clock.advance(5.0)
+        guest.ping()
+        guest.settle(version + 1)
+        late = host.reply_to({"type": "seed", "id": "l", "round": 1, "seed": "ab"})
+        assert late["type"] == "error" and late["code"] == "wrong_round"
+        assert entries(live.store, live.code, "seeded") == []
+        (rolled,) = entries(live.store, live.code, "rolled")
+        assert rolled.data["server_seats"] == [0, 1]
 
 
 def test_a_seat_seed_is_hex_digits_only(running: Live) -> None:
@@ -747,7 +781,7 @@ def test_a_seat_seed_is_hex_digits_only(running: Live) -> None:
     accepted = []
     with connect(running.client, running.code, running.table.tokens[1]) as sock:
         for seed in ["-1", "+f", " ab", "ab\n", "a_b", "\u0661\u0662", "0x1f"]:
-            sock.send({"type": "seed", "seed": seed})
+            sock.send({"type": "seed", "round": 1, "seed": seed})
             sock.send({"type": "ping"})
             reply = sock.until(lambda m: m["type"] in ("error", "pong"))
             if reply["type"] == "pong":

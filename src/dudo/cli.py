@@ -200,10 +200,16 @@ def arena(
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, max=64,
                                       help="Worker processes.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    dice_key: Annotated[str | None, typer.Option(
+        "--dice-key", help="Replay a run with bots of your own: the key it printed. "
+                           "Without it such runs draw a fresh secret key, so no bot can "
+                           "work out the dice from the seed.")] = None,
 ) -> None:
     """Play many games among bots (seats rotated) and print each entrant's win rate."""
+    import secrets
+
     from dudo.bots.arena import run_arena
-    from dudo.bots.registry import BotSpecError, make_bot
+    from dudo.bots.registry import LEVELS, BotSpecError, make_bot
 
     entrants = [name.strip() for name in players.split(",") if name.strip()]
     if not 2 <= len(entrants) <= 10:
@@ -216,11 +222,15 @@ def arena(
             _fail(str(error))
         except Exception as error:  # a user's bot that fails to construct
             _fail(f"bot {spec!r} could not be created: {error!r}")
+    outsiders = any(spec not in LEVELS for spec in entrants)
+    if dice_key is None:
+        dice_key = secrets.token_hex(16) if outsiders else ""
     if as_json:
-        standings = run_arena(entrants, games, chosen, seed=seed, jobs=jobs)
+        standings = run_arena(entrants, games, chosen, seed=seed, jobs=jobs, dice_key=dice_key)
         results = [{"player": s.player, "wins": int(s.wins) if s.wins.is_integer() else s.wins}
                    for s in standings]
-        typer.echo(json.dumps({"games": games, "results": results}))
+        typer.echo(json.dumps({"games": games, "results": results,
+                               **({"dice_key": dice_key} if dice_key else {})}))
         return
     from rich.console import Console
     from rich.progress import Progress
@@ -230,7 +240,7 @@ def arena(
     with Progress(console=console, transient=True) as bar:
         task = bar.add_task(f"{games} games", total=games)
         standings = run_arena(entrants, games, chosen, seed=seed, jobs=jobs,
-                              progress=lambda done: bar.advance(task, done))
+                              progress=lambda done: bar.advance(task, done), dice_key=dice_key)
     table = Table(title=f"{games} games, {' vs '.join(entrants)}, seed {seed}")
     table.add_column("player")
     table.add_column("wins", justify="right")
@@ -241,6 +251,8 @@ def arena(
         table.add_row(standing.player, f"{standing.wins:g}", f"{standing.rate:.1%}",
                       f"{low:.1%} – {high:.1%}")
     console.print(table)
+    if dice_key:
+        console.print(f"dice key {dice_key} (replay with --seed {seed} --dice-key {dice_key})")
 
 
 @app.command()
@@ -296,6 +308,11 @@ def serve(
         help="sqlite:///FILE (default sqlite:///dudo.db), postgresql://... or memory://."),
     ] = "sqlite:///dudo.db",
     log_level: Annotated[str, typer.Option(help="debug, info, warning or error.")] = "info",
+    forwarded_allow_ips: Annotated[str, typer.Option(
+        envvar="DUDO_FORWARDED_ALLOW_IPS",
+        help="Addresses of your reverse proxies, comma separated (or *): only requests from "
+             "them may name the client's address in X-Forwarded-For. Default: none, so "
+             "nobody can dodge the per-address limits with a made-up header.")] = "",
 ) -> None:
     """Run the game server (rooms, bots, fair dice) and print its address."""
     import uvicorn
@@ -321,10 +338,44 @@ def serve(
     # No access log: WebSocket URLs carry seat tokens, which must not land in logs. No
     # per-message compression: state messages are small and compressing them cost more
     # server time and memory than it saved (docs/benchmarks.md).
+    proxies = [part.strip() for part in forwarded_allow_ips.split(",") if part.strip()]
     uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level.lower(),
-                log_config=None,
+                log_config=None, proxy_headers=bool(proxies),
+                forwarded_allow_ips=proxies or None,
                 access_log=False, ws_max_size=16 * 1024, ws_ping_interval=20,
                 ws_ping_timeout=20, ws_per_message_deflate=False)
+
+
+@app.command()
+def purge(
+    database: Annotated[str, typer.Option(
+        envvar="DUDO_DATABASE",
+        help="sqlite:///FILE (default sqlite:///dudo.db) or postgresql://...")
+    ] = "sqlite:///dudo.db",
+    older_than: Annotated[float, typer.Option(
+        min=0, help="Delete the logs of rooms closed more than this many days ago.")] = 1.0,
+) -> None:
+    """Apply the retention policy now: delete closed rooms' logs (finished games' records
+    are kept; the server also does this once an hour). Safe while the server runs."""
+    import asyncio
+    import time
+
+    from dudo.store import StoreError, open_store
+
+    async def run() -> int:
+        store = open_store(database)
+        await store.open()
+        try:
+            return await store.purge_closed_rooms(time.time() - older_than * 86_400)
+        finally:
+            await store.close()
+
+    try:
+        purged = asyncio.run(run())
+    except StoreError as error:
+        _fail(str(error))
+    typer.echo(f"purged {purged} closed room{'s' if purged != 1 else ''} "
+               f"(closed more than {older_than:g} days ago); game records kept")
 
 
 @app.command()

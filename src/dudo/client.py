@@ -64,7 +64,10 @@ class Client:
 
     def __init__(self, base_url: str, timeout: float = 10.0) -> None:
         self.base_url = base_url.rstrip("/")
-        self.http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout)
+        # A random id of this client: the server's limit on unknown room codes counts it
+        # apart from other clients behind the same address.
+        self.http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout,
+                                      headers={"X-Dudo-Client": secrets.token_hex(8)})
 
     async def __aenter__(self) -> Client:
         return self
@@ -118,8 +121,7 @@ class Client:
         room = ticket.code if ticket else code
         if room is None:
             raise ValueError("give a seat ticket, or a room code to watch")
-        url = f"{ws_base}/ws/{room}" + (f"?token={ticket.token}" if ticket else "")
-        return Table(url, ticket)
+        return Table(f"{ws_base}/ws/{room}", ticket)
 
 
 class Table:
@@ -135,6 +137,11 @@ class Table:
         self._ids = itertools.count(1)
         self._sent: dict[str, dict[str, Any]] = {}
         self._prefix = secrets.token_hex(4)
+        # Fair dice: the seed this seat sent for each (game, round), and every round whose
+        # reveal showed another seed in this seat's place (the server did not use ours).
+        self.seeds_sent: dict[tuple[str, int], str] = {}
+        self.seed_mismatches: list[tuple[str, int]] = []
+        self._seeds_pending: dict[str, tuple[tuple[str, int], str]] = {}  # by message id
 
     async def __aenter__(self) -> Table:
         await self.connect()
@@ -145,7 +152,10 @@ class Table:
         await self.close()
 
     async def connect(self) -> None:
-        self.socket = await websockets.connect(self.url, max_size=2**22)
+        # The seat token travels as a subprotocol, never in the URL (which proxies log).
+        offered = ["dudo.v1", *([f"token.{self.ticket.token}"] if self.ticket else [])]
+        self.socket = await websockets.connect(self.url, max_size=2**22,
+                                               subprotocols=offered)  # type: ignore[arg-type]
         await self.receive()  # the first state (or the error that refuses us)
 
     async def close(self) -> None:
@@ -160,8 +170,12 @@ class Table:
         self.received.append(message)
         if message["type"] == "state":
             self.state = message
+            self._check_our_seed(message)
         elif message["type"] in ("ack", "error") and "id" in message:
             self.replies[message["id"]] = message
+            pending = self._seeds_pending.pop(message["id"], None)
+            if pending is not None and message["type"] == "ack":
+                self.seeds_sent[pending[0]] = pending[1]
         elif message["type"] == "error" and not self.state:
             raise ClientError(message["code"], message["message"])
         return message
@@ -209,8 +223,33 @@ class Table:
     async def configure(self, **changes: Any) -> dict[str, Any]:
         return await self.request({"type": "configure", **changes})
 
-    async def seed(self, seed: str | None = None) -> None:
-        await self.send({"type": "seed", "seed": seed or secrets.token_hex(16)})
+    async def seed(self, seed: str | None = None, round_number: int | None = None
+                   ) -> dict[str, Any]:
+        """Send this seat's seed for a round (by default the round waiting to be rolled)
+        and wait for the answer: ``ack`` means it will be used for exactly that round."""
+        return await self.request(self._seed_message(seed, round_number))
+
+    def _seed_message(self, seed: str | None = None, round_number: int | None = None
+                      ) -> dict[str, Any]:
+        """A seed message with a fresh id; its ``ack`` records the seed as ours for the
+        round, to compare with what the reveal publishes."""
+        fair = self.state.get("fair") or {}
+        number: int = round_number or fair.get("round") or 1
+        seed = seed or secrets.token_hex(16)
+        message_id = self.new_id()
+        self._seeds_pending[message_id] = ((fair.get("game_id", ""), number), seed)
+        return {"id": message_id, "type": "seed", "round": number, "seed": seed}
+
+    def _check_our_seed(self, state: dict[str, Any]) -> None:
+        fair = state.get("fair") or {}
+        revealed = fair.get("last_revealed")
+        seat = (state.get("you") or {}).get("seat")
+        if not revealed or seat is None:
+            return
+        key = (fair.get("game_id"), revealed.get("round"))
+        sent = self.seeds_sent.pop(key, None)  # type: ignore[arg-type]
+        if sent is not None and revealed["seat_seeds"][seat] != sent:
+            self.seed_mismatches.append(key)  # type: ignore[arg-type]
 
     # -- playing with a bot --------------------------------------------------------------
 
@@ -224,8 +263,8 @@ class Table:
     async def play(self, bot: Bot, until_over: bool = True, timeout: float = 120.0) -> list[int]:
         """Let ``bot`` play this seat until the game ends; returns the winners.
 
-        Sends a fresh seed for every round, answers only states it has not answered yet,
-        and lets the server's pause after a reveal run its course.
+        Sends a fresh seed for every round that waits for one, answers only states it
+        has not answered yet, and lets the server's pause after a reveal run its course.
         """
         answered = -1
         seeded_round = None
@@ -235,9 +274,10 @@ class Table:
             seen = self.view()
             if seen is not None:
                 fair = self.state.get("fair") or {}
-                if fair.get("round") and fair.get("round") != seeded_round:
-                    seeded_round = fair["round"]
-                    await self.seed()
+                waiting = (fair.get("game_id"), fair.get("round"))
+                if seen.phase == "roll" and fair.get("round") and waiting != seeded_round:
+                    seeded_round = waiting
+                    await self.send(self._seed_message())
                 if seen.phase == "over" and until_over:
                     return list(seen.winners)
                 version = self.state["version"]

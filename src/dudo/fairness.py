@@ -14,6 +14,17 @@ not pick the dice (it committed before seeing the seats' seeds) and no player co
 (they never saw the server seed). Committing to a hash of the dice alone would not do: five
 dice have only 7,776 possibilities, so such a hash is reversed by a lookup table.
 
+The seeds of seats the server speaks for (bots, stand-ins, players who sent none) are not
+drawn freely: a free draw made *after* the players' seeds arrive would let a dishonest
+server try thousands of them until its bots hold the dice it wants. They are derived from
+the committed server seed instead::
+
+    seat_seed_i = HMAC-SHA256(key=server_seed, msg="dudo-seat-v1|<round>|<i>")[:16 bytes]
+
+so everything the server chooses is fixed by the commitment, before any player's seed is
+known. The record names those seats (``server_seats``) and :func:`verify_round` checks the
+binding; a bot's seat must always be one of them.
+
 Seeds travel as hex strings. This module is pure: drawing the secrets is the server's job.
 """
 
@@ -28,6 +39,7 @@ from typing import Any
 from dudo.dice import Cups, deal
 
 DOMAIN = "dudo-dice-v1"
+SEAT_DOMAIN = "dudo-seat-v1"
 _HEX = re.compile(r"[0-9a-fA-F]+")
 SEED_BYTES = 32
 MAX_SEAT_SEED_CHARS = 128
@@ -51,6 +63,12 @@ def check_seat_seed(seed: str) -> str:
     return seed.lower()
 
 
+def server_seat_seed(server_seed: str, round_number: int, seat: int) -> str:
+    """The seed of a seat the server speaks for, bound to the committed server seed."""
+    message = f"{SEAT_DOMAIN}|{round_number}|{seat}".encode()
+    return hmac.new(bytes.fromhex(server_seed), message, hashlib.sha256).hexdigest()[:32]
+
+
 def derive_dice(server_seed: str, seat_seeds: Sequence[str], round_number: int,
                 dice_counts: Sequence[int]) -> Cups:
     """Every seat's dice for a round, from the server seed and all seats' seeds."""
@@ -69,11 +87,26 @@ def derive_dice(server_seed: str, seat_seeds: Sequence[str], round_number: int,
 
 
 def verify_round(server_seed: str, expected_commitment: str, seat_seeds: Sequence[str],
-                 round_number: int, dice: Sequence[Sequence[int]]) -> None:
-    """Raise :class:`FairnessError` unless the round's dice follow from its seeds."""
+                 round_number: int, dice: Sequence[Sequence[int]],
+                 server_seats: Sequence[int] = (), bot_seats: Sequence[int] = ()) -> None:
+    """Raise :class:`FairnessError` unless the round's dice follow from its seeds, every
+    seed the server chose (``server_seats``) follows from the committed server seed, and
+    every bot's seat is among those."""
     if not hmac.compare_digest(commitment(server_seed), expected_commitment):
         raise FairnessError(f"round {round_number}: the server seed does not match the "
                             "commitment published before the roll")
+    for seat in bot_seats:
+        if seat not in server_seats:
+            raise FairnessError(f"round {round_number}: seat {seat} is a bot, yet its seed "
+                                "is not marked as the server's own")
+    for seat in server_seats:
+        if not 0 <= seat < len(seat_seeds):
+            raise FairnessError(f"round {round_number}: there is no seat {seat}")
+        if not hmac.compare_digest(seat_seeds[seat],
+                                   server_seat_seed(server_seed, round_number, seat)):
+            raise FairnessError(f"round {round_number}: the server's seed for seat {seat} "
+                                "does not follow from the committed server seed (it could "
+                                "have been chosen after seeing the players' seeds)")
     counts = [len(cup) for cup in dice]
     derived = derive_dice(server_seed, seat_seeds, round_number, counts)
     if [list(cup) for cup in derived] != [list(cup) for cup in dice]:
@@ -95,16 +128,28 @@ def verify_record(record: dict[str, Any]) -> list[str]:
         raise FairnessError("not a game record: it needs 'players', 'rounds' and 'fairness'")
     if len(fairness) < len(rounds):
         raise FairnessError(f"{len(rounds)} rounds but fairness material for {len(fairness)}")
+    bots = record.get("bots", [])
+    if not isinstance(bots, list) or not all(type(seat) is int for seat in bots):
+        raise FairnessError("'bots' must list the seats played by bots")
     lines = []
     for number, (entry, fair) in enumerate(zip(rounds, fairness, strict=False), start=1):
         try:
+            if "server_seats" not in fair:
+                raise FairnessError(f"round {number}: the record does not say which seat "
+                                    "seeds the server chose ('server_seats'), so they cannot "
+                                    "be checked (records from before fairness v2)")
+            server_seats = fair["server_seats"]
+            if not isinstance(server_seats, list) or not all(
+                    type(seat) is int for seat in server_seats):
+                raise FairnessError(f"round {number}: 'server_seats' must list seat numbers")
             verify_round(fair["server_seed"], fair["commitment"], fair["seat_seeds"], number,
-                         entry["dice"])
+                         entry["dice"], server_seats, bots)
         except (KeyError, TypeError, ValueError) as error:
             if isinstance(error, FairnessError):
                 raise
             raise FairnessError(f"round {number}: malformed fairness material ({error})") from None
         lines.append(f"round {number}: commitment {fair['commitment'][:16]}… matches, "
+                     f"{len(server_seats)} server seat seeds bound to it, "
                      f"{sum(len(cup) for cup in entry['dice'])} dice recomputed")
     scenario: dict[str, Any] = {key: record[key] for key in ("rules", "players", "start", "rounds")
                 if key in record}

@@ -11,26 +11,33 @@ import contextlib
 import json
 import logging
 import os
+import sys
 import time
-import unicodedata
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.datastructures import MutableHeaders, QueryParams
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from dudo import __version__
 from dudo.rules import Rules, RulesError
 from dudo.server.collector import Collector
 from dudo.server.connection import Connection
-from dudo.server.lobby import Lobby
+from dudo.server.gate import Gate, GateLimits
+from dudo.server.lobby import Lobby, SiteLimits
 from dudo.server.logs import log_event
-from dudo.server.pages import page_routes
+from dudo.server.names import clean_name
+from dudo.server.pages import STYLE_HASH, embed_requested, error_page, page_routes
 from dudo.server.protocol import (
     MAX_MESSAGE_BYTES,
     PROTOCOL_VERSION,
@@ -44,6 +51,9 @@ from dudo.store import Store, open_store
 log = logging.getLogger("dudo.server")
 
 DEFAULT_DATABASE = "sqlite:///dudo.db"
+# The WebSocket subprotocol a client offers (with "token.<seat token>" beside it); the
+# server accepts it by name, as browsers require when a client offers any.
+SUBPROTOCOL = "dudo.v1"
 
 
 @dataclass
@@ -52,54 +62,199 @@ class ServerSettings:
 
     database: str = DEFAULT_DATABASE
     room: RoomConfig = field(default_factory=RoomConfig)
-    message_rate: float = 8.0
-    message_burst: int = 24
+    gate: GateLimits = field(default_factory=GateLimits)
     # "clock": the server's own collector policy (dudo.server.collector); "python": leave
     # Python's garbage collector as it is (for comparison; DUDO_GC=python).
     gc_policy: str = "clock"
+    # Origins (``https://host[:port]``) whose pages may open a WebSocket besides the site's
+    # own (the Host the request came to); DUDO_ALLOWED_ORIGINS, comma separated.
+    allowed_origins: tuple[str, ...] = ()
+    limits: SiteLimits = field(default_factory=SiteLimits)
 
     @classmethod
     def from_env(cls, database: str | None = None) -> ServerSettings:
         settings = cls(database=database or os.environ.get("DUDO_DATABASE", DEFAULT_DATABASE),
-                       gc_policy=os.environ.get("DUDO_GC", "clock"))
+                       gc_policy=os.environ.get("DUDO_GC", "clock"),
+                       allowed_origins=parse_origins(os.environ.get("DUDO_ALLOWED_ORIGINS", "")))
         if settings.gc_policy not in ("clock", "python"):
             raise ValueError(f"DUDO_GC must be 'clock' or 'python', not {settings.gc_policy!r}")
-        for name in ("bot_delay", "reveal_pause", "seed_window", "grace", "quick_fill"):
+        for name in ("bot_delay", "reveal_pause", "seed_window", "grace", "quick_fill",
+                     "close_after_game", "close_when_idle", "close_empty_lobby"):
             value = os.environ.get(f"DUDO_{name.upper()}")
             if value is not None:
-                try:
-                    setattr(settings.room, name, float(value))
-                except ValueError:
-                    raise ValueError(f"DUDO_{name.upper()} must be a number of seconds, "
-                                     f"not {value!r}") from None
+                setattr(settings.room, name, _env_number(name, value, float, "seconds"))
+        for name, kind in GateLimits.__annotations__.items():
+            value = os.environ.get(f"DUDO_{name.upper()}")
+            if value is not None:
+                number = float if kind == "float" else int
+                setattr(settings.gate, name, _env_number(name, value, number, "number"))
+        value = os.environ.get("DUDO_MAX_SPECTATORS")
+        if value is not None:
+            settings.room.max_spectators = _env_number("max_spectators", value, int,
+                                                       "whole number")
+        for name in ("max_rooms", "max_lobbies", "creation_burst", "guesses_per_client",
+                     "guesses_per_address"):
+            value = os.environ.get(f"DUDO_{name.upper()}")
+            if value is not None:
+                setattr(settings.limits, name, _env_number(name, value, int, "whole number"))
+        for name in ("creations_per_minute", "closed_retention"):
+            value = os.environ.get(f"DUDO_{name.upper()}")
+            if value is not None:
+                setattr(settings.limits, name, _env_number(name, value, float, "number"))
         return settings
 
 
-class TokenBucket:
-    """A per-connection rate limit: ``rate`` messages a second, bursts up to ``burst``."""
+def _env_number(name: str, value: str, kind: type[float] | type[int], what: str) -> Any:
+    """A DUDO_* setting as a number, or a ValueError that names the setting."""
+    try:
+        number = kind(value)
+    except ValueError:
+        raise ValueError(f"DUDO_{name.upper()} must be a {what}, not {value!r}") from None
+    if number < 0 or number != number:  # negative, or NaN
+        raise ValueError(f"DUDO_{name.upper()} must not be negative, not {value!r}")
+    return number
 
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate = rate
-        self.burst = burst
-        self.tokens = float(burst)
-        self.updated = time.monotonic()
 
-    def take(self) -> bool:
-        now = time.monotonic()
-        self.tokens = min(self.burst, self.tokens + (now - self.updated) * self.rate)
-        self.updated = now
-        if self.tokens < 1:
-            return False
-        self.tokens -= 1
+def parse_origins(text: str) -> tuple[str, ...]:
+    """``https://a.example, http://localhost:8000`` as origins (lower case, no slash);
+    raises ValueError for an entry that is not a scheme and a host."""
+    origins = []
+    for entry in text.split(","):
+        origin = entry.strip().lower().rstrip("/")
+        if not origin:
+            continue
+        parts = urlsplit(origin)
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.path:
+            raise ValueError(f"DUDO_ALLOWED_ORIGINS: {entry.strip()!r} is not an origin "
+                             "like https://dudo.example or http://localhost:8000")
+        origins.append(origin)
+    return tuple(origins)
+
+
+def _without_default_port(netloc: str, scheme: str) -> str:
+    default = {"http": ":80", "https": ":443"}.get(scheme)
+    return netloc[:-len(default)] if default and netloc.endswith(default) else netloc
+
+
+def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...] = ()) -> bool:
+    """Whether a WebSocket from a page of ``origin`` may talk to this server.
+
+    No Origin header: not a browser (dudo.client, bots, curl), allowed. Otherwise the
+    origin must be the site itself, the host and port the request was sent to (the Host
+    header), or one of ``allowed``.
+    """
+    if origin is None:
         return True
+    origin = origin.strip().lower().rstrip("/")
+    if origin in allowed:
+        return True
+    try:
+        parts = urlsplit(origin)
+    except ValueError:
+        return False
+    if parts.scheme not in ("http", "https") or not parts.netloc or not host:
+        return False
+    return (_without_default_port(parts.netloc, parts.scheme)
+            == _without_default_port(host.strip().lower(), parts.scheme))
 
 
-def clean_name(value: str) -> str:
-    """A display name: trimmed, no control characters, 1..24 characters."""
-    name = "".join(ch for ch in value if unicodedata.category(ch)[0] != "C").strip()
-    if not name:
-        raise ValueError("a name needs at least one visible character")
-    return name[:24]
+# Only this site's own files: no inline scripts, no other origins, no <style> element but
+# the rules sheet's own (by its hash). style-src-attr: the table places its seats with
+# style="left:..;top:.." (web/js/table.js).
+CONTENT_SECURITY_POLICY = (
+    f"default-src 'self'; script-src 'self'; style-src 'self' {STYLE_HASH}; "
+    "style-src-attr 'unsafe-inline'; img-src 'self'; connect-src 'self'; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'")
+
+
+class SecurityHeaders:
+    """Headers for every HTTP response: a content security policy, no MIME sniffing, no
+    referrer, and no framing by other sites, except the rules sheet asked for with
+    ``?embed=1`` (meant for iframes anywhere)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        embeddable = (scope["path"] == "/rules"
+                      and embed_requested(QueryParams(scope["query_string"])))
+        policy = CONTENT_SECURITY_POLICY + ("" if embeddable else "; frame-ancestors 'none'")
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers["Content-Security-Policy"] = policy
+                headers["X-Content-Type-Options"] = "nosniff"
+                headers["Referrer-Policy"] = "no-referrer"
+                if not embeddable:
+                    headers["X-Frame-Options"] = "DENY"
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+INTERNAL_ERROR = {"error": "internal",
+                  "message": "something went wrong on the server; it has been logged"}
+
+
+class CatchAll:
+    """An exception a handler did not expect: logged once (with its traceback), and the
+    client gets a JSON 500 in the usual error shape (a WebSocket: close code 1011)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        started = closed = False
+
+        async def watch(message: Message) -> None:
+            nonlocal started, closed
+            if message["type"] in ("http.response.start", "websocket.accept",
+                                   "websocket.http.response.start"):
+                started = True
+            elif message["type"] == "websocket.close":
+                closed = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watch)
+        except Exception:
+            if scope["type"] == "http" and started:
+                raise  # half a response is out: the server logs it and drops the connection
+            # The path only: a WebSocket's query string carries its seat token.
+            log.error("unhandled_error", exc_info=True, extra={"fields": {
+                "event": "unhandled_error", "method": scope.get("method", "WEBSOCKET"),
+                "path": scope["path"][:200]}})
+            with contextlib.suppress(Exception):
+                if scope["type"] == "http":
+                    await JSONResponse(INTERNAL_ERROR, status_code=500)(scope, receive, send)
+                elif not closed:
+                    await send({"type": "websocket.close", "code": 1011})
+
+
+class QuietBadFrames(logging.Filter):
+    """uvicorn logs a text frame that is not UTF-8 as an error with a traceback (then
+    closes the socket with 1007): that is a client's mistake, worth one line at info."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if not isinstance(error, UnicodeDecodeError) or "utf-8" not in str(record.msg).lower():
+            return True  # (an app's own UnicodeDecodeError is a bug: logged as it is)
+        if not logging.getLogger(record.name).isEnabledFor(logging.INFO):
+            return False
+        record.levelno, record.levelname = logging.INFO, "INFO"
+        record.exc_info = record.exc_text = None
+        record.msg, record.args = "bad_utf8_frame", ()
+        record.__dict__["fields"] = {
+            "event": "bad_utf8_frame",
+            "message": "a WebSocket text frame was not UTF-8: closed with 1007"}
+        return True
 
 
 Level = Annotated[str, Field(pattern="^(easy|normal|hard)$")]
@@ -118,6 +273,7 @@ class CreateRoom(BaseModel):
 class JoinRoom(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: Annotated[str, Field(min_length=1, max_length=64)]
+    invite: Annotated[str, Field(max_length=64)] | None = None  # for a locked room
 
 
 class Metrics:
@@ -138,14 +294,20 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
     ``store`` and ``lobby_factory`` let tests put in their own storage, clock and entropy.
     """
     settings = settings or ServerSettings.from_env()
+    allowed_origins = parse_origins(",".join(settings.allowed_origins))
     metrics = Metrics()
+    gate = Gate(settings.gate)
     state: dict[str, Any] = {}
+
+    quiet = QuietBadFrames()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        logging.getLogger("uvicorn.error").addFilter(quiet)
         chosen = store or open_store(settings.database)
         await chosen.open()
         lobby = (lobby_factory or Lobby)(chosen, settings.room)
+        lobby.configure(settings.limits)
         recovered = await lobby.recover()
         state["lobby"], state["store"] = lobby, chosen
         log_event(log, "server_started", database=settings.database.split("@")[-1],
@@ -169,6 +331,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
                 state.pop("collector").stop()
             await lobby.close()
             await chosen.close()
+            logging.getLogger("uvicorn.error").removeFilter(quiet)
 
     def lobby() -> Lobby:
         found: Lobby = state["lobby"]
@@ -177,17 +340,43 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
     def client_of(request: Request | WebSocket) -> str:
         return request.client.host if request.client else "unknown"
 
+    def client_id_of(request: Request | WebSocket) -> str | None:
+        """The browser's own random id (header X-Dudo-Client, or ``client`` in a WebSocket's
+        query), so the guess limit can tell apart people behind one address."""
+        found = request.headers.get("x-dudo-client") or request.query_params.get("client")
+        return found[:64] if found else None
+
     def refused(error: RoomError) -> JSONResponse:
         status = {"no_room": 404, "too_many_guesses": 429, "full": 409, "started": 409,
-                  "server_full": 503}.get(error.code, 400)
+                  "server_full": 503, "too_large": 413, "too_many_rooms": 429, "locked": 403,
+                  "unsupported_media_type": 415}.get(error.code, 400)
         return JSONResponse({"error": error.code, "message": str(error)}, status_code=status)
 
     async def read_json(request: Request, model: type[BaseModel]) -> Any:
-        body = await request.body()
-        if len(body) > MAX_MESSAGE_BYTES:
-            raise RoomError("too_large", f"requests are limited to {MAX_MESSAGE_BYTES} bytes")
+        """The body as ``model``: JSON (by Content-Type: a form cannot send it from another
+        site), read only up to the size limit (a bigger one is refused as soon as that is
+        known, from Content-Length or the stream, and the rest is never read)."""
+        too_large = RoomError("too_large", f"requests are limited to {MAX_MESSAGE_BYTES} bytes")
+        declared = request.headers.get("content-length")
+        if declared is not None:
+            if not (declared.isascii() and declared.isdigit()):
+                raise RoomError("bad_request", "Content-Length is not a number")
+            if int(declared) > MAX_MESSAGE_BYTES:
+                raise too_large
+        media_type = request.headers.get("content-type", "").partition(";")[0]
+        if media_type.strip().lower() != "application/json":
+            raise RoomError("unsupported_media_type",
+                            "send the body as JSON, with Content-Type: application/json")
+        body = bytearray()
         try:
-            return model.model_validate_json(body or b"{}")
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > MAX_MESSAGE_BYTES:
+                    raise too_large
+        except ClientDisconnect:
+            raise RoomError("bad_request", "the request ended before its body") from None
+        try:
+            return model.model_validate_json(bytes(body) or b"{}")
         except ValidationError as error:
             first = error.errors()[0]
             where = ".".join(str(part) for part in first["loc"]) or "body"
@@ -201,7 +390,8 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             if body.timer and body.timer < 5:
                 raise RoomError("bad_timer", "the turn timer is 0 (off) or 5 to 600 seconds")
             joined = await lobby().create(name, rules=rules, seats=body.seats, bots=body.bots,
-                                          timer=body.timer, public=body.public)
+                                          timer=body.timer, public=body.public,
+                                          client=client_of(request))
         except RoomError as error:
             return refused(error)
         except (RulesError, ValueError) as error:
@@ -210,9 +400,10 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
 
     async def join_room(request: Request) -> Response:
         try:
-            room = lobby().find(request.path_params["code"], client_of(request))
+            room = lobby().find(request.path_params["code"], client_of(request),
+                                client_id_of(request))
             body: JoinRoom = await read_json(request, JoinRoom)
-            joined = await room.call("join", clean_name(body.name))
+            joined = await room.call("join", clean_name(body.name), body.invite)
         except RoomError as error:
             return refused(error)
         except ValueError as error:
@@ -222,7 +413,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
     async def quick_game(request: Request) -> Response:
         try:
             body: JoinRoom = await read_json(request, JoinRoom)
-            joined = await lobby().quick(clean_name(body.name))
+            joined = await lobby().quick(clean_name(body.name), client=client_of(request))
         except RoomError as error:
             return refused(error)
         except ValueError as error:
@@ -231,7 +422,8 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
 
     async def room_info(request: Request) -> Response:
         try:
-            room = lobby().find(request.path_params["code"], client_of(request))
+            room = lobby().find(request.path_params["code"], client_of(request),
+                                client_id_of(request))
         except RoomError as error:
             return refused(error)
         return JSONResponse(await room.call("summary"))
@@ -241,7 +433,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
 
     async def game_record(request: Request) -> Response:
         game_id = request.path_params["game_id"]
-        if not game_id.isalnum() or len(game_id) > 40:
+        if not (game_id.isascii() and game_id.isalnum()) or len(game_id) > 40:
             return JSONResponse({"error": "bad_request", "message": "not a game id"}, 400)
         record = await state["store"].load_game(game_id)
         if record is None:
@@ -261,6 +453,10 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             "# TYPE dudo_rooms_playing gauge",
             f"dudo_rooms_playing {sum(1 for r in rooms if r.status == 'playing')}",
             "# TYPE dudo_sockets gauge", f"dudo_sockets {metrics.sockets}",
+            "# TYPE dudo_sockets_refused_total counter",
+            f"dudo_sockets_refused_total {gate.refused_sockets}",
+            "# TYPE dudo_room_creations_refused_total counter",
+            f"dudo_room_creations_refused_total {lobby().refused_creations}",
             "# TYPE dudo_messages_total counter", f"dudo_messages_total {metrics.messages}",
             "# TYPE dudo_messages_rejected_total counter",
             f"dudo_messages_rejected_total {metrics.rejected}",
@@ -272,6 +468,10 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             f"dudo_store_slowest_commit_seconds {getattr(store_, 'slowest_commit', 0.0):.4f}",
             "# TYPE dudo_store_slow_commits_total counter",
             f"dudo_store_slow_commits_total {getattr(store_, 'slow_commits', 0)}",
+            # Python's own allocations, to tell a leak (these grow) from memory the
+            # allocator keeps for reuse (these fall back while the RSS stays).
+            "# TYPE dudo_python_allocated_blocks gauge",
+            f"dudo_python_allocated_blocks {sys.getallocatedblocks()}",
             "# TYPE dudo_uptime_seconds gauge",
             f"dudo_uptime_seconds {time.time() - metrics.started:.0f}",
             *(state["collector"].metrics() if "collector" in state else []),
@@ -279,14 +479,40 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         return PlainTextResponse("\n".join(lines) + "\n")
 
     async def room_socket(websocket: WebSocket) -> None:
-        await websocket.accept()
+        address = client_of(websocket)
+        offered = websocket.scope.get("subprotocols") or []
+        await websocket.accept(subprotocol=SUBPROTOCOL if SUBPROTOCOL in offered else None)
+        refusal = gate.admit(address)
+        if refusal is not None:  # a flood from one address: refused before any work
+            await websocket.send_text(json.dumps(error_message(*refusal)))
+            await websocket.close(code=4429)
+            return
         try:
-            room = lobby().find(websocket.path_params["code"], client_of(websocket))
+            await seated_socket(websocket, address, offered)
+        finally:
+            gate.release(address)
+
+    async def seated_socket(websocket: WebSocket, address: str, offered: list[str]) -> None:
+        # Any page may open a WebSocket anywhere (no same-origin rule for sockets): only
+        # this site's own pages, and origins the operator allows, may take a seat.
+        origin = websocket.headers.get("origin")
+        if not origin_allowed(origin, websocket.headers.get("host"), allowed_origins):
+            log_event(log, "origin_refused", origin=(origin or "")[:200])
+            await websocket.send_text(json.dumps(error_message(
+                "bad_origin", "pages from another site cannot connect to this server")))
+            await websocket.close(code=4403)
+            return
+        try:
+            room = lobby().find(websocket.path_params["code"], address,
+                                client_id_of(websocket))
         except RoomError as error:
             await websocket.send_text(json.dumps(error_message(error.code, str(error))))
             await websocket.close(code=4404)
             return
-        token = websocket.query_params.get("token")
+        # The seat token: in the subprotocol list ("token.<token>"), so no URL (and no
+        # proxy's access log) carries it; ?token= still works, deprecated.
+        token = next((part[len("token."):] for part in offered if part.startswith("token.")),
+                     None) or websocket.query_params.get("token")
         seat = None
         if token:
             seat = room.seat_of(token)
@@ -298,13 +524,16 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         connection = Connection(websocket.send_text, seat)
 
         async def write_then_close() -> None:
-            # The writer ends when the client falls too far behind: drop the socket then.
+            # The writer ends when the room lets go of the socket (too slow to keep up,
+            # replaced by a newer socket of the seat, no room for another watcher).
             await connection.write_forever()
             with contextlib.suppress(Exception):
-                await websocket.close(code=1008)
+                await websocket.close(code=connection.close_code)
 
         writer = asyncio.create_task(write_then_close())
-        bucket = TokenBucket(settings.message_rate, settings.message_burst)
+        # One message budget per seat (all its sockets) and per address: more sockets
+        # never buy more messages. A spectator's socket is a seat of its own.
+        budget = (room.code, seat) if seat is not None else ("watcher", connection.opened)
         metrics.sockets += 1
         room.inbox.put_nowait(("connect", connection))
         try:
@@ -320,11 +549,11 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
                     parsed = parse_client_message(text)
                 except ProtocolError as error:
                     metrics.rejected += 1
-                    if not bucket.take():
+                    if not gate.message(address, budget):
                         continue  # a flood of junk gets no answers beyond the limit
                     connection.send(error_message(error.code, str(error)))
                     continue
-                if not bucket.take():
+                if not gate.message(address, budget):
                     # Not remembered under the id: the same action may be sent again later.
                     metrics.rejected += 1
                     connection.send(error_message("rate_limited", "too many messages: slow down",
@@ -355,4 +584,24 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         Route("/metrics", metrics_endpoint),
         WebSocketRoute("/ws/{code}", room_socket),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+
+    async def http_error(request: Request, error: Exception) -> Response:
+        """Not found, method not allowed...: the JSON error shape, or a page for a browser
+        that navigated there (outside /api/)."""
+        assert isinstance(error, HTTPException)
+        status, headers = error.status_code, error.headers
+        if status < 400:
+            return Response(status_code=status, headers=headers)
+        code, message = {
+            404: ("not_found", "there is nothing at this address"),
+            405: ("method_not_allowed", "this address does not take that method"),
+        }.get(status, ("bad_request", str(error.detail)))
+        if ("text/html" in request.headers.get("accept", "")
+                and not request.url.path.startswith("/api/")):
+            return HTMLResponse(error_page(message), status_code=status, headers=headers)
+        return JSONResponse({"error": code, "message": message}, status_code=status,
+                            headers=headers)
+
+    return Starlette(routes=routes, lifespan=lifespan,
+                     exception_handlers={HTTPException: http_error},
+                     middleware=[Middleware(SecurityHeaders), Middleware(CatchAll)])

@@ -16,6 +16,7 @@ thousands of sockets the way a message is written matters too (docs/benchmarks.m
 from __future__ import annotations
 
 import asyncio
+import itertools
 import types
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Generator
@@ -44,6 +45,9 @@ def _carry_on(started: Coroutine[Any, Any, Any], waiting_on: Any) -> Generator[A
     return (yield from started.__await__())
 
 
+_opened = itertools.count()
+
+
 class Connection:
     """One socket in a room: a seat's, or a spectator's (``seat is None``)."""
 
@@ -52,8 +56,12 @@ class Connection:
     def __init__(self, send: Callable[[str], Awaitable[Any]], seat: int | None) -> None:
         self._send = send
         self.seat = seat
+        self.opened = next(_opened)  # orders a seat's sockets, oldest first
         self.pending: deque[str] = deque()
         self.closed = False
+        # The WebSocket close code the transport should use once the room lets go of
+        # us: 1008 (policy) for a reader too slow to keep up, or the room's own reason.
+        self.close_code = 1008
         self.finished = asyncio.Event()
         self._flusher: asyncio.Task[None] | None = None
 
@@ -106,7 +114,9 @@ class Connection:
         """Wait until the connection is closed (by the room, or for being too slow)."""
         await self.finished.wait()
 
-    def close(self) -> None:
+    def close(self, code: int | None = None) -> None:
+        if code is not None and not self.closed:
+            self.close_code = code
         self.closed = True
         self.pending.clear()
         self.finished.set()

@@ -7,12 +7,15 @@ WebSocket sends, and the rules sheet's worked examples are played by the engine 
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import html
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+from starlette.datastructures import QueryParams
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
@@ -58,7 +61,17 @@ def _query_value(value: str) -> Any:
         return True
     if lowered in ("false", "no", "off"):
         return False
-    return int(value) if value.isdigit() else value
+    # ASCII digits only ("²" is a digit to str.isdigit but not to int), and few of them
+    # (int() refuses thousands); anything else stays text, which the rules then refuse.
+    digits = value.lstrip("0") or "0"
+    if value.isascii() and value.isdigit() and len(digits) <= 18:
+        return int(digits)
+    return value
+
+
+def embed_requested(query: QueryParams) -> bool:
+    """``?embed=1``: the rules sheet without navigation, for an iframe on any site."""
+    return query.get("embed") in ("1", "true", "yes")
 
 
 def rules_query(rules: Rules) -> str:
@@ -240,7 +253,7 @@ async def rules_page(request: Request) -> Response:
             lang=lang, error=html.escape(str(error)),
             heading=html.escape(text(lang, "page.error.title")),
             back=html.escape(text(lang, "page.error.back"))), status_code=400)
-    embed = request.query_params.get("embed") in ("1", "true", "yes")
+    embed = embed_requested(request.query_params)
     explicit = request.query_params.get("lang", "").lower() in LANGUAGES
 
     def t(key: str, **params: object) -> str:
@@ -269,7 +282,7 @@ async def rules_page(request: Request) -> Response:
     footer = (f'<footer><a href="{link}"{target}>{t("page.link")}</a> · '
               f'<a href="{link}&amp;embed=1"{target}>{t("page.embed")}</a>'
               + ("" if embed else f' · <a href="/">{t("page.play")}</a> · '
-                 f'<button type=button onclick="print()">{t("page.print")}</button>')
+                 f'<button type=button data-print>{t("page.print")}</button>')
               + "</footer>")
     switch_query = query + ("&embed=1" if embed else "")
     languages = " · ".join(
@@ -288,11 +301,24 @@ async def rules_page(request: Request) -> Response:
     return HTMLResponse(page)
 
 
+async def rules_script(request: Request) -> Response:
+    return Response(RULES_SCRIPT, media_type="text/javascript",
+                    headers={"Cache-Control": "public, max-age=3600"})
+
+
+def error_page(message: str, heading: str = "That did not work") -> str:
+    """A plain page for a browser that went somewhere it should not (not found...)."""
+    return ERROR_PAGE.format(heading=html.escape(heading), message=html.escape(message))
+
+
 def page_routes() -> list[BaseRoute]:
     routes: list[BaseRoute] = [
         Route("/", home),
         Route("/r/{code}", home),
         Route("/rules", rules_page),
+        # The print button's script is a file: the content security policy
+        # (dudo.server.app) allows no inline script.
+        Route("/rules.js", rules_script),
         Route("/api/presets", presets),
     ]
     if WEB.is_dir():
@@ -330,25 +356,47 @@ button { font: inherit; padding: .2rem .6rem; }
 }
 """
 
+# The sheet's one <style> element (on its error pages too), allowed by its hash in the
+# content security policy: the sheet stays one self-contained file to print or save.
+STYLE_HASH = "'sha256-{}'".format(
+    base64.b64encode(hashlib.sha256(RULES_STYLE.encode("utf-8")).digest()).decode("ascii"))
+_STYLE_ELEMENT = "<style>" + RULES_STYLE.replace("{", "{{").replace("}", "}}") + "</style>"
+_ICON = '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">'
+
+RULES_SCRIPT = """\
+for (const button of document.querySelectorAll('[data-print]')) {
+  button.addEventListener('click', () => window.print());
+}
+"""
+
 RULES_PAGE = """<!doctype html>
 <html lang="{lang}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
-<style>""" + RULES_STYLE.replace("{", "{{").replace("}", "}}") + """</style></head>
+<script src="/rules.js" defer></script>""" + _ICON + _STYLE_ELEMENT + """</head>
 <body class="rules{embed}"><main>{nav}{body}{footer}</main></body></html>
 """
 
 RULES_ERROR = """<!doctype html>
-<html lang="{lang}"><head><meta charset="utf-8"><title>{heading}</title></head>
+<html lang="{lang}"><head><meta charset="utf-8"><title>{heading}</title>
+""" + _ICON + _STYLE_ELEMENT + """</head>
 <body><main><h1>{heading}</h1><p>{error}</p>
 <p><a href="/rules?lang={lang}">{back}</a></p></main></body></html>
 """
 
+ERROR_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{heading}</title>
+""" + _ICON + _STYLE_ELEMENT + """</head>
+<body><main><h1>{heading}</h1><p>{message}</p>
+<p><a href="/">dudo</a> · <a href="/rules">The rules</a></p></main></body></html>
+"""
+
 PLACEHOLDER_PAGE = """<!doctype html>
 <html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>dudo</title>
-<body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 2rem auto;
-padding: 0 1rem">
+<title>dudo</title>""" + _STYLE_ELEMENT + """
+<body>
 <h1>dudo</h1>
 <p>Liar's Dice for friends and programs. This server (version {version}) speaks the dudo
 WebSocket protocol; the browser table is on its way. Meanwhile play in a terminal with

@@ -83,13 +83,17 @@ class ConfigureMessage(_Message):
     seats: Annotated[list[SeatSetting | None], Field(max_length=6)] | None = None
     timer: Annotated[int, Field(ge=0, le=600)] | None = None
     public: bool | None = None
+    locked: bool | None = None
 
 
 class SeedMessage(_Message):
-    """This seat's contribution to the next roll (hex, up to 128 digits)."""
+    """This seat's contribution to the roll of ``round`` (hex, up to 128 digits): taken
+    only while that round's commitment is out and its dice are not yet dealt."""
 
     type: Literal["seed"]
+    round: Annotated[int, Field(ge=1)]
     seed: Annotated[str, Field(min_length=1, max_length=128)]
+    id: ActionId | None = None
 
 
 class EmoteMessage(_Message):

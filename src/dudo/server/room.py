@@ -25,7 +25,7 @@ import json
 import logging
 import secrets
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -35,7 +35,13 @@ from dudo.bots.base import Bot
 from dudo.bots.registry import LEVELS, make_bot
 from dudo.bots.table import out_of_turn_seats
 from dudo.dice import Cups
-from dudo.fairness import FairnessError, check_seat_seed, commitment, derive_dice
+from dudo.fairness import (
+    FairnessError,
+    check_seat_seed,
+    commitment,
+    derive_dice,
+    server_seat_seed,
+)
 from dudo.game import (
     CALZA,
     DUDO,
@@ -52,6 +58,7 @@ from dudo.rules import Rules, RulesError
 from dudo.server import protocol as p
 from dudo.server.connection import Connection, dumps
 from dudo.server.logs import log_event
+from dudo.server.names import distinct_name, skeleton
 from dudo.store import LogEntry, Store, StoreError
 from dudo.view import view
 
@@ -59,6 +66,10 @@ log = logging.getLogger("dudo.room")
 
 MIN_SEATS, MAX_SEATS = 2, 6
 REPLIES_KEPT = 128
+REFUSALS_STORED = REPLIES_KEPT  # per seat; older stored refusals are deleted in batches
+SOCKETS_PER_SEAT = 4  # a fifth socket of a seat replaces its oldest
+CLOSE_WATCHERS_FULL = 4429
+CLOSE_REPLACED = 4409
 
 
 def system_entropy(size: int) -> str:
@@ -78,6 +89,8 @@ class RoomConfig:
     emote_interval: float = 1.5
     close_after_game: float = 600.0
     close_when_idle: float = 1800.0
+    close_empty_lobby: float = 300.0  # a room nobody has sat in for this long
+    max_spectators: int = 200  # per room; more are told the room is full of watchers
 
 
 @dataclass
@@ -88,10 +101,11 @@ class Seat:
     name: str = ""
     level: str = "normal"
     token_hash: str | None = None
-    # Runtime only (not logged): who is here, their next seed, answers already given.
+    # The seed this seat sent for the round waiting to be rolled (logged as "seeded").
+    seed: str | None = None
+    # Runtime only (not logged): who is here, answers already given.
     connections: set[Connection] = field(default_factory=set)
     away_since: float | None = None
-    seed: str | None = None
     # Answers kept as JSON text: strings are not tracked by the garbage collector, and
     # a busy server keeps thousands of them.
     replies: OrderedDict[str, str] = field(default_factory=OrderedDict)
@@ -128,6 +142,7 @@ class Fair:
     commitment: str
     server_seed: str
     seat_seeds: list[str] | None = None
+    server_seats: list[int] = field(default_factory=list)
 
 
 class Room:
@@ -153,6 +168,10 @@ class Room:
         self.timer: int = 0
         self.public = False
         self.quick = False
+        # A locked room takes no one by code alone: joining needs the host's invite key
+        # (in the link the host shares), so a guessed code never takes a seat.
+        self.locked = False
+        self.invite = ""
         self.status = "lobby"
         self.created_at = 0.0
         self.game: Game | None = None
@@ -167,7 +186,7 @@ class Room:
         self.fill_at: float | None = None
         self.calza_checked = -1
         self.spectators: set[Connection] = set()
-        self.saved_game_ids: set[str] = set()
+        self.stored_refusals: dict[int, deque[int]] = {}  # seat -> log seqs, oldest first
         self.closed = False
         self.last_activity = clock()
         self._rules_json: tuple[Rules | None, dict[str, Any]] = (None, {})
@@ -179,15 +198,16 @@ class Room:
                      seats: int, bots: list[str | None], timer: int, public: bool,
                      quick: bool = False, clock: Callable[[], float] = time.time,
                      entropy: Callable[[int], str] = system_entropy,
-                     deal: Callable[..., Cups] = derive_dice) -> Room | None:
-        """A new room, logged; None if the code is taken."""
+                     deal: Callable[..., Cups] = derive_dice,
+                     reuse_closed_before: float | None = None) -> Room | None:
+        """A new room, logged; None if the code is taken (see Store.create_room)."""
         room = cls(code, store, config, clock, entropy, deal)
         settings = [{"kind": "bot", "level": level} if level else {"kind": "open"}
                     for level in (bots + [None] * seats)[:seats]]
         entry = LogEntry(0, clock(), "created", {
             "rules": rules.to_json(), "seats": settings, "timer": timer, "public": public,
-            "quick": quick})
-        if not await store.create_room(code, public, entry):
+            "quick": quick, "invite": entropy(16)})
+        if not await store.create_room(code, public, entry, reuse_closed_before):
             return None
         room._apply(entry)
         return room
@@ -205,7 +225,9 @@ class Room:
         for seat in room.seats:
             if seat.kind == "human":
                 seat.away_since = now  # nobody is connected right after a restart
-        if room.status == "over" and room.game_id not in room.saved_game_ids:
+        if room.status == "over":
+            # The crash may have come between the last action's commit and the record's
+            # save; saving is idempotent, so a record already kept stays as it was.
             await room._save_game()
         return room
 
@@ -257,10 +279,25 @@ class Room:
         except StoreError:  # the answer still goes out; only a restart would forget it
             return self._remember(seat, action_id, reply)
         self._apply(entry)
+        await self._forget_old_refusals(seat)
         return self.seats[seat].replies[action_id]
+
+    async def _forget_old_refusals(self, seat: int) -> None:
+        """Keep the stored refusals of a seat bounded: only the last REFUSALS_STORED can
+        still be asked for again (the seat remembers no more answers than that), so older
+        ones are deleted from the log, a batch at a time."""
+        stored = self.stored_refusals.get(seat)
+        if stored is None or len(stored) < REFUSALS_STORED + 64:
+            return
+        old = [stored.popleft() for _ in range(len(stored) - REFUSALS_STORED)]
+        try:
+            await self.store.forget_entries(self.code, old)
+        except StoreError:  # kept a little longer; the next batch tries again
+            stored.extendleft(reversed(old))
 
     def _apply_refused(self, at: float, data: dict[str, Any]) -> list[Event]:
         self._remember(data["seat"], data["id"], data["reply"])
+        self.stored_refusals.setdefault(data["seat"], deque()).append(self.seq - 1)
         return []
 
     def _apply_created(self, at: float, data: dict[str, Any]) -> list[Event]:
@@ -273,6 +310,7 @@ class Room:
         self.timer = data["timer"]
         self.public = data["public"]
         self.quick = data.get("quick", False)
+        self.invite = data.get("invite", "")
         if self.quick:
             self.fill_at = at + self.config.quick_fill
         return []
@@ -290,6 +328,8 @@ class Room:
             self.timer = data["timer"]
         if "public" in data:
             self.public = data["public"]
+        if "locked" in data:
+            self.locked = data["locked"]
         if "seats" in data:
             for seat, setting in zip(self.seats, data["seats"], strict=False):
                 if setting is None or seat.kind == "human":
@@ -316,6 +356,10 @@ class Room:
 
     _apply_rematch = _apply_started
 
+    def _apply_seeded(self, at: float, data: dict[str, Any]) -> list[Event]:
+        self.seats[data["seat"]].seed = data["seed"]
+        return []
+
     def _apply_rolled(self, at: float, data: dict[str, Any]) -> list[Event]:
         game, fair = self.game, self.fair
         assert game is not None and fair is not None
@@ -323,6 +367,10 @@ class Room:
                          game.dice_counts)
         game.roll(cups)
         fair.seat_seeds = list(data["seat_seeds"])
+        # Logs written before seat seeds were bound to the server seed have no list.
+        fair.server_seats = list(data.get("server_seats", []))
+        for seat in self.seats:
+            seat.seed = None  # a seed counts for one round
         self.roll_at = None
         self._turn_begins(at)
         return []
@@ -345,7 +393,8 @@ class Room:
         game, fair = self.game, self.fair
         assert game is not None and fair is not None
         self.revealed.append({"round": fair.round, "commitment": fair.commitment,
-                              "server_seed": fair.server_seed, "seat_seeds": fair.seat_seeds})
+                              "server_seed": fair.server_seed, "seat_seeds": fair.seat_seeds,
+                              "server_seats": fair.server_seats})
         self.deadline = None
         if game.phase is Phase.OVER:
             self.status = "over"
@@ -372,14 +421,14 @@ class Room:
 
     def _bot_name(self, seat: Seat) -> str:
         """A persona's name no other seat at the table uses."""
-        taken = {other.name for other in self.seats if other is not seat}
+        taken = {skeleton(other.name) for other in self.seats if other is not seat}
         index = self.seats.index(seat)
         personas = list(getattr(LEVELS[seat.level], "personas", ()))
         if not personas:
             return f"Bot {index + 1}"
         for shift in range(len(personas)):
             name: str = personas[(index + shift) % len(personas)].name
-            if name not in taken:
+            if skeleton(name) not in taken:
                 return name
         return f"{personas[index % len(personas)].name} {index + 1}"
 
@@ -424,7 +473,9 @@ class Room:
 
     async def _handle(self, command: tuple[Any, ...]) -> None:
         kind = command[0]
-        self.last_activity = self.clock()
+        if kind == "join" or (kind in ("message", "connect", "disconnect")
+                              and command[1].seat is not None):
+            self.last_activity = self.clock()  # spectators and lookups keep no room open
         if kind == "message":
             _, connection, message = command
             await self._on_message(connection, message)
@@ -435,9 +486,9 @@ class Room:
             _, connection = command
             self._on_disconnect(connection)
         elif kind == "join":
-            _, name, future = command
+            _, name, invite, future = command
             try:
-                future.set_result(await self._join(name))
+                future.set_result(await self._join(name, invite))
             except RoomError as error:
                 future.set_exception(error)
         elif kind == "summary":
@@ -455,16 +506,20 @@ class Room:
                 found = index
         return found
 
-    async def _join(self, name: str) -> dict[str, Any]:
+    async def _join(self, name: str, invite: str | None = None) -> dict[str, Any]:
         if self.status != "lobby":
             raise RoomError("started", "the game has already started: watch, or wait for "
                                        "a rematch")
+        if self.locked and not (invite and self.invite
+                                and hmac.compare_digest(invite, self.invite)):
+            raise RoomError("locked", "the host has locked this room: ask them for the "
+                                      "invite link")
         open_seats = [index for index, seat in enumerate(self.seats) if seat.kind == "open"]
         if not open_seats:
             raise RoomError("full", "the table is full")
         token = secrets.token_urlsafe(24)
         seat = open_seats[0]
-        name = self._unique_name(name)
+        name = distinct_name(name, [other.name for other in self.seats if other.name])
         await self._commit("joined", {"seat": seat, "name": name,
                                       "token_hash": hash_token(token)})
         self._broadcast([])
@@ -472,33 +527,47 @@ class Room:
             await self._start_game()
         return {"code": self.code, "seat": seat, "token": token, "name": name}
 
-    def _unique_name(self, name: str) -> str:
-        taken = {seat.name for seat in self.seats}
-        if name not in taken:
-            return name
-        number = 2
-        while f"{name} {number}" in taken:
-            number += 1
-        return f"{name} {number}"[:24]
-
     def idle(self, now: float) -> bool:
-        """Whether nobody has been here for long enough to close the room: a while after
-        its game ended, or much longer before or during one."""
-        if self._connections():
+        """Whether no player has been here for long enough to close the room: a few
+        minutes for a lobby nobody sits in, a while after its game ended, much longer
+        before or during one. Spectators do not keep a room open (they are told it
+        closed); players at their seats do."""
+        if any(seat.connections for seat in self.seats):
             return False
-        limit = (self.config.close_after_game if self.status == "over"
-                 else self.config.close_when_idle)
+        if self.status == "over":
+            limit = self.config.close_after_game
+        elif self.status == "lobby":
+            limit = self.config.close_empty_lobby
+        else:
+            limit = self.config.close_when_idle
         return now - self.last_activity >= limit
 
     def _on_connect(self, connection: Connection) -> None:
+        """Greet a socket with its state. Only a seat coming back changes what others see
+        (it is connected again), so only that is broadcast: a spectator joining costs the
+        room one message, however many watch already."""
         if connection.seat is None:
+            if len(self.spectators) >= self.config.max_spectators:
+                connection.send(p.error_message(
+                    "watchers_full", f"{self.config.max_spectators} people are watching "
+                                     "this room already: try again later"))
+                connection.close(CLOSE_WATCHERS_FULL)
+                return
             self.spectators.add(connection)
-        else:
-            seat = self.seats[connection.seat]
-            seat.connections.add(connection)
-            seat.away_since = None
+            connection.send(self._state_text(None, self._shared_json([])))
+            return
+        seat = self.seats[connection.seat]
+        returning = not seat.connections
+        if len(seat.connections) >= SOCKETS_PER_SEAT:
+            oldest = min(seat.connections, key=lambda other: other.opened)
+            oldest.send(p.error_message("replaced", "this seat was opened elsewhere"))
+            oldest.close(CLOSE_REPLACED)
+            seat.connections.discard(oldest)
+        seat.connections.add(connection)
+        seat.away_since = None
         connection.send(self._state_text(connection.seat, self._shared_json([])))
-        self._broadcast([], skip=connection)
+        if returning:
+            self._broadcast([], skip=connection)
 
     def _on_disconnect(self, connection: Connection) -> None:
         connection.close()
@@ -541,10 +610,7 @@ class Room:
         """Carry out a message; True if it still needs its ``ack`` (bids and calls are
         acknowledged as they are applied, so a replayed log remembers them too)."""
         if isinstance(message, p.SeedMessage):
-            try:
-                self.seats[seat].seed = check_seat_seed(message.seed)
-            except FairnessError as error:
-                raise RoomError("bad_seed", str(error)) from None
+            await self._seed(seat, message)
             return False
         if isinstance(message, p.EmoteMessage):
             now = self.clock()
@@ -608,6 +674,8 @@ class Room:
             data["timer"] = message.timer
         if message.public is not None:
             data["public"] = message.public
+        if message.locked is not None:
+            data["locked"] = message.locked
         if message.seats is not None:
             if len(message.seats) != len(self.seats):
                 raise RoomError("bad_seats", f"seats lists {len(message.seats)} entries for "
@@ -648,14 +716,44 @@ class Room:
                       rounds=self.game.round_number if self.game else None,
                       winners=list(self.game.winners) if self.game else [])
 
+    async def _seed(self, seat: int, message: p.SeedMessage) -> None:
+        """Take a seat's seed for the round named in the message, logged before it is
+        acknowledged (a seed the server accepted is used even after a crash). Only the
+        round whose commitment is out and whose dice are not dealt takes seeds: a seed for
+        a later round would reach the server before it commits to that round's seed."""
+        try:
+            seed = check_seat_seed(message.seed)
+        except FairnessError as error:
+            raise RoomError("bad_seed", str(error)) from None
+        game, fair = self.game, self.fair
+        if self.status != "playing" or game is None or fair is None:
+            raise RoomError("wrong_round", "no round is waiting for seeds")
+        if game.phase is not Phase.ROLL or message.round != fair.round:
+            waiting = (f"round {fair.round} is waiting for seeds" if game.phase is Phase.ROLL
+                       else "no round is waiting for seeds")
+            raise RoomError("wrong_round", f"round {message.round} takes no seeds now "
+                                           f"({waiting})")
+        action_id = message.id
+        await self._commit("seeded", {"seat": seat, "round": message.round, "seed": seed},
+                           None if action_id is None else (seat, action_id))
+        if action_id is not None:
+            for connection in self.seats[seat].connections:
+                connection.send(self.seats[seat].replies[action_id])
+
     async def _roll(self, ack: tuple[int, str] | None = None) -> None:
+        """Deal the round: each seat's seed if it sent one, otherwise a seed derived from
+        the committed server seed (never a free draw: see dudo.fairness)."""
         game, fair = self.game, self.fair
         assert game is not None and fair is not None
-        seeds = []
-        for seat in self.seats:
-            seeds.append(seat.seed or self.entropy(16))
-            seat.seed = None
-        await self._commit("rolled", {"seat_seeds": seeds}, ack)
+        seeds: list[str] = []
+        server_seats: list[int] = []
+        for index, seat in enumerate(self.seats):
+            if seat.seed is None:
+                server_seats.append(index)
+                seeds.append(server_seat_seed(fair.server_seed, fair.round, index))
+            else:
+                seeds.append(seat.seed)
+        await self._commit("rolled", {"seat_seeds": seeds, "server_seats": server_seats}, ack)
         self._broadcast([])
 
     async def _start_game(self, rematch: bool = False,
@@ -680,7 +778,6 @@ class Room:
         if self.game is None:
             return
         await self.store.save_game(self.game_id, self.code, self.record())
-        self.saved_game_ids.add(self.game_id)
 
     def record(self) -> dict[str, Any]:
         """The finished (or running) game's record, fairness material of finished rounds
@@ -690,6 +787,7 @@ class Room:
         record["game_id"] = self.game_id
         record["room"] = self.code
         record["names"] = [seat.name for seat in self.seats]
+        record["bots"] = [index for index, seat in enumerate(self.seats) if seat.kind == "bot"]
         record["fairness"] = list(self.revealed)
         return record
 
@@ -817,7 +915,8 @@ class Room:
             "code": self.code, "status": self.status, "public": self.public,
             "quick": self.quick, "timer": self.timer, "rules": self._rules_json[1],
             "seats": [seat.public(now, self.config.grace) for seat in self.seats],
-            "host": 0, "game": self.game_number,
+            "host": 0, "game": self.game_number, "spectators": len(self.spectators),
+            "locked": self.locked,
         }
 
     def _shared_json(self, events: list[Event]) -> str:
@@ -840,8 +939,9 @@ class Room:
 
     def _state_text(self, seat: int | None, shared: str) -> str:
         """The full state for one recipient: the shared part plus its own game view."""
-        you = _YOU_SPECTATOR if seat is None else _YOU_HOST if seat == 0 else (
-            f'{{"seat":{seat},"role":"player","host":false}}')
+        you = _YOU_SPECTATOR if seat is None else (
+            f'{{"seat":0,"role":"player","host":true,"invite":"{self.invite}"}}'
+            if seat == 0 else f'{{"seat":{seat},"role":"player","host":false}}')
         game = "null" if self.game is None else dumps(view(self.game, seat).to_json())
         return (f'{{"type":"state","v":{p.PROTOCOL_VERSION},"version":{self.version},'
                 f'"you":{you},{shared},"game":{game}}}')
@@ -853,7 +953,6 @@ class Room:
 
 
 _YOU_SPECTATOR = '{"seat":null,"role":"spectator","host":false}'
-_YOU_HOST = '{"seat":0,"role":"player","host":true}'
 
 
 def action_to_json(action: Action) -> dict[str, Any]:

@@ -31,9 +31,19 @@ export function toast(text, kind = 'error') {
   setTimeout(() => item.remove(), 5000);
 }
 
+// A random id for this browser, so the server's limit on mistyped room codes counts this
+// browser's mistakes, not those of everyone behind the same address.
+export function clientId() {
+  let id = localStorage.getItem('dudo.client');
+  if (!id) { id = randomHex(16); localStorage.setItem('dudo.client', id); }
+  return id;
+}
+
 export async function api(path, body) {
-  const options = body === undefined ? {} : {
-    method: 'POST', headers: {'Content-Type': 'application/json'}, body: JSON.stringify(body)};
+  const headers = {'X-Dudo-Client': clientId()};
+  const options = body === undefined ? {headers} : {
+    method: 'POST', headers: {...headers, 'Content-Type': 'application/json'},
+    body: JSON.stringify(body)};
   try {
     const response = await fetch(path, options);
     const data = await response.json().catch(() => ({}));

@@ -1,6 +1,6 @@
 // The table: one WebSocket, and a drawing of whatever state the server last sent.
 // Nothing here decides a rule: the legal bids and calls come from the server's view.
-import {announce, api, escapeHtml, memory, randomHex, toast} from './page.js';
+import {announce, api, clientId, escapeHtml, memory, randomHex, toast} from './page.js';
 import {die} from './dice.js';
 import {bidWords, lang, t} from './i18n.js';
 import {bidOdds} from './odds.js';
@@ -53,8 +53,10 @@ class Table {
 
   connect() {
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    const token = this.session ? `?token=${encodeURIComponent(this.session.token)}` : '';
-    const socket = new WebSocket(`${scheme}://${location.host}/ws/${this.code}${token}`);
+    // The seat token goes as a WebSocket subprotocol, so no URL (nor a proxy's log) has it.
+    const protocols = ['dudo.v1', ...(this.session ? [`token.${this.session.token}`] : [])];
+    const socket = new WebSocket(
+      `${scheme}://${location.host}/ws/${this.code}?client=${clientId()}`, protocols);
     this.socket = socket;
     socket.addEventListener('open', () => { this.retry = 0; this.offline = false; });
     socket.addEventListener('message', (event) => this.receive(JSON.parse(event.data)));
@@ -107,6 +109,9 @@ class Table {
       this.render();
     } else if (message.type === 'error') {
       if (message.code === 'no_room') { this.missing = true; this.render(); return; }
+      // A seed that came too late for its round is not news to the player: the server
+      // deals that round with its own bound seed (and the reveal shows which was used).
+      if (message.code === 'wrong_round') return;
       toast(message.message);
       announce(message.message);
     } else if (message.type === 'emote') {
@@ -119,13 +124,17 @@ class Table {
   }
 
   // A fresh seed of this seat for every round it has not yet seeded (fair dice).
+  // Only the round waiting to be rolled takes seeds; the message names it, so the server
+  // uses the seed for that round or refuses it.
   sendSeed() {
     const fair = this.state.fair;
+    const game = this.state.game;
     if (!fair || fair.round == null || this.state.you.seat == null) return;
+    if (!game || game.phase !== 'roll') return;
     const key = `${fair.game_id}:${fair.round}`;
     if (this.seededRound === key) return;
     this.seededRound = key;
-    this.send({type: 'seed', seed: randomHex(32)});
+    this.send({type: 'seed', round: fair.round, seed: randomHex(32)});
   }
 
   name(seat) {
@@ -206,7 +215,8 @@ class Table {
         const name = this.main.querySelector('#name').value.trim();
         if (!name) return;
         memory.name = name;
-        const answer = await api(`/api/rooms/${this.code}/join`, {name});
+        const invite = new URLSearchParams(location.search).get('invite');
+        const answer = await api(`/api/rooms/${this.code}/join`, invite ? {name, invite} : {name});
         if (!answer.ok) { toast(answer.data.message || t('error.generic')); return; }
         memory.keepSeat(this.code, answer.data);
         this.session = memory.seat(this.code);
@@ -255,7 +265,7 @@ class Table {
 
   head() {
     const {room, you} = this.state;
-    const link = `${location.origin}/r/${this.code}`;
+    const link = this.shareLink();
     return `<section class="room-head">
       <div><span class="label">${escapeHtml(t('table.room'))}</span> <span class="code" aria-label="${escapeHtml(t('table.code_is', {code: this.code.split('').join(' ')}))}">${this.code}</span></div>
       <div class="head-buttons">
@@ -266,9 +276,17 @@ class Table {
       </div></section>`;
   }
 
+  // The host's link carries the room's invite key: it lets friends in even when the
+  // room is locked, which the code alone never does.
+  shareLink() {
+    const {you} = this.state;
+    const invite = you.host && you.invite ? `?invite=${encodeURIComponent(you.invite)}` : '';
+    return `${location.origin}/r/${this.code}${invite}`;
+  }
+
   lobbyPanel() {
     const {room, you} = this.state;
-    const link = `${location.origin}/r/${this.code}`;
+    const link = this.shareLink();
     const seats = room.seats.map((seat, index) => {
       let who;
       if (seat.kind === 'human') who = `${escapeHtml(seat.name)}${seat.connected ? '' : ` <span class="badge">${escapeHtml(t('seat.away'))}</span>`}`;
@@ -292,6 +310,8 @@ class Table {
       <h2>${escapeHtml(t('lobby.seats'))}</h2>
       <ol class="seat-list">${seats}</ol>
       <p class="help">${escapeHtml(t('lobby.rules_summary'))} <a href="${rulesHref(room.rules)}" target="_blank">${escapeHtml(t('table.rules'))}</a>${room.timer ? ` · ${escapeHtml(t('create.seconds', {n: room.timer}))}` : ''}</p>
+      ${you.host ? `<p><label class="check"><input type="checkbox" id="lock-room" ${room.locked ? 'checked' : ''}> ${escapeHtml(t('lobby.lock'))}</label></p>` : ''}
+      ${!you.host && room.locked ? `<p class="help">${escapeHtml(t('lobby.locked'))}</p>` : ''}
       ${you.host ? `<div class="buttons"><button id="fill-bots" class="secondary">${escapeHtml(t('lobby.fill_bots'))}</button>
         <button id="start" class="primary">${escapeHtml(t('lobby.start'))}</button></div>`
         : `<p class="notice">${escapeHtml(t('lobby.wait_host'))}</p>`}
@@ -518,6 +538,8 @@ class Table {
     on('copy-link', copy);
     on('copy-link-2', copy);
     on('start', () => this.act('start'));
+    const lock = this.main.querySelector('#lock-room');
+    if (lock) lock.addEventListener('change', () => this.act('configure', {locked: lock.checked}));
     on('fill-bots', () => {
       const seats = this.state.room.seats.map((s) => (s.kind === 'open' ? {kind: 'bot', level: 'easy'} : null));
       this.act('configure', {seats});

@@ -1,0 +1,86 @@
+"""Players' names: cleaned for display, and visibly distinct at one table.
+
+A name is what everyone at the table reads, so two seats must never look alike: not
+"Ana" twice, not a 24-character name whose " 2" was cut off again, and not Latin "Ana"
+beside Cyrillic "Аna". Looks are compared through a *skeleton*: every character is
+replaced by one representative of its group of look-alikes (Unicode's confusables, as
+shipped by ``confusable-homoglyphs``), after NFKC folding, so names with the same
+skeleton would read the same on screen.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import unicodedata
+from importlib import resources
+
+MAX_NAME = 24
+# Format characters that belong in names: the joiners that build emoji sequences (👩‍👩‍👧)
+# and Persian or Indic words, and the variation selectors that pick an emoji's look.
+# Every other control or format character (bidi overrides among them) is dropped.
+_KEPT_FORMAT = {"\u200c", "\u200d", "\ufe0e", "\ufe0f"}
+
+
+def clean_name(value: str) -> str:
+    """A display name: no control or stray format characters, trimmed, 1..24 characters
+    (never cut inside an emoji sequence's joiner). Raises ValueError if nothing is left."""
+    kept = "".join(ch for ch in value
+                   if unicodedata.category(ch)[0] != "C" or ch in _KEPT_FORMAT)
+    name = _trim(kept.strip())
+    if not name or all(ch in _KEPT_FORMAT for ch in name):
+        raise ValueError("a name needs at least one visible character")
+    return name
+
+
+def _trim(name: str, limit: int = MAX_NAME) -> str:
+    name = name[:limit]
+    while name and name[-1] in _KEPT_FORMAT:  # a joiner with nothing after it
+        name = name[:-1]
+    return name.rstrip()
+
+
+@functools.cache
+def _representatives() -> dict[str, str]:
+    """Each confusable character -> one representative of its group of look-alikes."""
+    data = json.loads(resources.files("confusable_homoglyphs")
+                      .joinpath("confusables.json").read_text(encoding="utf-8"))
+    parent: dict[str, str] = {}
+
+    def find(ch: str) -> str:
+        parent.setdefault(ch, ch)
+        while parent[ch] != ch:
+            parent[ch] = parent[parent[ch]]
+            ch = parent[ch]
+        return ch
+
+    for character, entries in data.items():
+        for entry in entries:
+            glyph = entry["c"].strip("\u200e\u200f")  # the data marks RTL glyphs so
+            if len(character) == 1 and len(glyph) == 1:
+                first, second = find(character), find(glyph)
+                if first != second:
+                    parent[max(first, second)] = min(first, second)
+    return {ch: find(ch) for ch in parent}
+
+
+def skeleton(name: str) -> str:
+    """What a name looks like: equal skeletons read the same on screen."""
+    folded = unicodedata.normalize("NFKC", name)
+    table = _representatives()
+    return "".join(table.get(ch, ch) for ch in folded if ch not in _KEPT_FORMAT)
+
+
+def distinct_name(name: str, taken: list[str]) -> str:
+    """``name``, or ``name 2``, ``name 3``... (the name shortened so the number always
+    fits) so that it looks like none of ``taken``."""
+    seen = {skeleton(other) for other in taken}
+    if skeleton(name) not in seen:
+        return name
+    number = 2
+    while True:
+        suffix = f" {number}"
+        candidate = _trim(name, MAX_NAME - len(suffix)) + suffix
+        if skeleton(candidate) not in seen:
+            return candidate
+        number += 1

@@ -1,0 +1,98 @@
+"""Per-address and per-seat limits on sockets and messages (dudo.server.gate), and the seat
+token carried as a WebSocket subprotocol instead of in the URL."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+
+import pytest
+from starlette.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from dudo.server.gate import Buckets, Gate, GateLimits
+from serverkit import FakeClock, app_and_lobby
+from socketkit import Sock, connect, seat_table
+
+
+def test_buckets_refill_at_their_rate() -> None:
+    clock = FakeClock(0.0)
+    buckets = Buckets(rate=2.0, burst=3, clock=clock)
+    assert [buckets.take("a") for _ in range(4)] == [True, True, True, False]
+    assert buckets.take("b")  # another key has its own bucket
+    clock.advance(0.5)
+    assert buckets.take("a") and not buckets.take("a")
+
+
+def test_the_gate_counts_open_sockets_and_new_connections_per_address() -> None:
+    clock = FakeClock(0.0)
+    gate = Gate(GateLimits(sockets_per_address=3, connects_per_second=1, connect_burst=5),
+                clock=clock)
+    assert [gate.admit("1.2.3.4") for _ in range(3)] == [None] * 3
+    full = gate.admit("1.2.3.4")
+    assert full is not None and full[0] == "too_many_sockets"
+    assert gate.admit("5.6.7.8") is None  # others are not affected
+    gate.release("1.2.3.4")
+    assert gate.admit("1.2.3.4") is None  # a place came free (the 4th new connection)
+    for _ in range(3):
+        gate.release("1.2.3.4")
+    assert gate.admit("1.2.3.4") is None  # the 5th: the burst is spent now
+    refused = gate.admit("1.2.3.4")
+    assert refused is not None and refused[0] == "too_many_connects"
+    clock.advance(1.0)
+    assert gate.admit("1.2.3.4") is None
+    assert gate.refused_sockets == 2
+
+
+def test_one_address_cannot_open_more_sockets_than_its_share() -> None:
+    app, _ = app_and_lobby(gate=GateLimits(sockets_per_address=4, connect_burst=100))
+    with TestClient(app) as client:
+        table = seat_table(client, 2, humans=1)
+        with contextlib.ExitStack() as stack:
+            for n in range(4):
+                stack.enter_context(connect(client, table.code, None, f"w{n}"))
+            with connect(client, table.code, None, "fifth") as fifth:
+                assert json.loads(fifth.texts[0])["code"] == "too_many_sockets"
+                with pytest.raises(WebSocketDisconnect):
+                    fifth.recv()
+                assert fifth.close_code == 4429
+            assert "dudo_sockets_refused_total 1" in client.get("/metrics").text
+        # Closed sockets give their places back.
+        with connect(client, table.code, table.tokens[0], "host") as host:
+            assert host.state is not None
+
+
+def test_a_seats_message_budget_is_shared_by_all_its_sockets() -> None:
+    app, _ = app_and_lobby(gate=GateLimits(messages_per_second=0.001, message_burst=4,
+                                           address_message_burst=1000,
+                                           sockets_per_address=100, connect_burst=100))
+    with TestClient(app) as client:
+        table = seat_table(client, 2, humans=1)
+        with connect(client, table.code, table.tokens[0], "one") as one, \
+                connect(client, table.code, table.tokens[0], "two") as two:
+            answers = []
+            for sock in (one, two, one, two, one, two):
+                answers.append(sock.reply_to({"type": "ping"})["type"])
+            assert answers == ["pong"] * 4 + ["error"] * 2
+            # A spectator's budget is its own.
+            with connect(client, table.code, None, "watcher") as watcher:
+                assert watcher.reply_to({"type": "ping"})["type"] == "pong"
+
+
+def test_the_seat_token_travels_as_a_subprotocol() -> None:
+    app, _ = app_and_lobby()
+    with TestClient(app) as client:
+        table = seat_table(client, 2, humans=1)
+        offered = ["dudo.v1", f"token.{table.tokens[0]}"]
+        with client.websocket_connect(f"/ws/{table.code}", subprotocols=offered) as session:
+            assert session.accepted_subprotocol == "dudo.v1"
+            sock = Sock(session, "subprotocol")
+            state = sock.recv()
+            assert state["you"]["seat"] == 0 and state["you"]["host"] is True
+        bad = ["dudo.v1", "token.not-a-token"]
+        with client.websocket_connect(f"/ws/{table.code}", subprotocols=bad) as session:
+            sock = Sock(session, "bad token")
+            assert sock.recv()["code"] == "bad_token"
+        # Without a token it is a spectator's socket.
+        with client.websocket_connect(f"/ws/{table.code}", subprotocols=["dudo.v1"]) as session:
+            assert Sock(session, "watcher").recv()["you"]["role"] == "spectator"
