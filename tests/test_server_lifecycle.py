@@ -177,3 +177,42 @@ def test_stored_refusals_are_bounded_per_seat_and_the_latest_survive_a_restart()
         await restarted.close()
 
     asyncio.run(scenario())
+
+
+def test_a_room_whose_log_will_not_replay_does_not_stop_the_site() -> None:
+    """One broken log (a bug, a hand edit, a test's leftovers) once kept the whole server
+    from starting: now that room is left out, logged, and the others come back."""
+    from dudo.store.base import LogEntry
+
+    async def scenario() -> None:
+        store = MemoryStore()
+        lobby = Lobby(store, fast_config())
+        good = await lobby.create("Ana", rules=Rules.preset("tavern"), seats=2, bots=[],
+                                  timer=0, public=False)
+        await lobby.close()
+        await store.create_room("ACDE", False, LogEntry(0, 1.0, "created", {"game": 2}))
+        await store.create_room("FGHJ", False, LogEntry(0, 1.0, "joined", {"seat": 0}))
+        restarted = Lobby(store, fast_config())
+        assert await restarted.recover() == 1
+        assert list(restarted.rooms) == [good["code"]]
+        assert sorted(restarted.unrecoverable) == ["ACDE", "FGHJ"]
+        await restarted.close()
+
+    asyncio.run(scenario())
+
+
+def test_idle_time_counts_from_the_log_not_from_the_restart() -> None:
+    async def scenario() -> None:
+        clock = FakeClock()
+        store = MemoryStore()
+        lobby = Lobby(store, fast_config(close_empty_lobby=300), clock=clock)
+        await lobby.create("Ana", rules=Rules.preset("tavern"), seats=2, bots=[], timer=0,
+                           public=False)
+        await lobby.close()
+        clock.advance(400)  # the server was down (or restarting) meanwhile
+        restarted = Lobby(store, fast_config(close_empty_lobby=300), clock=clock)
+        await restarted.recover()
+        assert len(await restarted.close_idle_rooms()) == 1
+        await restarted.close()
+
+    asyncio.run(scenario())

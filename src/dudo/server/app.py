@@ -70,6 +70,7 @@ class ServerSettings:
     # own (the Host the request came to); DUDO_ALLOWED_ORIGINS, comma separated.
     allowed_origins: tuple[str, ...] = ()
     limits: SiteLimits = field(default_factory=SiteLimits)
+    sweep_interval: float = 60.0  # seconds between looks for idle rooms (DUDO_SWEEP_INTERVAL)
 
     @classmethod
     def from_env(cls, database: str | None = None) -> ServerSettings:
@@ -83,6 +84,11 @@ class ServerSettings:
             value = os.environ.get(f"DUDO_{name.upper()}")
             if value is not None:
                 setattr(settings.room, name, _env_number(name, value, float, "seconds"))
+        value = os.environ.get("DUDO_SWEEP_INTERVAL")
+        if value is not None:
+            settings.sweep_interval = _env_number("sweep_interval", value, float, "number")
+            if settings.sweep_interval <= 0:
+                raise ValueError("DUDO_SWEEP_INTERVAL must be a positive number of seconds")
         for name, kind in GateLimits.__annotations__.items():
             value = os.environ.get(f"DUDO_{name.upper()}")
             if value is not None:
@@ -312,7 +318,8 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         state["lobby"], state["store"] = lobby, chosen
         log_event(log, "server_started", database=settings.database.split("@")[-1],
                   rooms_recovered=recovered)
-        sweeper = asyncio.create_task(lobby.sweep_forever(), name="dudo-room-sweeper")
+        sweeper = asyncio.create_task(lobby.sweep_forever(settings.sweep_interval),
+                                      name="dudo-room-sweeper")
         tasks = [sweeper]
         if settings.gc_policy == "clock":
             collector = state["collector"] = Collector(

@@ -163,6 +163,7 @@ class Lobby:
         self._lock = asyncio.Lock()
         self.closed_rooms = 0  # so far; the garbage collector's policy counts departures
         self._creating = 0  # creations under way, counted against the caps
+        self.unrecoverable: list[str] = []  # live rooms whose log would not replay
         self.refused_creations = 0
         self.configure(SiteLimits())
 
@@ -211,10 +212,19 @@ class Lobby:
         return purged
 
     async def recover(self) -> int:
-        """Rebuild every live room from its log (after a start or a crash)."""
+        """Rebuild every live room from its log (after a start or a crash). A room whose
+        log cannot be replayed is logged and left out (``unrecoverable``), never allowed to
+        keep the whole site from starting; its log stays in the store for a look."""
+        self.unrecoverable: list[str] = []
         for code in await self.store.live_rooms():
-            room = await Room.load(code, self.store, self.config, self.clock, self.entropy,
-                                   self.deal)
+            try:
+                room = await Room.load(code, self.store, self.config, self.clock,
+                                       self.entropy, self.deal)
+            except Exception:
+                log.exception("room %s cannot be rebuilt from its log: left out", code,
+                              extra={"fields": {"event": "room_unrecoverable", "room": code}})
+                self.unrecoverable.append(code)
+                continue
             self.rooms[code] = room
             room.start_task()
         return len(self.rooms)

@@ -219,8 +219,14 @@ class Room:
                    deal: Callable[..., Cups] = derive_dice) -> Room:
         """Rebuild a room by replaying its log."""
         room = cls(code, store, config, clock, entropy, deal)
-        for entry in await store.load_log(code):
+        entries = await store.load_log(code)
+        if not entries or entries[0].kind != "created":
+            raise StoreError(f"room {code}: its log does not begin with its creation")
+        for entry in entries:
             room._apply(entry)
+        # Idle time counts from the last thing that happened, not from the restart: a site
+        # restarted more often than its idle limits must still close idle rooms.
+        room.last_activity = entries[-1].at
         now = clock()
         for seat in room.seats:
             if seat.kind == "human":
@@ -259,7 +265,7 @@ class Room:
 
     def _apply(self, entry: LogEntry) -> list[Event]:
         self.seq = entry.seq + 1
-        if entry.kind != "refused":  # a refusal changes nothing anyone sees
+        if entry.kind not in ("refused", "seeded"):  # these change nothing anyone sees
             self.version += 1
         handler = getattr(self, f"_apply_{entry.kind}")
         events: list[Event] = handler(entry.at, entry.data)
