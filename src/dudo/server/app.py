@@ -487,14 +487,17 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
 
     async def room_socket(websocket: WebSocket) -> None:
         address = client_of(websocket)
-        offered = websocket.scope.get("subprotocols") or []
-        await websocket.accept(subprotocol=SUBPROTOCOL if SUBPROTOCOL in offered else None)
         refusal = gate.admit(address)
-        if refusal is not None:  # a flood from one address: refused before any work
-            await websocket.send_text(json.dumps(error_message(*refusal)))
-            await websocket.close(code=4429)
+        if refusal is not None:
+            # A flood from one address is refused in the handshake itself (HTTP 429 with
+            # the error shape), before the socket costs an upgrade, a task and a close.
+            code, message = refusal
+            await websocket.send_denial_response(JSONResponse(
+                {"error": code, "message": message}, status_code=429))
             return
         try:
+            offered = websocket.scope.get("subprotocols") or []
+            await websocket.accept(subprotocol=SUBPROTOCOL if SUBPROTOCOL in offered else None)
             await seated_socket(websocket, address, offered)
         finally:
             gate.release(address)
