@@ -158,7 +158,7 @@ BAD_MESSAGES: list[tuple[str, str | bytes, str, str]] = [
      "over_cap", "more dice"),
     ("host: start again", '{"type": "start", "id": "x"}', "not_now", "started"),
     ("host: configure in play", '{"type": "configure", "id": "x", "timer": 30}',
-     "not_now", "before the start"),
+     "not_now", "between games"),
 ]
 
 

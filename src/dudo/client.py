@@ -95,8 +95,10 @@ class Client:
         data = await self._post(f"/api/rooms/{code}/join", {"name": name})
         return SeatTicket(data["code"], data["seat"], data["token"], data["name"])
 
-    async def quick(self, name: str) -> SeatTicket:
-        data = await self._post("/api/quick", {"name": name})
+    async def quick(self, name: str, rules: dict[str, Any] | None = None) -> SeatTicket:
+        """A seat at a quick table playing ``rules`` (Perudo by default)."""
+        data = await self._post("/api/quick", {"name": name, **({"rules": rules} if rules
+                                                                else {})})
         return SeatTicket(data["code"], data["seat"], data["token"], data["name"])
 
     async def _get(self, path: str) -> dict[str, Any]:

@@ -282,6 +282,12 @@ class JoinRoom(BaseModel):
     invite: Annotated[str, Field(max_length=64)] | None = None  # for a locked room
 
 
+class QuickGame(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: Annotated[str, Field(min_length=1, max_length=64)]
+    rules: dict[str, Any] | None = None  # house rules; players are matched by them
+
+
 class Metrics:
     """Counters for /metrics (Prometheus text format)."""
 
@@ -419,11 +425,13 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
 
     async def quick_game(request: Request) -> Response:
         try:
-            body: JoinRoom = await read_json(request, JoinRoom)
-            joined = await lobby().quick(clean_name(body.name), client=client_of(request))
+            wanted: QuickGame = await read_json(request, QuickGame)
+            rules = Rules.from_json(wanted.rules) if wanted.rules is not None else None
+            joined = await lobby().quick(clean_name(wanted.name), client=client_of(request),
+                                         rules=rules)
         except RoomError as error:
             return refused(error)
-        except ValueError as error:
+        except (RulesError, ValueError) as error:
             return JSONResponse({"error": "bad_request", "message": str(error)}, 400)
         return JSONResponse({**joined, "url": f"/r/{joined['code']}"})
 

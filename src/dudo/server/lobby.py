@@ -215,7 +215,7 @@ class Lobby:
         """Rebuild every live room from its log (after a start or a crash). A room whose
         log cannot be replayed is logged and left out (``unrecoverable``), never allowed to
         keep the whole site from starting; its log stays in the store for a look."""
-        self.unrecoverable: list[str] = []
+        self.unrecoverable = []
         for code in await self.store.live_rooms():
             try:
                 room = await Room.load(code, self.store, self.config, self.clock,
@@ -297,20 +297,23 @@ class Lobby:
                 return room
         raise RoomError("server_full", "could not find a free room code")
 
-    async def quick(self, name: str, client: str = "unknown") -> dict[str, Any]:
-        """Seat the player at an open public quick table, or start a new one."""
+    async def quick(self, name: str, client: str = "unknown",
+                    rules: Rules | None = None) -> dict[str, Any]:
+        """Seat the player at an open public quick table playing the same rules (Perudo
+        unless the player chose others), or start a new one."""
+        rules = rules or Rules.preset("perudo")
         async with self._lock:
             for room in self.rooms.values():
                 if (room.quick and room.public and room.status == "lobby"
+                        and room.rules == rules
                         and any(seat.kind == "open" for seat in room.seats)):
                     try:
                         joined: dict[str, Any] = await room.call("join", name, None)
                         return joined
                     except RoomError:
                         continue
-            return await self.create(name, rules=Rules.preset("perudo"), seats=4,
-                                     bots=[], timer=30, public=True, quick=True,
-                                     client=client)
+            return await self.create(name, rules=rules, seats=4, bots=[], timer=30,
+                                     public=True, quick=True, client=client)
 
     def public_rooms(self) -> list[dict[str, Any]]:
         return [room.summary() for room in self.rooms.values()

@@ -84,6 +84,15 @@ class ConfigureMessage(_Message):
     timer: Annotated[int, Field(ge=0, le=600)] | None = None
     public: bool | None = None
     locked: bool | None = None
+    show_lost_dice: bool | None = None
+
+
+class RemoveMessage(_Message):
+    """The host frees a player's seat (in the lobby or between games)."""
+
+    type: Literal["remove"]
+    id: ActionId
+    seat: Annotated[int, Field(ge=1, le=5)]
 
 
 class SeedMessage(_Message):
@@ -109,7 +118,7 @@ class PingMessage(_Message):
 
 ClientMessage = Annotated[
     BidMessage | CallMessage | NextRoundMessage | StartMessage | RematchMessage
-    | ConfigureMessage | SeedMessage | EmoteMessage | PingMessage,
+    | ConfigureMessage | RemoveMessage | SeedMessage | EmoteMessage | PingMessage,
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMessage)

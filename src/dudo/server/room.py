@@ -70,6 +70,7 @@ REFUSALS_STORED = REPLIES_KEPT  # per seat; older stored refusals are deleted in
 SOCKETS_PER_SEAT = 4  # a fifth socket of a seat replaces its oldest
 CLOSE_WATCHERS_FULL = 4429
 CLOSE_REPLACED = 4409
+CLOSE_REMOVED = 4410
 
 
 def system_entropy(size: int) -> str:
@@ -172,6 +173,7 @@ class Room:
         # (in the link the host shares), so a guessed code never takes a seat.
         self.locked = False
         self.invite = ""
+        self.show_lost_dice = True  # a display option: dice lost so far, drawn greyed
         self.status = "lobby"
         self.created_at = 0.0
         self.game: Game | None = None
@@ -327,6 +329,15 @@ class Room:
         seat.away_since = None
         return []
 
+    def _apply_removed(self, at: float, data: dict[str, Any]) -> list[Event]:
+        seat = self.seats[data["seat"]]
+        for connection in list(seat.connections):
+            connection.send(p.error_message("removed", "the host gave your seat to someone "
+                                                       "else: you can watch"))
+            connection.close(CLOSE_REMOVED)
+        self.seats[data["seat"]] = Seat()  # open again; the old token holds nothing
+        return []
+
     def _apply_configured(self, at: float, data: dict[str, Any]) -> list[Event]:
         if "rules" in data:
             self.rules = Rules.from_json(data["rules"])
@@ -336,6 +347,8 @@ class Room:
             self.public = data["public"]
         if "locked" in data:
             self.locked = data["locked"]
+        if "show_lost_dice" in data:
+            self.show_lost_dice = data["show_lost_dice"]
         if "seats" in data:
             for seat, setting in zip(self.seats, data["seats"], strict=False):
                 if setting is None or seat.kind == "human":
@@ -513,7 +526,9 @@ class Room:
         return found
 
     async def _join(self, name: str, invite: str | None = None) -> dict[str, Any]:
-        if self.status != "lobby":
+        # Between games (after the game is over) open seats take players too: a spectator
+        # can sit down for the rematch.
+        if self.status == "playing":
             raise RoomError("started", "the game has already started: watch, or wait for "
                                        "a rematch")
         if self.locked and not (invite and self.invite
@@ -652,13 +667,27 @@ class Room:
         if isinstance(message, p.RematchMessage):
             if self.status != "over":
                 raise RoomError("not_now", "a rematch is for after the game")
+            if any(s.kind == "open" for s in self.seats):
+                raise RoomError("not_ready", "every seat needs a player or a bot: fill the "
+                                             "open seats with bots or wait for friends")
             await self._start_game(rematch=True, ack=(seat, message.id))
             return True
         if isinstance(message, p.ConfigureMessage):
             self._require_host(seat, "change the room")
-            if self.status != "lobby":
-                raise RoomError("not_now", "house rules can change only before the start")
+            if self.status == "playing":
+                raise RoomError("not_now", "the room can change only before a game or "
+                                           "between games")
             await self._configure(message, ack=(seat, message.id))
+            return True
+        if isinstance(message, p.RemoveMessage):
+            self._require_host(seat, "remove a player")
+            if self.status == "playing":
+                raise RoomError("not_now", "players can be removed only before a game or "
+                                           "between games")
+            if message.seat >= len(self.seats) or self.seats[message.seat].kind != "human":
+                raise RoomError("bad_seats", f"seat {message.seat} holds no player")
+            await self._commit("removed", {"seat": message.seat}, (seat, message.id))
+            self._broadcast([])
             return True
         raise RoomError("unknown_type", f"{type(message).__name__} is not handled")
 
@@ -682,6 +711,8 @@ class Room:
             data["public"] = message.public
         if message.locked is not None:
             data["locked"] = message.locked
+        if message.show_lost_dice is not None:
+            data["show_lost_dice"] = message.show_lost_dice
         if message.seats is not None:
             if len(message.seats) != len(self.seats):
                 raise RoomError("bad_seats", f"seats lists {len(message.seats)} entries for "
@@ -715,7 +746,11 @@ class Room:
             ack = self.seats[seat].replies[action_id]  # remembered as the entry was applied
             for connection in self.seats[seat].connections:
                 connection.send(ack)
-        self._broadcast(events)
+        # A move the player did not make is marked, so the table can say so: a bot
+        # standing in for an absent player, or the turn timer running out.
+        moved_by = ("timer" if by == "timer" else
+                    "stand_in" if by == "bot" and self.seats[seat].kind == "human" else None)
+        self._broadcast(events, moved_by=moved_by)
         if any(isinstance(event, GameOver) for event in events):
             await self._save_game()
             log_event(log, "game_over", room=self.code, game_id=self.game_id,
@@ -892,7 +927,8 @@ class Room:
             found.extend(seat.connections)
         return found
 
-    def _broadcast(self, events: list[Event], skip: Connection | None = None) -> None:
+    def _broadcast(self, events: list[Event], skip: Connection | None = None,
+                   moved_by: str | None = None) -> None:
         """Send every connection its own state: one view per seat, one for spectators.
 
         The parts every recipient shares (room, events, clocks, fairness) are encoded once
@@ -901,7 +937,7 @@ class Room:
         connections = self._connections()
         if not connections:
             return
-        shared = self._shared_json(events)
+        shared = self._shared_json(events, moved_by)
         cache: dict[int | None, str] = {}
         for connection in connections:
             if connection is skip:
@@ -922,15 +958,19 @@ class Room:
             "quick": self.quick, "timer": self.timer, "rules": self._rules_json[1],
             "seats": [seat.public(now, self.config.grace) for seat in self.seats],
             "host": 0, "game": self.game_number, "spectators": len(self.spectators),
-            "locked": self.locked,
+            "locked": self.locked, "show_lost_dice": self.show_lost_dice,
         }
 
-    def _shared_json(self, events: list[Event]) -> str:
-        """The recipient-independent members of a state message, as JSON text."""
-        shared: dict[str, Any] = {
-            "room": self.summary(),
-            "events": [event_json(event) for event in events],
-        }
+    def _shared_json(self, events: list[Event], moved_by: str | None = None) -> str:
+        """The recipient-independent members of a state message, as JSON text.
+        ``moved_by`` marks the action's own event (a bid, or a call's reveal)."""
+        encoded = [event_json(event) for event in events]
+        if moved_by is not None:
+            for data in encoded:
+                if data["event"] in ("bid", "reveal"):
+                    data["by"] = moved_by
+                    break
+        shared: dict[str, Any] = {"room": self.summary(), "events": encoded}
         if self.game is not None:
             fair = self.fair
             shared["deadline"] = self.deadline
