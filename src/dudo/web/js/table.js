@@ -71,6 +71,22 @@ class Table {
         return;
       }
       if (event.code === 4404) { this.missing = true; this.render(); return; }
+      if (event.code === 4410) { // the host gave the seat away: watch instead
+        memory.dropSeat(this.code);
+        this.session = null;
+        this.watch = true;
+        toast(t('table.removed'));
+        this.connect();
+        return;
+      }
+      // Opened in another tab (which now has the seat), or from another site: trying
+      // again would only take the seat back and forth.
+      if (event.code === 4409 || event.code === 4403) {
+        this.offline = true;
+        toast(t(event.code === 4409 ? 'table.replaced' : 'error.generic'));
+        this.render();
+        return;
+      }
       this.offline = true;
       this.render();
       this.retry = Math.min(this.retry + 1, 6);
