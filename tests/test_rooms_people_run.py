@@ -4,6 +4,7 @@ a player did not make are marked."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from starlette.testclient import TestClient
@@ -24,7 +25,8 @@ def finish(socks: list[Any]) -> dict[str, Any]:
         if state["game"]["phase"] == "over":
             return state
         sock = socks[state["game"]["turn"]]
-        mine = sock.wait_for(lambda m: m["version"] >= state["version"])
+        version: int = state["version"]
+        mine = sock.wait_for(lambda m, v=version: m["version"] >= v)
         legal = mine["game"]["legal"]
         if "dudo" in legal["calls"]:
             message = {"type": "call", "call": "dudo"}
@@ -34,7 +36,8 @@ def finish(socks: list[Any]) -> dict[str, Any]:
         reply = sock.reply_to({"id": f"m{mine['version']}", "version": mine["version"],
                                **message})
         assert reply["type"] == "ack", reply
-        socks[0].wait_for(lambda m: m["version"] >= reply["version"])
+        acked: int = reply["version"]
+        socks[0].wait_for(lambda m, v=acked: m["version"] >= v)
 
 
 def test_between_games_the_host_frees_a_seat_and_a_spectator_takes_it() -> None:
@@ -56,10 +59,8 @@ def test_between_games_the_host_frees_a_seat_and_a_spectator_takes_it() -> None:
             assert host.reply_to({"type": "remove", "id": "r1", "seat": 1})["type"] == "ack"
             gone = guest.until(lambda m: m["type"] == "error")
             assert gone["code"] == "removed"
-            try:
+            with contextlib.suppress(WebSocketDisconnect):
                 guest.recv()
-            except WebSocketDisconnect:
-                pass
             assert guest.close_code == 4410
             not_yet = host.reply_to({"type": "rematch", "id": "too-soon"})
             assert not_yet["type"] == "error" and not_yet["code"] == "not_ready"
