@@ -30,6 +30,7 @@ from typing import Any
 from dudo.dice import Cups
 from dudo.fairness import derive_dice
 from dudo.rules import Rules
+from dudo.server.gate import Buckets
 from dudo.server.logs import log_event
 from dudo.server.room import MAX_SEATS, MIN_SEATS, Room, RoomConfig, RoomError, system_entropy
 from dudo.store import Store
@@ -117,36 +118,6 @@ class GuessBudget:
         self.addresses.miss(address)
 
 
-class CreationLimiter:
-    """Rooms an address may create: a token bucket of ``burst`` that refills at ``rate``
-    per minute. Full buckets are forgotten, so the table stays as small as the set of
-    addresses that created rooms lately."""
-
-    def __init__(self, per_minute: float, burst: int,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.rate = per_minute / 60.0
-        self.burst = burst
-        self.clock = clock
-        self.buckets: dict[str, tuple[float, float]] = {}  # address -> (tokens, when)
-
-    def take(self, address: str) -> bool:
-        now = self.clock()
-        tokens, then = self.buckets.get(address, (float(self.burst), now))
-        tokens = min(float(self.burst), tokens + (now - then) * self.rate)
-        if tokens < 1:
-            self.buckets[address] = (tokens, now)
-            return False
-        self.buckets[address] = (tokens - 1, now)
-        if len(self.buckets) > 10_000:
-            self._forget_full(now)
-        return True
-
-    def _forget_full(self, now: float) -> None:
-        for address, (tokens, then) in list(self.buckets.items()):
-            if tokens + (now - then) * self.rate >= self.burst:
-                del self.buckets[address]
-
-
 class Lobby:
     """All rooms of this server process."""
 
@@ -172,7 +143,8 @@ class Lobby:
         self.limits = limits
         self.guesses = GuessBudget(limits.guesses_per_client, limits.guesses_per_address,
                                    limits.guess_window)
-        self.creations = CreationLimiter(limits.creations_per_minute, limits.creation_burst)
+        # Rooms an address may create: a burst, then a few a minute.
+        self.creations = Buckets(limits.creations_per_minute / 60.0, limits.creation_burst)
 
     async def close_idle_rooms(self) -> list[str]:
         """Close rooms nobody has used for a while: they leave memory and are no longer
