@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
+
+import pytest
 
 from dudo.rules import Rules
 from dudo.server.lobby import Lobby
@@ -214,5 +217,60 @@ def test_idle_time_counts_from_the_log_not_from_the_restart() -> None:
         await restarted.recover()
         assert len(await restarted.close_idle_rooms()) == 1
         await restarted.close()
+
+    asyncio.run(scenario())
+
+
+@pytest.mark.parametrize("backend", ["memory", "sqlite"])
+def test_two_processes_holding_one_room_never_both_write(backend: str, tmp_path: Any) -> None:
+    """A split: two servers rebuilt the same room from one database (a node that lost its
+    lease, or two `dudo serve` on one file). The first change wins; the second is refused
+    by the log's conditional append, that copy lets the room go (its sockets are told to
+    reconnect), and the log holds one history."""
+    from dudo.server.connection import Connection
+    from dudo.server.protocol import parse_client_message
+    from dudo.server.room import CLOSE_MOVED
+    from dudo.store import open_store
+
+    async def scenario() -> None:
+        store = (MemoryStore() if backend == "memory"
+                 else open_store(f"sqlite:///{tmp_path / 'split.db'}"))
+        await store.open()
+        first = Lobby(store, fast_config())
+        made = await first.create("Ana", rules=Rules.preset("tavern"), seats=2, bots=[],
+                                  timer=0, public=False)
+        code = made["code"]
+        second = Lobby(store, fast_config())
+        await second.recover()  # the same room, rebuilt by another process
+        sent: dict[str, list[str]] = {"a": [], "b": []}
+
+        def collector(name: str) -> Any:
+            async def collect(text: str) -> None:
+                sent[name].append(text)
+            return collect
+
+        a, b = Connection(collector("a"), 0), Connection(collector("b"), 0)
+        first.rooms[code].inbox.put_nowait(("connect", a))
+        second.rooms[code].inbox.put_nowait(("connect", b))
+        first.rooms[code].inbox.put_nowait(("message", a, parse_client_message(
+            '{"type":"configure","id":"one","timer":30}')))
+        await first.rooms[code].call("summary")
+        second.rooms[code].inbox.put_nowait(("message", b, parse_client_message(
+            '{"type":"configure","id":"two","timer":60}')))
+        await asyncio.sleep(0.2)
+        loser = second.rooms[code]
+        assert loser.closed and b.closed and b.close_code == CLOSE_MOVED
+        assert any('"moved"' in text for text in sent["b"])
+        assert await second.close_idle_rooms() == [] and code not in second.rooms
+        assert code in await store.live_rooms()  # the loser did not close it
+        log = await store.load_log(code)
+        configured = [entry.data for entry in log if entry.kind == "configured"]
+        assert configured == [{"timer": 30, "ack": [0, "one"]}]
+        winner = first.rooms[code]
+        assert not winner.closed and winner.timer == 30
+        assert (await winner.call("summary"))["timer"] == 30
+        await first.close()
+        await second.close()
+        await store.close()
 
     asyncio.run(scenario())

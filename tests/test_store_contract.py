@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from dudo.store import LogEntry, Store, open_store
+from dudo.store import LogConflict, LogEntry, Store, open_store
 
 POSTGRES = os.environ.get("DUDO_TEST_POSTGRES")
 
@@ -179,5 +179,29 @@ def test_entries_can_be_forgotten_and_the_rest_keeps_its_order(backend: str,
                                   for seq in range(1, 6)])
         await store.forget_entries(room, [1, 2, 4])
         assert [entry.seq for entry in await store.load_log(room)] == [0, 3, 5]
+
+    run(backend, tmp_path, body)
+
+
+@pytest.mark.parametrize("backend", backends())
+def test_an_append_whose_sequence_is_taken_is_refused_and_others_are_stored(
+        backend: str, tmp_path: Path) -> None:
+    """Appends are conditional on the sequence: of two writers appending the same seq,
+    the second is refused (LogConflict) and nothing diverges, while another room's append
+    in the same batch is stored all the same."""
+    async def body(store: Store) -> None:
+        room, other = code(), code()
+        for name in (room, other):
+            assert await store.create_room(name, False, LogEntry(0, 1.0, "created", {}))
+        mine = LogEntry(1, 2.0, "action", {"by": "first"})
+        theirs = LogEntry(1, 2.0, "action", {"by": "second"})
+        results = await asyncio.gather(
+            store.append(room, [mine]), store.append(room, [theirs]),
+            store.append(other, [LogEntry(1, 2.0, "action", {"n": 1})]),
+            return_exceptions=True)
+        assert results[0] is None and results[2] is None
+        assert isinstance(results[1], LogConflict)
+        assert [entry.data for entry in await store.load_log(room)] == [{}, {"by": "first"}]
+        assert len(await store.load_log(other)) == 2
 
     run(backend, tmp_path, body)

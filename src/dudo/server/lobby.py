@@ -152,6 +152,10 @@ class Lobby:
         now = self.clock()
         closed = []
         for code, room in list(self.rooms.items()):
+            if room.closed:  # let go (another writer holds it now): not ours to close
+                await room.stop()
+                del self.rooms[code]
+                continue
             if room.idle(now):
                 await room.stop()
                 room.closed = True

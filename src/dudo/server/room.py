@@ -59,7 +59,7 @@ from dudo.server import protocol as p
 from dudo.server.connection import Connection, dumps
 from dudo.server.logs import log_event
 from dudo.server.names import distinct_name, skeleton
-from dudo.store import LogEntry, Store, StoreError
+from dudo.store import LogConflict, LogEntry, Store, StoreError
 from dudo.view import view
 
 log = logging.getLogger("dudo.room")
@@ -71,6 +71,7 @@ SOCKETS_PER_SEAT = 4  # a fifth socket of a seat replaces its oldest
 CLOSE_WATCHERS_FULL = 4429
 CLOSE_REPLACED = 4409
 CLOSE_REMOVED = 4410
+CLOSE_MOVED = 4412
 
 
 def system_entropy(size: int) -> str:
@@ -262,8 +263,23 @@ class Room:
         if ack is not None:
             data = {**data, "ack": list(ack)}
         entry = LogEntry(self.seq, self.clock(), kind, data)
-        await self.store.append(self.code, [entry])
+        try:
+            await self.store.append(self.code, [entry])
+        except LogConflict:
+            self._let_go()
+            raise RoomError("moved", "this room is now held elsewhere: reconnect") from None
         return self._apply(entry)
+
+    def _let_go(self) -> None:
+        """Another writer appended to our log first (two processes on one database, or a
+        node that lost its lease): nothing of ours was stored, so stop at once and send
+        everyone away to reconnect, rather than show them a table that does not exist."""
+        log_event(log, "room_lost", room=self.code, seq=self.seq)
+        self.closed = True
+        for connection in self._connections():
+            connection.send(p.error_message("moved", "this room is now held elsewhere: "
+                                                     "reconnect"))
+            connection.close(CLOSE_MOVED)
 
     def _apply(self, entry: LogEntry) -> list[Event]:
         self.seq = entry.seq + 1
@@ -284,6 +300,9 @@ class Room:
                          {"seat": seat, "id": action_id, "reply": reply})
         try:
             await self.store.append(self.code, [entry])
+        except LogConflict:
+            self._let_go()
+            return dumps(reply)
         except StoreError:  # the answer still goes out; only a restart would forget it
             return self._remember(seat, action_id, reply)
         self._apply(entry)
@@ -454,7 +473,7 @@ class Room:
     # -- the actor loop -------------------------------------------------------------------
 
     async def _run(self) -> None:
-        while True:
+        while not self.closed:
             command = None
             if not self.inbox.empty():
                 command = self.inbox.get_nowait()

@@ -12,7 +12,7 @@ statistics and ``dudo verify``.
 
 from __future__ import annotations
 
-from dudo.store.base import LogEntry, MemoryStore, Store, StoreError
+from dudo.store.base import LogConflict, LogEntry, MemoryStore, Store, StoreError
 
 
 def open_store(url: str) -> Store:
@@ -27,4 +27,4 @@ def open_store(url: str) -> Store:
                      "or memory://")
 
 
-__all__ = ["LogEntry", "MemoryStore", "Store", "StoreError", "open_store"]
+__all__ = ["LogConflict", "LogEntry", "MemoryStore", "Store", "StoreError", "open_store"]

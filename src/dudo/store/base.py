@@ -12,6 +12,12 @@ class StoreError(RuntimeError):
     """The store cannot do what was asked (bad URL, missing room, broken database)."""
 
 
+class LogConflict(StoreError):
+    """An append's sequence number is taken: another writer appended to this room's log
+    first. Appends are conditional on the sequence, so two processes that both think they
+    hold a room can never both write; the one refused must let the room go."""
+
+
 @dataclass(frozen=True, slots=True)
 class LogEntry:
     """One entry of a room's log. ``at`` is a wall-clock time (seconds since the epoch)."""
@@ -43,7 +49,8 @@ class Store(Protocol):
         ...
 
     async def append(self, code: str, entries: list[LogEntry]) -> None:
-        """Append entries to a room's log; returns once they are durably committed."""
+        """Append entries to a room's log; returns once they are durably committed.
+        Raises :class:`LogConflict` if an entry's sequence number is already taken."""
         ...
 
     async def load_log(self, code: str) -> list[LogEntry]:
@@ -105,9 +112,14 @@ class MemoryStore:
         return True
 
     async def append(self, code: str, entries: list[LogEntry]) -> None:
-        if code not in self.logs:
+        log = self.logs.get(code)
+        if log is None:
             raise StoreError(f"no room {code!r}")
-        self.logs[code].extend(entries)
+        taken = {entry.seq for entry in log}
+        if any(entry.seq in taken for entry in entries):
+            raise LogConflict(f"room {code}: another writer took sequence "
+                              f"{min(e.seq for e in entries if e.seq in taken)}")
+        log.extend(entries)
 
     async def load_log(self, code: str) -> list[LogEntry]:
         return list(self.logs.get(code, []))

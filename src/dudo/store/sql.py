@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import sqlite3
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -41,7 +42,7 @@ from sqlalchemy.engine import Engine, create_engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from dudo.store.base import LogEntry, StoreError
+from dudo.store.base import LogConflict, LogEntry, StoreError
 
 log = logging.getLogger("dudo.store")
 metadata = MetaData()
@@ -292,18 +293,12 @@ class SqlStore:
             rows = [(code, entry.seq, entry.at, entry.kind, entry.data_json())
                     for code, entries, _ in batch for entry in entries]
             try:
-                if self._thread is not None:
-                    await asyncio.get_running_loop().run_in_executor(
-                        self._thread, self._write_rows, rows)
-                else:
-                    async with self._engine().begin() as connection:
-                        await connection.execute(insert(room_log), [
-                            {"code": code, "seq": seq, "at": at, "kind": kind, "data": data}
-                            for code, seq, at, kind, data in rows])
-            except Exception as error:
-                for _, _, done in batch:
-                    if not done.done():
-                        done.set_exception(StoreError(f"could not store the log: {error}"))
+                await self._write(rows)
+            except Exception:
+                # Something in the batch was refused: write each append on its own, so that
+                # only the one that failed (a sequence number another writer took, say)
+                # fails, and the other rooms' entries are stored all the same.
+                await self._write_one_by_one(batch)
                 continue
             self.commits += 1
             self.appended += len(rows)
@@ -313,6 +308,36 @@ class SqlStore:
             for _, _, done in batch:
                 if not done.done():
                     done.set_result(None)
+
+    async def _write(self, rows: list[tuple[str, int, float, str, str]]) -> None:
+        if self._thread is not None:
+            await asyncio.get_running_loop().run_in_executor(self._thread, self._write_rows, rows)
+            return
+        async with self._engine().begin() as connection:
+            await connection.execute(insert(room_log), [
+                {"code": code, "seq": seq, "at": at, "kind": kind, "data": data}
+                for code, seq, at, kind, data in rows])
+
+    async def _write_one_by_one(
+            self, batch: list[tuple[str, list[LogEntry], asyncio.Future[None]]]) -> None:
+        for code, entries, done in batch:
+            rows = [(code, entry.seq, entry.at, entry.kind, entry.data_json())
+                    for entry in entries]
+            try:
+                await self._write(rows)
+            except (IntegrityError, sqlite3.IntegrityError) as error:
+                failure: StoreError = LogConflict(
+                    f"room {code}: another writer took sequence {entries[0].seq} ({error})")
+            except Exception as error:
+                failure = StoreError(f"could not store the log: {error}")
+            else:
+                self.commits += 1
+                self.appended += len(rows)
+                if not done.done():
+                    done.set_result(None)
+                continue
+            if not done.done():
+                done.set_exception(failure)
 
     def _write_rows(self, rows: list[tuple[str, int, float, str, str]]) -> None:
         """One transaction for a batch of log rows (runs on the writer thread, which keeps
