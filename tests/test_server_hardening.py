@@ -210,7 +210,8 @@ def test_fuzz_every_http_route_answers_4xx_in_shape_never_5xx() -> None:
     assert {"/", "/r/{code}", "/rules", "/rules.js", "/api/presets",
             "/static/{file}", "/api/rooms", "/api/rooms/{code}", "/api/rooms/{code}/join",
             "/api/quick", "/api/games/{game_id}", "/healthz", "/metrics",
-            "/ws/{code}"} == set(templates)
+            "/g/{game_id}", "/my-games", "/api/games/{game_id}/analysis",
+            "/api/games/{game_id}/scenario", "/ws/{code}"} == set(templates)
     with TestClient(app) as client:
         unlimited_guesses(holder)
         code = seat_table(client, 6, humans=1).code

@@ -401,3 +401,111 @@ def verify(
     for line in lines:
         typer.echo(line)
     typer.echo("verified: every die follows from the published seeds")
+
+
+@app.command()
+def analyze(
+    record: Annotated[str, typer.Argument(
+        help="A finished game's record (JSON from /api/games/ID) or a scenario file, "
+             "or - for standard input.", metavar="GAME_RECORD|-")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (the same "
+                                          "as GET /api/games/ID/analysis).")] = False,
+    mistakes_only: Annotated[bool, typer.Option(
+        "--mistakes", help="List only the moves marked as mistakes.")] = False,
+) -> None:
+    """Weigh every bid and call of a game from the seat that made it: the odds it saw, what
+    the hard bot would have done, mistakes and bluffs, and a summary per player."""
+    from dudo.bots.analysis import AnalysisError
+    from dudo.bots.analysis import analyze as analyze_record
+
+    try:
+        data = load_json(_read_text(record))
+    except ScenarioError as error:
+        _fail(f"{record}: {error}")
+    if not isinstance(data, dict):
+        _fail(f"{record}: a game record is a JSON object")
+    try:
+        analysis = analyze_record(data)
+    except AnalysisError as error:
+        _fail(f"{record}: {error}")
+    if as_json:
+        typer.echo(json.dumps(analysis.to_json()))
+        return
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    from dudo.bids import Bid
+    from dudo.game import Action
+
+    def name(seat: int) -> str:
+        return analysis.names[seat]
+
+    def move(action: Action | None) -> str:
+        if action is None:
+            return "no calza"
+        if isinstance(action, Bid):
+            return action.words()
+        return "Liar!" if action.value == "dudo" else "Calza"
+
+    points = analysis.rules.format == "points"
+    unit = "points" if points else "dice"
+    console = Console(highlight=False)
+    title = f"table {data['room']}" if isinstance(data.get("room"), str) else "a game"
+    console.print(f"[bold]{title}[/]: " + ", ".join(
+        f"{name(seat)}{' (bot)' if seat in analysis.bots else ''}"
+        for seat in range(analysis.players)))
+    table = Table(title="every bid and call, from the seat that made it", box=box.SIMPLE_HEAD,
+                  pad_edge=False)
+    for column, justify in (("step", "right"), ("player", "left"), ("move", "left"),
+                            ("chance", "right"), ("hard", "left"),
+                            ("expected", "right"), ("notes", "left")):
+        table.add_column(column, justify=justify,  # type: ignore[arg-type]
+                         no_wrap=column not in ("player", "notes"),
+                         ratio=2 if column == "notes" else None)
+    sign = -1 if points else 1
+    for entry in analysis.rounds:
+        shown = [d for d in entry.decisions if d.mistake or not mistakes_only]
+        for decision in shown:
+            if decision.bid_odds is not None:
+                chance = f"{decision.bid_odds.holds:.0%}"
+            elif decision.standing_odds is not None and decision.kind == "dudo":
+                chance = f"bid {decision.standing_odds.holds:.0%}"
+            else:
+                assert decision.standing_odds is not None
+                chance = f"exact {decision.standing_odds.exact:.0%}"
+            notes = []
+            if decision.mistake == "call_on_likely_bid":
+                notes.append("[bold red]MISTAKE[/]: called a likely bid")
+            elif decision.mistake:
+                notes.append("[bold red]MISTAKE[/]: long shot")
+            if decision.bluff:
+                notes.append("bluff, caught" if decision.caught else "bluff")
+            reveal = entry.reveal
+            if decision.outcome and reveal is not None:
+                lost = ("nobody loses" if reveal.loser is None
+                        else f"{name(reveal.loser)} {'+' if points else '−'}{reveal.change}")
+                notes.append(f"{decision.outcome}: {reveal.count} counted, {lost}")
+            table.add_row(f"{entry.number}.{decision.index + 1}", name(decision.seat),
+                          move(decision.action), chance,
+                          "same" if decision.agrees else move(decision.hard),
+                          f"{sign * decision.ev:+.2f}/{sign * decision.hard_ev:+.2f}",
+                          "; ".join(notes), end_section=decision is entry.decisions[-1])
+    console.print(table)
+    summary = Table(title="per player", box=box.SIMPLE_HEAD, pad_edge=False)
+    for column in ("player", "calls right", "calls wrong", "bluffs (caught)", "average risk",
+                   "mistakes", "as hard would"):
+        summary.add_column(column, justify="left" if column == "player" else "right")
+    for player in analysis.summary:
+        risk = player.average_risk
+        summary.add_row(
+            name(player.seat) + (" (winner)" if player.seat in analysis.winners else ""),
+            str(player.calls_right), str(player.calls_wrong),
+            f"{player.bluffs} ({player.bluffs_caught})",
+            "–" if risk is None else f"{risk:.0%}", str(player.mistakes),
+            f"{player.agreed_with_hard} of {player.decisions}")
+    console.print(summary)
+    console.print("chance: how likely the bid was to hold (for a call: the bid called) from "
+                  "the player's own dice, the rest unseen. hard: what the hard bot would have "
+                  f"done. expected: {unit} to gain (-: to lose) by the move / by hard's, if judged "
+                  "(a call at once, a bid if called).")

@@ -45,6 +45,7 @@ from dudo.server.protocol import (
     error_message,
     parse_client_message,
 )
+from dudo.server.replays import replay_routes
 from dudo.server.room import RoomConfig, RoomError
 from dudo.store import Store, open_store
 
@@ -598,6 +599,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         Route("/api/rooms/{code}/join", join_room, methods=["POST"]),
         Route("/api/quick", quick_game, methods=["POST"]),
         Route("/api/games/{game_id}", game_record),
+        *replay_routes(lambda game_id: state["store"].load_game(game_id)),
         Route("/healthz", health),
         Route("/metrics", metrics_endpoint),
         WebSocketRoute("/ws/{code}", room_socket),

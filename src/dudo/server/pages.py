@@ -87,6 +87,12 @@ async def home(request: Request) -> Response:
     return HTMLResponse(PLACEHOLDER_PAGE.format(version=__version__))
 
 
+async def game_page(request: Request) -> Response:
+    """A finished game's page (``/g/{game_id}``) and the list of this browser's games
+    (``/my-games``): one static shell; its modules fetch the record and its analysis."""
+    return FileResponse(WEB / "game.html", headers={"Cache-Control": "no-cache"})
+
+
 async def presets(request: Request) -> Response:
     """The presets and the options a room can change, for the create-a-room form."""
     options: dict[str, dict[str, Any]] = {}
@@ -315,6 +321,8 @@ def page_routes() -> list[BaseRoute]:
     routes: list[BaseRoute] = [
         Route("/", home),
         Route("/r/{code}", home),
+        Route("/g/{game_id}", game_page),
+        Route("/my-games", game_page),
         Route("/rules", rules_page),
         # The print button's script is a file: the content security policy
         # (dudo.server.app) allows no inline script.

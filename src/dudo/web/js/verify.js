@@ -1,0 +1,130 @@
+// Fair dice, checked in this browser with Web Crypto, from the record alone (the server's
+// own "verified" is not asked): docs/protocol.md, "Fair dice".
+//  1. commitment = SHA-256(server seed bytes), as published before the roll;
+//  2. every seat the server spoke for (server_seats, every bot's seat among them) has the
+//     seed HMAC-SHA256(key = server seed, "dudo-seat-v1|<round>|<seat>"), first 16 bytes;
+//  3. the dice are the stream HMAC-SHA256(key = server seed,
+//     "dudo-dice-v1|<round>|<seed 0>|...|<seed n-1>|<block>"), bytes b < 252 giving
+//     b % 6 + 1, dealt seat by seat.
+// This mirrors dudo.fairness; `dudo verify` also replays the actions through the engine.
+
+const encoder = new TextEncoder();
+const HEX = /^(?:[0-9a-fA-F]{2})+$/;
+
+export function cryptoAvailable() {
+  return Boolean(globalThis.crypto && crypto.subtle);
+}
+
+function bytesOf(hex, what) {
+  if (typeof hex !== 'string' || !HEX.test(hex)) throw new Error(`${what} is not hex bytes`);
+  const bytes = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < bytes.length; i += 1) bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return bytes;
+}
+
+function hexOf(buffer) {
+  return Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+export async function sha256Hex(bytes) {
+  return hexOf(await crypto.subtle.digest('SHA-256', bytes));
+}
+
+async function hmacKey(serverSeed) {
+  return crypto.subtle.importKey('raw', bytesOf(serverSeed, 'the server seed'),
+    {name: 'HMAC', hash: 'SHA-256'}, false, ['sign']);
+}
+
+async function hmac(key, text) {
+  return new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(text)));
+}
+
+// The seed of a seat the server speaks for, bound to the committed server seed.
+export async function serverSeatSeed(key, round, seat) {
+  return hexOf(await hmac(key, `dudo-seat-v1|${round}|${seat}`)).slice(0, 32);
+}
+
+// Every seat's dice for a round, from the server seed and all seats' seeds.
+export async function deriveDice(key, seatSeeds, round, counts) {
+  const prefix = ['dudo-dice-v1', String(round), ...seatSeeds].join('|');
+  const needed = counts.reduce((a, b) => a + b, 0);
+  const dice = [];
+  for (let block = 0; dice.length < needed; block += 1) {
+    for (const byte of await hmac(key, `${prefix}|${block}`)) if (byte < 252) dice.push((byte % 6) + 1);
+  }
+  const cups = [];
+  let start = 0;
+  for (const count of counts) {
+    cups.push(dice.slice(start, start + count));
+    start += count;
+  }
+  return cups;
+}
+
+// One round: {round, ok, checks: [sentences that held], problem: sentence | null}.
+export async function verifyRound(number, played, fair, bots, names = []) {
+  const result = {round: number, ok: false, checks: [], problem: null};
+  const who = (seat) => (names[seat] ? `seat ${seat + 1} (${names[seat]})` : `seat ${seat + 1}`);
+  try {
+    if (!fair || typeof fair !== 'object') throw new Error('no fairness material for this round');
+    if (fair.round !== number) throw new Error(`the material is labelled round ${fair.round}`);
+    const cups = played && played.dice;
+    if (!Array.isArray(cups) || !cups.every((cup) => Array.isArray(cup))) throw new Error('no dice');
+    const seeds = fair.seat_seeds;
+    if (!Array.isArray(seeds) || seeds.length !== cups.length || !seeds.every((s) => typeof s === 'string')) {
+      throw new Error(`${Array.isArray(seeds) ? seeds.length : 'no'} seat seeds for ${cups.length} seats`);
+    }
+    const commitment = await sha256Hex(bytesOf(fair.server_seed, 'the server seed'));
+    if (commitment !== fair.commitment) {
+      throw new Error('the server seed does not match the commitment published before the roll');
+    }
+    result.checks.push(`commitment ${commitment.slice(0, 12)}… matches`);
+    const serverSeats = fair.server_seats;
+    if (!Array.isArray(serverSeats) || !serverSeats.every(Number.isInteger)) {
+      throw new Error('the record does not say which seeds the server chose (server_seats)');
+    }
+    for (const seat of bots) {
+      if (!serverSeats.includes(seat)) throw new Error(`${who(seat)} is a bot, yet its seed is not marked as the server's`);
+    }
+    const key = await hmacKey(fair.server_seed);
+    for (const seat of serverSeats) {
+      if (!(seat >= 0 && seat < seeds.length)) throw new Error(`there is no seat ${seat + 1}`);
+      if (seeds[seat] !== await serverSeatSeed(key, number, seat)) {
+        throw new Error(`the server's seed for ${who(seat)} does not follow from the committed server seed`);
+      }
+    }
+    result.checks.push(serverSeats.length
+      ? `${serverSeats.length} server seed${serverSeats.length === 1 ? '' : 's'} bound`
+      : 'every seat seeded');
+    const derived = await deriveDice(key, seeds, number, cups.map((cup) => cup.length));
+    for (let seat = 0; seat < cups.length; seat += 1) {
+      for (let i = 0; i < cups[seat].length; i += 1) {
+        if (cups[seat][i] !== derived[seat][i]) {
+          throw new Error(`${who(seat)}, die ${i + 1}: the record shows ${cups[seat][i]}, the seeds give ${derived[seat][i]}`);
+        }
+      }
+    }
+    const total = cups.reduce((sum, cup) => sum + cup.length, 0);
+    result.checks.push(`${total} dice recomputed`);
+    result.ok = true;
+  } catch (error) {
+    result.problem = error.message || String(error);
+  }
+  return result;
+}
+
+// The whole record: {ok, rounds: [per round], problem: sentence about the record | null}.
+export async function verifyRecord(record) {
+  const rounds = Array.isArray(record?.rounds) ? record.rounds : [];
+  const fairness = Array.isArray(record?.fairness) ? record.fairness : [];
+  const bots = Array.isArray(record?.bots) ? record.bots.filter(Number.isInteger) : [];
+  const names = Array.isArray(record?.names) ? record.names : [];
+  if (!rounds.length) return {ok: false, rounds: [], problem: 'the record has no rounds'};
+  const checked = [];
+  for (let i = 0; i < rounds.length; i += 1) {
+    checked.push(await verifyRound(i + 1, rounds[i], fairness[i], bots, names));
+  }
+  const problem = fairness.length < rounds.length
+    ? `${rounds.length} rounds but fairness material for ${fairness.length}` : null;
+  return {ok: !problem && checked.every((round) => round.ok), rounds: checked, problem};
+}

@@ -1,0 +1,196 @@
+"""A finished game after the game, without a browser: its page shell, the analysis API
+(made once, off the event loop, kept in memory), the scenario download, ``dudo analyze``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+from typer.testing import CliRunner
+
+from dudo.bots.analysis import AnalysisError, analyze
+from dudo.cli import app as cli
+from dudo.rules import Rules
+from dudo.scenario import run_scenario
+from dudo.server import replays
+from dudo.server.replays import Analyses, scenario_of
+from dudo.store.base import MemoryStore
+from serverkit import make_app
+from test_bots_analysis import play_with_bots
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def record() -> dict[str, Any]:
+    played = play_with_bots(Rules.preset("perudo"), ["hard", "normal", "easy"], seed=11)
+    played.update(game_id="f00d", room="LHYH", names=["Ana", "Ben", "Cho"], bots=[1, 2],
+                  fairness=[])
+    return played
+
+
+def client_with(record: dict[str, Any]) -> TestClient:
+    store = MemoryStore()
+    store.games["f00d"] = record
+    return TestClient(make_app(store=store))
+
+
+def test_the_analysis_api_answers_with_the_bots_layers_analysis(record: dict[str, Any]) -> None:
+    with client_with(record) as client:
+        answer = client.get("/api/games/f00d/analysis")
+        assert answer.status_code == 200
+        assert answer.json() == json.loads(json.dumps(analyze(record).to_json()))
+        assert answer.json()["names"] == ["Ana", "Ben", "Cho"]
+        assert client.get("/api/games/f00d/analysis").json() == answer.json()
+        missing = client.get("/api/games/beef/analysis")
+        assert missing.status_code == 404 and missing.json()["error"] == "no_game"
+        bad = client.get("/api/games/a-b/analysis")
+        assert bad.status_code == 400 and bad.json()["error"] == "bad_request"
+
+
+def test_a_record_that_does_not_replay_is_a_clear_error(record: dict[str, Any]) -> None:
+    broken = json.loads(json.dumps(record))
+    broken["rounds"][0]["actions"][0]["bid"] = [0, 9]
+    with client_with(broken) as client:
+        answer = client.get("/api/games/f00d/analysis")
+        assert answer.status_code == 500 and answer.json()["error"] == "bad_record"
+
+
+def test_the_scenario_download_replays_with_dudo_scenario(record: dict[str, Any],
+                                                          tmp_path: Path) -> None:
+    with client_with(record) as client:
+        answer = client.get("/api/games/f00d/scenario")
+        assert answer.status_code == 200
+        assert "attachment" in answer.headers["content-disposition"]
+        scenario = answer.json()
+        assert client.get("/api/games/beef/scenario").status_code == 404
+    assert set(scenario) == {"about", "rules", "players", "start", "rounds"}
+    assert "Ana" in scenario["about"] and "LHYH" in scenario["about"]
+    assert run_scenario(scenario)[-1]["event"] == "game_over"
+    path = tmp_path / "game.scenario.json"
+    path.write_text(json.dumps(scenario))
+    played = runner.invoke(cli, ["scenario", str(path)])
+    assert played.exit_code == 0 and '"event": "game_over"' in played.stdout
+
+
+def test_the_game_page_and_my_games_are_the_static_shell() -> None:
+    with TestClient(make_app()) as client:
+        for path in ("/g/f00d", "/my-games"):
+            page = client.get(path)
+            assert page.status_code == 200
+            assert '<script type="module" src="/static/js/replay.js">' in page.text
+        for path in ("/static/js/replay.js", "/static/js/verify.js", "/static/js/mygames.js",
+                     "/static/css/replay.css"):
+            assert client.get(path).status_code == 200, path
+
+
+# -- the cache and the worker thread -------------------------------------------------------
+
+
+def test_analyses_are_made_once_in_a_worker_thread_and_kept(
+        record: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    loads: list[str] = []
+    threads: list[int] = []
+    real = replays.analyze
+
+    def in_thread(data: dict[str, Any]) -> Any:
+        threads.append(threading.get_ident())
+        return real(data)
+
+    monkeypatch.setattr(replays, "analyze", in_thread)
+
+    async def load(game_id: str) -> dict[str, Any] | None:
+        loads.append(game_id)
+        await asyncio.sleep(0.01)
+        return record if game_id.startswith("g") else None
+
+    async def scenario() -> None:
+        analyses = Analyses(load, size=2)
+        first, second = await asyncio.gather(analyses.get("g1"), analyses.get("g1"))
+        assert first is second and analyses.made == 1 and loads == ["g1"]
+        assert await analyses.get("g1") is first and analyses.made == 1
+        assert threads and threading.get_ident() not in threads
+        assert await analyses.get("nothing") is None
+        await analyses.get("g2")
+        await analyses.get("g3")  # the least recently asked for (g1) goes
+        assert list(analyses.done) == ["g2", "g3"]
+        await analyses.get("g1")
+        assert analyses.made == 4
+
+    asyncio.run(scenario())
+
+
+def test_a_failed_analysis_reaches_everyone_who_waited(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(data: dict[str, Any]) -> Any:
+        raise AnalysisError("no")
+
+    monkeypatch.setattr(replays, "analyze", refuse)
+
+    async def load(game_id: str) -> dict[str, Any]:
+        await asyncio.sleep(0.01)
+        return {}
+
+    async def scenario() -> None:
+        analyses = Analyses(load)
+        results = await asyncio.gather(analyses.get("x"), analyses.get("x"),
+                                       return_exceptions=True)
+        assert all(isinstance(result, AnalysisError) for result in results)
+        assert not analyses.pending and not analyses.done
+
+    asyncio.run(scenario())
+
+
+def test_scenario_of_keeps_only_scenario_keys(record: dict[str, Any]) -> None:
+    scenario = scenario_of(record)
+    assert scenario["rounds"] == record["rounds"] and "fairness" not in scenario
+
+
+# -- dudo analyze ---------------------------------------------------------------------------
+
+
+def test_dudo_analyze_prints_the_tables_and_the_json(record: dict[str, Any],
+                                                     tmp_path: Path) -> None:
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    shown = runner.invoke(cli, ["analyze", str(path)], env={"COLUMNS": "120"})
+    assert shown.exit_code == 0, shown.stderr
+    assert "every bid and call" in shown.stdout and "per player" in shown.stdout
+    for name in ("Ana", "Ben", "Cho"):
+        assert name in shown.stdout
+    machine = runner.invoke(cli, ["analyze", "--json", str(path)])
+    assert machine.exit_code == 0
+    assert json.loads(machine.stdout) == json.loads(json.dumps(analyze(record).to_json()))
+    piped = runner.invoke(cli, ["analyze", "--json", "-"], input=json.dumps(record))
+    assert piped.stdout == machine.stdout
+    mistakes = runner.invoke(cli, ["analyze", "--mistakes", str(path)], env={"COLUMNS": "120"})
+    assert mistakes.exit_code == 0
+    marked = sum(1 for decision in analyze(record).decisions if decision.mistake)
+    assert mistakes.stdout.count("MISTAKE") == marked
+
+
+@pytest.mark.parametrize("content,fragment", [
+    ("{not json", "not valid JSON"),
+    ("[1, 2]", "a game record is a JSON object"),
+    ('{"players": 2, "rounds": []}', "the scenario has no 'rules'"),
+    ('{"rules": {"preset": "perudo"}, "players": 2, "start": {"dice_counts": [1, 1]},'
+     ' "rounds": [{"dice": [[2], [3]], "actions": [{"seat": 1, "bid": [1, 2]}]}]}',
+     "not your turn"),
+])
+def test_dudo_analyze_refuses_a_bad_file_in_one_line(content: str, fragment: str,
+                                                     tmp_path: Path) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    result = runner.invoke(cli, ["analyze", str(path)])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert result.stderr.startswith("dudo: error: ") and fragment in result.stderr
+
+
+def test_dudo_analyze_of_a_missing_file() -> None:
+    result = runner.invoke(cli, ["analyze", "/nonexistent/game.json"])
+    assert result.exit_code == 2 and result.stderr.startswith("dudo: error: cannot read")
