@@ -194,3 +194,17 @@ def test_dudo_analyze_refuses_a_bad_file_in_one_line(content: str, fragment: str
 def test_dudo_analyze_of_a_missing_file() -> None:
     result = runner.invoke(cli, ["analyze", "/nonexistent/game.json"])
     assert result.exit_code == 2 and result.stderr.startswith("dudo: error: cannot read")
+
+
+def test_the_record_itself_replays_with_dudo_scenario(record: dict[str, Any],
+                                                      tmp_path: Path) -> None:
+    """docs/protocol.md: the record is a scenario file; its other keys are ignored."""
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    played = runner.invoke(cli, ["scenario", str(path)])
+    assert played.exit_code == 0, played.stdout
+    assert '"event": "game_over"' in played.stdout
+    typo = tmp_path / "typo.json"
+    typo.write_text(json.dumps({**record, "roudns": []}))
+    refused = runner.invoke(cli, ["scenario", str(typo)])
+    assert refused.exit_code == 2  # a key that is neither is still an error

@@ -21,6 +21,9 @@ from dudo.game import CALZA, DUDO, Action, Call, Game, IllegalAction, Phase, che
 from dudo.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, RulesError
 
 _TOP_KEYS = {"about", "rules", "players", "start", "rounds"}
+# A finished game's record (GET /api/games/ID) is a scenario with more to say: these keys
+# are accepted and ignored, so the downloaded record replays as it is.
+_RECORD_KEYS = {"game_id", "room", "names", "bots", "fairness"}
 _START_KEYS = {"dice_counts", "opener", "points", "palifico_used"}
 _CALLS: dict[object, Call] = {"dudo": DUDO, "calza": CALZA}
 
@@ -98,7 +101,7 @@ def replay(record: Mapping[str, Any]) -> Game:
 
 
 def _play(data: Mapping[str, Any], *, strict: bool) -> tuple[Game, list[dict[str, Any]]]:
-    unknown = set(data) - _TOP_KEYS
+    unknown = set(data) - _TOP_KEYS - _RECORD_KEYS
     if unknown:
         raise ScenarioError(f"unknown key {_shown(min(unknown))} in the scenario")
     for key in ("rules", "players", "rounds"):
