@@ -170,13 +170,29 @@ def check_fits(page: Page, name: str) -> None:
     assert overflow["scroll"] <= 0 and not overflow["wide"], (name, overflow)
 
 
-def axe_check(page: Page, name: str) -> None:
+def axe_check(page: Page, name: str, skip: frozenset[str] = frozenset()) -> None:
+    """axe with every rule it has turned on (best practices, AAA contrast and experimental
+    rules too), every violation counted whatever its impact; `skip` names rules left out
+    (each use says why)."""
     from axe_playwright_python.sync_playwright import Axe
 
-    results = Axe().run(page)
+    axe = Axe()
+    page.evaluate(axe.axe_script)
+    rules = page.evaluate("axe.getRules().map((rule) => rule.ruleId)")
+    assert len(rules) > 80, rules
+    results = axe.run(page, options={
+        "rules": {rule: {"enabled": rule not in skip} for rule in rules},
+        "resultTypes": ["violations"]})
     bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
-           for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+           for v in results.response["violations"]]
     assert not bad, (name, bad)
+
+
+# The rules sheet is written by the server (dudo.server.pages, its own inline style): its
+# links (#1d4ed8 on #fbfaf6, about 6.3:1) pass AA (4.5:1) but not the AAA rule (7:1): a
+# one-line change in RULES_STYLE, left to the server side. The site's own
+# pages use a darker blue (7:1 and more).
+RULES_SHEET_SKIP = frozenset({"color-contrast-enhanced"})
 
 
 def create_room(page: Page, base: str, name: str, seats: int, bots: dict[int, str],
@@ -187,7 +203,10 @@ def create_room(page: Page, base: str, name: str, seats: int, bots: dict[int, st
     if options:
         page.click("#house-rules summary")
         for option, value in options.items():
-            page.fill(f"#opt-{option}", str(value))
+            if page.locator(f"select#opt-{option}").count():
+                page.select_option(f"#opt-{option}", str(value))
+            else:
+                page.fill(f"#opt-{option}", str(value))
     page.select_option("#seats", str(seats))
     for index in range(1, seats):
         page.select_option(f'[data-seat="{index}"]', bots.get(index, ""))
@@ -199,10 +218,11 @@ def create_room(page: Page, base: str, name: str, seats: int, bots: dict[int, st
 
 def test_three_players_play_a_whole_game(server: str, browser: Browser) -> None:
     ana, ben, cho = (new_page(browser) for _ in range(3))
-    code = create_room(ana, server, "Ana", 5, {3: "easy", 4: "easy"}, {"starting_dice": 2})
-    # A bad action: starting with open seats is refused and the server's words are shown.
+    code = create_room(ana, server, "Ana", 5, {3: "easy", 4: "easy"}, {"starting_dice": 3})
+    # A bad action: starting with open seats is refused, in the page's words for the
+    # server's error code (not_ready).
     ana.click("#start")
-    expect(ana.locator(".toast")).to_contain_text("every seat needs a player")
+    expect(ana.locator(".toast")).to_contain_text("Every seat needs a player")
     # Ben joins by code on the home page, Cho by the link.
     ben.goto(server + "/")
     ben.fill("#name", "Ben")
@@ -379,7 +399,7 @@ def test_layout_and_accessibility(server: str, browser: Browser) -> None:
         page.goto(server + "/rules?preset=dudo&starting_dice=3")
         check_fits(page, f"rules-{width}")
         if width == 360:
-            axe_check(page, "rules")
+            axe_check(page, "rules", RULES_SHEET_SKIP)
         page.context.close()
 
 

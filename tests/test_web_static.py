@@ -16,12 +16,56 @@ from serverkit import make_app
 LOCALES = sorted((WEB / "locales").glob("*.json"))
 
 
+def placeholders(text: object) -> set[str]:
+    values = text.values() if isinstance(text, dict) else [text]
+    return {name for value in values for name in re.findall(r"\{(\w+)\}", str(value))}
+
+
 def test_every_locale_has_every_string() -> None:
+    """Every key in every language, with the same placeholders and the same plural forms."""
     english = json.loads((WEB / "locales" / "en.json").read_text())
     assert {path.stem for path in LOCALES} == {"en", "de", "es"}
     for path in LOCALES:
         strings = json.loads(path.read_text())
         assert set(english) <= set(strings), (path.name, set(english) - set(strings))
+        for key, text in english.items():
+            other = strings[key]
+            assert isinstance(other, dict) == isinstance(text, dict), (path.name, key)
+            if isinstance(text, dict):
+                assert set(other) == set(text) and "other" in text, (path.name, key)
+            # A translation may leave out a number it spells ("{n} dice" as "ein Würfel")
+            # but never ask for one the page does not give.
+            assert placeholders(other) <= placeholders(text) | {"n"}, (path.name, key)
+
+
+def test_every_server_error_code_is_translated() -> None:
+    """The page shows refusals in its own language: a key err.<code> for every code the
+    server or the engine can send (docs/protocol.md, "Error codes")."""
+    from dudo.game import REASONS
+
+    codes = set(REASONS)
+    server = Path(__file__).resolve().parent.parent / "src" / "dudo" / "server"
+    for source in server.glob("*.py"):
+        text = source.read_text()
+        codes |= set(re.findall(r'RoomError\(\s*"([a-z_]+)"', text))
+        codes |= set(re.findall(r'error_message\(\s*"([a-z_]+)"', text))
+    protocol = (Path(__file__).resolve().parent.parent / "docs" / "protocol.md").read_text()
+    codes |= set(re.findall(r"^\| [0-9]{3} \| `([a-z_]+)`", protocol, re.MULTILINE))
+    codes |= set(re.findall(r"^\| [0-9]{4} \| `([a-z_]+)`", protocol, re.MULTILINE))
+    assert {"not_a_raise", "not_ready", "locked", "full", "removed"} <= codes, codes
+    for path in LOCALES:
+        strings = json.loads(path.read_text())
+        missing = {code for code in codes if f"err.{code}" not in strings}
+        assert not missing, (path.name, missing)
+
+
+def test_grammar_that_was_wrong() -> None:
+    """The second person is never built from a name: "Du muss", "Tú debe" cannot appear."""
+    for path in LOCALES:
+        text = path.read_text()
+        assert "Du muss " not in text and "Tú debe " not in text, path.name
+    english = json.loads((WEB / "locales" / "en.json").read_text())
+    assert english["table.winner"] == {"one": "{names} wins!", "other": "{names} win!"}
 
 
 def test_every_string_the_client_asks_for_exists() -> None:

@@ -1,6 +1,6 @@
 // What every view takes from the page: the server's API, the browser's memory, messages
 // for the player (toasts) and for screen readers (the live region), safe HTML.
-import {t} from './i18n.js';
+import {has, t} from './i18n.js';
 
 export function randomHex(bytes) {
   const values = crypto.getRandomValues(new Uint8Array(bytes));
@@ -10,6 +10,47 @@ export function randomHex(bytes) {
 export function escapeHtml(text) {
   return String(text ?? '').replace(/[&<>"']/g, (c) => ({
     '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;'}[c]));
+}
+
+// A player's name as markup: escaped, and isolated with <bdi> so a right-to-left name
+// shows correctly and does not reorder the words around it.
+export function nameHtml(name) {
+  return `<bdi>${escapeHtml(name)}</bdi>`;
+}
+
+// At most `limit` characters (code points, as the server counts them), never cutting
+// inside a grapheme: an emoji sequence such as a family stays whole or goes whole.
+export function cutName(text, limit = 24) {
+  const value = String(text ?? '').trim();
+  const parts = typeof Intl !== 'undefined' && Intl.Segmenter
+    ? Array.from(new Intl.Segmenter(undefined, {granularity: 'grapheme'}).segment(value), (s) => s.segment)
+    : Array.from(value);
+  let kept = '';
+  let length = 0;
+  for (const part of parts) {
+    const size = Array.from(part).length;
+    if (length + size > limit) break;
+    kept += part;
+    length += size;
+  }
+  return kept.trim();
+}
+
+// The words for a refusal: the server's error code in the page's language (err.<code>),
+// else the server's own words, else a general apology.
+export function errorText(data) {
+  const code = data && (data.code || data.error);
+  if (code && has(`err.${code}`)) return t(`err.${code}`);
+  return (data && data.message) || t('error.generic');
+}
+
+// Names in a list: "Ana", "Ana and Ben", "Ana, Ben and Cy" in the page's language.
+export function listNames(names) {
+  try {
+    return new Intl.ListFormat(document.documentElement.lang || 'en', {type: 'conjunction'}).format(names);
+  } catch {
+    return names.join(', ');
+  }
 }
 
 // Screen readers hear bids and reveals through this polite live region.

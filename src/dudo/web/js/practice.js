@@ -41,8 +41,10 @@ export class Practice {
   params() {
     const game = this.table.state.game;
     const params = {};
-    if (game && game.standing) params.bid = bidWords(...game.standing);
-    if (game && game.last_reveal) {
+    // While bidding, the bid is this round's standing one; the reveal's tip (between
+    // rounds) quotes the bid that was called.
+    if (game && game.phase === 'bidding' && game.standing) params.bid = bidWords(...game.standing);
+    if (game && game.phase !== 'bidding' && game.last_reveal) {
       const [q, f] = game.last_reveal.bid;
       params.bid = bidWords(q, f);
       params.count = game.last_reveal.count;
@@ -54,20 +56,19 @@ export class Practice {
   panel() {
     const tip = this.current();
     if (!tip) return '';
-    return `<aside class="tip" id="tip" data-tip="${tip}" aria-labelledby="tip-title">
+    return `<aside class="tip" id="tip" data-key="tip-${tip}" data-tip="${tip}" aria-labelledby="tip-title">
       <h2 id="tip-title">${escapeHtml(t(`tip.${tip}.title`))}</h2>
       <p>${escapeHtml(t(`tip.${tip}`, this.params()))}</p>
       <button id="tip-ok" class="secondary small">${escapeHtml(t('tip.ok'))}</button>
     </aside>`;
   }
 
-  wire(main) {
-    main.querySelector('#tip-ok')?.addEventListener('click', () => {
-      const tip = main.querySelector('#tip').dataset.tip;
-      this.seen.add(tip);
-      sessionStorage.setItem(this.key, JSON.stringify([...this.seen]));
-      this.table.render();
-      main.querySelector('#tip-ok')?.focus();
-    });
+  // The table calls this when #tip-ok is pressed (its clicks are handled in one place).
+  dismiss(tip) {
+    if (!tip) return;
+    this.seen.add(tip);
+    sessionStorage.setItem(this.key, JSON.stringify([...this.seen]));
+    this.table.render();
+    document.getElementById('tip-ok')?.focus();
   }
 }

@@ -1,23 +1,50 @@
 // The table: one WebSocket, and a drawing of whatever state the server last sent.
 // Nothing here decides a rule: the legal bids and calls come from the server's view.
-import {announce, api, clientId, escapeHtml, memory, randomHex, toast} from './page.js';
+// Each state is drawn as markup and morphed into the page (morph.js): only what changed
+// is touched, so focus, scroll and animations survive; clicks and changes are handled in
+// one place (handle()), by the id or data attribute of what was pressed.
+import {announce, api, clientId, cutName, errorText, escapeHtml, listNames, memory, nameHtml,
+  randomHex, toast} from './page.js';
 import {die} from './dice.js';
-import {bidWords, lang, t} from './i18n.js';
+import {bidWords, has, lang, t} from './i18n.js';
 import {bidOdds} from './odds.js';
 import {Practice} from './practice.js';
+import {rememberGame} from './mygames.js';
+import {morph} from './morph.js';
+import {GameLog} from './gamelog.js';
+import {play, setSound, soundOn} from './sound.js';
+import {chosenRules, closestPreset, loadCatalogue, optionControls, presetTitle, timerOptions} from './rooms.js';
 
 const EMOTES = ['👍', '😂', '😮', '🤔', '😈', '🎲'];
 
-function seatPositions(count) {
-  // Clockwise from the bottom (your own seat) around an ellipse, in percent.
-  return Array.from({length: count}, (_, i) => {
-    const angle = Math.PI / 2 + (i * 2 * Math.PI) / count;
-    return {x: 50 + 41 * Math.cos(angle), y: 50 + 39 * Math.sin(angle)};
-  });
-}
+// Where the seats sit on the felt, clockwise from your own seat at the bottom, as percent
+// of the seats' area (the felt inside its rim). A seat is shifted by its own size in
+// proportion (CSS: translate(--x, --y)), so a seat at 0% starts at the left edge and one at
+// 100% ends at the right edge: no seat ever hangs over the rim.
+const LAYOUTS = {
+  1: [[50, 100]],
+  2: [[50, 100], [50, 0]],
+  3: [[50, 100], [16, 4], [84, 4]],
+  4: [[50, 100], [0, 48], [50, 0], [100, 48]],
+  5: [[50, 100], [0, 62], [22, 0], [78, 0], [100, 62]],
+  6: [[50, 100], [0, 70], [0, 24], [50, 0], [100, 24], [100, 70]],
+};
+
+const FACE_KEYS = ['1', '2', '3', '4', '5', '6'];
 
 export function openTable(main, code, params) {
   return new Table(main, code, params);
+}
+
+function clockText(deadline) {
+  const left = Math.max(0, Math.ceil(Number(deadline) - Date.now() / 1000));
+  return {left, text: `${left}s`};
+}
+
+function timerHtml(deadline) {
+  if (!deadline) return '';
+  const {left, text} = clockText(deadline);
+  return `<span class="timer${left <= 5 ? ' low' : ''}" data-deadline="${deadline}"><span aria-hidden="true">⏱ </span><span class="sr-only">${escapeHtml(t('table.time_left'))} </span><span class="left">${text}</span></span>`;
 }
 
 class Table {
@@ -32,26 +59,56 @@ class Table {
     this.closed = false;
     this.seededRound = null;
     this.pick = null; // [quantity, face] chosen in the picker
+    this.pickTurn = null; // the turn the pick was made for (a new turn gets a new default)
     this.emotes = new Map(); // seat -> [emote, until]
     this.showOdds = localStorage.getItem('dudo.odds') === '1';
     this.practice = memory.practice(code) ? new Practice(this) : null;
     if (this.practice) this.showOdds = localStorage.getItem('dudo.odds') !== '0';
     this.startSent = false;
     this.lastTurnAnnounced = null;
-    this.tick = setInterval(() => this.updateClocks(), 250);
+    this.log = new GameLog();
+    this.openDetails = new Set();
+    this.catalogue = null;
+    this.stillReveal = null; // the reveal whose animation the player skipped
     this.joinError = '';
+    this.baseTitle = document.title;
+    this.tick = setInterval(() => this.updateClocks(), 250);
+    this.onVisible = () => { if (!document.hidden) document.title = this.title(); };
+    document.addEventListener('visibilitychange', this.onVisible);
+    this.main.addEventListener('click', (this.onClick = (event) => this.handle(event)));
+    this.main.addEventListener('change', (this.onChange = (event) => this.changed(event)));
+    this.main.addEventListener('submit', (this.onSubmit = (event) => this.submitted(event)));
+    this.main.addEventListener('toggle', (this.onToggle = (event) => {
+      const id = event.target.id;
+      if (!id) return;
+      if (event.target.open) this.openDetails.add(id); else this.openDetails.delete(id);
+    }), true);
+    this.keys = (event) => this.key(event);
+    document.addEventListener('keydown', this.keys);
     if (this.session || this.watch) this.connect();
   }
 
   close() {
     this.closed = true;
     clearInterval(this.tick);
+    clearInterval(this.pinger);
+    document.removeEventListener('visibilitychange', this.onVisible);
+    document.removeEventListener('keydown', this.keys);
+    this.main.removeEventListener('click', this.onClick);
+    this.main.removeEventListener('change', this.onChange);
+    this.main.removeEventListener('submit', this.onSubmit);
+    this.main.removeEventListener('toggle', this.onToggle, true);
     if (this.socket) this.socket.close();
   }
 
   // -- the connection -----------------------------------------------------------------
 
   connect() {
+    if (this.socket) {
+      const old = this.socket;
+      this.socket = null;
+      old.close();
+    }
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
     // The seat token goes as a WebSocket subprotocol, so no URL (nor a proxy's log) has it.
     const protocols = ['dudo.v1', ...(this.session ? [`token.${this.session.token}`] : [])];
@@ -59,7 +116,9 @@ class Table {
       `${scheme}://${location.host}/ws/${this.code}?client=${clientId()}`, protocols);
     this.socket = socket;
     socket.addEventListener('open', () => { this.retry = 0; this.offline = false; });
-    socket.addEventListener('message', (event) => this.receive(JSON.parse(event.data)));
+    socket.addEventListener('message', (event) => {
+      if (socket === this.socket) this.receive(JSON.parse(event.data));
+    });
     socket.addEventListener('close', (event) => {
       if (this.closed || socket !== this.socket) return;
       if (event.code === 4401) { // the token is not valid here any more: ask again
@@ -70,27 +129,26 @@ class Table {
         this.render();
         return;
       }
-      if (event.code === 4404) { this.missing = true; this.render(); return; }
-      if (event.code === 4410) { // the host gave the seat away: watch instead
+      if (event.code === 4410) { // the host freed this seat: watch from now on
         memory.dropSeat(this.code);
         this.session = null;
         this.watch = true;
-        toast(t('table.removed'));
+        toast(t('err.removed'), 'info');
+        announce(t('err.removed'));
         this.connect();
         return;
       }
-      // Opened in another tab (which now has the seat), or from another site: trying
-      // again would only take the seat back and forth.
-      if (event.code === 4409 || event.code === 4403) {
-        this.offline = true;
-        toast(t(event.code === 4409 ? 'table.replaced' : 'error.generic'));
+      if (event.code === 4404) { this.missing = true; this.render(); return; }
+      if (event.code === 4409) { // another tab took this seat: no tug of war, ask first
+        this.replaced = true;
+        toast(t('err.replaced'), 'info');
         this.render();
         return;
       }
       this.offline = true;
       this.render();
       this.retry = Math.min(this.retry + 1, 6);
-      setTimeout(() => this.connect(), 300 * 2 ** (this.retry - 1));
+      setTimeout(() => { if (socket === this.socket) this.connect(); }, 300 * 2 ** (this.retry - 1));
     });
     clearInterval(this.pinger);
     this.pinger = setInterval(() => this.send({type: 'ping'}), 20000);
@@ -115,8 +173,16 @@ class Table {
     if (message.type === 'state') {
       const before = this.state;
       this.state = message;
+      this.log.observe(message);
       this.sendSeed();
       this.narrate(before, message);
+      // Room options the create form has that room creation does not take: set at once.
+      const pendingKey = `dudo.configure.${this.code}`;
+      const pending = message.you.host && message.room.status === 'lobby' && sessionStorage.getItem(pendingKey);
+      if (pending) {
+        sessionStorage.removeItem(pendingKey);
+        try { this.act('configure', JSON.parse(pending)); } catch { /* nothing to set */ }
+      }
       if (this.practice && message.you.host && message.room.status === 'lobby' && !this.startSent
           && !message.room.seats.some((seat) => seat.kind === 'open')) {
         this.startSent = true;
@@ -128,12 +194,14 @@ class Table {
       // A seed that came too late for its round is not news to the player: the server
       // deals that round with its own bound seed (and the reveal shows which was used).
       if (message.code === 'wrong_round') return;
-      toast(message.message);
-      announce(message.message);
+      // Told by the socket's close code (below), once.
+      if (message.code === 'removed' || message.code === 'replaced') return;
+      const text = errorText(message);
+      toast(text);
+      announce(text);
     } else if (message.type === 'emote') {
       this.emotes.set(message.seat, [message.emote, Date.now() + 3000]);
-      const name = this.state?.room.seats[message.seat]?.name ?? '';
-      announce(`${name}: ${message.emote}`);
+      announce(`${this.name(message.seat)}: ${message.emote}`);
       this.render();
       setTimeout(() => this.render(), 3100);
     }
@@ -157,33 +225,83 @@ class Table {
     return this.state?.room.seats[seat]?.name || t('seat.number', {n: seat + 1});
   }
 
+  title() {
+    return this.state ? `dudo · ${t('table.room')} ${this.code}` : this.baseTitle;
+  }
+
+  points() {
+    return this.state?.room.rules.format === 'points';
+  }
+
+  byWords(by) {
+    return by === 'timer' ? t('log.by_timer') : by === 'stand_in' ? t('log.by_stand_in') : '';
+  }
+
   narrate(before, state) {
+    const me = state.you.seat;
     for (const event of state.events || []) {
+      const by = event.by ? ` ${this.byWords(event.by)}` : '';
       if (event.event === 'bid') {
-        announce(t('say.bid', {name: this.name(event.seat), bid: bidWords(event.quantity, event.face)}));
+        announce(t('say.bid', {name: this.name(event.seat), bid: bidWords(event.quantity, event.face)}) + by);
+        play('bid');
       } else if (event.event === 'reveal') {
-        announce(this.revealSentence(event));
+        announce(this.revealSentence(event) + by);
+        play('call');
+        const lost = event.loser === me && me != null;
+        setTimeout(() => play(lost ? 'lose' : 'reveal'), 450);
       } else if (event.event === 'out') {
         announce(t('say.out', {name: this.name(event.seat)}));
       } else if (event.event === 'game_over') {
-        announce(t('say.winner', {names: event.winners.map((s) => this.name(s)).join(', ')}));
+        const names = event.winners.map((s) => this.name(s));
+        announce(t('say.winner', {names: listNames(names), n: names.length}));
+        if (event.winners.includes(me)) setTimeout(() => play('win'), 700);
       } else if (event.event === 'round') {
         announce(t('say.round', {n: event.number, name: this.name(event.opener)}));
+        if (me != null && event.dice_counts[me]) play('roll');
       }
     }
     const game = state.game;
     const diceKey = game && game.dice.length ? `${state.fair?.game_id}:${game.round}` : null;
     if (diceKey && diceKey !== this.announcedDice) announce(t('say.your_dice', {dice: game.dice.join(', ')}));
     if (diceKey) this.announcedDice = diceKey;
-    const mine = game && game.phase === 'bidding' && game.turn === state.you.seat;
+    const mine = game && game.phase === 'bidding' && game.turn === me && me != null;
     const turnKey = mine ? `${state.fair?.game_id}:${game.round}:${game.bids.length}` : null;
-    if (mine && turnKey !== this.lastTurnAnnounced) announce(t('say.your_turn'));
+    if (mine && turnKey !== this.lastTurnAnnounced) {
+      announce(t('say.your_turn'));
+      play('turn');
+      this.cueTurn();
+    }
     this.lastTurnAnnounced = turnKey;
   }
 
+  // Your turn while the tab is in the background: the title says so, and a notification
+  // (if the player allowed them) or a vibration (phones) calls you back.
+  cueTurn() {
+    if (!document.hidden) return;
+    document.title = `▶ ${t('title.your_turn')} · dudo`;
+    try {
+      if (this.notifyOn() && Notification.permission === 'granted') {
+        const note = new Notification(t('title.your_turn'), {body: t('notify.body', {code: this.code}), tag: `dudo-${this.code}`});
+        note.addEventListener('click', () => { window.focus(); note.close(); });
+      }
+    } catch {
+      // notifications are a courtesy
+    }
+    if (navigator.vibrate) navigator.vibrate([120, 80, 120]);
+  }
+
+  notifyOn() {
+    return 'Notification' in window && localStorage.getItem('dudo.notify') === '1'
+      && Notification.permission === 'granted';
+  }
+
   outcomeSentence(reveal) {
-    if (reveal.loser == null) return t(reveal.change ? 'reveal.wins_die' : 'reveal.exact_no_change', {name: this.name(reveal.caller)});
-    if (this.state?.room.rules.format === 'points') return t('reveal.takes_points', {name: this.name(reveal.loser), n: reveal.change});
+    if (reveal.loser == null) {
+      if (reveal.change) return t('reveal.wins_die', {name: this.name(reveal.caller)});
+      // An exact calza gives a die back only to someone below the starting number.
+      return t('reveal.exact_no_change', {name: this.name(reveal.caller), n: this.state?.room.rules.starting_dice ?? 5});
+    }
+    if (this.points()) return t('reveal.takes_points', {name: this.name(reveal.loser), n: reveal.change});
     return t('reveal.loses', {name: this.name(reveal.loser), n: reveal.change});
   }
 
@@ -194,102 +312,133 @@ class Table {
       count: reveal.count})} ${this.outcomeSentence(reveal)}`;
   }
 
+  winnerText(winners) {
+    const names = winners.map((s) => this.name(s));
+    return t('table.winner', {names: listNames(names), n: names.length});
+  }
+
   // -- joining ------------------------------------------------------------------------
 
   async renderJoin() {
     const info = await api(`/api/rooms/${this.code}`);
+    if (this.closed || this.session || this.watch) return;
     if (!info.ok) {
-      this.main.innerHTML = `<section class="card"><h1>${escapeHtml(t('table.no_room', {code: this.code}))}</h1><p><a href="/">${escapeHtml(t('table.home'))}</a></p></section>`;
+      morph(this.main, `<section class="card"><h1>${escapeHtml(t('table.no_room', {code: this.code}))}</h1><p><a href="/">${escapeHtml(t('table.home'))}</a></p></section>`);
       return;
     }
     const room = info.data;
-    const open = room.status === 'lobby' && room.seats.some((s) => s.kind === 'open');
-    const seats = room.seats.map((s, i) => `<li>${escapeHtml(s.kind === 'open' ? t('seat.open') : s.name)}${i === 0 ? ` <span class="badge">${escapeHtml(t('seat.host'))}</span>` : ''}</li>`).join('');
-    this.main.innerHTML = `
+    const open = room.status !== 'playing' && room.seats.some((s) => s.kind === 'open');
+    const seats = room.seats.map((s, i) => `<li>${s.kind === 'open' ? `<em>${escapeHtml(t('seat.open'))}</em>` : nameHtml(s.name)}${i === 0 ? ` <span class="badge">${escapeHtml(t('seat.host'))}</span>` : ''}</li>`).join('');
+    const why = room.status === 'lobby' ? 'join.full' : room.status === 'over' ? 'join.over_full' : 'join.started';
+    document.title = `dudo · ${t('join.title')} ${this.code}`;
+    morph(this.main, `
       <section class="card join">
         <h1>${escapeHtml(t('join.title'))} <span class="code">${this.code}</span></h1>
         <p class="lead">${escapeHtml(t('join.invite', {name: room.seats[0]?.name || ''}))}</p>
         ${this.joinError ? `<p class="notice">${escapeHtml(this.joinError)}</p>` : ''}
+        ${room.status === 'over' && open ? `<p class="notice">${escapeHtml(t('join.between_games'))}</p>` : ''}
         <ol class="seat-list">${seats}</ol>
         ${open ? `<form id="join-form">
           <label for="name" class="big-label">${escapeHtml(t('home.name'))}</label>
-          <input id="name" maxlength="24" autocomplete="nickname" value="${escapeHtml(memory.name)}" required>
+          <input id="name" maxlength="64" dir="auto" autocomplete="nickname" value="${escapeHtml(memory.name)}" required>
           <button class="primary" id="take-seat" type="submit">${escapeHtml(t('join.take_seat'))}</button>
-        </form>` : `<p>${escapeHtml(t(room.status === 'lobby' ? 'join.full' : 'join.started'))}</p>`}
+        </form>` : `<p>${escapeHtml(t(why))}</p>`}
         <p><button class="secondary" id="watch">${escapeHtml(t('join.watch'))}</button>
         <a href="${rulesHref(room.rules)}" target="_blank">${escapeHtml(t('table.rules'))}</a></p>
-      </section>`;
-    this.main.querySelector('#watch').addEventListener('click', () => {
-      this.watch = true;
-      this.connect();
-      this.render();
-    });
-    const form = this.main.querySelector('#join-form');
-    if (form) {
-      form.addEventListener('submit', async (event) => {
-        event.preventDefault();
-        const name = this.main.querySelector('#name').value.trim();
-        if (!name) return;
-        memory.name = name;
-        const invite = new URLSearchParams(location.search).get('invite');
-        const answer = await api(`/api/rooms/${this.code}/join`, invite ? {name, invite} : {name});
-        if (!answer.ok) { toast(answer.data.message || t('error.generic')); return; }
-        memory.keepSeat(this.code, answer.data);
-        this.session = memory.seat(this.code);
-        this.connect();
-        this.render();
-      });
-    }
+      </section>`);
+  }
+
+  async takeSeat(nameInput) {
+    const name = cutName(nameInput.value);
+    if (!name) { toast(t('home.need_name')); nameInput.focus(); return; }
+    memory.name = name;
+    const invite = new URLSearchParams(location.search).get('invite');
+    const answer = await api(`/api/rooms/${this.code}/join`, invite ? {name, invite} : {name});
+    if (!answer.ok) { toast(errorText(answer.data)); return; }
+    memory.keepSeat(this.code, answer.data);
+    this.session = memory.seat(this.code);
+    this.watch = false;
+    this.joinError = '';
+    this.connect();
+    this.render();
   }
 
   // -- drawing --------------------------------------------------------------------------
 
   render() {
     if (this.closed) return;
+    document.body.dataset.view = 'table';
     if (this.missing) {
-      this.main.innerHTML = `<section class="card"><h1>${escapeHtml(t('table.no_room', {code: this.code}))}</h1><p><a href="/">${escapeHtml(t('table.home'))}</a></p></section>`;
+      morph(this.main, `<section class="card"><h1>${escapeHtml(t('table.no_room', {code: this.code}))}</h1><p><a href="/">${escapeHtml(t('table.home'))}</a></p></section>`);
       return;
     }
     if (!this.session && !this.watch) { this.renderJoin(); return; }
     if (!this.state) {
-      this.main.innerHTML = `<p class="loading">${escapeHtml(t('table.connecting'))}</p>`;
+      morph(this.main, `<h1 class="sr-only">${escapeHtml(t('table.room'))} ${this.code}</h1><p class="loading">${escapeHtml(t('table.connecting'))}</p>`);
       return;
     }
-    const focused = document.activeElement?.id;
     const {room, game, you} = this.state;
+    if (!this.catalogue && !this.catalogueAsked && room.status !== 'playing') {
+      this.catalogueAsked = true;
+      loadCatalogue().then((data) => { this.catalogue = data; this.render(); });
+    }
     document.getElementById('rules-link').href = rulesHref(room.rules);
+    if (!document.hidden) document.title = this.title();
     document.body.dataset.status = room.status;
     document.body.dataset.phase = game ? game.phase : 'lobby';
     document.body.dataset.version = String(this.state.version);
     document.body.dataset.legal = JSON.stringify(this.legal());
-    const parts = [this.head()];
-    if (room.status === 'lobby') parts.push(this.lobbyPanel());
-    else {
-      parts.push(this.tableDrawing());
-      parts.push(this.ownDice());
-      if (this.practice) parts.push(this.practice.panel());
-      parts.push(this.actions());
-      parts.push(this.history());
+    let html;
+    if (room.status === 'lobby') {
+      html = `<div class="table-page lobby">${this.head()}${this.lobbyPanel()}
+        ${this.practice ? this.practice.panel() : ''}${you.seat != null ? this.emoteBar() : ''}</div>`;
+    } else {
+      const side = [this.actions()];
+      if (this.practice) side.push(this.practice.panel());
+      if (game && game.phase === 'over') side.push(this.standings(), this.nextGame());
+      side.push(this.history());
+      if (you.seat != null) side.push(this.emoteBar());
+      html = `<div class="table-page ${room.status}" data-seats="${room.seats.length}">${this.head()}
+        <div class="board" data-key="board">${this.tableDrawing()}${this.ownDice()}</div>
+        <div class="side" data-key="side">${side.join('')}</div></div>`;
     }
-    if (you.seat != null) parts.push(this.emoteBar());
-    if (this.practice && room.status === 'lobby') parts.push(this.practice.panel());
-    this.main.innerHTML = `<div class="table-page ${room.status}">${parts.join('')}</div>`;
-    this.wire();
-    if (focused) document.getElementById(focused)?.focus();
-    this.updateClocks();
+    morph(this.main, html);
+    if (game && game.phase === 'over') {
+      const id = this.state.fair?.game_id; // the finished game's page: replay, analysis, dice checked
+      if (id) rememberGame({id, room: this.code, names: room.seats.map((s) => s.name), seat: you.seat, winners: game.winners.map((s) => this.name(s))});
+    }
   }
 
   head() {
     const {room, you} = this.state;
     const link = this.shareLink();
-    return `<section class="room-head">
-      <div><span class="label">${escapeHtml(t('table.room'))}</span> <span class="code" aria-label="${escapeHtml(t('table.code_is', {code: this.code.split('').join(' ')}))}">${this.code}</span></div>
+    const title = `${escapeHtml(t('table.room'))} <span class="code">${this.code}</span>`;
+    const heading = room.status === 'lobby' ? `<p class="room-title">${title}</p>` : `<h1 class="room-title">${title}</h1>`;
+    const sound = soundOn();
+    const notify = 'Notification' in window
+      ? `<button id="notify-toggle" class="icon small secondary" aria-pressed="${this.notifyOn()}" title="${escapeHtml(t('table.notify'))}"><span aria-hidden="true">${this.notifyOn() ? '🔔' : '🔕'}</span><span class="sr-only">${escapeHtml(t('table.notify'))}</span></button>` : '';
+    return `<section class="room-head" data-key="head" aria-label="${escapeHtml(t('table.room'))}">
+      ${heading}
       <div class="head-buttons">
-        <button id="copy-link" class="small secondary" data-link="${escapeHtml(link)}">${escapeHtml(t('table.copy_link'))}</button>
-        <a class="small button-link" href="${rulesHref(room.rules)}" target="_blank">${escapeHtml(t('table.rules'))}</a>
         ${you.role === 'spectator' ? `<span class="badge">${escapeHtml(t('table.watching'))}</span>` : ''}
-        ${this.offline ? `<span class="badge warn">${escapeHtml(t('table.reconnecting'))}</span>` : ''}
+        ${room.spectators ? `<span class="badge watchers"><span aria-hidden="true">👀 </span>${escapeHtml(t('table.spectators', {n: room.spectators}))}</span>` : ''}
+        ${this.offline && !this.replaced ? `<span class="badge warn">${escapeHtml(t('table.reconnecting'))}</span>` : ''}
+        ${this.replaced ? `<button id="play-here" class="small primary">${escapeHtml(t('table.play_here'))}</button>` : ''}
+        <button id="sound-toggle" class="icon small secondary" aria-pressed="${sound}" title="${escapeHtml(t('table.sound'))}"><span aria-hidden="true">${sound ? '🔊' : '🔇'}</span><span class="sr-only">${escapeHtml(t('table.sound'))}</span></button>
+        ${notify}
+        <button id="copy-link" class="small secondary" data-link="${escapeHtml(link)}"><span aria-hidden="true">🔗</span> <span class="wide-only">${escapeHtml(t('table.copy_link'))}</span><span class="sr-only narrow-only">${escapeHtml(t('table.copy_link'))}</span></button>
+        <a class="small button-link" href="${rulesHref(room.rules)}" target="_blank"><span aria-hidden="true">📖</span> <span class="wide-only">${escapeHtml(t('table.rules'))}</span><span class="sr-only narrow-only">${escapeHtml(t('table.rules'))}</span></a>
       </div></section>`;
+  }
+
+  roundInfo() {
+    const {game, room} = this.state;
+    if (this.points()) {
+      const rounds = room.rules.points_rounds;
+      const shown = game.phase === 'over' ? game.round : Math.min(game.round, rounds);
+      return t('table.round_of', {n: shown, total: rounds});
+    }
+    return t('table.round_n', {n: game.round});
   }
 
   // The host's link carries the room's invite key: it lets friends in even when the
@@ -300,37 +449,111 @@ class Table {
     return `${location.origin}/r/${this.code}${invite}`;
   }
 
-  lobbyPanel() {
+  // The seats of a room not playing now (its lobby, or between games): the host sets
+  // bots and open seats and removes players.
+  seatList() {
     const {room, you} = this.state;
-    const link = this.shareLink();
-    const seats = room.seats.map((seat, index) => {
+    const host = you.host && room.status !== 'playing';
+    const rows = room.seats.map((seat, index) => {
       let who;
-      if (seat.kind === 'human') who = `${escapeHtml(seat.name)}${seat.connected ? '' : ` <span class="badge">${escapeHtml(t('seat.away'))}</span>`}`;
-      else if (seat.kind === 'bot') who = `${escapeHtml(seat.name)} <span class="badge">${escapeHtml(t(`seat.bot_${seat.level}`))}</span>`;
+      if (seat.kind === 'human') who = `${nameHtml(seat.name)}${seat.connected ? '' : ` <span class="badge">${escapeHtml(t('seat.away'))}</span>`}`;
+      else if (seat.kind === 'bot') who = `${nameHtml(seat.name)} <span class="badge">${escapeHtml(t(`seat.bot_${seat.level}`))}</span>`;
       else who = `<em>${escapeHtml(t('seat.open'))}</em>`;
       let control = '';
-      if (you.host && seat.kind !== 'human') {
+      if (host && seat.kind !== 'human') {
         const value = seat.kind === 'bot' ? seat.level : '';
         control = `<label class="sr-only" for="seat-kind-${index}">${escapeHtml(t('create.seat', {n: index + 1}))}</label>
           <select id="seat-kind-${index}" data-configure-seat="${index}">
           ${['', 'easy', 'normal', 'hard'].map((v) => `<option value="${v}" ${v === value ? 'selected' : ''}>${escapeHtml(v ? t(`seat.bot_${v}`) : t('seat.open'))}</option>`).join('')}
           </select>`;
+      } else if (host && index !== 0) {
+        control = `<button class="small secondary" id="remove-${index}" data-remove="${index}">${escapeHtml(t('lobby.remove'))}<span class="sr-only"> ${escapeHtml(seat.name)}</span></button>`;
       }
-      return `<li><span class="seat-no">${index + 1}</span> <span class="who">${who}${index === you.seat ? ` <span class="badge you">${escapeHtml(t('seat.you'))}</span>` : ''}</span> ${control}</li>`;
+      const badges = `${index === 0 ? ` <span class="badge">${escapeHtml(t('seat.host'))}</span>` : ''}${index === you.seat ? ` <span class="badge you">${escapeHtml(t('seat.you'))}</span>` : ''}`;
+      return `<li><span class="seat-no">${index + 1}</span> <span class="who">${who}${badges}</span> ${control}</li>`;
     }).join('');
+    return `<ol class="seat-list">${rows}</ol>`;
+  }
+
+  // The host's settings for the room: house rules, timer, who may join, lost dice shown.
+  settings() {
+    const {room, you} = this.state;
+    if (!you.host || room.status === 'playing' || !this.catalogue) return '';
+    const data = this.catalogue;
+    const preset = closestPreset(data, room.rules);
+    const presets = Object.keys(data.presets).map((key) =>
+      `<option value="${key}" ${key === preset ? 'selected' : ''}>${escapeHtml(presetTitle(data, key))}</option>`).join('');
+    const openHouse = this.openDetails.has('set-house') ? 'open' : '';
+    return `<div class="settings" id="room-settings-form">
+      <div class="option"><label for="set-preset">${escapeHtml(t('create.preset'))}</label>
+        <select id="set-preset">${presets}</select></div>
+      <details id="set-house" ${openHouse}><summary>${escapeHtml(t('create.house_rules'))}</summary>
+        <div id="set-options">${optionControls(data, room.rules, 'set')}</div></details>
+      <div class="option"><label for="set-timer">${escapeHtml(t('create.timer'))}</label>
+        <select id="set-timer">${timerOptions(room.timer)}</select>
+        <p class="help">${escapeHtml(t('create.timer_help'))}</p></div>
+      <div class="option"><label class="check"><input type="checkbox" id="set-public" ${room.public ? 'checked' : ''}> ${escapeHtml(t('create.public'))}</label></div>
+      <div class="option"><label class="check"><input type="checkbox" id="lock-room" ${room.locked ? 'checked' : ''}> ${escapeHtml(t('lobby.lock'))}</label></div>
+      <div class="option"><label class="check"><input type="checkbox" id="set-lost" ${room.show_lost_dice ? 'checked' : ''}> ${escapeHtml(t('create.show_lost'))}</label></div>
+    </div>`;
+  }
+
+  rulesLine() {
+    const {room} = this.state;
+    const data = this.catalogue;
+    const preset = data ? presetTitle(data, closestPreset(data, room.rules)) : '';
+    const parts = [];
+    if (preset) parts.push(preset);
+    parts.push(t('seat.dice', {n: room.rules.starting_dice}));
+    parts.push(room.timer ? t('create.seconds', {n: room.timer}) : t('create.no_timer'));
+    return `<p class="help">${escapeHtml(t('lobby.rules_summary'))} ${escapeHtml(parts.join(' · '))} · <a href="${rulesHref(room.rules)}" target="_blank">${escapeHtml(t('table.rules'))}</a></p>`;
+  }
+
+  lobbyPanel() {
+    const {room, you} = this.state;
+    const link = this.shareLink();
     return `<section class="card lobby">
       <h1>${escapeHtml(t('lobby.title'))}</h1>
       <p>${escapeHtml(t('lobby.share'))}</p>
-      <p class="share-code" aria-hidden="true">${this.code}</p>
+      <div class="share-code">${this.code}</div>
       <p class="share-link"><input id="share-link" readonly value="${escapeHtml(link)}" aria-label="${escapeHtml(t('lobby.link'))}"> <button id="copy-link-2" class="secondary" data-link="${escapeHtml(link)}">${escapeHtml(t('table.copy_link'))}</button></p>
       <h2>${escapeHtml(t('lobby.seats'))}</h2>
-      <ol class="seat-list">${seats}</ol>
-      <p class="help">${escapeHtml(t('lobby.rules_summary'))} <a href="${rulesHref(room.rules)}" target="_blank">${escapeHtml(t('table.rules'))}</a>${room.timer ? ` · ${escapeHtml(t('create.seconds', {n: room.timer}))}` : ''}</p>
-      ${you.host ? `<p><label class="check"><input type="checkbox" id="lock-room" ${room.locked ? 'checked' : ''}> ${escapeHtml(t('lobby.lock'))}</label></p>` : ''}
+      ${this.seatList()}
+      ${this.takeSeatForm('join.take_seat')}
+      ${this.rulesLine()}
       ${!you.host && room.locked ? `<p class="help">${escapeHtml(t('lobby.locked'))}</p>` : ''}
       ${you.host ? `<div class="buttons"><button id="fill-bots" class="secondary">${escapeHtml(t('lobby.fill_bots'))}</button>
         <button id="start" class="primary">${escapeHtml(t('lobby.start'))}</button></div>`
         : `<p class="notice">${escapeHtml(t('lobby.wait_host'))}</p>`}
+      ${you.host ? `<h2>${escapeHtml(t('lobby.settings'))}</h2>${this.settings()}` : ''}
+    </section>`;
+  }
+
+  // A spectator's way to an open seat (in the lobby, or between games for the rematch).
+  takeSeatForm(label) {
+    const {room, you} = this.state;
+    if (you.seat != null || !room.seats.some((s) => s.kind === 'open')) return '';
+    return `<form id="take-form" class="take-seat">
+        <label for="take-name">${escapeHtml(t('home.name'))}</label>
+        <input id="take-name" maxlength="64" dir="auto" autocomplete="nickname" value="${escapeHtml(memory.name)}" required>
+        <button class="primary" id="take-seat" type="submit">${escapeHtml(t(label))}</button></form>`;
+  }
+
+  // Between games: who sits where for the rematch. Spectators can take an open seat; the
+  // host can change the rules, the seats and the timer, and remove a player.
+  nextGame() {
+    const {room, you} = this.state;
+    const open = room.seats.filter((s) => s.kind === 'open').length;
+    const take = this.takeSeatForm('over.take_seat');
+    const openHouse = this.openDetails.has('room-settings') ? 'open' : '';
+    return `<section class="card next-game" data-key="next-game" aria-labelledby="next-title">
+      <h2 id="next-title">${escapeHtml(t('over.next_game'))}</h2>
+      ${this.seatList()}
+      ${open ? `<p class="help">${escapeHtml(t('over.open_seats', {n: open}))}</p>` : ''}
+      ${take}
+      ${you.host && open ? `<p><button id="fill-bots" class="secondary small">${escapeHtml(t('lobby.fill_bots'))}</button></p>` : ''}
+      ${this.rulesLine()}
+      ${you.host && this.catalogue ? `<details id="room-settings" ${openHouse}><summary>${escapeHtml(t('over.change_rules'))}</summary>${this.settings()}</details>` : ''}
     </section>`;
   }
 
@@ -346,95 +569,147 @@ class Table {
     return game && game.phase !== 'bidding' && game.last_reveal;
   }
 
-  seatCard(index) {
+  revealKey() {
+    const game = this.state.game;
+    return `${this.state.fair?.game_id}:${GameLog.revealedRound(game)}`;
+  }
+
+  // Where a player finished: 1 for the winners, else by when they went out.
+  placeOf(seat) {
+    const {game} = this.state;
+    if (!game) return null;
+    if (game.winners.includes(seat)) return 1;
+    const outs = this.log.outs;
+    const at = outs.indexOf(seat);
+    if (at < 0) return null;
+    return this.state.room.seats.length - at;
+  }
+
+  seatCard(index, order) {
     const {room, game, you} = this.state;
     const seat = room.seats[index];
     const count = game.dice_counts[index];
-    const lost = Math.max(0, room.rules.starting_dice - count);
+    const lost = room.show_lost_dice === false ? 0 : Math.max(0, room.rules.starting_dice - count);
     const reveal = this.showingReveal() ? game.last_reveal : null;
     const turn = game.phase === 'bidding' && game.turn === index;
+    const out = !count && !this.points();
     const classes = ['seat'];
     if (turn) classes.push('turn');
-    if (!count && room.rules.format !== 'points') classes.push('out');
+    if (out) classes.push('out');
     if (index === you.seat) classes.push('me');
+    if (game.phase === 'bidding' && game.bidder === index) classes.push('bidder');
     let dice;
+    let diceKey;
     if (reveal && reveal.cups[index] && reveal.cups[index].length) {
       const [, face] = reveal.bid;
+      diceKey = `cup-${this.revealKey()}-${index}`;
       dice = reveal.cups[index].map((d) => {
         const counts = d === face || (reveal.wild && d === 1 && face !== 1);
-        return die(d, {size: 22, counts, label: counts ? t('die.counts', {face: d}) : t('die.face', {face: d})});
+        return die(d, {size: 24, counts, label: counts ? t('die.counts', {face: d}) : t('die.face', {face: d})});
       }).join('');
     } else {
+      diceKey = `hidden-${index}`;
       dice = Array.from({length: count}, () => die(0, {size: 18})).join('')
         + Array.from({length: lost}, () => die(0, {size: 18, cls: 'lost'})).join('');
     }
     const status = [];
     if (seat.kind === 'bot') status.push(t(`seat.bot_${seat.level}`));
     if (seat.kind === 'human' && !seat.connected) status.push(seat.bot_playing ? t('seat.bot_playing') : t('seat.away'));
-    if (index === you.seat) status.push(t('seat.you'));
-    if (!count && room.rules.format !== 'points') status.push(t('seat.out'));
+    if (seat.kind === 'open') status.push(t('seat.open'));
+    if (out) {
+      const place = this.placeOf(index);
+      status.push(place ? t('seat.out_place', {place: this.ordinal(place)}) : t('seat.out'));
+    }
     const emote = this.emotes.get(index);
     const bubble = emote && emote[1] > Date.now() ? `<span class="bubble" aria-hidden="true">${emote[0]}</span>` : '';
-    const points = room.rules.format === 'points' ? `<span class="points">${escapeHtml(t('seat.points', {n: game.points[index]}))}</span>` : '';
+    const points = this.points() ? `<span class="points">${escapeHtml(t('seat.points', {n: game.points[index]}))}</span>` : '';
     const changed = reveal && reveal.change && (reveal.loser === index || (reveal.loser == null && reveal.caller === index));
-    const sign = reveal && (reveal.loser !== index || room.rules.format === 'points') ? '+' : '−';
-    const changeMark = changed ? `<span class="change ${reveal.loser === index ? 'minus' : 'plus'}" aria-hidden="true">${sign}${reveal.change}</span>` : '';
-    return `<li class="${classes.join(' ')}" data-seat="${index}">
-      <span class="seat-name">${turn ? '<span aria-hidden="true">▶ </span>' : ''}${escapeHtml(seat.name)}</span>
+    const plus = reveal && (reveal.loser !== index || this.points());
+    const changeMark = changed ? `<span class="change ${reveal.loser === index ? 'minus' : 'plus'}" data-key="change-${this.revealKey()}" aria-hidden="true">${plus ? '+' : '−'}${reveal.change}</span>` : '';
+    const [x, y] = (LAYOUTS[order.length] || LAYOUTS[6])[order.indexOf(index)] || [50, 50];
+    const place = `left:${x}%;top:${y}%;--x:-${x}%;--y:-${y}%;--i:${order.indexOf(index)}`;
+    const diceWords = `${t('seat.dice', {n: count})}${lost ? `, ${t('seat.lost', {n: lost})}` : ''}`;
+    return `<li class="${classes.join(' ')}" data-seat="${index}" style="${place}">
+      <span class="seat-name">${turn ? '<span aria-hidden="true">▶ </span>' : ''}${nameHtml(seat.name || t('seat.number', {n: index + 1}))}${index === you.seat ? ` <span class="you-tag">(${escapeHtml(t('seat.you'))})</span>` : ''}</span>
       <span class="seat-status">${escapeHtml(status.join(' · '))}</span>
-      <span class="seat-dice" ${reveal ? `role="group" aria-label="${escapeHtml(t('table.cup_of', {name: seat.name}))}"` : 'aria-hidden="true"'}>${dice}</span>
-      <span class="sr-only">${escapeHtml(t('seat.dice', {n: count}))}${lost ? `, ${escapeHtml(t('seat.lost', {n: lost}))}` : ''}</span>
-      ${points}${changeMark}
-      ${turn && this.state.deadline ? `<span class="timer" data-deadline="${this.state.deadline}"></span>` : ''}
-      ${bubble}</li>`;
+      ${reveal && reveal.cups[index]?.length
+        ? `<span class="seat-dice revealed" data-key="${diceKey}" role="group" aria-label="${escapeHtml(t('table.cup_of', {name: seat.name}))}">${dice}</span>`
+        : `<span class="seat-dice" data-key="${diceKey}" aria-hidden="true">${dice}</span><span class="sr-only">${escapeHtml(diceWords)}</span>`}
+      ${points}${changeMark}${bubble}</li>`;
+  }
+
+  ordinal(place) {
+    const key = `ordinal.${place}`;
+    return has(key) ? t(key) : String(place);
+  }
+
+  turnLine(words = null) {
+    const {game, you} = this.state;
+    if (game.phase !== 'bidding') return '';
+    const mine = game.turn === you.seat;
+    words = words || (mine ? t('table.your_turn') : t('table.turn_of', {name: this.name(game.turn)}));
+    return `<p class="turn-line${mine ? ' mine' : ''}"><span class="who-now">${escapeHtml(words)}</span> ${timerHtml(this.state.deadline)}</p>`;
   }
 
   centre() {
-    const {game, room} = this.state;
+    const {game, room, you} = this.state;
     const badges = [];
+    const total = game.dice_counts.reduce((a, b) => a + b, 0);
     if (game.palifico) badges.push(`<span class="badge pal">${escapeHtml(t('table.palifico'))}</span>`);
     if (room.rules.wild_ones && game.phase === 'bidding') badges.push(`<span class="badge">${escapeHtml(t(game.wild ? 'table.ones_wild' : 'table.ones_not_wild'))}</span>`);
+    const info = `<p class="table-info"><span class="round-info">${escapeHtml(this.roundInfo())}</span> · <span class="in-play">${escapeHtml(t('table.in_play', {n: total}))}</span> ${badges.join(' ')}</p>`;
     if (game.phase === 'over') {
-      const names = game.winners.map((s) => this.name(s)).join(', ');
       const last = game.last_reveal;
       const summary = last ? `<p class="result">${escapeHtml(this.revealSentence(last))}</p>` : '';
-      return `<div class="centre over"><p class="big"><span aria-hidden="true">🏆 </span>${escapeHtml(t('table.winner', {names}))}</p>${summary}
-        ${this.state.you.seat != null ? `<button id="rematch" class="primary">${escapeHtml(t('table.rematch'))}</button>` : ''}
-        <a href="/" class="button-link small">${escapeHtml(t('table.new_room'))}</a></div>`;
+      const id = this.state.fair?.game_id;
+      const open = room.seats.some((s) => s.kind === 'open');
+      return `<div class="centre over" data-key="over-${id}">${info}<h2 class="big"><span aria-hidden="true">🏆 </span>${escapeHtml(this.winnerText(game.winners))}</h2>${summary}
+        ${you.seat != null ? `<button id="rematch" class="primary" ${open ? 'aria-describedby="rematch-why"' : ''}>${escapeHtml(t('table.rematch'))}</button>
+          ${open ? `<p class="help" id="rematch-why">${escapeHtml(t('over.fill_first'))}</p>` : ''}` : ''}
+        <a href="/" class="button-link small">${escapeHtml(t('table.new_room'))}</a>
+        ${id ? `<a href="/g/${id}" class="button-link small" id="game-page">${escapeHtml(has('table.game_page') ? t('table.game_page') : 'Replay and analysis')}</a>` : ''}</div>`;
     }
     if (game.phase === 'roll') {
       const reveal = game.last_reveal;
-      if (!reveal) return `<div class="centre"><p>${escapeHtml(t('table.rolling'))}</p></div>`;
+      if (!reveal) return `<div class="centre">${info}<p>${escapeHtml(t('table.rolling'))}</p></div>`;
       const [q, f] = reveal.bid;
       const verdict = reveal.outcome === 'holds' ? t('reveal.holds') : reveal.outcome === 'fails' ? t('reveal.fails')
         : reveal.outcome === 'exact' ? t('reveal.exact') : t('reveal.not_exact');
-      return `<div class="centre reveal" id="reveal">
-        <p class="call-name">${escapeHtml(t('reveal.caller', {name: this.name(reveal.caller), call: reveal.call === 'calza' ? t('call.calza') : t('call.dudo_shout')}))}</p>
+      const by = this.log.round(GameLog.revealedRound(game), false)?.reveal?.by;
+      return `<div class="centre reveal" id="reveal" data-key="reveal-${this.revealKey()}" style="--seats:${room.seats.length}">
+        <p class="call-name">${escapeHtml(t('reveal.caller', {name: this.name(reveal.caller), call: reveal.call === 'calza' ? t('call.calza') : t('call.dudo_shout')}))}${by ? ` <span class="by">${escapeHtml(this.byWords(by))}</span>` : ''}</p>
         <p class="count-line"><span class="count">${reveal.count}</span> × ${die(f, {size: 30, label: t('die.face', {face: f})})} <span class="vs">${escapeHtml(t('reveal.vs', {bid: bidWords(q, f)}))}</span></p>
         <p class="verdict">${escapeHtml(verdict)}</p>
         <p class="result">${escapeHtml(this.outcomeSentence(reveal))}</p>
-        ${this.state.you.seat != null ? `<button id="next-round" class="primary small">${escapeHtml(t('table.next_round'))} <span data-roll-at="${this.state.roll_at || ''}"></span></button>` : ''}
+        ${you.seat != null ? `<button id="next-round" class="primary small">${escapeHtml(t('table.next_round'))} <span data-roll-at="${this.state.roll_at || ''}">${this.rollText()}</span></button>` : ''}
       </div>`;
     }
     const standing = game.standing;
-    const turnName = game.turn === this.state.you.seat ? t('table.you') : this.name(game.turn);
     if (!standing) {
-      return `<div class="centre"><p class="hint">${escapeHtml(t('table.opens', {name: turnName}))}</p>${badges.join(' ')}</div>`;
+      const opener = game.turn === you.seat ? t('table.you_open') : t('table.opens', {name: this.name(game.turn)});
+      return `<div class="centre">${info}${this.turnLine(opener)}</div>`;
     }
     const [q, f] = standing;
-    return `<div class="centre" id="standing">
-      <p class="label">${escapeHtml(t('table.standing', {name: this.name(game.bidder)}))}</p>
-      <p class="standing-bid"><span class="q">${q}</span> <span aria-hidden="true">×</span> ${die(f, {size: 40, label: t('die.face', {face: f})})}</p>
+    const lastBid = game.bids.length ? game.bids[game.bids.length - 1] : null;
+    const round = this.log.round(game.round, false);
+    const by = round && round.bids.length === game.bids.length ? round.bids[round.bids.length - 1]?.by : null;
+    return `<div class="centre" id="standing">${info}
+      <p class="label">${escapeHtml(t('table.standing', {name: this.name(game.bidder)}))}${by && lastBid ? ` <span class="by">${escapeHtml(this.byWords(by))}</span>` : ''}</p>
+      <div class="standing-bid" data-key="bid-${game.round}-${game.bids.length}"><span class="q">${q}</span> <span aria-hidden="true">×</span> ${die(f, {size: 40, label: t('die.face', {face: f})})}</div>
       <p class="words">${escapeHtml(bidWords(q, f))}</p>
-      <p class="hint">${escapeHtml(t('table.must_beat', {name: turnName, bid: bidWords(q, f)}))}</p>
-      ${badges.join(' ')}</div>`;
+      ${this.turnLine()}</div>`;
+  }
+
+  rollText() {
+    const at = Number(this.state.roll_at);
+    return at ? `(${Math.max(0, Math.ceil(at - Date.now() / 1000))})` : '';
   }
 
   tableDrawing() {
     const order = this.ordered();
-    const positions = seatPositions(order.length);
-    const seats = order.map((index, i) => this.seatCard(index).replace('<li ', `<li style="left:${positions[i].x.toFixed(1)}%;top:${positions[i].y.toFixed(1)}%" `)).join('');
-    return `<section class="felt" aria-label="${escapeHtml(t('table.table'))}">
+    const seats = order.map((index) => this.seatCard(index, order)).join('');
+    const still = this.stillReveal && this.stillReveal === (this.showingReveal() ? this.revealKey() : null);
+    return `<section class="felt${still ? ' still' : ''}" aria-label="${escapeHtml(t('table.table'))}" data-count="${order.length}">
       <ol class="seats">${seats}</ol>${this.centre()}</section>`;
   }
 
@@ -444,13 +719,11 @@ class Table {
     let body;
     if (game.dice.length) {
       const key = `${this.state.fair?.game_id}:${game.round}`;
-      const fresh = this.rolledKey !== key;
-      this.rolledKey = key;
-      body = `<div class="my-dice${fresh ? ' fresh' : ''}" data-dice="${game.dice.join('')}" role="list" aria-label="${escapeHtml(t('table.your_dice'))}">${game.dice.map((d) => `<span role="listitem">${die(d, {size: 52, label: t('die.face', {face: d})})}</span>`).join('')}</div>`;
+      body = `<div class="my-dice" data-key="dice-${key}" data-dice="${game.dice.join('')}" role="list" aria-label="${escapeHtml(t('table.your_dice'))}">${game.dice.map((d, i) => `<span role="listitem" style="--i:${i}">${die(d, {size: 52, label: t('die.face', {face: d})})}</span>`).join('')}</div>`;
     } else if (game.phase === 'over') {
       return '';
-    } else if (game.dice_counts[you.seat] === 0 && this.state.room.rules.format !== 'points') {
-      body = `<p>${escapeHtml(t('table.you_are_out'))}</p>`;
+    } else if (game.dice_counts[you.seat] === 0 && !this.points()) {
+      body = `<p class="notice">${escapeHtml(t('table.you_are_out'))}</p>`;
     } else {
       body = `<p class="help">${escapeHtml(t(game.last_reveal && game.phase === 'roll' ? 'table.dice_at_seat' : 'table.dice_hidden'))}</p>`;
     }
@@ -462,8 +735,7 @@ class Table {
         chance: Math.round(o.chance * 100), bid: bidWords(q, f), own: o.own, unseen: o.unseen,
         expected: o.expected.toFixed(1), p: o.p > 0.2 ? '1/3' : '1/6'}))}</p>`;
     }
-    return `<section class="mine"><h2 class="sr-only">${escapeHtml(t('table.your_dice'))}</h2>${body}
-      ${game.phase === 'bidding' && game.dice.length ? `<label class="check small"><input type="checkbox" id="odds-toggle" ${this.showOdds ? 'checked' : ''}> ${escapeHtml(t('odds.toggle'))}</label>` : ''}${odds}</section>`;
+    return `<section class="mine" data-key="mine" aria-labelledby="mine-title"><h2 class="sr-only" id="mine-title">${escapeHtml(t('table.your_dice'))}</h2>${body}${odds}</section>`;
   }
 
   legal() {
@@ -472,18 +744,56 @@ class Table {
     return game.legal;
   }
 
+  // The bid the picker starts at: the cheapest legal raise on the face you hold most of
+  // (wild ones counted for other faces); when you open, about as many as you can expect.
+  defaultPick() {
+    const game = this.state.game;
+    const bids = game.legal.bids;
+    const faces = new Set(bids.map(([, f]) => f));
+    if (faces.size <= 1 || !game.dice.length) return bids[0];
+    const ones = game.dice.filter((d) => d === 1).length;
+    let best = null;
+    let bestScore = -1;
+    for (const face of [2, 3, 4, 5, 6, 1]) {
+      if (!faces.has(face)) continue;
+      const own = game.dice.filter((d) => d === face).length + (game.wild && face !== 1 ? ones : 0);
+      const score = face === 1 ? own * 2 - 0.5 : own + face / 10; // higher faces win ties
+      if (score > bestScore) { best = face; bestScore = score; }
+    }
+    const onFace = bids.filter(([, f]) => f === best);
+    if (!onFace.length) return bids[0];
+    let pick = onFace[0];
+    if (!game.standing) {
+      const o = bidOdds(game, 1, best);
+      const want = Math.max(pick[0], Math.floor(o.expected));
+      pick = onFace.find(([q]) => q === want) || pick;
+    }
+    return pick;
+  }
+
+  oddsToggle() {
+    const {game} = this.state;
+    if (!game.dice.length) return '';
+    return `<label class="check small odds-toggle"><input type="checkbox" id="odds-toggle" ${this.showOdds ? 'checked' : ''}> ${escapeHtml(t('odds.toggle'))}</label>`;
+  }
+
   actions() {
     const {game, you} = this.state;
     if (you.seat == null || !game || game.phase !== 'bidding') return '';
     const legal = this.legal();
-    const calls = legal.calls.map((call) => `<button id="call-${call}" class="call ${call}" aria-keyshortcuts="${call === 'dudo' ? 'L' : 'C'}">${escapeHtml(t(call === 'dudo' ? 'call.dudo_button' : 'call.calza_button'))}</button>`).join('');
+    const calls = legal.calls.map((call) => `<button id="call-${call}" class="call ${call}" aria-keyshortcuts="${call === 'dudo' ? 'L' : 'C'}"><span>${escapeHtml(t(`call.${call}_main`))}</span> <small>${escapeHtml(t(`call.${call}_sub`))}</small></button>`).join('');
     if (!legal.bids.length) {
-      const waiting = game.dice_counts[you.seat] ? t('table.waiting_for', {name: this.name(game.turn)}) : '';
-      return `<section class="actions" aria-label="${escapeHtml(t('table.actions'))}">${waiting ? `<p class="help">${escapeHtml(waiting)}</p>` : ''}${calls ? `<div class="calls">${calls}</div>` : ''}</section>`;
+      if (!game.dice_counts[you.seat] && !this.points()) return ''; // out: the table says so
+      const waiting = game.turn !== you.seat ? t('table.waiting_for', {name: this.name(game.turn)}) : '';
+      return `<section class="actions waiting" data-key="actions-waiting" aria-label="${escapeHtml(t('table.actions'))}">${waiting ? `<p class="help">${escapeHtml(waiting)} ${timerHtml(this.state.deadline)}</p>` : ''}${calls ? `<div class="calls">${calls}</div>` : ''}${this.oddsToggle()}</section>`;
     }
     const bids = legal.bids;
     const has = (q, f) => bids.some(([bq, bf]) => bq === q && bf === f);
-    if (!this.pick || !has(...this.pick)) this.pick = bids[0];
+    const turnKey = `${this.state.fair?.game_id}:${game.round}:${game.bids.length}`;
+    if (this.pickTurn !== turnKey || !this.pick || !has(...this.pick)) {
+      this.pick = this.defaultPick();
+      this.pickTurn = turnKey;
+    }
     const [q, f] = this.pick;
     const quantities = [...new Set(bids.map(([bq]) => bq))].sort((a, b) => a - b);
     const qi = quantities.indexOf(q);
@@ -492,125 +802,235 @@ class Table {
       return `<button type="button" class="face" id="face-${face}" data-face="${face}" aria-pressed="${face === f}" ${ok ? '' : 'disabled'} aria-label="${escapeHtml(t(face === 1 ? 'face.aces' : 'face.many', {face}))}">${die(face, {size: 34})}</button>`;
     }).join('');
     const locked = game.palifico && new Set(bids.map(([, bf]) => bf)).size === 1;
-    return `<section class="actions picker" aria-label="${escapeHtml(t('table.actions'))}">
-      <p class="your-turn">${escapeHtml(t('table.your_turn'))}${this.state.deadline ? ` <span class="timer" data-deadline="${this.state.deadline}"></span>` : ''}</p>
+    const calza = this.state.room.rules.calza !== 'off';
+    return `<section class="actions picker" data-key="actions-picker" aria-label="${escapeHtml(t('table.actions'))}">
+      <p class="your-turn">${escapeHtml(t('table.your_turn'))} ${timerHtml(this.state.deadline)}</p>
       <div class="pick-row">
         <div class="stepper" role="group" aria-label="${escapeHtml(t('picker.quantity'))}">
           <button type="button" id="q-down" aria-label="${escapeHtml(t('picker.less'))}" ${qi <= 0 ? 'disabled' : ''}>−</button>
           <output id="q-value" aria-live="off">${q}</output>
           <button type="button" id="q-up" aria-label="${escapeHtml(t('picker.more'))}" ${qi >= quantities.length - 1 ? 'disabled' : ''}>+</button>
         </div>
-        <span class="times" aria-hidden="true">×</span>
         <div class="faces" role="group" aria-label="${escapeHtml(t('picker.face'))}">${faces}</div>
+      </div>
+      <div class="calls">
+        <button id="bid-go" class="primary bid" aria-keyshortcuts="B">${escapeHtml(t('picker.bid', {bid: bidWords(q, f)}))}</button>
+        ${calls}
       </div>
       ${this.showOdds && game.dice.length ? `<p class="help" id="pick-odds">${escapeHtml(t('odds.pick', {bid: bidWords(q, f), chance: Math.round(bidOdds(game, q, f).chance * 100)}))}</p>` : ''}
       ${locked ? `<p class="help">${escapeHtml(t('picker.locked', {face: bids[0][1]}))}</p>` : ''}
-      <div class="calls">
-        <button id="bid-go" class="primary bid">${escapeHtml(t('picker.bid', {bid: bidWords(q, f)}))}</button>
-        ${calls}
-      </div>
-      <p class="help keys">${escapeHtml(t('picker.keys'))}</p></section>`;
+      <div class="picker-foot">${this.oddsToggle()}<p class="help keys">${escapeHtml(t(calza ? 'picker.keys' : 'picker.keys_no_calza'))}</p></div></section>`;
   }
 
+  bidHtml(q, f) {
+    return `<span class="what" aria-hidden="true">${q} × ${die(f, {size: 18})}</span><span class="sr-only">${escapeHtml(bidWords(q, f))}</span>`;
+  }
+
+  // The game log: every round seen, newest first; within a round, in the order played.
   history() {
     const {game} = this.state;
     if (!game) return '';
-    // Between rounds the view's bids are the next round's (none yet): show the round
-    // that was just called, which the reveal carries.
-    const revealed = game.phase !== 'bidding' && game.last_reveal;
-    const bids = revealed ? (game.last_reveal.bids || []) : game.bids;
-    if (!bids.length) return '';
-    const round = revealed ? game.round - (game.phase === 'over' ? 0 : 1) : game.round;
-    const items = bids.slice().reverse().map(([seat, [q, f]]) =>
-      `<li><span class="who">${escapeHtml(this.name(seat))}</span> <span class="what">${q} × ${die(f, {size: 18})}</span> <span class="sr-only">${escapeHtml(bidWords(q, f))}</span></li>`).join('');
-    return `<section class="history"><h2>${escapeHtml(t('table.history', {n: round}))}</h2><ol reversed>${items}</ol></section>`;
+    const rounds = this.log.rounds.filter((round) => round.bids.length || round.reveal).slice().reverse();
+    if (!rounds.length) return '';
+    const items = rounds.map((round) => {
+      const bids = round.bids.map((bid, i) => `<li data-key="b${round.n}-${i}"><span class="who">${nameHtml(this.name(bid.seat))}</span> ${this.bidHtml(bid.q, bid.f)}${bid.by ? ` <span class="by">${escapeHtml(this.byWords(bid.by))}</span>` : ''}</li>`).join('');
+      const reveal = round.reveal;
+      const result = reveal ? `<p class="log-reveal">${escapeHtml(this.revealSentence(reveal))}${reveal.by ? ` <span class="by">${escapeHtml(this.byWords(reveal.by))}</span>` : ''}</p>` : '';
+      const outs = round.outs.map((seat) => `<p class="log-out">${escapeHtml(t('say.out', {name: this.name(seat)}))}</p>`).join('');
+      const head = `${escapeHtml(t('log.round', {n: round.n}))}${round.palifico ? ` · ${escapeHtml(t('log.palifico'))}` : ''}`;
+      return `<li class="log-round" data-key="round-${round.n}"><h3>${head}</h3>${bids ? `<ol class="bids">${bids}</ol>` : ''}${result}${outs}</li>`;
+    }).join('');
+    const note = this.log.complete ? '' : `<p class="help">${escapeHtml(t('log.partial'))}</p>`;
+    return `<section class="history" data-key="log" aria-labelledby="log-title" tabindex="0"><h2 id="log-title">${escapeHtml(t('log.title'))}</h2>${note}<ol class="log-rounds">${items}</ol></section>`;
+  }
+
+  // Game over: everyone's place, with a few numbers from the log.
+  standings() {
+    const {game, room} = this.state;
+    const seats = room.seats.map((_, i) => i);
+    const stats = this.log.stats(seats.length);
+    const points = this.points();
+    const order = seats.slice().sort((a, b) => {
+      if (points) return game.points[a] - game.points[b] || a - b;
+      const pa = this.placeOf(a) ?? (game.dice_counts[a] ? 1.5 : 99);
+      const pb = this.placeOf(b) ?? (game.dice_counts[b] ? 1.5 : 99);
+      return pa - pb || game.dice_counts[b] - game.dice_counts[a] || a - b;
+    });
+    let place = 0;
+    let previous = null;
+    const rows = order.map((seat, i) => {
+      const key = points ? game.points[seat] : this.placeOf(seat) ?? `x${seat}`;
+      if (key !== previous) place = i + 1;
+      previous = key;
+      const shown = points || this.placeOf(seat) != null || game.winners.includes(seat) ? this.ordinal(place) : '–';
+      const s = stats[seat];
+      const facts = [
+        points ? t('seat.points', {n: game.points[seat]}) : t('over.dice_left_n', {n: game.dice_counts[seat]}),
+        t('over.bids_n', {n: s.bids}),
+        t('over.calls_n', {right: s.right, wrong: s.wrong}),
+        t('over.caught_n', {n: s.caught}),
+      ];
+      return `<li${game.winners.includes(seat) ? ' class="winner"' : ''}><span class="place">${escapeHtml(shown)}</span>
+        <span class="who">${game.winners.includes(seat) ? '<span aria-hidden="true">🏆 </span>' : ''}${nameHtml(this.name(seat))}</span>
+        <span class="facts">${escapeHtml(facts.join(' · '))}</span></li>`;
+    }).join('');
+    return `<section class="card standings" data-key="standings" aria-labelledby="standings-title"><h2 id="standings-title">${escapeHtml(t('over.standings'))}</h2>
+      <ol class="standings-list">${rows}</ol>
+      ${this.log.complete ? '' : `<p class="help">${escapeHtml(t('log.partial'))}</p>`}</section>`;
   }
 
   emoteBar() {
-    return `<section class="emotes" aria-label="${escapeHtml(t('table.reactions'))}">${EMOTES.map((e, i) =>
+    return `<section class="emotes" data-key="emotes" aria-label="${escapeHtml(t('table.reactions'))}">${EMOTES.map((e, i) =>
       `<button class="emote" data-emote="${e}" id="emote-${i}" aria-label="${escapeHtml(t(`emote.${i}`))}">${e}</button>`).join('')}</section>`;
   }
 
   updateClocks() {
     for (const element of this.main.querySelectorAll('[data-deadline]')) {
-      const left = Math.max(0, Math.ceil(Number(element.dataset.deadline) - Date.now() / 1000));
-      element.textContent = `⏱ ${left}s`;
+      const {left, text} = clockText(element.dataset.deadline);
+      const span = element.querySelector('.left');
+      if (span && span.textContent !== text) span.textContent = text;
       element.classList.toggle('low', left <= 5);
     }
-    for (const element of this.main.querySelectorAll('[data-roll-at]')) {
-      const at = Number(element.dataset.rollAt);
-      element.textContent = at ? `(${Math.max(0, Math.ceil(at - Date.now() / 1000))})` : '';
+    if (this.state) {
+      for (const element of this.main.querySelectorAll('[data-roll-at]')) {
+        const text = this.rollText();
+        if (element.textContent !== text) element.textContent = text;
+      }
     }
   }
 
-  wire() {
-    const on = (id, handler) => this.main.querySelector(`#${id}`)?.addEventListener('click', handler);
-    const copy = (event) => {
-      const link = event.currentTarget.dataset.link;
-      const done = () => toast(t('table.copied'), 'info');
-      if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(link).then(done, () => {});
-      else { const input = this.main.querySelector('#share-link'); if (input) { input.select(); document.execCommand('copy'); done(); } }
-    };
-    on('copy-link', copy);
-    on('copy-link-2', copy);
-    on('start', () => this.act('start'));
-    const lock = this.main.querySelector('#lock-room');
-    if (lock) lock.addEventListener('change', () => this.act('configure', {locked: lock.checked}));
-    on('fill-bots', () => {
-      const seats = this.state.room.seats.map((s) => (s.kind === 'open' ? {kind: 'bot', level: 'easy'} : null));
-      this.act('configure', {seats});
-    });
-    for (const select of this.main.querySelectorAll('[data-configure-seat]')) {
-      select.addEventListener('change', () => {
-        const index = Number(select.dataset.configureSeat);
-        const seats = this.state.room.seats.map(() => null);
-        seats[index] = select.value ? {kind: 'bot', level: select.value} : {kind: 'open'};
-        this.act('configure', {seats});
-      });
+  // -- what the player does -------------------------------------------------------------
+
+  handle(event) {
+    const target = event.target.closest('button, [data-face], [data-emote]');
+    if (!target || target.disabled || !this.main.contains(target)) {
+      // A click on the felt during a reveal skips its animation.
+      if (event.target.closest('.felt') && this.showingReveal()) {
+        this.stillReveal = this.revealKey();
+        this.render();
+      }
+      return;
     }
-    on('rematch', () => this.act('rematch'));
-    on('next-round', () => this.act('next_round'));
-    on('bid-go', () => { const [q, f] = this.pick; this.act('bid', {quantity: q, face: f}); });
-    on('call-dudo', () => this.act('call', {call: 'dudo'}));
-    on('call-calza', () => this.act('call', {call: 'calza'}));
+    const id = target.id;
+    if (target.dataset.face) {
+      this.pick = [this.pick[0], Number(target.dataset.face)];
+      this.render();
+      return;
+    }
+    if (target.dataset.emote) { this.send({type: 'emote', emote: target.dataset.emote}); return; }
+    if (target.dataset.remove) {
+      this.act('remove', {seat: Number(target.dataset.remove)});
+      return;
+    }
+    if (target.dataset.link) { this.copy(target.dataset.link); return; }
+    switch (id) {
+      case 'start': this.act('start'); break;
+      case 'fill-bots': {
+        const seats = this.state.room.seats.map((s) => (s.kind === 'open' ? {kind: 'bot', level: 'easy'} : null));
+        this.act('configure', {seats});
+        break;
+      }
+      case 'rematch': {
+        if (this.state.room.seats.some((s) => s.kind === 'open')) { toast(t('over.fill_first')); break; }
+        this.act('rematch');
+        break;
+      }
+      case 'next-round': this.act('next_round'); break;
+      case 'bid-go': { const [q, f] = this.pick; this.act('bid', {quantity: q, face: f}); break; }
+      case 'call-dudo': this.act('call', {call: 'dudo'}); break;
+      case 'call-calza': this.act('call', {call: 'calza'}); break;
+      case 'q-down': this.movePick(-1); break;
+      case 'q-up': this.movePick(1); break;
+      case 'tip-ok': this.practice?.dismiss(this.main.querySelector('#tip')?.dataset.tip); break;
+      case 'watch': this.watch = true; this.connect(); this.render(); break;
+      case 'play-here': this.replaced = false; this.connect(); this.render(); break;
+      case 'sound-toggle': setSound(!soundOn()); this.render(); break;
+      case 'notify-toggle': this.toggleNotify(); break;
+      default: break;
+    }
+  }
+
+  async toggleNotify() {
+    if (this.notifyOn()) {
+      localStorage.setItem('dudo.notify', '0');
+    } else {
+      let permission = Notification.permission;
+      if (permission === 'default') permission = await Notification.requestPermission();
+      if (permission === 'granted') localStorage.setItem('dudo.notify', '1');
+      else toast(t('table.notify_denied'), 'info');
+    }
+    this.render();
+  }
+
+  copy(link) {
+    const done = () => toast(t('table.copied'), 'info');
+    if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(link).then(done, () => {});
+    else {
+      const input = this.main.querySelector('#share-link');
+      if (input) { input.select(); document.execCommand('copy'); done(); }
+    }
+  }
+
+  movePick(step) {
     const bids = this.legal().bids;
     const quantities = [...new Set(bids.map(([q]) => q))].sort((a, b) => a - b);
-    const move = (step) => {
-      const at = quantities.indexOf(this.pick[0]) + step;
-      if (at < 0 || at >= quantities.length) return;
-      const q = quantities[at];
-      const faces = bids.filter(([bq]) => bq === q).map(([, bf]) => bf);
-      this.pick = [q, faces.includes(this.pick[1]) ? this.pick[1] : faces[0]];
-      this.render();
-    };
-    on('q-down', () => move(-1));
-    on('q-up', () => move(1));
-    for (const button of this.main.querySelectorAll('.face')) {
-      button.addEventListener('click', () => { this.pick = [this.pick[0], Number(button.dataset.face)]; this.render(); });
-    }
-    for (const button of this.main.querySelectorAll('[data-emote]')) {
-      button.addEventListener('click', () => this.send({type: 'emote', emote: button.dataset.emote}));
-    }
-    this.main.querySelector('#odds-toggle')?.addEventListener('change', (event) => {
-      this.showOdds = event.target.checked;
+    const at = quantities.indexOf(this.pick[0]) + step;
+    if (at < 0 || at >= quantities.length) return;
+    const q = quantities[at];
+    const faces = bids.filter(([bq]) => bq === q).map(([, bf]) => bf);
+    this.pick = [q, faces.includes(this.pick[1]) ? this.pick[1] : faces[0]];
+    this.render();
+  }
+
+  changed(event) {
+    const input = event.target;
+    if (input.id === 'odds-toggle') {
+      this.showOdds = input.checked;
       localStorage.setItem('dudo.odds', this.showOdds ? '1' : '0');
       this.render();
-    });
-    if (this.practice) this.practice.wire(this.main);
-    if (!this.keys) {
-      this.keys = (event) => {
-        if (event.target.matches('input, select, textarea') || event.ctrlKey || event.metaKey || event.altKey) return;
-        const key = event.key.toLowerCase();
-        const click = (id) => { const el = this.main.querySelector(`#${id}`); if (el && !el.disabled) { event.preventDefault(); el.click(); } };
-        if (key === 'l') click('call-dudo');
-        else if (key === 'c') click('call-calza');
-        else if (key === 'b') click('bid-go');
-        else if (key === '+' || key === '=') click('q-up');
-        else if (key === '-') click('q-down');
-        else if (/^[1-6]$/.test(key)) click(`face-${key}`);
-      };
-      document.addEventListener('keydown', this.keys);
+      return;
     }
+    if (!this.state || !this.state.you.host) return;
+    if (input.dataset.configureSeat) {
+      const index = Number(input.dataset.configureSeat);
+      const seats = this.state.room.seats.map(() => null);
+      seats[index] = input.value ? {kind: 'bot', level: input.value} : {kind: 'open'};
+      this.act('configure', {seats});
+    } else if (input.id === 'set-preset') {
+      this.act('configure', {rules: {preset: input.value}});
+    } else if (input.dataset.opt && this.catalogue) {
+      const root = this.main.querySelector('#set-options');
+      const preset = this.main.querySelector('#set-preset').value;
+      this.act('configure', {rules: chosenRules(this.catalogue, root, preset)});
+    } else if (input.id === 'set-timer') {
+      this.act('configure', {timer: Number(input.value)});
+    } else if (input.id === 'set-public') {
+      this.act('configure', {public: input.checked});
+    } else if (input.id === 'lock-room') {
+      this.act('configure', {locked: input.checked});
+    } else if (input.id === 'set-lost') {
+      this.act('configure', {show_lost_dice: input.checked});
+    }
+  }
+
+  submitted(event) {
+    const form = event.target;
+    if (form.id === 'join-form' || form.id === 'take-form') {
+      event.preventDefault();
+      this.takeSeat(form.querySelector('input'));
+    }
+  }
+
+  key(event) {
+    if (!this.state || event.target.matches('input, select, textarea') || event.ctrlKey || event.metaKey || event.altKey) return;
+    const key = event.key.toLowerCase();
+    const click = (id) => { const el = this.main.querySelector(`#${id}`); if (el && !el.disabled) { event.preventDefault(); el.click(); } };
+    if (key === 'l') click('call-dudo');
+    else if (key === 'c') click('call-calza');
+    else if (key === 'b') click('bid-go');
+    else if (key === '+' || key === '=') click('q-up');
+    else if (key === '-') click('q-down');
+    else if (FACE_KEYS.includes(key)) click(`face-${key}`);
   }
 }
 

@@ -1,0 +1,80 @@
+// Incremental drawing: morph(element, html) makes the element's children look like `html`
+// while keeping every node that is still there. So a new state changes only what changed:
+// focus, scroll positions, open <details> and running animations survive, and a node that
+// is new (a bid in the log, a lifted cup) is the only thing that animates in.
+//
+// Nodes are matched by position, or by `id` / `data-key` when they have one: give a node a
+// key when it must be a *new* node for new content (a new round's dice, so they roll).
+
+function keyOf(node) {
+  if (node.nodeType !== Node.ELEMENT_NODE) return '';
+  return node.getAttribute('data-key') || node.id || '';
+}
+
+function sameKind(a, b) {
+  return a.nodeType === b.nodeType && a.nodeName === b.nodeName && keyOf(a) === keyOf(b);
+}
+
+// What the player set stays as they set it: whether a <details> is open.
+const PLAYER_OWNED = {DETAILS: 'open'};
+
+function patchAttributes(old, next) {
+  const owned = PLAYER_OWNED[old.nodeName];
+  for (const {name} of [...old.attributes]) {
+    if (name !== owned && !next.hasAttribute(name)) old.removeAttribute(name);
+  }
+  for (const {name, value} of next.attributes) {
+    if (name !== owned && old.getAttribute(name) !== value) old.setAttribute(name, value);
+  }
+}
+
+function patchElement(old, next) {
+  patchAttributes(old, next);
+  const tag = old.nodeName;
+  if (tag === 'INPUT') {
+    // The attribute is the server's value; the property is what the player sees. A field
+    // the player is typing in keeps what they typed.
+    if (old.type === 'checkbox' || old.type === 'radio') old.checked = next.hasAttribute('checked');
+    else if (document.activeElement !== old) old.value = next.getAttribute('value') ?? '';
+    return;
+  }
+  if (tag === 'TEXTAREA') return;
+  patchChildren(old, next);
+  if (tag === 'SELECT' && document.activeElement !== old) {
+    const chosen = [...old.options].find((option) => option.hasAttribute('selected'));
+    if (chosen) old.value = chosen.value;
+  }
+}
+
+function patchChildren(parent, next) {
+  const wanted = [...next.childNodes];
+  const keyed = new Map();
+  for (const child of parent.childNodes) {
+    const key = keyOf(child);
+    if (key) keyed.set(key, child);
+  }
+  let index = 0;
+  for (const node of wanted) {
+    let current = parent.childNodes[index] || null;
+    const key = keyOf(node);
+    const match = key ? keyed.get(key) : null;
+    if (match && match !== current && match.nodeName === node.nodeName) {
+      parent.insertBefore(match, current);
+      current = match;
+    }
+    if (current && sameKind(current, node)) {
+      if (current.nodeType === Node.ELEMENT_NODE) patchElement(current, node);
+      else if (current.nodeValue !== node.nodeValue) current.nodeValue = node.nodeValue;
+    } else {
+      parent.insertBefore(node, current);
+    }
+    index += 1;
+  }
+  while (parent.childNodes.length > wanted.length) parent.lastChild.remove();
+}
+
+export function morph(element, html) {
+  const template = document.createElement('template');
+  template.innerHTML = html;
+  patchChildren(element, template.content);
+}

@@ -1,0 +1,79 @@
+// What the create-a-room form and the host's room settings share: the presets and options
+// (the engine's own lists, from /api/presets), one control per house rule, and reading
+// the chosen rules back as {preset, ...what differs from it}.
+import {api, escapeHtml} from './page.js';
+import {t} from './i18n.js';
+
+// House rules start with 3 to 6 dice (the engine takes 1..10, for tests and scenarios).
+export const DICE_CHOICES = [3, 4, 5, 6];
+export const TIMER_CHOICES = [0, 15, 30, 45, 60, 90, 120];
+export const DEFAULT_TIMER = 30; // a room with more than one person gets a turn timer
+
+let catalogue = null;
+
+export async function loadCatalogue() {
+  if (!catalogue) {
+    const answer = await api('/api/presets');
+    if (!answer.ok) return {presets: {perudo: {title: 'Perudo', rules: {}}}, options: {}};
+    catalogue = answer.data;
+  }
+  return catalogue;
+}
+
+export function presetTitle(data, key) {
+  const translated = t(`preset.${key}`);
+  return translated === `preset.${key}` ? (data.presets[key]?.title || key) : translated;
+}
+
+// The preset a room's full rules are closest to (fewest options changed).
+export function closestPreset(data, rules) {
+  let best = 'perudo';
+  let fewest = Infinity;
+  for (const [key, preset] of Object.entries(data.presets)) {
+    const changed = Object.keys(preset.rules).filter((name) => preset.rules[name] !== rules[name]).length;
+    if (changed < fewest) { best = key; fewest = changed; }
+  }
+  return best;
+}
+
+export function optionControl(name, spec, value, prefix = 'opt') {
+  const id = `${prefix}-${name}`;
+  const help = `<p class="help" id="${id}-help">${escapeHtml(t(`opt.${name}.help`))}</p>`;
+  const label = escapeHtml(t(`opt.${name}`));
+  if (spec.type === 'bool') {
+    return `<div class="option"><label class="check"><input type="checkbox" id="${id}" data-opt="${name}" aria-describedby="${id}-help" ${value ? 'checked' : ''}> ${label}</label>${help}</div>`;
+  }
+  if (spec.type === 'choice') {
+    const options = spec.choices.map((choice) => `<option value="${choice}" ${choice === value ? 'selected' : ''}>${escapeHtml(t(`choice.${name}.${choice}`))}</option>`).join('');
+    return `<div class="option"><label for="${id}">${label}</label><select id="${id}" data-opt="${name}" aria-describedby="${id}-help">${options}</select>${help}</div>`;
+  }
+  if (name === 'starting_dice') {
+    const choices = DICE_CHOICES.filter((n) => n >= spec.min && n <= spec.max);
+    if (!choices.includes(value)) choices.push(value); // a room made through the API
+    const options = choices.sort((a, b) => a - b).map((n) => `<option value="${n}" ${n === value ? 'selected' : ''}>${n}</option>`).join('');
+    return `<div class="option"><label for="${id}">${label}</label><select id="${id}" data-opt="${name}" data-number="1" aria-describedby="${id}-help">${options}</select>${help}</div>`;
+  }
+  return `<div class="option"><label for="${id}">${label}</label><input type="number" id="${id}" data-opt="${name}" min="${spec.min}" max="${spec.max}" value="${value}" aria-describedby="${id}-help" inputmode="numeric">${help}</div>`;
+}
+
+export function optionControls(data, rules, prefix = 'opt') {
+  return Object.entries(data.options).map(([name, spec]) => optionControl(name, spec, rules[name], prefix)).join('');
+}
+
+// {preset, option: value, ...} for the controls under `root`: only what differs from the preset.
+export function chosenRules(data, root, preset) {
+  const base = data.presets[preset]?.rules || {};
+  const rules = {preset};
+  for (const input of root.querySelectorAll('[data-opt]')) {
+    const option = input.dataset.opt;
+    let value = input.type === 'checkbox' ? input.checked : input.value;
+    if (input.type === 'number' || input.dataset.number) value = Number(value);
+    if (value !== base[option]) rules[option] = value;
+  }
+  return rules;
+}
+
+export function timerOptions(selected) {
+  const choices = TIMER_CHOICES.includes(selected) ? TIMER_CHOICES : [...TIMER_CHOICES, selected].sort((a, b) => a - b);
+  return choices.map((s) => `<option value="${s}" ${s === selected ? 'selected' : ''}>${escapeHtml(s ? t('create.seconds', {n: s}) : t('create.no_timer'))}</option>`).join('');
+}
