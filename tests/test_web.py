@@ -8,6 +8,7 @@ Screenshots go to test-artifacts/ (look at them).
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from collections.abc import Iterator
@@ -36,8 +37,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield base
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
+@contextlib.contextmanager
+def chromium() -> Iterator[Browser]:
+    """Debian's Chromium driven by Playwright (every browser test module's fixture)."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (CI does, in .ci/run)")
     ARTIFACTS.mkdir(exist_ok=True)
@@ -45,6 +47,12 @@ def browser() -> Iterator[Browser]:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield launched
         launched.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as launched:
+        yield launched
 
 
 def new_page(browser: Browser, width: int = 1280, height: int = 800,

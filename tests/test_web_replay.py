@@ -19,12 +19,12 @@ import httpx
 import pytest
 
 pytest.importorskip("playwright")
-from playwright.sync_api import Browser, Page, Route, expect, sync_playwright
+from playwright.sync_api import Browser, Page, Route, expect
 
 from dudo.bots import make_bot
 from dudo.client import Client, ClientError
 from serverkit import server_process, sqlite_url
-from test_web import ARGS, ARTIFACTS, CHROMIUM, check_fits, new_page
+from test_web import ARTIFACTS, check_fits, chromium, new_page
 from test_web_csp import RECORD_VIOLATIONS
 
 
@@ -37,13 +37,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (CI does, in .ci/run)")
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="module")

@@ -21,24 +21,22 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
 pytest.importorskip("playwright")
-from playwright.sync_api import Browser, Page, expect, sync_playwright
+from playwright.sync_api import Browser, Page, expect
 
 from serverkit import server_process, sqlite_url
 from test_web import (
-    ARGS,
     ARTIFACTS,
-    CHROMIUM,
     RULES_SHEET_SKIP,
     TIMINGS,
     axe_check,
     check_fits,
+    chromium,
     phase,
     play_turn,
     try_click,
@@ -69,13 +67,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (CI does, in .ci/run)")
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 def open_page(browser: Browser, width: int, height: int, locale: str = "en-US",
