@@ -469,7 +469,7 @@ class HardBot(SeededBot):
                 losses.append(holds(standing))
         bids = list(legal.bids[:CANDIDATES])
         if bids:
-            losses.extend(self._raise_losses(view, bids, belief, tail))
+            losses.extend(self._raise_losses(view, bids, belief))
             options.extend(bids)
         best = min(losses)
         scaled = [math.exp((best - loss) / TEMPERATURE) for loss in losses]
@@ -483,8 +483,7 @@ class HardBot(SeededBot):
             return 0.0
         return 1.0 if view.dice_counts[view.seat] < view.rules.starting_dice else 0.1
 
-    def _raise_losses(self, view: SeatView, bids: list[Bid], belief: Belief,
-                      tail: object) -> list[float]:
+    def _raise_losses(self, view: SeatView, bids: list[Bid], belief: Belief) -> list[float]:
         """For each raise, the chance it costs us a die: the next player calls it and it is
         false, or they raise and we lose later. Both sides of "they call" and "it holds" are
         read per hand the next player might hold."""
