@@ -378,6 +378,18 @@ def purge(
                f"(closed more than {older_than:g} days ago); game records kept")
 
 
+def _read_record(source: str) -> dict[str, Any]:
+    """A game record from a file or standard input, by the reading and JSON rules of
+    scenario files; anything else is a one-line error and exit 2."""
+    try:
+        data = load_json(_read_text(source))
+    except ScenarioError as error:
+        _fail(f"{source}: {error}")
+    if not isinstance(data, dict):
+        _fail(f"{source}: a game record is a JSON object")
+    return data
+
+
 @app.command()
 def verify(
     record: Annotated[str, typer.Argument(
@@ -387,12 +399,7 @@ def verify(
     """Recompute every die of a finished game from its seeds and replay its actions."""
     from dudo.fairness import FairnessError, verify_record
 
-    try:
-        data = load_json(_read_text(record))  # the reading and JSON rules of scenario files
-    except ScenarioError as error:
-        _fail(f"{record}: {error}")
-    if not isinstance(data, dict):
-        _fail(f"{record}: a game record is a JSON object")
+    data = _read_record(record)
     try:
         lines = verify_record(data)
     except FairnessError as error:
@@ -418,12 +425,7 @@ def analyze(
     from dudo.bots.analysis import AnalysisError
     from dudo.bots.analysis import analyze as analyze_record
 
-    try:
-        data = load_json(_read_text(record))
-    except ScenarioError as error:
-        _fail(f"{record}: {error}")
-    if not isinstance(data, dict):
-        _fail(f"{record}: a game record is a JSON object")
+    data = _read_record(record)
     try:
         analysis = analyze_record(data)
     except AnalysisError as error:
