@@ -10,6 +10,7 @@ from typing import Any
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
+from dudo.store import MemoryStore
 from serverkit import FakeClock, app_and_lobby, fast_config
 from socketkit import connect, seat_table
 
@@ -117,3 +118,20 @@ def test_a_move_made_by_the_timer_is_marked() -> None:
             mine = host.until(lambda m: m["type"] == "state" and any(
                 e["event"] == "bid" and e["seat"] == 1 for e in m["events"]))
             assert all("by" not in e for e in mine["events"])
+
+
+def test_show_lost_dice_is_chosen_when_the_room_is_created_and_survives_a_restart() -> None:
+    store = MemoryStore()
+    app, _ = app_and_lobby(store=store)
+    with TestClient(app) as client:
+        made = client.post("/api/rooms", json={"name": "Host", "show_lost_dice": False})
+        assert made.status_code == 201, made.text
+        code = made.json()["code"]
+        assert client.get(f"/api/rooms/{code}").json()["show_lost_dice"] is False
+        default = client.post("/api/rooms", json={"name": "Other"}).json()["code"]
+        assert client.get(f"/api/rooms/{default}").json()["show_lost_dice"] is True
+        wrong = client.post("/api/rooms", json={"name": "X", "show_lost_dice": "maybe"})
+        assert wrong.status_code == 400
+    app2, _ = app_and_lobby(store=store)  # the server restarted on the same store
+    with TestClient(app2) as client:
+        assert client.get(f"/api/rooms/{code}").json()["show_lost_dice"] is False

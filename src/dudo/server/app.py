@@ -275,6 +275,7 @@ class CreateRoom(BaseModel):
     bots: Annotated[list[Level | None], Field(max_length=6)] = Field(default_factory=list)
     timer: Annotated[int, Field(ge=0, le=600)] = 0
     public: bool = False
+    show_lost_dice: bool = True  # a display option: dice lost so far, drawn greyed
 
 
 class JoinRoom(BaseModel):
@@ -405,6 +406,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
                 raise RoomError("bad_timer", "the turn timer is 0 (off) or 5 to 600 seconds")
             joined = await lobby().create(name, rules=rules, seats=body.seats, bots=body.bots,
                                           timer=body.timer, public=body.public,
+                                          show_lost_dice=body.show_lost_dice,
                                           client=client_of(request))
         except RoomError as error:
             return refused(error)

@@ -240,14 +240,15 @@ class Lobby:
 
     async def create(self, name: str, *, rules: Rules, seats: int, bots: list[str | None],
                      timer: int, public: bool, quick: bool = False,
-                     client: str = "unknown") -> dict[str, Any]:
+                     show_lost_dice: bool = True, client: str = "unknown") -> dict[str, Any]:
         """A new room with its creator in seat 0 (the host)."""
         if not MIN_SEATS <= seats <= MAX_SEATS:
             raise RoomError("bad_seats", f"a table has {MIN_SEATS} to {MAX_SEATS} seats")
         self._admit_creation(client)
         try:
             room = await self._new_room(rules=rules, seats=seats, bots=[None, *bots[1:seats]],
-                                        timer=timer, public=public, quick=quick)
+                                        timer=timer, public=public, quick=quick,
+                                        show_lost_dice=show_lost_dice)
         finally:
             self._creating -= 1
         log_event(log, "room_created", room=room.code, seats=seats, public=public,

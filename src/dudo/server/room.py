@@ -199,7 +199,8 @@ class Room:
     @classmethod
     async def create(cls, code: str, store: Store, config: RoomConfig, *, rules: Rules,
                      seats: int, bots: list[str | None], timer: int, public: bool,
-                     quick: bool = False, clock: Callable[[], float] = time.time,
+                     quick: bool = False, show_lost_dice: bool = True,
+                     clock: Callable[[], float] = time.time,
                      entropy: Callable[[int], str] = system_entropy,
                      deal: Callable[..., Cups] = derive_dice,
                      reuse_closed_before: float | None = None) -> Room | None:
@@ -209,7 +210,7 @@ class Room:
                     for level in (bots + [None] * seats)[:seats]]
         entry = LogEntry(0, clock(), "created", {
             "rules": rules.to_json(), "seats": settings, "timer": timer, "public": public,
-            "quick": quick, "invite": entropy(16)})
+            "quick": quick, "invite": entropy(16), "show_lost_dice": show_lost_dice})
         if not await store.create_room(code, public, entry, reuse_closed_before):
             return None
         room._apply(entry)
@@ -338,6 +339,7 @@ class Room:
         self.public = data["public"]
         self.quick = data.get("quick", False)
         self.invite = data.get("invite", "")
+        self.show_lost_dice = data.get("show_lost_dice", True)
         if self.quick:
             self.fill_at = at + self.config.quick_fill
         return []

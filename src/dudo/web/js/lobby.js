@@ -216,10 +216,9 @@ export function renderHome(main) {
         for (const select of main.querySelectorAll('[data-seat]')) bots.push(select.value || null);
         const answer = await api('/api/rooms', {
           name, rules, seats, bots, timer: Number(main.querySelector('#timer').value),
-          public: main.querySelector('#public').checked});
+          public: main.querySelector('#public').checked,
+          show_lost_dice: main.querySelector('#show-lost').checked});
         if (!answer.ok) { toast(errorText(answer.data)); return; }
-        const showLost = main.querySelector('#show-lost').checked;
-        if (!showLost) sessionStorage.setItem(`dudo.configure.${answer.data.code}`, JSON.stringify({show_lost_dice: false}));
         goTo(answer.data);
       });
     },

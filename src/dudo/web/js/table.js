@@ -176,13 +176,6 @@ class Table {
       this.log.observe(message);
       this.sendSeed();
       this.narrate(before, message);
-      // Room options the create form has that room creation does not take: set at once.
-      const pendingKey = `dudo.configure.${this.code}`;
-      const pending = message.you.host && message.room.status === 'lobby' && sessionStorage.getItem(pendingKey);
-      if (pending) {
-        sessionStorage.removeItem(pendingKey);
-        try { this.act('configure', JSON.parse(pending)); } catch { /* nothing to set */ }
-      }
       if (this.practice && message.you.host && message.room.status === 'lobby' && !this.startSent
           && !message.room.seats.some((seat) => seat.kind === 'open')) {
         this.startSent = true;
