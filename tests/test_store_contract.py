@@ -68,8 +68,11 @@ def test_a_room_log_is_kept_in_order_and_codes_are_unique(backend: str, tmp_path
         assert log[0] == first
         assert log[5].data == {"seat": 2, "text": "é✓"}
         assert room in await store.live_rooms()
+        assert await store.is_live(room)
         await store.close_room(room)
         assert room not in await store.live_rooms()
+        assert not await store.is_live(room)
+        assert not await store.is_live("NONE")
 
     run(backend, tmp_path, body)
 

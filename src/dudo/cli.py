@@ -313,12 +313,25 @@ def serve(
         help="Addresses of your reverse proxies, comma separated (or *): only requests from "
              "them may name the client's address in X-Forwarded-For. Default: none, so "
              "nobody can dodge the per-address limits with a made-up header.")] = "",
+    cluster: Annotated[str | None, typer.Option(
+        envvar="DUDO_CLUSTER",
+        help="redis://HOST:PORT/DB: run as one node of a cluster sharing this Redis and "
+             "the --database (PostgreSQL across machines). Any node answers any request; "
+             "a dead node's rooms move to the others.")] = None,
+    advertise: Annotated[str | None, typer.Option(
+        envvar="DUDO_ADVERTISE",
+        help="http://HOST:PORT where the other nodes reach this one (with --cluster). "
+             "Default: the --host and --port (this machine's address for 0.0.0.0).")] = None,
+    workers: Annotated[int, typer.Option(
+        envvar="DUDO_WORKERS", min=1, max=64,
+        help="Start this many nodes on this machine behind one port, to use all its "
+             "cores (needs --cluster).")] = 1,
 ) -> None:
     """Run the game server (rooms, bots, fair dice) and print its address."""
-    import uvicorn
-
-    from dudo.server.app import ServerSettings, create_app
+    from dudo.server.app import ServerSettings
     from dudo.server.logs import configure as configure_logs
+    from dudo.server.nodes import Launch
+    from dudo.server.nodes import serve as run_server
     from dudo.store import StoreError, open_store
 
     try:
@@ -330,20 +343,31 @@ def serve(
         _fail(f"--log-level must be debug, info, warning or error, not {log_level!r}")
     configure_logs(level)
     try:
-        settings = ServerSettings.from_env(database)
+        ServerSettings.from_env(database)
     except ValueError as error:
         _fail(str(error))
+    if workers > 1 and not cluster:
+        _fail("--workers needs --cluster redis://...: the nodes share their rooms through "
+              "Redis")
+    if cluster is not None:
+        if not cluster.startswith(("redis://", "rediss://", "unix://")):
+            _fail(f"--cluster must be a Redis URL (redis://HOST:PORT/DB), not {cluster!r}")
+        if database.startswith("memory:"):
+            _fail("--cluster needs a database all nodes share: postgresql://... (or "
+                  "sqlite:///FILE for workers on one machine), not memory://")
+        if advertise is not None and not advertise.startswith(("http://", "https://")):
+            _fail(f"--advertise must be http://HOST:PORT, not {advertise!r}")
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
-    typer.echo(f"dudo {__version__}: open http://{shown}:{port}/ (database {database})")
-    # No access log: WebSocket URLs carry seat tokens, which must not land in logs. No
-    # per-message compression: state messages are small and compressing them cost more
-    # server time and memory than it saved (docs/benchmarks.md).
+    where = f"database {database.split('@')[-1]}"
+    if cluster:
+        where += f", cluster {cluster.split('@')[-1]}"
+        if workers > 1:
+            where += f", {workers} nodes"
+    typer.echo(f"dudo {__version__}: open http://{shown}:{port}/ ({where})")
     proxies = [part.strip() for part in forwarded_allow_ips.split(",") if part.strip()]
-    uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level.lower(),
-                log_config=None, proxy_headers=bool(proxies),
-                forwarded_allow_ips=proxies or None,
-                access_log=False, ws_max_size=16 * 1024, ws_ping_interval=20,
-                ws_ping_timeout=20, ws_per_message_deflate=False)
+    run_server(Launch(host=host, port=port, database=database, log_level=log_level,
+                      proxies=proxies, cluster=cluster, advertise=advertise,
+                      workers=workers))
 
 
 @app.command()

@@ -31,10 +31,11 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from dudo import __version__
 from dudo.rules import Rules, RulesError
+from dudo.server.cluster import Cluster, ClusterSettings
 from dudo.server.collector import Collector
 from dudo.server.connection import Connection
 from dudo.server.gate import Gate, GateLimits
-from dudo.server.lobby import Lobby, SiteLimits
+from dudo.server.lobby import Elsewhere, Lobby, SiteLimits
 from dudo.server.logs import log_event
 from dudo.server.names import clean_name
 from dudo.server.pages import STYLE_HASH, embed_requested, error_page, page_routes
@@ -45,6 +46,7 @@ from dudo.server.protocol import (
     error_message,
     parse_client_message,
 )
+from dudo.server.relay import ADDRESS_HEADER, Relay
 from dudo.server.replays import replay_routes
 from dudo.server.room import RoomConfig, RoomError
 from dudo.store import Store, open_store
@@ -72,6 +74,11 @@ class ServerSettings:
     allowed_origins: tuple[str, ...] = ()
     limits: SiteLimits = field(default_factory=SiteLimits)
     sweep_interval: float = 60.0  # seconds between looks for idle rooms (DUDO_SWEEP_INTERVAL)
+    # A cluster node (dudo serve --cluster): Redis's URL, and the address other nodes
+    # reach this one at (http://host:port). None: one process holding every room.
+    cluster: str | None = None
+    advertise: str | None = None
+    cluster_settings: ClusterSettings = field(default_factory=ClusterSettings)
 
     @classmethod
     def from_env(cls, database: str | None = None) -> ServerSettings:
@@ -85,6 +92,14 @@ class ServerSettings:
             value = os.environ.get(f"DUDO_{name.upper()}")
             if value is not None:
                 setattr(settings.room, name, _env_number(name, value, float, "seconds"))
+        for name in ("lease", "renew_every", "rescan_every"):
+            value = os.environ.get(f"DUDO_{name.upper()}")
+            if value is not None:
+                number = _env_number(name, value, float, "number")
+                if number <= 0:
+                    raise ValueError(f"DUDO_{name.upper()} must be a positive number of "
+                                     "seconds")
+                setattr(settings.cluster_settings, name, number)
         value = os.environ.get("DUDO_SWEEP_INTERVAL")
         if value is not None:
             settings.sweep_interval = _env_number("sweep_interval", value, float, "number")
@@ -322,13 +337,24 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         await chosen.open()
         lobby = (lobby_factory or Lobby)(chosen, settings.room)
         lobby.configure(settings.limits)
+        tasks = []
+        if settings.cluster:
+            cluster = Cluster(settings.cluster, settings.advertise or "http://127.0.0.1:8000",
+                              settings.cluster_settings)
+            await cluster.join()
+            relay = state["relay"] = Relay(cluster.secret)
+            lobby.cluster, lobby.join_elsewhere = cluster, relay.join
+            state["cluster"] = cluster
         recovered = await lobby.recover()
         state["lobby"], state["store"] = lobby, chosen
         log_event(log, "server_started", database=settings.database.split("@")[-1],
-                  rooms_recovered=recovered)
-        sweeper = asyncio.create_task(lobby.sweep_forever(settings.sweep_interval),
-                                      name="dudo-room-sweeper")
-        tasks = [sweeper]
+                  rooms_recovered=recovered,
+                  node=lobby.cluster.node_id if lobby.cluster else None)
+        if lobby.cluster is not None:
+            tasks.append(asyncio.create_task(lobby.keep_lease_forever(), name="dudo-lease"))
+        tasks.append(asyncio.create_task(lobby.sweep_forever(settings.sweep_interval),
+                                         name="dudo-room-sweeper"))
+        app.state.drain = lobby.drain  # DrainingServer hands rooms off on SIGTERM
         if settings.gc_policy == "clock":
             collector = state["collector"] = Collector(
                 released=lambda: metrics.closed_sockets + lobby.closed_rooms,
@@ -344,7 +370,10 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
                     await task
             if "collector" in state:
                 state.pop("collector").stop()
+            await lobby.drain()  # a cluster node hands its rooms off (no-op alone)
             await lobby.close()
+            if "relay" in state:
+                await state.pop("relay").close()
             await chosen.close()
             logging.getLogger("uvicorn.error").removeFilter(quiet)
 
@@ -352,7 +381,14 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         found: Lobby = state["lobby"]
         return found
 
+    def relayed(request: Request | WebSocket) -> bool:
+        """Whether another node of the cluster sent this request on (with the secret)."""
+        relay: Relay | None = state.get("relay")
+        return relay is not None and relay.trusted(request.headers)
+
     def client_of(request: Request | WebSocket) -> str:
+        if relayed(request):
+            return request.headers.get(ADDRESS_HEADER, "unknown")[:64]
         return request.client.host if request.client else "unknown"
 
     def client_id_of(request: Request | WebSocket) -> str | None:
@@ -364,13 +400,23 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
     def refused(error: RoomError) -> JSONResponse:
         status = {"no_room": 404, "too_many_guesses": 429, "full": 409, "started": 409,
                   "server_full": 503, "too_large": 413, "too_many_rooms": 429, "locked": 403,
-                  "unsupported_media_type": 415}.get(error.code, 400)
+                  "unsupported_media_type": 415, "moved": 503}.get(error.code, 400)
         return JSONResponse({"error": error.code, "message": str(error)}, status_code=status)
 
     async def read_json(request: Request, model: type[BaseModel]) -> Any:
         """The body as ``model``: JSON (by Content-Type: a form cannot send it from another
         site), read only up to the size limit (a bigger one is refused as soon as that is
         known, from Content-Length or the stream, and the rest is never read)."""
+        body = await read_body(request)
+        try:
+            return model.model_validate_json(body or b"{}")
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "body"
+            raise RoomError("bad_request", f"{where}: {first['msg']}") from None
+
+    async def read_body(request: Request) -> bytes:
+        """A JSON request's body, up to the size limit (see read_json)."""
         too_large = RoomError("too_large", f"requests are limited to {MAX_MESSAGE_BYTES} bytes")
         declared = request.headers.get("content-length")
         if declared is not None:
@@ -390,12 +436,17 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
                     raise too_large
         except ClientDisconnect:
             raise RoomError("bad_request", "the request ended before its body") from None
-        try:
-            return model.model_validate_json(bytes(body) or b"{}")
-        except ValidationError as error:
-            first = error.errors()[0]
-            where = ".".join(str(part) for part in first["loc"]) or "body"
-            raise RoomError("bad_request", f"{where}: {first['msg']}") from None
+        return bytes(body)
+
+    async def locate(request: Request | WebSocket) -> Any:
+        """The room a request names: a Room here, or Elsewhere (another node holds it)."""
+        return await lobby().locate(request.path_params["code"], client_of(request),
+                                    client_id_of(request), relayed=relayed(request))
+
+    async def relay_http(request: Request, where: Elsewhere, body: bytes | None) -> Response:
+        relay: Relay = state["relay"]
+        return await relay.forward(where.address, request.method, request.url.path, body,
+                                   client_of(request), client_id_of(request))
 
     async def create_room(request: Request) -> Response:
         try:
@@ -416,8 +467,9 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
 
     async def join_room(request: Request) -> Response:
         try:
-            room = lobby().find(request.path_params["code"], client_of(request),
-                                client_id_of(request))
+            room = await locate(request)
+            if isinstance(room, Elsewhere):
+                return await relay_http(request, room, await read_body(request))
             body: JoinRoom = await read_json(request, JoinRoom)
             joined = await room.call("join", clean_name(body.name), body.invite)
         except RoomError as error:
@@ -440,14 +492,15 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
 
     async def room_info(request: Request) -> Response:
         try:
-            room = lobby().find(request.path_params["code"], client_of(request),
-                                client_id_of(request))
+            room = await locate(request)
+            if isinstance(room, Elsewhere):
+                return await relay_http(request, room, None)
         except RoomError as error:
             return refused(error)
         return JSONResponse(await room.call("summary"))
 
     async def public_rooms(request: Request) -> Response:
-        return JSONResponse({"rooms": lobby().public_rooms()})
+        return JSONResponse({"rooms": await lobby().list_public()})
 
     async def game_record(request: Request) -> Response:
         game_id = request.path_params["game_id"]
@@ -460,8 +513,25 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         return JSONResponse(record)
 
     async def health(request: Request) -> Response:
-        return JSONResponse({"status": "ok", "version": __version__,
-                             "protocol": PROTOCOL_VERSION, "rooms": len(lobby().rooms)})
+        answer: dict[str, Any] = {"status": "ok", "version": __version__,
+                                  "protocol": PROTOCOL_VERSION, "rooms": len(lobby().rooms)}
+        cluster: Cluster | None = state.get("cluster")
+        if cluster is None:
+            return JSONResponse(answer)
+        # A node is healthy when it reaches Redis, holds its lease and reaches the
+        # database: a load balancer stops sending it players otherwise.
+        database = True
+        try:
+            async with asyncio.timeout(2.0):
+                await state["store"].is_live("....")  # one round trip
+        except Exception:
+            database = False
+        redis_ok = await cluster.ping()
+        healthy = redis_ok and database and cluster.healthy and not lobby().draining
+        answer.update(status="ok" if healthy else "unhealthy", node=cluster.node_id,
+                      redis=redis_ok, database=database, lease=cluster.healthy,
+                      draining=lobby().draining)
+        return JSONResponse(answer, status_code=200 if healthy else 503)
 
     async def metrics_endpoint(request: Request) -> Response:
         rooms = lobby().rooms.values()
@@ -493,8 +563,27 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             "# TYPE dudo_uptime_seconds gauge",
             f"dudo_uptime_seconds {time.time() - metrics.started:.0f}",
             *(state["collector"].metrics() if "collector" in state else []),
+            *cluster_metrics(),
         ]
         return PlainTextResponse("\n".join(lines) + "\n")
+
+    def cluster_metrics() -> list[str]:
+        cluster: Cluster | None = state.get("cluster")
+        relay: Relay | None = state.get("relay")
+        if cluster is None or relay is None:
+            return []
+        return [
+            "# TYPE dudo_node_lease gauge", f"dudo_node_lease {int(cluster.healthy)}",
+            "# TYPE dudo_node_leases_lost_total counter",
+            f"dudo_node_leases_lost_total {cluster.lease_lost}",
+            "# TYPE dudo_rooms_taken_over_total counter",
+            f"dudo_rooms_taken_over_total {lobby().adopted}",
+            "# TYPE dudo_relayed_requests_total counter",
+            f"dudo_relayed_requests_total {relay.requests}",
+            "# TYPE dudo_relayed_sockets gauge", f"dudo_relayed_sockets {relay.sockets}",
+            "# TYPE dudo_relayed_sockets_total counter",
+            f"dudo_relayed_sockets_total {relay.sockets_total}",
+        ]
 
     async def room_socket(websocket: WebSocket) -> None:
         address = client_of(websocket)
@@ -524,11 +613,15 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             await websocket.close(code=4403)
             return
         try:
-            room = lobby().find(websocket.path_params["code"], address,
-                                client_id_of(websocket))
+            room = await locate(websocket)
         except RoomError as error:
             await websocket.send_text(json.dumps(error_message(error.code, str(error))))
-            await websocket.close(code=4404)
+            await websocket.close(code=4412 if error.code == "moved" else 4404)
+            return
+        if isinstance(room, Elsewhere):
+            relay: Relay = state["relay"]
+            await relay.socket(websocket, room.address, room.code, offered, address,
+                               client_id_of(websocket))
             return
         # The seat token: in the subprotocol list ("token.<token>"), so no URL (and no
         # proxy's access log) carries it; ?token= still works, deprecated.

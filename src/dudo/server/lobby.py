@@ -20,16 +20,18 @@ Limits that keep one client from closing the site to everyone (:class:`SiteLimit
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from collections import defaultdict, deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from dudo.dice import Cups
 from dudo.fairness import derive_dice
 from dudo.rules import Rules
+from dudo.server.cluster import Cluster, rules_key
 from dudo.server.gate import Buckets
 from dudo.server.logs import log_event
 from dudo.server.room import MAX_SEATS, MIN_SEATS, Room, RoomConfig, RoomError, system_entropy
@@ -54,6 +56,19 @@ class SiteLimits:
     guesses_per_address: int = 200  # ...and per address, in any guess_window seconds
     guess_window: float = 60.0
     closed_retention: float = 86_400.0  # seconds a closed room's log is kept
+
+
+@dataclass(frozen=True)
+class Elsewhere:
+    """A room another node of the cluster holds: requests for it are relayed there."""
+
+    code: str
+    address: str  # the holder's http://host:port
+
+
+# Joining a room on another node (the app relays it): (address, code, name, client) -> the
+# join's answer, or a RoomError.
+JoinElsewhere = Callable[[str, str, str, str], Awaitable[dict[str, Any]]]
 
 
 def normalise_code(text: str) -> str | None:
@@ -136,6 +151,14 @@ class Lobby:
         self._creating = 0  # creations under way, counted against the caps
         self.unrecoverable: list[str] = []  # live rooms whose log would not replay
         self.refused_creations = 0
+        # In a cluster (dudo serve --cluster): presence in Redis, and how to join a quick
+        # table another node holds. None: one process, everything here.
+        self.cluster: Cluster | None = None
+        self.join_elsewhere: JoinElsewhere | None = None
+        self.draining = False
+        self.adopted = 0  # rooms taken over from nodes that died or left
+        self._taking: dict[str, asyncio.Lock] = {}
+        self._published: dict[str, tuple[bool, str | None, bool]] = {}
         self.configure(SiteLimits())
 
     def configure(self, limits: SiteLimits) -> None:
@@ -155,12 +178,17 @@ class Lobby:
             if room.closed:  # let go (another writer holds it now): not ours to close
                 await room.stop()
                 del self.rooms[code]
+                self._published.pop(code, None)
                 continue
             if room.idle(now):
                 await room.stop()
                 room.closed = True
                 await self.store.close_room(code)
                 del self.rooms[code]
+                self._published.pop(code, None)
+                if self.cluster is not None:
+                    await self.cluster.forget(code, rules_key(room.rules) if room.quick
+                                              else None)
                 self.closed_rooms += 1
                 closed.append(code)
                 log_event(log, "room_closed", room=code, status=room.status)
@@ -190,20 +218,191 @@ class Lobby:
     async def recover(self) -> int:
         """Rebuild every live room from its log (after a start or a crash). A room whose
         log cannot be replayed is logged and left out (``unrecoverable``), never allowed to
-        keep the whole site from starting; its log stays in the store for a look."""
+        keep the whole site from starting; its log stays in the store for a look.
+
+        In a cluster, only the live rooms nobody holds are taken (all of them when the
+        first node starts; none when a node joins a running cluster)."""
         self.unrecoverable = []
+        if self.cluster is not None:
+            await self.adopt_unheld()
+            return len(self.rooms)
         for code in await self.store.live_rooms():
-            try:
-                room = await Room.load(code, self.store, self.config, self.clock,
-                                       self.entropy, self.deal)
-            except Exception:
-                log.exception("room %s cannot be rebuilt from its log: left out", code,
-                              extra={"fields": {"event": "room_unrecoverable", "room": code}})
-                self.unrecoverable.append(code)
-                continue
-            self.rooms[code] = room
-            room.start_task()
+            await self._load(code)
         return len(self.rooms)
+
+    async def _load(self, code: str) -> Room | None:
+        """Rebuild one room from its log and start it; None if its log will not replay."""
+        try:
+            room = await Room.load(code, self.store, self.config, self.clock,
+                                   self.entropy, self.deal)
+        except Exception:
+            log.exception("room %s cannot be rebuilt from its log: left out", code,
+                          extra={"fields": {"event": "room_unrecoverable", "room": code}})
+            self.unrecoverable.append(code)
+            return None
+        self.rooms[code] = room
+        room.start_task()
+        return room
+
+    # -- the cluster: holding rooms, taking over, handing off -----------------------------
+
+    async def take_over(self, code: str) -> Room | None:
+        """Claim a live room nobody (alive) holds and rebuild it here; None if another
+        node got it first, or it is not live. One attempt per code at a time."""
+        assert self.cluster is not None
+        lock = self._taking.setdefault(code, asyncio.Lock())
+        try:
+            async with lock:
+                room = self.rooms.get(code)
+                if room is not None and not room.closed:
+                    return room
+                if self.draining or not await self.store.is_live(code):
+                    return None
+                if not await self.cluster.claim(code):
+                    return None
+                room = await self._load(code)
+                if room is None:
+                    await self.cluster.release(code)
+                    return None
+                self.adopted += 1
+                log_event(log, "room_taken_over", room=code, seq=room.seq)
+                return room
+        finally:
+            if not lock.locked():
+                self._taking.pop(code, None)
+
+    async def adopt_from_dead_nodes(self) -> int:
+        """Take over the rooms of nodes whose lease expired (each popped by one node)."""
+        assert self.cluster is not None
+        taken = 0
+        async for code in self.cluster.orphans_of_dead_nodes():
+            if await self.take_over(code) is not None:
+                taken += 1
+        return taken
+
+    async def adopt_unheld(self) -> int:
+        """Take over live rooms nobody holds (the safety net behind the dead nodes' lists:
+        a node that died while adopting, or Redis that lost its data)."""
+        assert self.cluster is not None
+        live = await self.store.live_rooms()
+        await self.cluster.mark_live(live)
+        taken = 0
+        for code in await self.cluster.unheld([c for c in live if c not in self.rooms]):
+            if await self.take_over(code) is not None:
+                taken += 1
+        return taken
+
+    async def let_go_all(self) -> None:
+        """Our lease expired before we renewed it (a long pause): survivors may hold our
+        rooms now, so every room here is dropped and its sockets sent to reconnect."""
+        for code, room in list(self.rooms.items()):
+            room._let_go()
+            await room.stop()
+            del self.rooms[code]
+        self._published.clear()
+
+    async def drain(self) -> None:
+        """Hand every room off before this node exits (SIGTERM, a rolling deploy): each
+        room stops between two commands, its sockets are told to reconnect, and the lease
+        ends so that surviving nodes take the rooms over at once."""
+        if self.cluster is None or self.draining:
+            return
+        self.draining = True
+        rooms = list(self.rooms.values())
+        await asyncio.gather(*(room.hand_off() for room in rooms))
+        self.rooms.clear()
+        await self.cluster.leave()
+        log_event(log, "node_drained", rooms=len(rooms))
+
+    async def keep_lease_forever(self) -> None:
+        """Renew the lease, publish what others list, adopt dead nodes' rooms (run as a
+        task by the app in a cluster)."""
+        assert self.cluster is not None
+        settings = self.cluster.settings
+        last_rescan = time.monotonic()
+        while not self.draining:
+            await asyncio.sleep(settings.renew_every)
+            try:
+                if not await self.cluster.renew():
+                    await self.let_go_all()
+                await self.publish()
+                await self.adopt_from_dead_nodes()
+                if time.monotonic() - last_rescan >= settings.rescan_every:
+                    last_rescan = time.monotonic()
+                    await self.adopt_unheld()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # Redis or the database away for a moment: try again
+                log.exception("cluster upkeep failed")
+
+    async def publish(self) -> None:
+        """Tell the cluster what changed here: rooms that left the lobby (for the lobby
+        cap), public lobbies (for the list on the home page), open quick tables."""
+        assert self.cluster is not None
+        lobbies_left: list[str] = []
+        public: dict[str, str | None] = {}
+        quick: dict[str, tuple[str, bool]] = {}
+        for code in [code for code in self._published if code not in self.rooms]:
+            del self._published[code]
+        for code, room in self.rooms.items():
+            waiting = room.status == "lobby" and not room.closed
+            listed = (json.dumps(room.summary(), separators=(",", ":"))
+                      if waiting and room.public else None)
+            open_quick = (waiting and room.quick and room.public
+                          and any(seat.kind == "open" for seat in room.seats))
+            before = self._published.get(code, (True, None, False))
+            if before[0] and not waiting:
+                lobbies_left.append(code)
+            if before[1] != listed:
+                public[code] = listed
+            if room.quick and before[2] != open_quick:
+                quick[code] = (rules_key(room.rules), open_quick)
+            self._published[code] = (waiting, listed, open_quick)
+        if lobbies_left or public or quick:
+            await self.cluster.publish(lobbies_left, public, quick)
+
+    async def locate(self, code: str, client: str, client_id: str | None = None,
+                     relayed: bool = False) -> Room | Elsewhere:
+        """The room with ``code``, here or on the node that holds it (a cluster); a live
+        room nobody holds is taken over here. ``relayed``: the request came from another
+        node, which found this node the holder: never sent on again."""
+        if self.cluster is None:
+            return self.find(code, client, client_id)
+        if await self._guess_blocked(client, client_id):
+            raise RoomError("too_many_guesses", "too many unknown room codes: wait a minute")
+        canonical = normalise_code(code)
+        if canonical is not None:
+            for _ in range(3):
+                room = self.rooms.get(canonical)
+                if room is not None and not room.closed:
+                    return room
+                if self.draining:
+                    raise RoomError("moved", "this server is shutting down: reconnect")
+                node, address = await self.cluster.holder(canonical)
+                if node is not None and node != self.cluster.node_id and address:
+                    if relayed:
+                        raise RoomError("moved", "this room is held elsewhere: reconnect")
+                    return Elsewhere(canonical, address)
+                if not await self.store.is_live(canonical):
+                    break
+                room = await self.take_over(canonical)
+                if room is not None:
+                    return room
+        await self._guess_miss(client, client_id)
+        raise RoomError("no_room", f"there is no room {code!r}")
+
+    async def _guess_blocked(self, client: str, client_id: str | None) -> bool:
+        assert self.cluster is not None
+        limits = self.limits
+        per_client, per_address = await self.cluster.misses(
+            [f"c:{GuessBudget.key(client, client_id)}", f"a:{client}"], limits.guess_window)
+        return (per_client >= limits.guesses_per_client
+                or per_address >= limits.guesses_per_address)
+
+    async def _guess_miss(self, client: str, client_id: str | None) -> None:
+        assert self.cluster is not None
+        await self.cluster.count_miss([f"c:{GuessBudget.key(client, client_id)}",
+                                       f"a:{client}"], self.limits.guess_window)
 
     async def close(self) -> None:
         for room in list(self.rooms.values()):
@@ -221,17 +420,25 @@ class Lobby:
             raise RoomError("no_room", f"there is no room {code!r}")
         return room
 
+    def _full(self, what: str) -> RoomError:
+        self.refused_creations += 1
+        if what == "rooms":
+            return RoomError("server_full", "this server has no room for more tables now")
+        return RoomError("server_full", "too many tables are waiting for players now: "
+                                        "join one (quick game) or try again later")
+
     def _admit_creation(self, client: str) -> None:
         """Refuse a new room if the address made too many lately or the site is full;
-        counts the creation as under way (the caller must call _creation_done)."""
-        lobbies = sum(1 for room in self.rooms.values() if room.status == "lobby")
-        if len(self.rooms) + self._creating >= self.limits.max_rooms:
-            self.refused_creations += 1
-            raise RoomError("server_full", "this server has no room for more tables now")
-        if lobbies + self._creating >= self.limits.max_lobbies:
-            self.refused_creations += 1
-            raise RoomError("server_full", "too many tables are waiting for players now: "
-                                           "join one (quick game) or try again later")
+        counts the creation as under way (the caller must call _creation_done). In a
+        cluster the caps are the whole site's, checked in Redis when the code is chosen."""
+        if self.draining:
+            raise RoomError("moved", "this server is shutting down: try again")
+        if self.cluster is None:
+            lobbies = sum(1 for room in self.rooms.values() if room.status == "lobby")
+            if len(self.rooms) + self._creating >= self.limits.max_rooms:
+                raise self._full("rooms")
+            if lobbies + self._creating >= self.limits.max_lobbies:
+                raise self._full("lobbies")
         if not self.creations.take(client):
             self.refused_creations += 1
             raise RoomError("too_many_rooms", "you created many rooms just now: wait a "
@@ -265,9 +472,18 @@ class Lobby:
             code = "".join(CODE_ALPHABET[digit % len(CODE_ALPHABET)] for digit in digits)
             if code in self.rooms:
                 continue
+            if self.cluster is not None:
+                verdict = await self.cluster.reserve(code, self.limits.max_rooms,
+                                                     self.limits.max_lobbies)
+                if verdict == "taken":
+                    continue
+                if verdict != "ok":
+                    raise self._full(verdict)
             room = await Room.create(code, self.store, self.config, clock=self.clock,
                                      entropy=self.entropy, deal=self.deal,
                                      reuse_closed_before=reuse_before, **settings)
+            if room is None and self.cluster is not None:
+                await self.cluster.unreserve(code)
             if room is not None:
                 self.rooms[code] = room
                 room.start_task()
@@ -279,6 +495,8 @@ class Lobby:
         """Seat the player at an open public quick table playing the same rules (Perudo
         unless the player chose others), or start a new one."""
         rules = rules or Rules.preset("perudo")
+        if self.cluster is not None:
+            return await self._quick_in_cluster(name, client, rules)
         async with self._lock:
             for room in self.rooms.values():
                 if (room.quick and room.public and room.status == "lobby"
@@ -291,6 +509,38 @@ class Lobby:
                         continue
             return await self.create(name, rules=rules, seats=4, bots=[], timer=30,
                                      public=True, quick=True, client=client)
+
+    async def _quick_in_cluster(self, name: str, client: str, rules: Rules) -> dict[str, Any]:
+        """Quick games across nodes: open quick tables are listed in Redis by their rules;
+        one node at a time seats players for one rule set (a lock), joining a table here
+        or relaying the join to the node that holds it."""
+        assert self.cluster is not None
+        key = rules_key(rules)
+        async with self.cluster.quick_lock(key):
+            for code in await self.cluster.quick_tables(key):
+                try:
+                    where = await self.locate(code, client)
+                    if isinstance(where, Room):
+                        if where.rules != rules:
+                            raise RoomError("full", "other rules")
+                        joined: dict[str, Any] = await where.call("join", name, None)
+                    elif self.join_elsewhere is not None:
+                        joined = await self.join_elsewhere(where.address, code, name, client)
+                    else:
+                        raise RoomError("full", "cannot reach that table")
+                    return joined
+                except RoomError:
+                    await self.cluster.drop_quick(key, code)  # full, started or gone
+            joined = await self.create(name, rules=rules, seats=4, bots=[], timer=30,
+                                       public=True, quick=True, client=client)
+            await self.cluster.add_quick(key, joined["code"])
+            return joined
+
+    async def list_public(self) -> list[dict[str, Any]]:
+        """Public rooms waiting for players: this node's, or the whole cluster's."""
+        if self.cluster is None:
+            return self.public_rooms()
+        return await self.cluster.public_rooms()
 
     def public_rooms(self) -> list[dict[str, Any]]:
         return [room.summary() for room in self.rooms.values()

@@ -252,6 +252,20 @@ class Room:
         for connection in self._connections():
             connection.close()
 
+    async def hand_off(self, timeout: float = 5.0) -> None:
+        """Stop between two commands (never inside a commit) and send every socket away to
+        reconnect: another node rebuilds the room from its log and carries on (a node
+        draining before it exits, DESIGN.md "games are logs")."""
+        if self.task is not None and not self.task.done():
+            with contextlib.suppress(TimeoutError, RoomError):
+                await asyncio.wait_for(self.call("stop"), timeout)
+        self.closed = True
+        for connection in self._connections():
+            connection.send(p.error_message("moved", "this room is moving to another "
+                                                     "server: reconnect"))
+            connection.close(CLOSE_MOVED)
+        await self.stop()
+
     # -- the log --------------------------------------------------------------------------
 
     async def _commit(self, kind: str, data: dict[str, Any],
@@ -493,7 +507,8 @@ class Room:
             try:
                 if command is not None:
                     await self._handle(command)
-                await self._run_due()
+                if not self.closed:  # stopped by that command: nothing more of ours
+                    await self._run_due()
             except asyncio.CancelledError:
                 raise
             except Exception:  # a bug must not take the room down with it
@@ -534,6 +549,10 @@ class Room:
         elif kind == "summary":
             _, future = command
             future.set_result(self.summary())
+        elif kind == "stop":
+            _, future = command
+            self.closed = True
+            future.set_result(None)
 
     # -- people arriving and leaving ------------------------------------------------------
 

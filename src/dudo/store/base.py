@@ -61,6 +61,11 @@ class Store(Protocol):
         """Codes of rooms that are not closed (to rebuild after a restart)."""
         ...
 
+    async def is_live(self, code: str) -> bool:
+        """Whether a room with this code exists and is not closed (a node of a cluster
+        asks before it takes over a room nobody holds)."""
+        ...
+
     async def close_room(self, code: str) -> None:
         """Mark a room closed: it is no longer rebuilt after a restart."""
         ...
@@ -126,6 +131,9 @@ class MemoryStore:
 
     async def live_rooms(self) -> list[str]:
         return [code for code in self.logs if code not in self.closed]
+
+    async def is_live(self, code: str) -> bool:
+        return code in self.logs and code not in self.closed
 
     async def close_room(self, code: str) -> None:
         self.closed.setdefault(code, time.time())

@@ -19,6 +19,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from sqlalchemy import (
     Boolean,
@@ -171,6 +172,21 @@ def async_url(url: str) -> str:
     return url
 
 
+def split_schema(url: str) -> tuple[str, str | None]:
+    """A PostgreSQL URL's ``schema`` parameter (``postgresql://.../db?schema=NAME``: the
+    tables live in that schema, so sites or test runs can share one database) and the URL
+    without it."""
+    parts = urlsplit(url)
+    query = parse_qsl(parts.query, keep_blank_values=True)
+    schema = next((value for key, value in query if key == "schema"), None)
+    if schema is None or not url.startswith(("postgresql:", "postgres:")):
+        return url, None
+    if not schema.replace("_", "").isalnum():
+        raise StoreError(f"schema must be letters, digits and _, not {schema!r}")
+    rest = urlencode([(key, value) for key, value in query if key != "schema"])
+    return urlunsplit(parts._replace(query=rest)), schema
+
+
 class SqlStore:
     """The :class:`~dudo.store.base.Store` on a SQL database."""
 
@@ -191,8 +207,12 @@ class SqlStore:
         self.slow_commits = 0
 
     async def open(self) -> None:
+        url, schema = split_schema(self.url)
+        options: dict[str, Any] = {}
+        if schema is not None:
+            options["connect_args"] = {"server_settings": {"search_path": schema}}
         try:
-            engine = create_async_engine(async_url(self.url))
+            engine = create_async_engine(async_url(url), **options)
         except Exception as error:  # a malformed URL or missing driver
             raise StoreError(f"cannot use database {self.url!r}: {error}") from error
         if engine.dialect.name == "sqlite":
@@ -204,6 +224,8 @@ class SqlStore:
         self.engine = engine
         try:
             async with engine.begin() as connection:
+                if schema is not None:
+                    await connection.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))
                 await connection.run_sync(metadata.create_all)
                 await connection.run_sync(_add_missing_columns)
         except Exception as error:
@@ -366,6 +388,12 @@ class SqlStore:
                 select(rooms.c.code).where(rooms.c.closed.is_(False))
                 .order_by(rooms.c.created_at))
             return [code for (code,) in result]
+
+    async def is_live(self, code: str) -> bool:
+        async with self._engine().connect() as connection:
+            result = await connection.execute(
+                select(rooms.c.code).where((rooms.c.code == code) & rooms.c.closed.is_(False)))
+            return result.first() is not None
 
     async def close_room(self, code: str) -> None:
         async with self._engine().begin() as connection:

@@ -1,0 +1,157 @@
+"""Running the server: one process, one cluster node, or N nodes behind one port.
+
+``dudo serve`` runs one process. ``dudo serve --cluster redis://...`` runs one node of a
+cluster: on SIGTERM it hands its rooms off *before* it stops listening (a rolling deploy
+drops no game). ``dudo serve --cluster ... --workers N`` starts N nodes on this machine
+that share one listening socket (the kernel spreads connections over them), each with a
+private port of its own where the others relay requests for rooms it holds; a node that
+dies is started again, and its rooms were taken over by the others meanwhile.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import multiprocessing
+import os
+import signal
+import socket
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import uvicorn
+
+from dudo.server.app import ServerSettings, create_app
+from dudo.server.logs import configure as configure_logs
+from dudo.server.logs import log_event
+
+log = logging.getLogger("dudo.nodes")
+
+
+@dataclass
+class Launch:
+    """How ``dudo serve`` was asked to run (what a worker process needs to start)."""
+
+    host: str
+    port: int
+    database: str
+    log_level: str = "info"
+    proxies: list[str] = field(default_factory=list)
+    cluster: str | None = None
+    advertise: str | None = None
+    workers: int = 1
+
+
+class DrainingServer(uvicorn.Server):
+    """uvicorn, but a cluster node hands its rooms to the others before it closes its
+    sockets and waits for connections: clients are sent to reconnect with 4412 while the
+    surviving nodes are already taking the rooms over."""
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        app = self.config.app
+        drain = getattr(getattr(app, "state", None), "drain", None)
+        if drain is not None:
+            try:
+                await drain()
+            except Exception:
+                log.exception("handing rooms off failed")
+        await super().shutdown(sockets)
+
+
+def uvicorn_config(launch: Launch, app: Any) -> uvicorn.Config:
+    # No access log: WebSocket URLs carry seat tokens, which must not land in logs. No
+    # per-message compression: state messages are small and compressing them cost more
+    # server time and memory than it saved (docs/benchmarks.md).
+    return uvicorn.Config(app, host=launch.host, port=launch.port,
+                          log_level=launch.log_level.lower(), log_config=None,
+                          proxy_headers=bool(launch.proxies),
+                          forwarded_allow_ips=launch.proxies or None, access_log=False,
+                          ws_max_size=16 * 1024, ws_ping_interval=20, ws_ping_timeout=20,
+                          ws_per_message_deflate=False, timeout_graceful_shutdown=10)
+
+
+def settings_for(launch: Launch, advertise: str | None) -> ServerSettings:
+    settings = ServerSettings.from_env(launch.database)
+    settings.cluster = launch.cluster
+    settings.advertise = advertise
+    return settings
+
+
+def default_advertise(host: str, port: int) -> str:
+    """Where other nodes reach this one when --advertise is not given: the listening
+    address, or this machine's own address when it listens on all of them."""
+    if host in ("0.0.0.0", "::", ""):
+        host = socket.gethostbyname(socket.gethostname())
+    return f"http://{host}:{port}"
+
+
+def serve(launch: Launch) -> None:
+    """Run the server in this process (one node), or start the workers."""
+    if launch.workers > 1:
+        run_workers(launch)
+        return
+    advertise = None
+    if launch.cluster:
+        advertise = launch.advertise or default_advertise(launch.host, launch.port)
+    app = create_app(settings_for(launch, advertise))
+    DrainingServer(uvicorn_config(launch, app)).run()
+
+
+def _worker(launch: Launch, shared: socket.socket, number: int) -> None:
+    """One node of ``--workers``: the shared socket for clients and a private one (on the
+    loopback) for the other nodes' relays."""
+    configure_logs(launch.log_level.upper())
+    private = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    private.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    private.bind(("127.0.0.1", 0))
+    private.listen(512)
+    address = f"http://127.0.0.1:{private.getsockname()[1]}"
+    app = create_app(settings_for(launch, address))
+    log_event(log, "worker_started", worker=number, relay_address=address)
+    DrainingServer(uvicorn_config(launch, app)).run(sockets=[shared, private])
+
+
+def run_workers(launch: Launch) -> None:
+    """Start ``launch.workers`` nodes sharing one listening socket; restart any that
+    dies; on SIGTERM or Ctrl-C, ask each to drain and wait for them."""
+    shared = socket.socket(socket.AF_INET6 if ":" in launch.host else socket.AF_INET,
+                           socket.SOCK_STREAM)
+    shared.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    shared.bind((launch.host, launch.port))
+    shared.listen(2048)
+    shared.set_inheritable(True)
+    spawn = multiprocessing.get_context("spawn")
+    workers: dict[int, Any] = {}
+
+    def start(number: int) -> None:
+        process = spawn.Process(target=_worker, args=(launch, shared, number),
+                                name=f"dudo-node-{number}")
+        process.start()
+        workers[number] = process
+
+    stopping = False
+
+    def stop(signum: int, _frame: Any) -> None:
+        nonlocal stopping
+        stopping = True
+        for process in workers.values():
+            if process.is_alive() and process.pid:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(process.pid, signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    for number in range(launch.workers):
+        start(number)
+    while not stopping:
+        time.sleep(0.5)
+        for number, process in list(workers.items()):
+            if not process.is_alive() and not stopping:
+                log_event(log, "worker_died", worker=number, exit_code=process.exitcode)
+                start(number)
+    for process in workers.values():
+        process.join(timeout=30)
+        if process.is_alive():
+            process.kill()
+    shared.close()
