@@ -7,8 +7,11 @@ limits span the nodes, and two nodes that both believe they hold a room never bo
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -18,7 +21,7 @@ from typing import Any
 import httpx
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from clusterkit import Node, cluster, redis_server, shared_database
+from clusterkit import FAST_CLUSTER, Node, cluster, redis_server, shared_database
 from dudo.bots import make_bot
 from dudo.client import Client, ClientError, SeatTicket, Table
 from dudo.game import Call
@@ -28,6 +31,7 @@ from dudo.server.connection import Connection
 from dudo.server.lobby import Lobby
 from dudo.server.room import CLOSE_MOVED, RoomConfig, RoomError
 from dudo.store import LogEntry, open_store
+from serverkit import free_port
 
 
 def ws_url(base: str, code: str) -> str:
@@ -445,3 +449,69 @@ def test_entries_keep_their_order_when_nodes_append_concurrently(tmp_path: Path)
                     await store.close()
 
         asyncio.run(scenario())
+
+
+def worker_pids(parent: int) -> list[int]:
+    """The node processes ``dudo serve --workers`` started (not multiprocessing's helper)."""
+    found = subprocess.run(["pgrep", "-P", str(parent)], capture_output=True, text=True)
+    pids = []
+    for pid in map(int, found.stdout.split()):
+        with contextlib.suppress(OSError):
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+            if "spawn_main" in command and "resource_tracker" not in command:
+                pids.append(pid)
+    return pids
+
+
+def test_workers_share_one_port_and_a_killed_worker_is_replaced(tmp_path: Path) -> None:
+    with redis_server(tmp_path) as redis, shared_database(tmp_path) as database:
+        port = free_port()
+        base = f"http://127.0.0.1:{port}"
+        process = subprocess.Popen(
+            [sys.executable, "-m", "dudo", "serve", "--port", str(port), "--database",
+             database, "--cluster", redis, "--workers", "2", "--log-level", "warning"],
+            env={**os.environ, **FAST_CLUSTER}, stdout=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT)
+        try:
+            async def scenario() -> None:
+                async def two_nodes_answer() -> bool:
+                    seen = set()
+                    for _ in range(40):
+                        with contextlib.suppress(httpx.HTTPError):
+                            async with httpx.AsyncClient() as http:  # a new connection
+                                answer = await http.get(f"{base}/healthz", timeout=2)
+                                seen.add(answer.json().get("node"))
+                    return len(seen - {None}) == 2
+
+                await wait_until(two_nodes_answer, timeout=60)
+                workers = worker_pids(process.pid)
+                assert len(workers) == 2
+                async with Client(base) as client:
+                    host = await client.create_room("Host", seats=3, bots=[None, None, "easy"])
+                    guest = await client.join(host.code, "Guest")
+                players = [Player(host, [base], 0, seed=1), Player(guest, [base], 0, seed=2)]
+                games = [asyncio.create_task(player.play()) for player in players]
+
+                async def playing() -> bool:
+                    return all(len(player.acked) >= 2 for player in players)
+
+                await wait_until(playing, timeout=60)
+                os.kill(workers[0], signal.SIGKILL)
+
+                async def replaced() -> bool:
+                    now = worker_pids(process.pid)
+                    return len(now) == 2 and workers[0] not in now
+
+                await wait_until(replaced, timeout=30)
+                await asyncio.gather(*games)
+                record = await game_record(base, players[0].state["fair"]["game_id"])
+                check_games(players, {host.code: record}, {}, tmp_path)
+
+            asyncio.run(scenario())
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(timeout=60) == 0
+            assert worker_pids(process.pid) == []
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=10)
