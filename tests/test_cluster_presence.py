@@ -151,3 +151,20 @@ def test_guess_misses_add_up_across_nodes(tmp_path: Path) -> None:
         assert 0 < ttl <= 61
 
     run(tmp_path, body)
+
+
+def test_a_token_bucket_is_shared_by_the_nodes(tmp_path: Path) -> None:
+    async def body(node: Callable[[str], Cluster]) -> None:
+        a, b = node("a"), node("b")
+        await a.join()
+        await b.join()
+        taken = [await (a if index % 2 else b).take_token("create:1.2.3.4", 0.001, 5)
+                 for index in range(8)]
+        assert taken == [True] * 5 + [False] * 3  # the burst, across both nodes
+        assert await a.take_token("create:5.6.7.8", 0.001, 5)  # another address
+        fast = [await a.take_token("create:9.9.9.9", 20.0, 1) for _ in range(2)]
+        assert fast == [True, False]
+        await asyncio.sleep(0.1)  # 20 a second: refilled
+        assert await b.take_token("create:9.9.9.9", 20.0, 1)
+
+    run(tmp_path, body)

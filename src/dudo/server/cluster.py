@@ -78,6 +78,26 @@ redis.call('SREM', KEYS[2], ARGV[1])
 return 1
 """
 
+# A token bucket (KEYS[1]: a hash of tokens and when they were counted): take one token if
+# there is one. ARGV: tokens a second, burst. Redis's own clock, so nodes' clocks never
+# matter.
+TAKE_TOKEN = """
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) + tonumber(clock[2]) / 1000000
+local rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2])
+local tokens = tonumber(redis.call('HGET', KEYS[1], 't') or burst)
+local at = tonumber(redis.call('HGET', KEYS[1], 'a') or now)
+tokens = math.min(burst, tokens + math.max(0, now - at) * rate)
+local taken = 0
+if tokens >= 1 then
+  tokens = tokens - 1
+  taken = 1
+end
+redis.call('HSET', KEYS[1], 't', tostring(tokens), 'a', tostring(now))
+redis.call('EXPIRE', KEYS[1], math.ceil(burst / math.max(rate, 0.000001)) + 1)
+return taken
+"""
+
 # Count one miss in a fixed window and say whether the budget was spent before it.
 # KEYS[1] the window's counter; ARGV: window seconds.
 COUNT = """
@@ -125,6 +145,7 @@ class Cluster:
         self._reserve = self.redis.register_script(RESERVE)
         self._release = self.redis.register_script(RELEASE)
         self._count = self.redis.register_script(COUNT)
+        self._take_token = self.redis.register_script(TAKE_TOKEN)
         self.secret = ""  # shared by all nodes: relayed requests carry it
         self.healthy = False  # whether the last renewal reached Redis with our lease alive
         self.lease_lost = 0
@@ -312,6 +333,13 @@ class Cluster:
         lock = self.redis.lock(f"{self.p}quicklock:{key}", timeout=hold, blocking_timeout=hold)
         async with lock:
             yield
+
+    # -- limits across nodes -----------------------------------------------------------------
+
+    async def take_token(self, key: str, rate: float, burst: int) -> bool:
+        """Take one token of a site-wide bucket (``rate`` a second, up to ``burst``)."""
+        return bool(await self._take_token(keys=[f"{self.p}bucket:{key}"],
+                                           args=[rate, burst]))
 
     # -- the guess limit across nodes ---------------------------------------------------------
 

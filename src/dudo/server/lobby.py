@@ -427,10 +427,11 @@ class Lobby:
         return RoomError("server_full", "too many tables are waiting for players now: "
                                         "join one (quick game) or try again later")
 
-    def _admit_creation(self, client: str) -> None:
+    async def _admit_creation(self, client: str) -> None:
         """Refuse a new room if the address made too many lately or the site is full;
         counts the creation as under way (the caller must call _creation_done). In a
-        cluster the caps are the whole site's, checked in Redis when the code is chosen."""
+        cluster the caps are the whole site's, checked in Redis when the code is chosen,
+        and an address's bucket is the site's too."""
         if self.draining:
             raise RoomError("moved", "this server is shutting down: try again")
         if self.cluster is None:
@@ -439,7 +440,13 @@ class Lobby:
                 raise self._full("rooms")
             if lobbies + self._creating >= self.limits.max_lobbies:
                 raise self._full("lobbies")
-        if not self.creations.take(client):
+        if self.cluster is not None:
+            allowed = await self.cluster.take_token(
+                f"create:{client}", self.limits.creations_per_minute / 60.0,
+                self.limits.creation_burst)
+        else:
+            allowed = self.creations.take(client)
+        if not allowed:
             self.refused_creations += 1
             raise RoomError("too_many_rooms", "you created many rooms just now: wait a "
                                               "minute, or share a room you made")
@@ -451,7 +458,7 @@ class Lobby:
         """A new room with its creator in seat 0 (the host)."""
         if not MIN_SEATS <= seats <= MAX_SEATS:
             raise RoomError("bad_seats", f"a table has {MIN_SEATS} to {MAX_SEATS} seats")
-        self._admit_creation(client)
+        await self._admit_creation(client)
         try:
             room = await self._new_room(rules=rules, seats=seats, bots=[None, *bots[1:seats]],
                                         timer=timer, public=public, quick=quick,
