@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import re
+from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
 
 from dudo.rules import PRESETS, Rules
-from dudo.server.pages import WEB, rules_query, worked_examples
+from dudo.rules_text import LANGUAGES
+from dudo.server.pages import RULES_STYLE, WEB, rules_query, worked_examples
 from serverkit import make_app
 
 LOCALES = sorted((WEB / "locales").glob("*.json"))
@@ -128,3 +130,80 @@ def test_package_data_ships_the_web_client() -> None:
     text = (Path(__file__).resolve().parent.parent / "pyproject.toml").read_text()
     for folder in ("web/*", "web/js/*", "web/css/*", "web/locales/*"):
         assert f'"{folder}"' in text
+
+
+def contrast(one: str, two: str) -> float:
+    """WCAG contrast ratio of two #rrggbb (or #rgb) colours."""
+
+    def luminance(colour: str) -> float:
+        digits = colour.lstrip("#")
+        if len(digits) == 3:
+            digits = "".join(c * 2 for c in digits)
+        channels = [int(digits[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+        r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    light, dark = sorted((luminance(one), luminance(two)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_rules_sheet_links_meet_aaa_contrast() -> None:
+    """Every link colour of the sheet on screen (visited ones too, which axe cannot see)
+    reaches 7:1 on every background the sheet has: the cream page and the white embed."""
+    screen = re.sub(r"/\*.*?\*/", "", RULES_STYLE.split("@media print")[0], flags=re.DOTALL)
+    links: set[str] = set()
+    backgrounds: set[str] = set()
+    for selectors, body in re.findall(r"([^{}]+)\{([^{}]*)\}", screen):
+        names = [name.strip() for name in selectors.split(",")]
+        if any(re.fullmatch(r"a(:[a-z-]+)*", name) for name in names):
+            links |= set(re.findall(r"(?<![-\w])color:\s*(#[0-9a-fA-F]{3,6})", body))
+        if any(name in (":root", "body", "body.embed") for name in names):
+            backgrounds |= set(re.findall(r"background:\s*(#[0-9a-fA-F]{3,6})", body))
+    assert links and len(backgrounds) >= 2, (links, backgrounds)
+    for link in links:
+        for background in backgrounds:
+            assert contrast(link, background) >= 7, (link, background, contrast(link, background))
+
+
+# Elements whose role (generic, paragraph, strong...) may not be named: aria-label on them
+# is ignored by screen readers unless a role that takes a name (img, group...) is given.
+UNNAMEABLE = {"span", "div", "p", "strong", "em", "b", "i", "u", "s", "small", "code", "bdi",
+              "bdo", "del", "ins", "sub", "sup", "pre", "data", "q"}
+
+
+class AriaLabels(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.bad: list[str] = []
+        self.labelled = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        names = dict(attrs)
+        if "aria-label" not in names:
+            return
+        self.labelled += 1
+        if tag in UNNAMEABLE and not names.get("role"):
+            self.bad.append(self.get_starttag_text() or tag)
+
+
+def test_rules_sheet_puts_aria_label_only_where_it_is_read() -> None:
+    """The worked examples' dice are read as "5 (counts)": role="img" makes the label count."""
+    with TestClient(make_app()) as client:
+        for lang in LANGUAGES:
+            for query in ("preset=perudo", "preset=tavern&embed=1", "preset=dudo&starting_dice=1"):
+                parser = AriaLabels()
+                parser.feed(client.get(f"/rules?{query}&lang={lang}").text)
+                assert parser.labelled > 3 and not parser.bad, (lang, query, parser.bad[:3])
+
+
+def test_client_puts_aria_label_only_where_it_is_read() -> None:
+    """The same in the client's markup: its HTML files and the templates in its modules."""
+    # A tag up to its closing ">" (an arrow function's "=>" inside ${...} is not one).
+    tag = re.compile(r"<(" + "|".join(UNNAMEABLE) + r")\b((?:=>|[^>])*)>")
+    sources = [*(WEB / "js").glob("*.js"), *WEB.glob("*.html")]
+    bad = []
+    for source in sources:
+        for name, attributes in tag.findall(source.read_text()):
+            if "aria-label=" in attributes and "role=" not in attributes:
+                bad.append((source.name, name, attributes[:80]))
+    assert len(sources) > 10 and not bad, bad

@@ -32,7 +32,6 @@ from playwright.sync_api import Browser, Page, expect
 from serverkit import server_process, sqlite_url
 from test_web import (
     ARTIFACTS,
-    RULES_SHEET_SKIP,
     TIMINGS,
     axe_check,
     check_fits,
@@ -398,6 +397,115 @@ def test_background_turn_cue_sound_switch_motion_and_updates_in_place(
     still.context.close()
 
 
+# Chrome on Android: the page may not build a Notification (the constructor throws), and
+# every vibration asked for is recorded.
+ANDROID_CUES = """
+window.__buzz = [];
+Object.defineProperty(navigator, 'vibrate', {configurable: true, value: (pattern) => {
+    window.__buzz.push(pattern);
+    return true;
+}});
+window.Notification = class {
+    constructor() { throw new TypeError('Illegal constructor'); }
+    static get permission() { return 'granted'; }
+    static requestPermission() { return Promise.resolve('granted'); }
+};
+"""
+
+
+def test_a_background_turn_vibrates_where_allowed(server: str, browser: Browser) -> None:
+    page, code = seated(browser, server, [None, "easy"], init=ANDROID_CUES)
+    page.click("#notify-toggle")  # a notification is asked for, and refused by the browser
+    page.evaluate(HIDE, True)
+    page.click("#start")
+    wait_until(page, "document.title.startsWith('▶')", timeout=20000)
+    assert page.evaluate("window.__buzz") == [[120, 80, 120]]
+    page.evaluate(HIDE, False)
+    wait_until(page, f"document.title === 'dudo · Room {code}'")
+    # A turn while the tab is in front: no buzz.
+    our_turn(page, standing=False)
+    seen = page.evaluate("document.body.dataset.version")
+    page.click("#bid-go")
+    wait_for_news(page, seen)
+    our_turn(page, standing=False)
+    assert page.evaluate("window.__buzz") == [[120, 80, 120]]
+    assert page.title() == f"dudo · Room {code}"
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
+# Every number the reveal's count shows, per reveal, with the true count and how many dice
+# are lit as counting. With window.__skip set ('key' or 'click'), the player skips the
+# reveal the moment it is first drawn (so before the first cup has lifted).
+WATCH_COUNT = """
+window.__reveals = [];
+new MutationObserver(() => {
+    const count = document.querySelector('#reveal .count');
+    if (!count) return;
+    const key = count.closest('#reveal').dataset.key;
+    let seen = window.__reveals[window.__reveals.length - 1];
+    const fresh = !seen || seen.key !== key;
+    if (fresh) {
+        seen = {key, values: [], truth: window.dudo.view.state.game.last_reveal.count,
+                lit: document.querySelectorAll('.seat-dice.revealed .die.counts').length};
+        window.__reveals.push(seen);
+    }
+    const value = Number(count.textContent);
+    if (seen.values[seen.values.length - 1] !== value) seen.values.push(value);
+    seen.still = !!document.querySelector('.felt.still');
+    if (fresh && window.__skip === 'key') {
+        document.body.dispatchEvent(new KeyboardEvent('keydown', {key: 'Escape', bubbles: true}));
+    }
+    if (fresh && window.__skip === 'click') document.querySelector('.felt').click();
+}).observe(document, {subtree: true, childList: true, characterData: true});
+"""
+
+
+def call_and_count(page: Page, skip: str | None = None) -> dict[str, Any]:
+    """On our next turn with a bid to beat, call it a lie; the reveal's count as watched."""
+    our_turn(page)
+    page.evaluate("(skip) => { window.__skip = skip; }", skip)
+    reveals = page.evaluate("window.__reveals.length")
+    page.click("#call-dudo")
+    seen: dict[str, Any] = wait_until(page, f"""() => {{
+        const seen = window.__reveals[{reveals}];
+        return seen && seen.values[seen.values.length - 1] === seen.truth ? seen : null;
+    }}""", timeout=10000)
+    assert seen["lit"] == seen["truth"], seen  # the dice counted are the dice lit
+    return seen
+
+
+def test_reveal_counts_up_as_the_cups_lift_and_can_be_skipped(
+        server: str, browser: Browser) -> None:
+    page, _ = seated(browser, server, [None, "easy", "easy"], init=WATCH_COUNT)
+    page.click("#start")
+    # The count starts at 0 and goes up, cup by cup (one step per seat at most), to the
+    # true count. A count of 0 (no ace among 15 dice) cannot show steps: call again.
+    for _ in range(4):
+        seen = call_and_count(page)
+        values = seen["values"]
+        assert values[0] == 0 and values == sorted(set(values)) and len(values) <= 4, seen
+        if seen["truth"]:
+            assert len(values) >= 2, seen
+            break
+    else:
+        pytest.fail("four reveals in a row counted nothing")
+    # A key, or a click on the felt, skips to the end: the whole count at once, the
+    # cups up and nothing moving.
+    for skip in ("key", "click"):
+        seen = call_and_count(page, skip)
+        assert seen["values"] in ([0, seen["truth"]], [0]) and seen["still"], (skip, seen)
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+    # Under reduced motion the count is whole from the first moment.
+    still, _ = seated(browser, server, [None, "easy"], motion="reduce", init=WATCH_COUNT)
+    still.click("#start")
+    seen = call_and_count(still)
+    assert seen["values"] == [seen["truth"]] and not seen["still"], seen
+    assert not still.js_errors  # type: ignore[attr-defined]
+    still.context.close()
+
+
 def test_words_in_every_language_toasts_and_names(server: str, browser: Browser) -> None:
     # A 24-character name does not make the phone's lobby scroll sideways.
     host, code = seated(browser, server, [None, None, "easy"], width=360, height=640,
@@ -532,8 +640,11 @@ def test_axe_every_rule_on_every_state_of_the_table(server: str, browser: Browse
     page.goto(server + "/")
     page.wait_for_selector("#rooms-list p, #rooms-list ul")
     axe_check(page, "home")
-    page.goto(server + "/rules?preset=perudo")
-    axe_check(page, "rules", RULES_SHEET_SKIP)
+    # The rules sheet with AAA contrast too (its links on the cream page and on the white
+    # embed), in a second language.
+    for query in ("preset=perudo", "preset=perudo&embed=1&lang=de"):
+        page.goto(f"{server}/rules?{query}")
+        axe_check(page, f"rules {query}")
     page.context.close()
     # Three people and no bot: the table moves only when the test says, so every state
     # stands still while axe looks. We bid high on our turns and the next player calls

@@ -147,7 +147,10 @@ def _dice_html(cup: tuple[int, ...], lang: str, counted: Revealed | None = None)
         counts = counted is not None and counted.counts(die)
         mark = " counts" if counts else ""
         label = text(lang, "example.counts", face=die) if counts else str(die)
-        parts.append(f'<span class="die{mark}" aria-label="{html.escape(label)}">{die}</span>')
+        # role="img": a screen reader ignores aria-label on a plain span (and reads "5"
+        # where the sheet means "5 (counts)").
+        parts.append(f'<span class="die{mark}" role="img" aria-label="{html.escape(label)}">'
+                     f"{die}</span>")
     return "".join(parts)
 
 
@@ -342,7 +345,10 @@ h1 { font-family: system-ui, sans-serif; color: #14532d; margin: .5rem 0; }
 h2 { font-family: system-ui, sans-serif; font-size: 1.15rem; color: #14532d;
   border-bottom: 2px solid #d6d3d1; padding-bottom: .15rem; margin-top: 1.4rem; }
 h3 { font-family: system-ui, sans-serif; font-size: 1rem; margin-bottom: .2rem; }
-a { color: #1d4ed8; }
+/* Links at AAA contrast (7:1) on the cream page and the white embed: #1e3a8a is 9.9:1
+   and 10.4:1, a visited link's #581c87 10.4:1 and 10.9:1. */
+a { color: #1e3a8a; }
+a:visited { color: #581c87; }
 nav, footer { font-family: system-ui, sans-serif; font-size: .9rem; margin: .75rem 0; }
 .note { color: #4a4a4a; font-style: italic; }
 .cups { border-collapse: collapse; margin: .4rem 0; }
@@ -359,7 +365,7 @@ button { font: inherit; padding: .2rem .6rem; }
   nav, footer { display: none; }
   h2 { break-after: avoid; }
   section, .cups { break-inside: avoid; }
-  a { color: inherit; text-decoration: none; }
+  a, a:visited { color: inherit; text-decoration: none; }
   .die.counts { background: #ddd; }
 }
 """

@@ -32,6 +32,22 @@ const LAYOUTS = {
 
 const FACE_KEYS = ['1', '2', '3', '4', '5', '6'];
 
+// At a reveal the cups lift one by one (dudo.css: the cup of the seat drawn --i-th lifts at
+// --i × .3 s + .15 s, its counting dice light up at --i × .3 s + .6 s). The count in the
+// middle goes up in the same steps, so the table counts before your eyes.
+const CUP_STEP_MS = 300;
+const CUP_COUNTED_MS = 600;
+
+function reducedMotion() {
+  return matchMedia('(prefers-reduced-motion: reduce)').matches;
+}
+
+// Whether a revealed die counts for the bid: its face, or an ace when aces are wild.
+function dieCounts(reveal, face) {
+  const bidFace = reveal.bid[1];
+  return face === bidFace || (reveal.wild && face === 1 && bidFace !== 1);
+}
+
 export function openTable(main, code, params) {
   return new Table(main, code, params);
 }
@@ -70,6 +86,7 @@ class Table {
     this.openDetails = new Set();
     this.catalogue = null;
     this.stillReveal = null; // the reveal whose animation the player skipped
+    this.countUp = null; // the reveal being counted up: {key, cups counted so far, timers}
     this.joinError = '';
     this.baseTitle = document.title;
     this.tick = setInterval(() => this.updateClocks(), 250);
@@ -92,6 +109,7 @@ class Table {
     this.closed = true;
     clearInterval(this.tick);
     clearInterval(this.pinger);
+    this.stopCountUp();
     document.removeEventListener('visibilitychange', this.onVisible);
     document.removeEventListener('keydown', this.keys);
     this.main.removeEventListener('click', this.onClick);
@@ -268,19 +286,34 @@ class Table {
   }
 
   // Your turn while the tab is in the background: the title says so, and a notification
-  // (if the player allowed them) or a vibration (phones) calls you back.
+  // (if the player allowed them) and a vibration (phones) call you back.
   cueTurn() {
     if (!document.hidden) return;
     document.title = `▶ ${t('title.your_turn')} · dudo`;
+    this.notifyTurn();
+    this.vibrateTurn();
+  }
+
+  notifyTurn() {
+    if (!this.notifyOn()) return;
     try {
-      if (this.notifyOn() && Notification.permission === 'granted') {
-        const note = new Notification(t('title.your_turn'), {body: t('notify.body', {code: this.code}), tag: `dudo-${this.code}`});
-        note.addEventListener('click', () => { window.focus(); note.close(); });
-      }
+      const note = new Notification(t('title.your_turn'), {body: t('notify.body', {code: this.code}), tag: `dudo-${this.code}`});
+      note.addEventListener('click', () => { window.focus(); note.close(); });
     } catch {
-      // notifications are a courtesy
+      // Chrome on Android has no page notifications (the constructor throws): the
+      // vibration and the title still call the player back.
     }
-    if (navigator.vibrate) navigator.vibrate([120, 80, 120]);
+  }
+
+  // Where allowed: a browser without the API, or one that refuses (Chrome before the
+  // player has touched the page, iOS), simply does not buzz.
+  vibrateTurn() {
+    if (typeof navigator.vibrate !== 'function') return;
+    try {
+      navigator.vibrate([120, 80, 120]);
+    } catch {
+      // a refused vibration is no error for the game
+    }
   }
 
   notifyOn() {
@@ -381,6 +414,7 @@ class Table {
     document.body.dataset.phase = game ? game.phase : 'lobby';
     document.body.dataset.version = String(this.state.version);
     document.body.dataset.legal = JSON.stringify(this.legal());
+    this.followReveal();
     let html;
     if (room.status === 'lobby') {
       html = `<div class="table-page lobby">${this.head()}${this.lobbyPanel()}
@@ -567,6 +601,44 @@ class Table {
     return `${this.state.fair?.game_id}:${GameLog.revealedRound(game)}`;
   }
 
+  // A reveal drawn for the first time is counted up, one step per cup in drawing order,
+  // each step when that cup's counting dice light up. Not under reduced motion, and not
+  // once the player skipped it: then the count is whole at once. (Only between rounds:
+  // the last reveal of a game shows the winner, not the count.)
+  followReveal() {
+    const key = this.state.game?.phase === 'roll' && this.showingReveal() ? this.revealKey() : null;
+    if (this.countUp && this.countUp.key === key) return;
+    this.stopCountUp();
+    if (!key || key === this.stillReveal || reducedMotion()) return;
+    const countUp = {key, cups: 0, timers: []};
+    this.countUp = countUp;
+    countUp.timers = this.ordered().map((_, i) => setTimeout(() => {
+      countUp.cups = i + 1;
+      this.render();
+    }, i * CUP_STEP_MS + CUP_COUNTED_MS));
+  }
+
+  stopCountUp() {
+    if (this.countUp) this.countUp.timers.forEach(clearTimeout);
+    this.countUp = null;
+  }
+
+  // The count in the middle of a reveal: the counting dice of the cups lifted so far.
+  shownCount(reveal) {
+    const countUp = this.countUp;
+    if (!countUp || countUp.key !== this.revealKey()) return reveal.count;
+    return this.ordered().slice(0, countUp.cups)
+      .reduce((sum, seat) => sum + (reveal.cups[seat] || []).filter((d) => dieCounts(reveal, d)).length, 0);
+  }
+
+  // A click on the felt or any key: the reveal jumps to its end (cups up, count whole).
+  skipReveal() {
+    if (!this.showingReveal() || this.stillReveal === this.revealKey()) return;
+    this.stillReveal = this.revealKey();
+    this.stopCountUp();
+    this.render();
+  }
+
   // Where a player finished: 1 for the winners, else by when they went out.
   placeOf(seat) {
     const {game} = this.state;
@@ -594,10 +666,9 @@ class Table {
     let dice;
     let diceKey;
     if (reveal && reveal.cups[index] && reveal.cups[index].length) {
-      const [, face] = reveal.bid;
       diceKey = `cup-${this.revealKey()}-${index}`;
       dice = reveal.cups[index].map((d) => {
-        const counts = d === face || (reveal.wild && d === 1 && face !== 1);
+        const counts = dieCounts(reveal, d);
         return die(d, {size: 24, counts, label: counts ? t('die.counts', {face: d}) : t('die.face', {face: d})});
       }).join('');
     } else {
@@ -671,7 +742,7 @@ class Table {
       const by = this.log.round(GameLog.revealedRound(game), false)?.reveal?.by;
       return `<div class="centre reveal" id="reveal" data-key="reveal-${this.revealKey()}" style="--seats:${room.seats.length}">
         <p class="call-name">${escapeHtml(t('reveal.caller', {name: this.name(reveal.caller), call: reveal.call === 'calza' ? t('call.calza') : t('call.dudo_shout')}))}${by ? ` <span class="by">${escapeHtml(this.byWords(by))}</span>` : ''}</p>
-        <p class="count-line"><span class="count">${reveal.count}</span> × ${die(f, {size: 30, label: t('die.face', {face: f})})} <span class="vs">${escapeHtml(t('reveal.vs', {bid: bidWords(q, f)}))}</span></p>
+        <p class="count-line">${this.countHtml(reveal)} × ${die(f, {size: 30, label: t('die.face', {face: f})})} <span class="vs">${escapeHtml(t('reveal.vs', {bid: bidWords(q, f)}))}</span></p>
         <p class="verdict">${escapeHtml(verdict)}</p>
         <p class="result">${escapeHtml(this.outcomeSentence(reveal))}</p>
         ${you.seat != null ? `<button id="next-round" class="primary small">${escapeHtml(t('table.next_round'))} <span data-roll-at="${this.state.roll_at || ''}">${this.rollText()}</span></button>` : ''}
@@ -691,6 +762,13 @@ class Table {
       <div class="standing-bid" data-key="bid-${game.round}-${game.bids.length}"><span class="q">${q}</span> <span aria-hidden="true">×</span> ${die(f, {size: 40, label: t('die.face', {face: f})})}</div>
       <p class="words">${escapeHtml(bidWords(q, f))}</p>
       ${this.turnLine()}</div>`;
+  }
+
+  // The count as it goes up (a new node per number, so each one pops in); a screen reader
+  // hears the final count only, never the steps.
+  countHtml(reveal) {
+    const shown = this.shownCount(reveal);
+    return `<span class="count" data-key="count-${shown}" aria-hidden="true">${shown}</span><span class="sr-only">${reveal.count}</span>`;
   }
 
   rollText() {
@@ -897,11 +975,7 @@ class Table {
   handle(event) {
     const target = event.target.closest('button, [data-face], [data-emote]');
     if (!target || target.disabled || !this.main.contains(target)) {
-      // A click on the felt during a reveal skips its animation.
-      if (event.target.closest('.felt') && this.showingReveal()) {
-        this.stillReveal = this.revealKey();
-        this.render();
-      }
+      if (event.target.closest('.felt')) this.skipReveal();
       return;
     }
     const id = target.id;
@@ -1016,6 +1090,7 @@ class Table {
 
   key(event) {
     if (!this.state || event.target.matches('input, select, textarea') || event.ctrlKey || event.metaKey || event.altKey) return;
+    this.skipReveal(); // and the key still does what it does
     const key = event.key.toLowerCase();
     const click = (id) => { const el = this.main.querySelector(`#${id}`); if (el && !el.disabled) { event.preventDefault(); el.click(); } };
     if (key === 'l') click('call-dudo');
