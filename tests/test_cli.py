@@ -90,3 +90,32 @@ def test_set_still_changes_options() -> None:
     assert result.exit_code == 0
     assert result.stdout.strip() == rules_sheet(
         PRESETS["perudo"].with_options(starting_dice=3)).strip()
+
+
+CLUSTER_MISTAKES = {
+    "workers without a cluster": (["serve", "--workers", "2"], "--workers needs --cluster"),
+    "a cluster that is not Redis": (["serve", "--cluster", "http://x:1"],
+                                    "--cluster must be a Redis URL"),
+    "a cluster on a memory store": (["serve", "--cluster", "redis://x:1/0", "--database",
+                                     "memory://"], "a database all nodes share"),
+    "an advertised address without a port": (["serve", "--cluster", "redis://x:1/0",
+                                               "--advertise", "http://node1"],
+                                              "must name a port"),
+    "an advertised address that is not http": (["serve", "--cluster", "redis://x:1/0",
+                                                 "--advertise", "node1:8000"],
+                                                "--advertise must be http://HOST:PORT"),
+    "workers with a port to advertise": (["serve", "--cluster", "redis://x:1/0", "--workers",
+                                          "2", "--advertise", "http://node1:8000"],
+                                         "names the host only"),
+    "too many workers": (["serve", "--cluster", "redis://x:1/0", "--workers", "65"],
+                         "'--workers'"),
+}
+
+
+@pytest.mark.parametrize("name", CLUSTER_MISTAKES)
+def test_cluster_options_are_checked_before_anything_starts(name: str) -> None:
+    args, fragment = CLUSTER_MISTAKES[name]
+    result = runner.invoke(app, args)
+    assert result.exit_code != 0
+    assert fragment in result.stderr, result.stderr
+    assert len(result.stderr.splitlines()) == 1, result.stderr

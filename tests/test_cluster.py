@@ -515,3 +515,32 @@ def test_workers_share_one_port_and_a_killed_worker_is_replaced(tmp_path: Path) 
             if process.poll() is None:
                 process.kill()
                 process.wait(timeout=10)
+
+
+def test_a_node_that_loses_redis_answers_try_again_and_changes_nothing(
+        tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    from dudo.server.app import ServerSettings, create_app
+
+    with redis_server(tmp_path) as redis, shared_database(tmp_path) as database:
+        settings = ServerSettings(database=database, cluster=redis,
+                                  advertise="http://127.0.0.1:1", gc_policy="python")
+        with TestClient(create_app(settings)) as client:
+            made = client.post("/api/rooms", json={"name": "Ana"})
+            assert made.status_code == 201
+            code = made.json()["code"]
+            assert client.get("/healthz").json()["redis"] is True
+            subprocess.run(["redis-cli", "-u", redis, "shutdown", "nosave"],
+                           capture_output=True, timeout=10)
+            for answer in (client.get("/api/rooms/QQQQ"), client.get("/api/rooms"),
+                           client.post("/api/rooms", json={"name": "Bo"}),
+                           client.post("/api/quick", json={"name": "Cy"})):
+                assert answer.status_code == 503, answer.text
+                assert answer.json()["error"] == "unavailable"
+            health = client.get("/healthz")
+            assert health.status_code == 503 and health.json()["redis"] is False
+            with client.websocket_connect(f"/ws/{code}") as socket:
+                assert json.loads(socket.receive_text())["code"] == "unavailable"
+                closed = socket.receive()
+                assert closed["type"] == "websocket.close" and closed["code"] == 1013

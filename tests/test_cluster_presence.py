@@ -168,3 +168,18 @@ def test_a_token_bucket_is_shared_by_the_nodes(tmp_path: Path) -> None:
         assert await b.take_token("create:9.9.9.9", 20.0, 1)
 
     run(tmp_path, body)
+
+
+def test_nodes_agree_on_a_new_relay_secret_after_redis_lost_its_data(tmp_path: Path) -> None:
+    async def body(node: Callable[[str], Cluster]) -> None:
+        a, b = node("a"), node("b")
+        await a.join()
+        await b.join()
+        old = a.secret
+        await a.redis.flushdb()  # Redis restarted without its data
+        assert await b.renew() is False  # b's lease went with it: it starts over
+        await b.refresh_secret()
+        await a.refresh_secret()
+        assert a.secret == b.secret and a.secret != old
+
+    run(tmp_path, body)

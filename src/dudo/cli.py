@@ -321,7 +321,9 @@ def serve(
     advertise: Annotated[str | None, typer.Option(
         envvar="DUDO_ADVERTISE",
         help="http://HOST:PORT where the other nodes reach this one (with --cluster). "
-             "Default: the --host and --port (this machine's address for 0.0.0.0).")] = None,
+             "Default: the --host and --port (this machine's address for 0.0.0.0). With "
+             "--workers: http://HOST, and each worker opens a relay port of its own "
+             "(default: on the loopback, so all nodes on one machine).")] = None,
     workers: Annotated[int, typer.Option(
         envvar="DUDO_WORKERS", min=1, max=64,
         help="Start this many nodes on this machine behind one port, to use all its "
@@ -355,8 +357,21 @@ def serve(
         if database.startswith("memory:"):
             _fail("--cluster needs a database all nodes share: postgresql://... (or "
                   "sqlite:///FILE for workers on one machine), not memory://")
-        if advertise is not None and not advertise.startswith(("http://", "https://")):
-            _fail(f"--advertise must be http://HOST:PORT, not {advertise!r}")
+        if advertise is not None:
+            from urllib.parse import urlsplit
+
+            parts = urlsplit(advertise)
+            try:
+                port_given = parts.port is not None
+            except ValueError:
+                _fail(f"--advertise has a bad port: {advertise!r}")
+            if parts.scheme != "http" or not parts.hostname or parts.path not in ("", "/"):
+                _fail(f"--advertise must be http://HOST:PORT, not {advertise!r}")
+            if workers > 1 and port_given:
+                _fail("with --workers, --advertise names the host only (http://HOST): each "
+                      "worker opens a relay port of its own")
+            if workers == 1 and not port_given:
+                _fail(f"--advertise must name a port too: http://HOST:PORT, not {advertise!r}")
     shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
     where = f"database {database.split('@')[-1]}"
     if cluster:

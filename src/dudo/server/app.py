@@ -19,6 +19,7 @@ from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from redis.exceptions import RedisError
 from starlette.applications import Starlette
 from starlette.datastructures import MutableHeaders, QueryParams
 from starlette.exceptions import HTTPException
@@ -342,7 +343,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             cluster = Cluster(settings.cluster, settings.advertise or "http://127.0.0.1:8000",
                               settings.cluster_settings)
             await cluster.join()
-            relay = state["relay"] = Relay(cluster.secret)
+            relay = state["relay"] = Relay(lambda: cluster.secret)
             lobby.cluster, lobby.join_elsewhere = cluster, relay.join
             state["cluster"] = cluster
         recovered = await lobby.recover()
@@ -374,6 +375,8 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             await lobby.close()
             if "relay" in state:
                 await state.pop("relay").close()
+            if "cluster" in state:
+                await state.pop("cluster").close()
             await chosen.close()
             logging.getLogger("uvicorn.error").removeFilter(quiet)
 
@@ -618,6 +621,11 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             await websocket.send_text(json.dumps(error_message(error.code, str(error))))
             await websocket.close(code=4412 if error.code == "moved" else 4404)
             return
+        except RedisError:  # a cluster node that cannot reach Redis: try again later
+            await websocket.send_text(json.dumps(error_message(
+                "unavailable", "the server cannot reach its cluster just now: reconnect")))
+            await websocket.close(code=1013)
+            return
         if isinstance(room, Elsewhere):
             relay: Relay = state["relay"]
             await relay.socket(websocket, room.address, room.code, offered, address,
@@ -700,6 +708,13 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         WebSocketRoute("/ws/{code}", room_socket),
     ]
 
+    async def cluster_unreachable(request: Request, error: Exception) -> Response:
+        """Redis away (a cluster node): the request changed nothing; try again shortly."""
+        log_event(log, "cluster_unreachable", logging.WARNING, path=request.url.path[:200],
+                  error=str(error)[:200])
+        return JSONResponse({"error": "unavailable", "message": "the server cannot reach "
+                             "its cluster just now: try again in a moment"}, status_code=503)
+
     async def http_error(request: Request, error: Exception) -> Response:
         """Not found, method not allowed...: the JSON error shape, or a page for a browser
         that navigated there (outside /api/)."""
@@ -718,5 +733,6 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
                             headers=headers)
 
     return Starlette(routes=routes, lifespan=lifespan,
-                     exception_handlers={HTTPException: http_error},
+                     exception_handlers={HTTPException: http_error,
+                                         RedisError: cluster_unreachable},
                      middleware=[Middleware(SecurityHeaders), Middleware(CatchAll)])

@@ -156,9 +156,16 @@ class Cluster:
 
     async def join(self) -> None:
         """Take a lease and learn the cluster's relay secret (made by the first node)."""
+        await self.refresh_secret()
+        await self._take_lease()
+
+    async def refresh_secret(self) -> str:
+        """The relay secret all nodes share: made by whichever node finds none (the first
+        node, or the first after Redis lost its data), read again at every renewal, so
+        that every node agrees on it within one renewal."""
         await self.redis.set(f"{self.p}secret", secrets.token_urlsafe(32), nx=True)
         self.secret = await self.redis.get(f"{self.p}secret") or ""
-        await self._take_lease()
+        return self.secret
 
     async def _take_lease(self) -> None:
         lease_ms = int(self.settings.lease * 1000)
@@ -187,9 +194,13 @@ class Cluster:
         return False
 
     async def leave(self) -> None:
-        """End the lease now (a drain): survivors adopt what is still listed as held."""
+        """End the lease now (a drain): survivors adopt what is still listed as held.
+        The connection stays open for requests still under way (see :meth:`close`)."""
         with contextlib.suppress(RedisError, OSError):
             await self.redis.delete(self.node_key, self.public_key)
+        self.healthy = False
+
+    async def close(self) -> None:
         with contextlib.suppress(RedisError, OSError):
             await self.redis.aclose()
 

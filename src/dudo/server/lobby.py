@@ -28,6 +28,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from redis.exceptions import RedisError
+
 from dudo.dice import Cups
 from dudo.fairness import derive_dice
 from dudo.rules import Rules
@@ -325,6 +327,7 @@ class Lobby:
             try:
                 if not await self.cluster.renew():
                     await self.let_go_all()
+                await self.cluster.refresh_secret()
                 await self.publish()
                 await self.adopt_from_dead_nodes()
                 if time.monotonic() - last_rescan >= settings.rescan_every:
@@ -332,7 +335,9 @@ class Lobby:
                     await self.adopt_unheld()
             except asyncio.CancelledError:
                 raise
-            except Exception:  # Redis or the database away for a moment: try again
+            except (RedisError, OSError) as error:  # away for a moment: try again
+                log_event(log, "cluster_unreachable", logging.WARNING, error=str(error)[:200])
+            except Exception:
                 log.exception("cluster upkeep failed")
 
     async def publish(self) -> None:
@@ -368,6 +373,8 @@ class Lobby:
         node, which found this node the holder: never sent on again."""
         if self.cluster is None:
             return self.find(code, client, client_id)
+        if self.draining:  # before asking Redis: the node is letting go of it
+            raise RoomError("moved", "this server is shutting down: reconnect")
         if await self._guess_blocked(client, client_id):
             raise RoomError("too_many_guesses", "too many unknown room codes: wait a minute")
         canonical = normalise_code(code)

@@ -80,10 +80,22 @@ def settings_for(launch: Launch, advertise: str | None) -> ServerSettings:
 
 def default_advertise(host: str, port: int) -> str:
     """Where other nodes reach this one when --advertise is not given: the listening
-    address, or this machine's own address when it listens on all of them."""
+    address, or this machine's own address when it listens on all of them (the address
+    of its way out: a host name can resolve to 127.0.1.1 on Debian)."""
     if host in ("0.0.0.0", "::", ""):
-        host = socket.gethostbyname(socket.gethostname())
+        host = own_address()
     return f"http://{host}:{port}"
+
+
+def own_address() -> str:
+    """This machine's address on its default route (a UDP 'connection' sends nothing)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed anywhere real
+            address: str = probe.getsockname()[0]
+            return address
+        except OSError:
+            return socket.gethostbyname(socket.gethostname())
 
 
 def serve(launch: Launch) -> None:
@@ -99,14 +111,16 @@ def serve(launch: Launch) -> None:
 
 
 def _worker(launch: Launch, shared: socket.socket, number: int) -> None:
-    """One node of ``--workers``: the shared socket for clients and a private one (on the
-    loopback) for the other nodes' relays."""
+    """One node of ``--workers``: the shared socket for clients and a private one for the
+    other nodes' relays: on the loopback, or on all addresses under the host that
+    ``--advertise http://HOST`` names (worker groups on several machines)."""
     configure_logs(launch.log_level.upper())
     private = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     private.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    private.bind(("127.0.0.1", 0))
+    private.bind(("0.0.0.0" if launch.advertise else "127.0.0.1", 0))
     private.listen(512)
-    address = f"http://127.0.0.1:{private.getsockname()[1]}"
+    reached_at = launch.advertise.rstrip("/") if launch.advertise else "http://127.0.0.1"
+    address = f"{reached_at}:{private.getsockname()[1]}"
     app = create_app(settings_for(launch, address))
     log_event(log, "worker_started", worker=number, relay_address=address)
     DrainingServer(uvicorn_config(launch, app)).run(sockets=[shared, private])

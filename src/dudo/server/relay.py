@@ -18,6 +18,7 @@ import contextlib
 import hmac
 import json
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -39,8 +40,8 @@ CLIENT_HEADER = "x-dudo-client"
 class Relay:
     """This node's way to other nodes: an HTTP client and WebSocket pipes."""
 
-    def __init__(self, secret: str) -> None:
-        self.secret = secret
+    def __init__(self, secret: Callable[[], str]) -> None:
+        self._secret = secret  # read each time: nodes agree on it anew after Redis lost it
         self.http = httpx.AsyncClient(timeout=httpx.Timeout(10.0),
                                       limits=httpx.Limits(max_connections=256))
         self.requests = 0  # relayed so far (for /metrics)
@@ -52,11 +53,11 @@ class Relay:
 
     def trusted(self, headers: Any) -> bool:
         """Whether a request came from another node of this cluster."""
-        sent = headers.get(RELAY_HEADER)
-        return bool(sent and self.secret and hmac.compare_digest(sent, self.secret))
+        sent, secret = headers.get(RELAY_HEADER), self._secret()
+        return bool(sent and secret and hmac.compare_digest(sent, secret))
 
     def _headers(self, client: str, client_id: str | None) -> dict[str, str]:
-        headers = {RELAY_HEADER: self.secret, ADDRESS_HEADER: client}
+        headers = {RELAY_HEADER: self._secret(), ADDRESS_HEADER: client}
         if client_id:
             headers[CLIENT_HEADER] = client_id
         return headers
@@ -72,8 +73,8 @@ class Relay:
             answer = await self.http.request(method, address + path, content=body,
                                              headers=headers)
         except httpx.HTTPError:
-            return JSONResponse(error_message("moved", "the server holding this room did "
-                                                       "not answer: try again"), 503)
+            return JSONResponse({"error": "moved", "message": "the server holding this room "
+                                                              "did not answer: try again"}, 503)
         return Response(answer.content, status_code=answer.status_code,
                         media_type="application/json")
 
