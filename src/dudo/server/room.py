@@ -4,36 +4,35 @@ One asyncio task per room takes commands from an inbox, one at a time, so the ga
 changed by exactly one writer in a fixed order. For every accepted change it
 
 1. writes a log entry and waits until the store has committed it,
-2. applies the entry to the in-memory state (the same code that rebuilds a room from its
-   log after a restart, so live play and replay cannot drift apart),
-3. answers the sender and sends every connection its own view of the new state.
+2. applies the entry to the room's state (:class:`~dudo.server.room_state.RoomState`,
+   the same code that rebuilds a room from its log after a restart, so live play and
+   replay cannot drift apart),
+3. answers the sender and sends every connection its own view of the new state
+   (:class:`~dudo.server.audience.Audience`).
 
-The room also owns the clock-driven parts: the turn timer, bots (in their own seats and
-standing in for absent players), the pause after a reveal and the quick-game fill. Every
-deadline is an absolute time kept in the state, so it survives a restart and fires once.
-Rules are never decided here: legality comes from the engine and every outbound game
-state from :func:`dudo.view.view`.
+Between messages the loop waits no longer than the room's
+:class:`~dudo.server.schedule.Schedule` allows: the turn timer, bots (in their own seats
+and standing in for absent players), the pause after a reveal and the quick-game fill
+are carried out here like any other command. Every deadline is an absolute time kept in
+the state, so it survives a restart and fires once. Rules are never decided here:
+legality comes from the engine and every outbound game state from :func:`dudo.view.view`.
+
+The state, the schedule and the audience never call the room: it alone writes the log
+and decides when to tell whom, and they are what it is made of.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import hmac
-import json
 import logging
 import secrets
 import time
-from collections import OrderedDict, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from dudo.bids import Bid
-from dudo.bots.base import Bot
-from dudo.bots.registry import LEVELS, make_bot
-from dudo.bots.table import out_of_turn_seats
 from dudo.dice import Cups
 from dudo.fairness import (
     FairnessError,
@@ -42,89 +41,50 @@ from dudo.fairness import (
     derive_dice,
     server_seat_seed,
 )
-from dudo.game import (
-    CALZA,
-    DUDO,
-    REASONS,
-    Action,
-    Call,
-    Event,
-    Game,
-    GameOver,
-    Phase,
-    Revealed,
-)
+from dudo.game import REASONS, Action, Call, Event, GameOver, Phase
 from dudo.rules import Rules, RulesError
 from dudo.server import protocol as p
+from dudo.server.audience import (
+    CLOSE_MOVED,
+    CLOSE_REMOVED,
+    CLOSE_REPLACED,
+    CLOSE_WATCHERS_FULL,
+    SOCKETS_PER_SEAT,
+    Audience,
+    event_json,
+)
 from dudo.server.connection import Connection, dumps
 from dudo.server.logs import log_event
-from dudo.server.names import distinct_name, skeleton
+from dudo.server.names import distinct_name
+from dudo.server.room_state import (
+    REPLIES_KEPT,
+    Fair,
+    RoomConfig,
+    RoomState,
+    Seat,
+    action_from_json,
+    action_to_json,
+    hash_token,
+)
+from dudo.server.schedule import Fill, Move, Roll, Schedule
 from dudo.store import LogConflict, LogEntry, Store, StoreError
-from dudo.view import view
+
+__all__ = [
+    "CLOSE_MOVED", "CLOSE_REMOVED", "CLOSE_REPLACED", "CLOSE_WATCHERS_FULL", "MAX_SEATS",
+    "MIN_SEATS", "REFUSALS_STORED", "REPLIES_KEPT", "SOCKETS_PER_SEAT", "Fair", "Room",
+    "RoomConfig", "RoomError", "Seat", "action_from_json", "action_to_json", "event_json",
+    "hash_token", "system_entropy",
+]
 
 log = logging.getLogger("dudo.room")
 
 MIN_SEATS, MAX_SEATS = 2, 6
-REPLIES_KEPT = 128
 REFUSALS_STORED = REPLIES_KEPT  # per seat; older stored refusals are deleted in batches
-SOCKETS_PER_SEAT = 4  # a fifth socket of a seat replaces its oldest
-CLOSE_WATCHERS_FULL = 4429
-CLOSE_REPLACED = 4409
-CLOSE_REMOVED = 4410
-CLOSE_MOVED = 4412
 
 
 def system_entropy(size: int) -> str:
     """``size`` fresh random bytes from the operating system, as hex."""
     return secrets.token_hex(size)
-
-
-@dataclass
-class RoomConfig:
-    """Timings of a room, in seconds (tests set them to zero or near it)."""
-
-    bot_delay: float = 0.9
-    reveal_pause: float = 8.0
-    seed_window: float = 1.5
-    grace: float = 20.0
-    quick_fill: float = 8.0
-    emote_interval: float = 1.5
-    close_after_game: float = 600.0
-    close_when_idle: float = 1800.0
-    close_empty_lobby: float = 300.0  # a room nobody has sat in for this long
-    max_spectators: int = 200  # per room; more are told the room is full of watchers
-
-
-@dataclass
-class Seat:
-    """A place at the table: open, a person's (held by a token), or a bot's."""
-
-    kind: str = "open"
-    name: str = ""
-    level: str = "normal"
-    token_hash: str | None = None
-    # The seed this seat sent for the round waiting to be rolled (logged as "seeded").
-    seed: str | None = None
-    # Runtime only (not logged): who is here, answers already given.
-    connections: set[Connection] = field(default_factory=set)
-    away_since: float | None = None
-    # Answers kept as JSON text: strings are not tracked by the garbage collector, and
-    # a busy server keeps thousands of them.
-    replies: OrderedDict[str, str] = field(default_factory=OrderedDict)
-    bot: Bot | None = None
-    last_emote: float = 0.0
-
-    def public(self, now: float, grace: float) -> dict[str, Any]:
-        away = self.kind == "human" and not self.connections
-        return {"kind": self.kind, "name": self.name,
-                "level": self.level if self.kind == "bot" else None,
-                "connected": bool(self.connections) if self.kind == "human" else None,
-                "bot_playing": away and self.away_since is not None
-                and now - self.away_since >= grace}
-
-
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 class RoomError(Exception):
@@ -135,20 +95,9 @@ class RoomError(Exception):
         self.code = code
 
 
-@dataclass
-class Fair:
-    """Fair-dice material of the current (or next) round; ``server_seed`` stays secret
-    until the round's reveal."""
-
-    round: int
-    commitment: str
-    server_seed: str
-    seat_seeds: list[str] | None = None
-    server_seats: list[int] = field(default_factory=list)
-
-
 class Room:
-    """One room's state and actor loop. Build with :meth:`create` or :meth:`load`."""
+    """One room's actor loop over its state, schedule and audience. Build with
+    :meth:`create` or :meth:`load`."""
 
     def __init__(self, code: str, store: Store, config: RoomConfig,
                  clock: Callable[[], float] = time.time,
@@ -160,39 +109,59 @@ class Room:
         self.clock = clock
         # Injected so tests can replay a room exactly; production uses the defaults.
         self.entropy = entropy
-        self.deal = deal
+        self.state = RoomState(code, config, deal)
+        self.schedule = Schedule(self.state, config, clock, entropy)
+        self.audience = Audience(self.state, config, clock)
         self.inbox: asyncio.Queue[tuple[Any, ...]] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
-        self.seq = 0
-        self.version = 0
-        self.rules = Rules.preset("perudo")
-        self.seats: list[Seat] = []
-        self.timer: int = 0
-        self.public = False
-        self.quick = False
-        # A locked room takes no one by code alone: joining needs the host's invite key
-        # (in the link the host shares), so a guessed code never takes a seat.
-        self.locked = False
-        self.invite = ""
-        self.show_lost_dice = True  # a display option: dice lost so far, drawn greyed
-        self.status = "lobby"
-        self.created_at = 0.0
-        self.game: Game | None = None
-        self.game_id = ""
-        self.game_number = 0
-        self.first_opener: int | None = None
-        self.fair: Fair | None = None
-        self.revealed: list[dict[str, Any]] = []
-        self.turn_started = 0.0
-        self.deadline: float | None = None
-        self.roll_at: float | None = None
-        self.fill_at: float | None = None
-        self.calza_checked = -1
-        self.spectators: set[Connection] = set()
-        self.stored_refusals: dict[int, deque[int]] = {}  # seat -> log seqs, oldest first
         self.closed = False
         self.last_activity = clock()
-        self._rules_json: tuple[Rules | None, dict[str, Any]] = (None, {})
+
+    # What the lobby, the app and tests read of a room, from its state.
+
+    @property
+    def seats(self) -> list[Seat]:
+        return self.state.seats
+
+    @property
+    def status(self) -> str:
+        return self.state.status
+
+    @status.setter
+    def status(self, status: str) -> None:
+        self.state.status = status
+
+    @property
+    def rules(self) -> Rules:
+        return self.state.rules
+
+    @property
+    def quick(self) -> bool:
+        return self.state.quick
+
+    @property
+    def public(self) -> bool:
+        return self.state.public
+
+    @property
+    def timer(self) -> int:
+        return self.state.timer
+
+    @property
+    def seq(self) -> int:
+        return self.state.seq
+
+    @property
+    def version(self) -> int:
+        return self.state.version
+
+    def seat_of(self, token: str) -> int | None:
+        """The seat a token holds (compared in constant time), or None."""
+        return self.state.seat_of(token)
+
+    def summary(self) -> dict[str, Any]:
+        """What anyone with the code may know about the room (no dice, no tokens)."""
+        return self.audience.summary()
 
     # -- building -----------------------------------------------------------------------
 
@@ -213,7 +182,7 @@ class Room:
             "quick": quick, "invite": entropy(16), "show_lost_dice": show_lost_dice})
         if not await store.create_room(code, public, entry, reuse_closed_before):
             return None
-        room._apply(entry)
+        room.state.apply(entry)
         return room
 
     @classmethod
@@ -227,15 +196,12 @@ class Room:
         if not entries or entries[0].kind != "created":
             raise StoreError(f"room {code}: its log does not begin with its creation")
         for entry in entries:
-            room._apply(entry)
+            room.state.apply(entry)
         # Idle time counts from the last thing that happened, not from the restart: a site
         # restarted more often than its idle limits must still close idle rooms.
         room.last_activity = entries[-1].at
-        now = clock()
-        for seat in room.seats:
-            if seat.kind == "human":
-                seat.away_since = now  # nobody is connected right after a restart
-        if room.status == "over":
+        room.audience.restarted(clock())
+        if room.state.status == "over":
             # The crash may have come between the last action's commit and the record's
             # save; saving is idempotent, so a record already kept stays as it was.
             await room._save_game()
@@ -249,7 +215,7 @@ class Room:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self.task
-        for connection in self._connections():
+        for connection in self.audience.connections():
             connection.close()
 
     async def hand_off(self, timeout: float = 5.0) -> None:
@@ -260,10 +226,8 @@ class Room:
             with contextlib.suppress(TimeoutError, RoomError):
                 await asyncio.wait_for(self.call("stop"), timeout)
         self.closed = True
-        for connection in self._connections():
-            connection.send(p.error_message("moved", "this room is moving to another "
-                                                     "server: reconnect"))
-            connection.close(CLOSE_MOVED)
+        self.audience.send_away(p.error_message("moved", "this room is moving to another "
+                                                         "server: reconnect"), CLOSE_MOVED)
         await self.stop()
 
     # -- the log --------------------------------------------------------------------------
@@ -277,41 +241,28 @@ class Room:
         """
         if ack is not None:
             data = {**data, "ack": list(ack)}
-        entry = LogEntry(self.seq, self.clock(), kind, data)
+        entry = LogEntry(self.state.seq, self.clock(), kind, data)
         try:
             await self.store.append(self.code, [entry])
         except LogConflict:
             self._let_go()
             raise RoomError("moved", "this room is now held elsewhere: reconnect") from None
-        return self._apply(entry)
+        return self.state.apply(entry)
 
     def _let_go(self) -> None:
         """Another writer appended to our log first (two processes on one database, or a
         node that lost its lease): nothing of ours was stored, so stop at once and send
         everyone away to reconnect, rather than show them a table that does not exist."""
-        log_event(log, "room_lost", room=self.code, seq=self.seq)
+        log_event(log, "room_lost", room=self.code, seq=self.state.seq)
         self.closed = True
-        for connection in self._connections():
-            connection.send(p.error_message("moved", "this room is now held elsewhere: "
-                                                     "reconnect"))
-            connection.close(CLOSE_MOVED)
-
-    def _apply(self, entry: LogEntry) -> list[Event]:
-        self.seq = entry.seq + 1
-        if entry.kind not in ("refused", "seeded"):  # these change nothing anyone sees
-            self.version += 1
-        handler = getattr(self, f"_apply_{entry.kind}")
-        events: list[Event] = handler(entry.at, entry.data)
-        if "ack" in entry.data:
-            seat, action_id = entry.data["ack"]
-            self._remember(seat, action_id, p.ack_message(action_id, self.version))
-        return events
+        self.audience.send_away(p.error_message("moved", "this room is now held elsewhere: "
+                                                         "reconnect"), CLOSE_MOVED)
 
     async def _refuse(self, seat: int, action_id: str, reply: dict[str, Any]) -> str:
         """Store a refusal under its message id before answering, so that a retry, even
         after a restart, gets the same answer instead of being judged again (exactly
         once). The per-socket rate limit bounds how many a client can make us store."""
-        entry = LogEntry(self.seq, self.clock(), "refused",
+        entry = LogEntry(self.state.seq, self.clock(), "refused",
                          {"seat": seat, "id": action_id, "reply": reply})
         try:
             await self.store.append(self.code, [entry])
@@ -319,16 +270,16 @@ class Room:
             self._let_go()
             return dumps(reply)
         except StoreError:  # the answer still goes out; only a restart would forget it
-            return self._remember(seat, action_id, reply)
-        self._apply(entry)
+            return self.state.remember(seat, action_id, reply)
+        self.state.apply(entry)
         await self._forget_old_refusals(seat)
-        return self.seats[seat].replies[action_id]
+        return self.state.seats[seat].replies[action_id]
 
     async def _forget_old_refusals(self, seat: int) -> None:
         """Keep the stored refusals of a seat bounded: only the last REFUSALS_STORED can
         still be asked for again (the seat remembers no more answers than that), so older
         ones are deleted from the log, a batch at a time."""
-        stored = self.stored_refusals.get(seat)
+        stored = self.state.stored_refusals.get(seat)
         if stored is None or len(stored) < REFUSALS_STORED + 64:
             return
         old = [stored.popleft() for _ in range(len(stored) - REFUSALS_STORED)]
@@ -336,155 +287,6 @@ class Room:
             await self.store.forget_entries(self.code, old)
         except StoreError:  # kept a little longer; the next batch tries again
             stored.extendleft(reversed(old))
-
-    def _apply_refused(self, at: float, data: dict[str, Any]) -> list[Event]:
-        self._remember(data["seat"], data["id"], data["reply"])
-        self.stored_refusals.setdefault(data["seat"], deque()).append(self.seq - 1)
-        return []
-
-    def _apply_created(self, at: float, data: dict[str, Any]) -> list[Event]:
-        self.created_at = at
-        self.rules = Rules.from_json(data["rules"])
-        self.seats = [Seat(kind=s["kind"], level=s.get("level", "normal")) for s in data["seats"]]
-        for seat in self.seats:
-            if seat.kind == "bot":
-                seat.name = self._bot_name(seat)
-        self.timer = data["timer"]
-        self.public = data["public"]
-        self.quick = data.get("quick", False)
-        self.invite = data.get("invite", "")
-        self.show_lost_dice = data.get("show_lost_dice", True)
-        if self.quick:
-            self.fill_at = at + self.config.quick_fill
-        return []
-
-    def _apply_joined(self, at: float, data: dict[str, Any]) -> list[Event]:
-        seat = self.seats[data["seat"]]
-        seat.kind, seat.name, seat.token_hash = "human", data["name"], data["token_hash"]
-        seat.away_since = None
-        return []
-
-    def _apply_removed(self, at: float, data: dict[str, Any]) -> list[Event]:
-        seat = self.seats[data["seat"]]
-        for connection in list(seat.connections):
-            connection.send(p.error_message("removed", "the host gave your seat to someone "
-                                                       "else: you can watch"))
-            connection.close(CLOSE_REMOVED)
-        self.seats[data["seat"]] = Seat()  # open again; the old token holds nothing
-        return []
-
-    def _apply_configured(self, at: float, data: dict[str, Any]) -> list[Event]:
-        if "rules" in data:
-            self.rules = Rules.from_json(data["rules"])
-        if "timer" in data:
-            self.timer = data["timer"]
-        if "public" in data:
-            self.public = data["public"]
-        if "locked" in data:
-            self.locked = data["locked"]
-        if "show_lost_dice" in data:
-            self.show_lost_dice = data["show_lost_dice"]
-        if "seats" in data:
-            for seat, setting in zip(self.seats, data["seats"], strict=False):
-                if setting is None or seat.kind == "human":
-                    continue
-                seat.kind = setting["kind"]
-                seat.level = setting.get("level", "normal")
-                seat.bot = None
-                seat.name = self._bot_name(seat) if seat.kind == "bot" else ""
-        return []
-
-    def _apply_started(self, at: float, data: dict[str, Any]) -> list[Event]:
-        self.status = "playing"
-        self.game_number = data["game"]
-        self.game_id = data["game_id"]
-        self.first_opener = data["first_opener"]
-        self.fill_at = None
-        players = len(self.seats)
-        self.game = Game(self.rules, players, opener=data["first_opener"])
-        self.fair = Fair(1, data["commitment"], data["server_seed"])
-        self.revealed = []
-        self.roll_at = at + self.config.seed_window
-        self.deadline = None
-        return [self.game.round_header()]
-
-    _apply_rematch = _apply_started
-
-    def _apply_seeded(self, at: float, data: dict[str, Any]) -> list[Event]:
-        self.seats[data["seat"]].seed = data["seed"]
-        return []
-
-    def _apply_rolled(self, at: float, data: dict[str, Any]) -> list[Event]:
-        game, fair = self.game, self.fair
-        assert game is not None and fair is not None
-        cups = self.deal(fair.server_seed, data["seat_seeds"], game.round_number,
-                         game.dice_counts)
-        game.roll(cups)
-        fair.seat_seeds = list(data["seat_seeds"])
-        # Logs written before seat seeds were bound to the server seed have no list.
-        fair.server_seats = list(data.get("server_seats", []))
-        for seat in self.seats:
-            seat.seed = None  # a seed counts for one round
-        self.roll_at = None
-        self._turn_begins(at)
-        return []
-
-    def _apply_action(self, at: float, data: dict[str, Any]) -> list[Event]:
-        game = self.game
-        assert game is not None
-        seat = data["seat"]
-        action = action_from_json(data["action"])
-        events = game.apply(seat, action)
-        if data.get("id"):
-            self._remember(seat, data["id"], p.ack_message(data["id"], self.version))
-        if game.phase is not Phase.BIDDING:
-            self._round_ends(at, data)
-        else:
-            self._turn_begins(at)
-        return events
-
-    def _round_ends(self, at: float, data: dict[str, Any]) -> None:
-        game, fair = self.game, self.fair
-        assert game is not None and fair is not None
-        self.revealed.append({"round": fair.round, "commitment": fair.commitment,
-                              "server_seed": fair.server_seed, "seat_seeds": fair.seat_seeds,
-                              "server_seats": fair.server_seats})
-        self.deadline = None
-        if game.phase is Phase.OVER:
-            self.status = "over"
-            self.fair = None
-            self.roll_at = None
-        else:
-            following = data["next"]
-            self.fair = Fair(game.round_number, following["commitment"],
-                             following["server_seed"])
-            self.roll_at = at + self.config.reveal_pause
-
-    def _turn_begins(self, at: float) -> None:
-        self.turn_started = at
-        self.deadline = at + self.timer if self.timer else None
-
-    def _remember(self, seat: int, action_id: str, reply: dict[str, Any] | str) -> str:
-        """Keep the answer to a message id (exactly once); returns it as JSON text."""
-        text = reply if isinstance(reply, str) else dumps(reply)
-        replies = self.seats[seat].replies
-        replies[action_id] = text
-        while len(replies) > REPLIES_KEPT:
-            replies.popitem(last=False)
-        return text
-
-    def _bot_name(self, seat: Seat) -> str:
-        """A persona's name no other seat at the table uses."""
-        taken = {skeleton(other.name) for other in self.seats if other is not seat}
-        index = self.seats.index(seat)
-        personas = list(getattr(LEVELS[seat.level], "personas", ()))
-        if not personas:
-            return f"Bot {index + 1}"
-        for shift in range(len(personas)):
-            name: str = personas[(index + shift) % len(personas)].name
-            if skeleton(name) not in taken:
-                return name
-        return f"{personas[index % len(personas)].name} {index + 1}"
 
     # -- the actor loop -------------------------------------------------------------------
 
@@ -494,7 +296,7 @@ class Room:
             if not self.inbox.empty():
                 command = self.inbox.get_nowait()
             else:
-                due = self._next_due()
+                due = self.schedule.next_due()
                 if due is None:  # nothing timed: no timeout to set up per wait
                     command = await self.inbox.get()
                 else:
@@ -536,10 +338,10 @@ class Room:
             await self._on_message(connection, message)
         elif kind == "connect":
             _, connection = command
-            self._on_connect(connection)
+            self.audience.connect(connection)
         elif kind == "disconnect":
             _, connection = command
-            self._on_disconnect(connection)
+            self.audience.disconnect(connection)
         elif kind == "join":
             _, name, invite, future = command
             try:
@@ -554,37 +356,39 @@ class Room:
             self.closed = True
             future.set_result(None)
 
+    async def _run_due(self) -> None:
+        """Carry out what the schedule says is due now, if anything."""
+        due = self.schedule.due()
+        if isinstance(due, Fill):
+            await self._fill_with_bots(due)
+        elif isinstance(due, Roll):
+            await self._roll()
+        elif isinstance(due, Move):
+            await self._play(due.seat, due.action, None, due.by)
+
     # -- people arriving and leaving ------------------------------------------------------
 
-    def seat_of(self, token: str) -> int | None:
-        """The seat a token holds (compared in constant time), or None."""
-        wanted = hash_token(token)
-        found = None
-        for index, seat in enumerate(self.seats):
-            if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, wanted):
-                found = index
-        return found
-
     async def _join(self, name: str, invite: str | None = None) -> dict[str, Any]:
+        state = self.state
         # Between games (after the game is over) open seats take players too: a spectator
         # can sit down for the rematch.
-        if self.status == "playing":
+        if state.status == "playing":
             raise RoomError("started", "the game has already started: watch, or wait for "
                                        "a rematch")
-        if self.locked and not (invite and self.invite
-                                and hmac.compare_digest(invite, self.invite)):
+        if state.locked and not (invite and state.invite
+                                 and hmac.compare_digest(invite, state.invite)):
             raise RoomError("locked", "the host has locked this room: ask them for the "
                                       "invite link")
-        open_seats = [index for index, seat in enumerate(self.seats) if seat.kind == "open"]
+        open_seats = [index for index, seat in enumerate(state.seats) if seat.kind == "open"]
         if not open_seats:
             raise RoomError("full", "the table is full")
         token = secrets.token_urlsafe(24)
         seat = open_seats[0]
-        name = distinct_name(name, [other.name for other in self.seats if other.name])
+        name = distinct_name(name, [other.name for other in state.seats if other.name])
         await self._commit("joined", {"seat": seat, "name": name,
                                       "token_hash": hash_token(token)})
-        self._broadcast([])
-        if self.quick and not any(s.kind == "open" for s in self.seats):
+        self.audience.broadcast([])
+        if state.quick and not any(s.kind == "open" for s in state.seats):
             await self._start_game()
         return {"code": self.code, "seat": seat, "token": token, "name": name}
 
@@ -593,53 +397,15 @@ class Room:
         minutes for a lobby nobody sits in, a while after its game ended, much longer
         before or during one. Spectators do not keep a room open (they are told it
         closed); players at their seats do."""
-        if any(seat.connections for seat in self.seats):
+        if self.audience.players_here():
             return False
-        if self.status == "over":
+        if self.state.status == "over":
             limit = self.config.close_after_game
-        elif self.status == "lobby":
+        elif self.state.status == "lobby":
             limit = self.config.close_empty_lobby
         else:
             limit = self.config.close_when_idle
         return now - self.last_activity >= limit
-
-    def _on_connect(self, connection: Connection) -> None:
-        """Greet a socket with its state. Only a seat coming back changes what others see
-        (it is connected again), so only that is broadcast: a spectator joining costs the
-        room one message, however many watch already."""
-        if connection.seat is None:
-            if len(self.spectators) >= self.config.max_spectators:
-                connection.send(p.error_message(
-                    "watchers_full", f"{self.config.max_spectators} people are watching "
-                                     "this room already: try again later"))
-                connection.close(CLOSE_WATCHERS_FULL)
-                return
-            self.spectators.add(connection)
-            connection.send(self._state_text(None, self._shared_json([])))
-            return
-        seat = self.seats[connection.seat]
-        returning = not seat.connections
-        if len(seat.connections) >= SOCKETS_PER_SEAT:
-            oldest = min(seat.connections, key=lambda other: other.opened)
-            oldest.send(p.error_message("replaced", "this seat was opened elsewhere"))
-            oldest.close(CLOSE_REPLACED)
-            seat.connections.discard(oldest)
-        seat.connections.add(connection)
-        seat.away_since = None
-        connection.send(self._state_text(connection.seat, self._shared_json([])))
-        if returning:
-            self._broadcast([], skip=connection)
-
-    def _on_disconnect(self, connection: Connection) -> None:
-        connection.close()
-        if connection.seat is None:
-            self.spectators.discard(connection)
-            return
-        seat = self.seats[connection.seat]
-        seat.connections.discard(connection)
-        if not seat.connections:
-            seat.away_since = self.clock()
-            self._broadcast([])
 
     # -- messages ---------------------------------------------------------------------------
 
@@ -647,87 +413,95 @@ class Room:
         seat = connection.seat
         action_id = getattr(message, "id", None)
         if isinstance(message, p.PingMessage):
-            connection.send({"type": "pong", "v": p.PROTOCOL_VERSION, "version": self.version})
+            connection.send({"type": "pong", "v": p.PROTOCOL_VERSION,
+                             "version": self.state.version})
             return
         if seat is None:
             connection.send(p.error_message("spectator", "spectators cannot act", action_id))
             return
-        if action_id is not None and action_id in self.seats[seat].replies:
-            connection.send(self.seats[seat].replies[action_id])  # exactly once
+        replies = self.state.seats[seat].replies
+        if action_id is not None and action_id in replies:
+            connection.send(replies[action_id])  # exactly once
             return
         try:
-            acknowledged = await self._act(connection, seat, message)
+            acknowledged = await self._act(seat, message)
         except RoomError as error:
             reply = p.error_message(error.code, str(error), action_id)
             connection.send(await self._refuse(seat, action_id, reply)
                             if action_id is not None else reply)
             return
         if acknowledged and action_id is not None:
-            text = self.seats[seat].replies.get(action_id) or self._remember(
-                seat, action_id, p.ack_message(action_id, self.version))
+            text = self.state.seats[seat].replies.get(action_id) or self.state.remember(
+                seat, action_id, p.ack_message(action_id, self.state.version))
             connection.send(text)
 
-    async def _act(self, connection: Connection, seat: int, message: Any) -> bool:
+    async def _act(self, seat: int, message: Any) -> bool:
         """Carry out a message; True if it still needs its ``ack`` (bids and calls are
         acknowledged as they are applied, so a replayed log remembers them too)."""
+        state = self.state
         if isinstance(message, p.SeedMessage):
             await self._seed(seat, message)
             return False
         if isinstance(message, p.EmoteMessage):
             now = self.clock()
-            if now - self.seats[seat].last_emote < self.config.emote_interval:
+            if now - state.seats[seat].last_emote < self.config.emote_interval:
                 raise RoomError("rate_limited", "one reaction at a time, please")
-            self.seats[seat].last_emote = now
-            for other in self._connections():
-                other.send({"type": "emote", "v": p.PROTOCOL_VERSION, "seat": seat,
-                            "emote": message.emote})
+            state.seats[seat].last_emote = now
+            self.audience.tell_everyone({"type": "emote", "v": p.PROTOCOL_VERSION,
+                                         "seat": seat, "emote": message.emote})
             return False
         if isinstance(message, p.BidMessage | p.CallMessage):
             action: Action = (Bid(message.quantity, message.face)
                               if isinstance(message, p.BidMessage) else Call(message.call))
-            if message.version is not None and message.version != self.version:
-                raise RoomError("stale", f"the table changed (version {self.version}); "
+            if message.version is not None and message.version != state.version:
+                raise RoomError("stale", f"the table changed (version {state.version}); "
                                          "look again before acting")
             await self._play(seat, action, message.id, "player")
             return False
         if isinstance(message, p.NextRoundMessage):
-            if self.game is None or self.game.phase is not Phase.ROLL or self.status != "playing":
+            if (state.game is None or state.game.phase is not Phase.ROLL
+                    or state.status != "playing"):
                 raise RoomError("not_now", "there is no round waiting to be rolled")
             await self._roll(ack=(seat, message.id))
             return True
         if isinstance(message, p.StartMessage):
             self._require_host(seat, "start the game")
-            if self.status != "lobby":
+            if state.status != "lobby":
                 raise RoomError("not_now", "the game has already started")
-            if any(s.kind == "open" for s in self.seats):
+            if any(s.kind == "open" for s in state.seats):
                 raise RoomError("not_ready", "every seat needs a player or a bot: fill the "
                                              "open seats with bots or wait for friends")
             await self._start_game(ack=(seat, message.id))
             return True
         if isinstance(message, p.RematchMessage):
-            if self.status != "over":
+            if state.status != "over":
                 raise RoomError("not_now", "a rematch is for after the game")
-            if any(s.kind == "open" for s in self.seats):
+            if any(s.kind == "open" for s in state.seats):
                 raise RoomError("not_ready", "every seat needs a player or a bot: fill the "
                                              "open seats with bots or wait for friends")
             await self._start_game(rematch=True, ack=(seat, message.id))
             return True
         if isinstance(message, p.ConfigureMessage):
             self._require_host(seat, "change the room")
-            if self.status == "playing":
+            if state.status == "playing":
                 raise RoomError("not_now", "the room can change only before a game or "
                                            "between games")
             await self._configure(message, ack=(seat, message.id))
             return True
         if isinstance(message, p.RemoveMessage):
             self._require_host(seat, "remove a player")
-            if self.status == "playing":
+            if state.status == "playing":
                 raise RoomError("not_now", "players can be removed only before a game or "
                                            "between games")
-            if message.seat >= len(self.seats) or self.seats[message.seat].kind != "human":
+            if message.seat >= len(state.seats) or state.seats[message.seat].kind != "human":
                 raise RoomError("bad_seats", f"seat {message.seat} holds no player")
+            # The entry opens the seat (a new Seat); its old sockets are told why they go.
+            leaving = state.seats[message.seat].connections
             await self._commit("removed", {"seat": message.seat}, (seat, message.id))
-            self._broadcast([])
+            self.audience.send_away(p.error_message("removed", "the host gave your seat to "
+                                                               "someone else: you can watch"),
+                                    CLOSE_REMOVED, list(leaving))
+            self.audience.broadcast([])
             return True
         raise RoomError("unknown_type", f"{type(message).__name__} is not handled")
 
@@ -737,6 +511,7 @@ class Room:
 
     async def _configure(self, message: p.ConfigureMessage,
                          ack: tuple[int, str] | None = None) -> None:
+        seats = self.state.seats
         data: dict[str, Any] = {}
         if message.rules is not None:
             try:
@@ -754,22 +529,23 @@ class Room:
         if message.show_lost_dice is not None:
             data["show_lost_dice"] = message.show_lost_dice
         if message.seats is not None:
-            if len(message.seats) != len(self.seats):
+            if len(message.seats) != len(seats):
                 raise RoomError("bad_seats", f"seats lists {len(message.seats)} entries for "
-                                             f"{len(self.seats)} seats")
+                                             f"{len(seats)} seats")
             for index, setting in enumerate(message.seats):
-                if setting is not None and self.seats[index].kind == "human":
+                if setting is not None and seats[index].kind == "human":
                     raise RoomError("bad_seats", f"seat {index} belongs to a player")
             data["seats"] = [None if s is None else s.model_dump() for s in message.seats]
         if data:
             await self._commit("configured", data, ack)
-            self._broadcast([])
+            self.audience.broadcast([])
 
     # -- playing ----------------------------------------------------------------------------
 
     async def _play(self, seat: int, action: Action, action_id: str | None, by: str) -> None:
-        game = self.game
-        if game is None or self.status != "playing":
+        state = self.state
+        game = state.game
+        if game is None or state.status != "playing":
             raise RoomError("not_now", "no game is being played")
         reason = game.reason(seat, action)
         if reason is not None:
@@ -783,19 +559,18 @@ class Room:
             data["next"] = {"server_seed": seed, "commitment": commitment(seed)}
         events = await self._commit("action", data)
         if action_id is not None:
-            ack = self.seats[seat].replies[action_id]  # remembered as the entry was applied
-            for connection in self.seats[seat].connections:
-                connection.send(ack)
+            # Remembered as the entry was applied.
+            self.audience.tell_seat(seat, state.seats[seat].replies[action_id])
         # A move the player did not make is marked, so the table can say so: a bot
         # standing in for an absent player, or the turn timer running out.
         moved_by = ("timer" if by == "timer" else
-                    "stand_in" if by == "bot" and self.seats[seat].kind == "human" else None)
-        self._broadcast(events, moved_by=moved_by)
+                    "stand_in" if by == "bot" and state.seats[seat].kind == "human" else None)
+        self.audience.broadcast(events, moved_by=moved_by)
         if any(isinstance(event, GameOver) for event in events):
             await self._save_game()
-            log_event(log, "game_over", room=self.code, game_id=self.game_id,
-                      rounds=self.game.round_number if self.game else None,
-                      winners=list(self.game.winners) if self.game else [])
+            log_event(log, "game_over", room=self.code, game_id=state.game_id,
+                      rounds=state.game.round_number if state.game else None,
+                      winners=list(state.game.winners) if state.game else [])
 
     async def _seed(self, seat: int, message: p.SeedMessage) -> None:
         """Take a seat's seed for the round named in the message, logged before it is
@@ -806,8 +581,9 @@ class Room:
             seed = check_seat_seed(message.seed)
         except FairnessError as error:
             raise RoomError("bad_seed", str(error)) from None
-        game, fair = self.game, self.fair
-        if self.status != "playing" or game is None or fair is None:
+        state = self.state
+        game, fair = state.game, state.fair
+        if state.status != "playing" or game is None or fair is None:
             raise RoomError("wrong_round", "no round is waiting for seeds")
         if game.phase is not Phase.ROLL or message.round != fair.round:
             waiting = (f"round {fair.round} is waiting for seeds" if game.phase is Phase.ROLL
@@ -818,248 +594,56 @@ class Room:
         await self._commit("seeded", {"seat": seat, "round": message.round, "seed": seed},
                            None if action_id is None else (seat, action_id))
         if action_id is not None:
-            for connection in self.seats[seat].connections:
-                connection.send(self.seats[seat].replies[action_id])
+            self.audience.tell_seat(seat, state.seats[seat].replies[action_id])
 
     async def _roll(self, ack: tuple[int, str] | None = None) -> None:
         """Deal the round: each seat's seed if it sent one, otherwise a seed derived from
         the committed server seed (never a free draw: see dudo.fairness)."""
-        game, fair = self.game, self.fair
-        assert game is not None and fair is not None
+        fair = self.state.fair
+        assert self.state.game is not None and fair is not None
         seeds: list[str] = []
         server_seats: list[int] = []
-        for index, seat in enumerate(self.seats):
+        for index, seat in enumerate(self.state.seats):
             if seat.seed is None:
                 server_seats.append(index)
                 seeds.append(server_seat_seed(fair.server_seed, fair.round, index))
             else:
                 seeds.append(seat.seed)
         await self._commit("rolled", {"seat_seeds": seeds, "server_seats": server_seats}, ack)
-        self._broadcast([])
+        self.audience.broadcast([])
 
     async def _start_game(self, rematch: bool = False,
                           ack: tuple[int, str] | None = None) -> None:
+        state = self.state
         seed = self.entropy(32)
-        how = self.rules.first_opener
-        players = len(self.seats)
+        how = state.rules.first_opener
+        players = len(state.seats)
         if how == "host":
             opener = 0
         elif how == "rotate":
-            opener = 0 if self.first_opener is None else (self.first_opener + 1) % players
+            opener = 0 if state.first_opener is None else (state.first_opener + 1) % players
         else:
             opener = int(self.entropy(8), 16) % players
-        log_event(log, "game_started", room=self.code, game=self.game_number + 1,
-                  seats=[seat.kind for seat in self.seats], rules=self.rules.to_overrides())
+        log_event(log, "game_started", room=self.code, game=state.game_number + 1,
+                  seats=[seat.kind for seat in state.seats], rules=state.rules.to_overrides())
         await self._commit("rematch" if rematch else "started", {
-            "game": self.game_number + 1, "game_id": self.entropy(16),
+            "game": state.game_number + 1, "game_id": self.entropy(16),
             "first_opener": opener, "server_seed": seed, "commitment": commitment(seed)}, ack)
-        self._broadcast([])
+        self.audience.broadcast([])
 
-    async def _save_game(self) -> None:
-        if self.game is None:
-            return
-        await self.store.save_game(self.game_id, self.code, self.record())
-
-    def record(self) -> dict[str, Any]:
-        """The finished (or running) game's record, fairness material of finished rounds
-        included: what ``dudo verify`` checks."""
-        assert self.game is not None
-        record = self.game.record()
-        record["game_id"] = self.game_id
-        record["room"] = self.code
-        record["names"] = [seat.name for seat in self.seats]
-        record["bots"] = [index for index, seat in enumerate(self.seats) if seat.kind == "bot"]
-        record["fairness"] = list(self.revealed)
-        return record
-
-    # -- clocks and bots ----------------------------------------------------------------------
-
-    def _controlled_by_bot(self, index: int, now: float) -> bool:
-        seat = self.seats[index]
-        if seat.kind == "bot":
-            return True
-        return (seat.kind == "human" and seat.away_since is not None
-                and now - seat.away_since >= self.config.grace)
-
-    def _next_due(self) -> float | None:
-        if self.status == "lobby":
-            return self.fill_at
-        game = self.game
-        if self.status != "playing" or game is None:
-            return None
-        if game.phase is Phase.ROLL:
-            return self.roll_at
-        if game.phase is not Phase.BIDDING:
-            return None
-        if self.calza_checked != len(game.bids):
-            return self.clock()
-        seat = self.seats[game.turn]
-        times = []
-        if seat.kind == "bot":
-            times.append(self.turn_started + self.config.bot_delay)
-        elif seat.away_since is not None:
-            times.append(max(seat.away_since + self.config.grace,
-                             self.turn_started + self.config.bot_delay))
-        if self.deadline is not None and seat.kind != "bot":
-            times.append(self.deadline)
-        return min(times) if times else None
-
-    async def _run_due(self) -> None:
-        now = self.clock()
-        if self.status == "lobby":
-            if self.fill_at is not None and now >= self.fill_at:
-                await self._fill_with_bots()
-            return
-        game = self.game
-        if self.status != "playing" or game is None:
-            return
-        if game.phase is Phase.ROLL:
-            if self.roll_at is not None and now >= self.roll_at:
-                await self._roll()
-            return
-        if game.phase is not Phase.BIDDING:
-            return
-        if self.calza_checked != len(game.bids):
-            self.calza_checked = len(game.bids)
-            for index in out_of_turn_seats(game):
-                if (self._controlled_by_bot(index, now) and index != game.turn
-                        and self._bot_for(index).act(view(game, index)) is CALZA):
-                    await self._play(index, CALZA, None, "bot")
-                    return
-        index = game.turn
-        by = None
-        if (self._controlled_by_bot(index, now)
-                and now >= self.turn_started + self.config.bot_delay):
-            by = "bot"
-        if by is None and self.deadline is not None and now >= self.deadline:
-            by = "timer"
-        if by is not None:
-            action = self._bot_for(index).act(view(game, index))
-            if action is None or action not in game.legal_actions(index):
-                legal = game.legal_actions(index)
-                action = DUDO if DUDO in legal else legal[0]
-            await self._play(index, action, None, by)
-
-    def _bot_for(self, index: int) -> Bot:
-        seat = self.seats[index]
-        if seat.bot is None:
-            level = seat.level if seat.kind == "bot" else "normal"
-            seat.bot = make_bot(level, seed=int(self.entropy(4), 16))
-        return seat.bot
-
-    async def _fill_with_bots(self) -> None:
-        self.fill_at = None
-        levels = ["easy", "normal", "normal", "hard", "easy"]
-        seats = [None if seat.kind != "open" else {"kind": "bot", "level": levels[i % 5]}
-                 for i, seat in enumerate(self.seats)]
-        if any(seats):
-            await self._commit("configured", {"seats": seats})
-        if any(seat.kind == "human" for seat in self.seats):
+    async def _fill_with_bots(self, fill: Fill) -> None:
+        """A quick game nobody else joined in time: bots take the open seats and, with a
+        player at the table, the game starts."""
+        # Fired: a table left to bots alone stays in the lobby, and must not fill again.
+        self.state.fill_at = None
+        if any(fill.seats):
+            await self._commit("configured", {"seats": fill.seats})
+        if any(seat.kind == "human" for seat in self.state.seats):
             await self._start_game()
         else:
-            self._broadcast([])
+            self.audience.broadcast([])
 
-    # -- what people are told ------------------------------------------------------------------
-
-    def _connections(self) -> list[Connection]:
-        found = list(self.spectators)
-        for seat in self.seats:
-            found.extend(seat.connections)
-        return found
-
-    def _broadcast(self, events: list[Event], skip: Connection | None = None,
-                   moved_by: str | None = None) -> None:
-        """Send every connection its own state: one view per seat, one for spectators.
-
-        The parts every recipient shares (room, events, clocks, fairness) are encoded once
-        per broadcast; only the game view is encoded per seat.
-        """
-        connections = self._connections()
-        if not connections:
+    async def _save_game(self) -> None:
+        if self.state.game is None:
             return
-        shared = self._shared_json(events, moved_by)
-        cache: dict[int | None, str] = {}
-        for connection in connections:
-            if connection is skip:
-                continue
-            text = cache.get(connection.seat)
-            if text is None:
-                text = self._state_text(connection.seat, shared)
-                cache[connection.seat] = text
-            connection.send(text)
-
-    def summary(self) -> dict[str, Any]:
-        """What anyone with the code may know about the room (no dice, no tokens)."""
-        now = self.clock()
-        if self._rules_json[0] is not self.rules:
-            self._rules_json = (self.rules, self.rules.to_json())
-        return {
-            "code": self.code, "status": self.status, "public": self.public,
-            "quick": self.quick, "timer": self.timer, "rules": self._rules_json[1],
-            "seats": [seat.public(now, self.config.grace) for seat in self.seats],
-            "host": 0, "game": self.game_number, "spectators": len(self.spectators),
-            "locked": self.locked, "show_lost_dice": self.show_lost_dice,
-        }
-
-    def _shared_json(self, events: list[Event], moved_by: str | None = None) -> str:
-        """The recipient-independent members of a state message, as JSON text.
-        ``moved_by`` marks the action's own event (a bid, or a call's reveal)."""
-        encoded = [event_json(event) for event in events]
-        if moved_by is not None:
-            for data in encoded:
-                if data["event"] in ("bid", "reveal"):
-                    data["by"] = moved_by
-                    break
-        shared: dict[str, Any] = {"room": self.summary(), "events": encoded}
-        if self.game is not None:
-            fair = self.fair
-            shared["deadline"] = self.deadline
-            shared["roll_at"] = self.roll_at
-            shared["fair"] = {
-                "game_id": self.game_id,
-                "round": fair.round if fair else None,
-                "commitment": fair.commitment if fair else None,
-                "last_revealed": self.revealed[-1] if self.revealed else None,
-            }
-        return dumps(shared)[1:-1]
-
-    def _state_text(self, seat: int | None, shared: str) -> str:
-        """The full state for one recipient: the shared part plus its own game view."""
-        you = _YOU_SPECTATOR if seat is None else (
-            f'{{"seat":0,"role":"player","host":true,"invite":"{self.invite}"}}'
-            if seat == 0 else f'{{"seat":{seat},"role":"player","host":false}}')
-        game = "null" if self.game is None else dumps(view(self.game, seat).to_json())
-        return (f'{{"type":"state","v":{p.PROTOCOL_VERSION},"version":{self.version},'
-                f'"you":{you},{shared},"game":{game}}}')
-
-    def state_for(self, seat: int | None, events: list[Event] = ()) -> dict[str, Any]:  # type: ignore[assignment]
-        """The state message for one recipient, as a dict (what :meth:`_broadcast` sends)."""
-        state: dict[str, Any] = json.loads(self._state_text(seat, self._shared_json(list(events))))
-        return state
-
-
-_YOU_SPECTATOR = '{"seat":null,"role":"spectator","host":false}'
-
-
-def action_to_json(action: Action) -> dict[str, Any]:
-    if isinstance(action, Bid):
-        return {"bid": [action.quantity, action.face]}
-    return {"call": action.value}
-
-
-def action_from_json(data: dict[str, Any]) -> Action:
-    if "bid" in data:
-        quantity, face = data["bid"]
-        return Bid(quantity, face)
-    return Call(data["call"])
-
-
-def event_json(event: Event) -> dict[str, Any]:
-    """An engine event for clients; a reveal also carries every cup (it is the reveal)."""
-    data = event.to_json()
-    if isinstance(event, Revealed):
-        data["cups"] = [list(cup) for cup in event.cups]
-        data["loser"] = event.loser
-        data["change"] = event.change
-        data["wild"] = event.wild
-    return data
+        await self.store.save_game(self.state.game_id, self.code, self.state.record())

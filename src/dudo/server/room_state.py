@@ -1,0 +1,340 @@
+"""A room as its log makes it: seats, settings, the game, its fair dice and its deadlines.
+
+:meth:`RoomState.apply` is the one place where a log entry changes a room, for a room
+being played and for one rebuilt from its log after a restart alike, so live play and
+replay cannot drift apart. It is pure: it sends nothing, waits for nothing and reads no
+clock (every time comes from the entry), and returns the engine's events for the room to
+broadcast. Deadlines (the turn timer, the roll after the seed window or the reveal
+pause, the quick-game fill) are kept here as absolute times computed from the entries,
+so a restarted room finds each one where it was and it fires once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections import OrderedDict, deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from dudo.bids import Bid
+from dudo.bots.base import Bot
+from dudo.bots.registry import LEVELS
+from dudo.dice import Cups
+from dudo.game import Action, Call, Event, Game, Phase
+from dudo.rules import Rules
+from dudo.server import protocol as p
+from dudo.server.connection import Connection, dumps
+from dudo.server.names import skeleton
+from dudo.store import LogEntry
+
+REPLIES_KEPT = 128
+
+
+@dataclass
+class RoomConfig:
+    """Timings of a room, in seconds (tests set them to zero or near it)."""
+
+    bot_delay: float = 0.9
+    reveal_pause: float = 8.0
+    seed_window: float = 1.5
+    grace: float = 20.0
+    quick_fill: float = 8.0
+    emote_interval: float = 1.5
+    close_after_game: float = 600.0
+    close_when_idle: float = 1800.0
+    close_empty_lobby: float = 300.0  # a room nobody has sat in for this long
+    max_spectators: int = 200  # per room; more are told the room is full of watchers
+
+
+@dataclass
+class Seat:
+    """A place at the table: open, a person's (held by a token), or a bot's.
+
+    Besides what the log says, a seat carries the runtime slots of its occupant, so that
+    a seat given to someone else (a new Seat) starts with none: its sockets and since
+    when it has had none (the audience's), the bot that plays it (the schedule's), and
+    its last reaction (the room's rate limit).
+    """
+
+    kind: str = "open"
+    name: str = ""
+    level: str = "normal"
+    token_hash: str | None = None
+    # The seed this seat sent for the round waiting to be rolled (logged as "seeded").
+    seed: str | None = None
+    # Runtime only (not logged): who is here, answers already given.
+    connections: set[Connection] = field(default_factory=set)
+    away_since: float | None = None
+    # Answers kept as JSON text: strings are not tracked by the garbage collector, and
+    # a busy server keeps thousands of them.
+    replies: OrderedDict[str, str] = field(default_factory=OrderedDict)
+    bot: Bot | None = None
+    last_emote: float = 0.0
+
+    def public(self, now: float, grace: float) -> dict[str, Any]:
+        away = self.kind == "human" and not self.connections
+        return {"kind": self.kind, "name": self.name,
+                "level": self.level if self.kind == "bot" else None,
+                "connected": bool(self.connections) if self.kind == "human" else None,
+                "bot_playing": away and self.away_since is not None
+                and now - self.away_since >= grace}
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass
+class Fair:
+    """Fair-dice material of the current (or next) round; ``server_seed`` stays secret
+    until the round's reveal."""
+
+    round: int
+    commitment: str
+    server_seed: str
+    seat_seeds: list[str] | None = None
+    server_seats: list[int] = field(default_factory=list)
+
+
+class RoomState:
+    """Everything about one room that its log determines. Change it only with
+    :meth:`apply` (the room sets a few runtime slots on seats, see :class:`Seat`)."""
+
+    def __init__(self, code: str, config: RoomConfig, deal: Callable[..., Cups]) -> None:
+        self.code = code
+        self.config = config
+        # Injected so tests can replay a room exactly; production derives the dice.
+        self.deal = deal
+        self.seq = 0
+        self.version = 0
+        self.rules = Rules.preset("perudo")
+        self.seats: list[Seat] = []
+        self.timer: int = 0
+        self.public = False
+        self.quick = False
+        # A locked room takes no one by code alone: joining needs the host's invite key
+        # (in the link the host shares), so a guessed code never takes a seat.
+        self.locked = False
+        self.invite = ""
+        self.show_lost_dice = True  # a display option: dice lost so far, drawn greyed
+        self.status = "lobby"
+        self.game: Game | None = None
+        self.game_id = ""
+        self.game_number = 0
+        self.first_opener: int | None = None
+        self.fair: Fair | None = None
+        self.revealed: list[dict[str, Any]] = []
+        self.turn_started = 0.0
+        self.deadline: float | None = None
+        self.roll_at: float | None = None
+        self.fill_at: float | None = None
+        self.stored_refusals: dict[int, deque[int]] = {}  # seat -> log seqs, oldest first
+        self._rules_json: tuple[Rules | None, dict[str, Any]] = (None, {})
+
+    def apply(self, entry: LogEntry) -> list[Event]:
+        """Apply one committed (or replayed) entry; the engine events it caused."""
+        self.seq = entry.seq + 1
+        if entry.kind not in ("refused", "seeded"):  # these change nothing anyone sees
+            self.version += 1
+        handler = getattr(self, f"_apply_{entry.kind}")
+        events: list[Event] = handler(entry.at, entry.data)
+        if "ack" in entry.data:
+            seat, action_id = entry.data["ack"]
+            self.remember(seat, action_id, p.ack_message(action_id, self.version))
+        return events
+
+    def remember(self, seat: int, action_id: str, reply: dict[str, Any] | str) -> str:
+        """Keep the answer to a message id (exactly once); returns it as JSON text."""
+        text = reply if isinstance(reply, str) else dumps(reply)
+        replies = self.seats[seat].replies
+        replies[action_id] = text
+        while len(replies) > REPLIES_KEPT:
+            replies.popitem(last=False)
+        return text
+
+    # -- what may be asked of it ------------------------------------------------------------
+
+    def seat_of(self, token: str) -> int | None:
+        """The seat a token holds (compared in constant time), or None."""
+        wanted = hash_token(token)
+        found = None
+        for index, seat in enumerate(self.seats):
+            if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, wanted):
+                found = index
+        return found
+
+    def summary(self, now: float, spectators: int) -> dict[str, Any]:
+        """What anyone with the code may know about the room (no dice, no tokens)."""
+        if self._rules_json[0] is not self.rules:
+            self._rules_json = (self.rules, self.rules.to_json())
+        return {
+            "code": self.code, "status": self.status, "public": self.public,
+            "quick": self.quick, "timer": self.timer, "rules": self._rules_json[1],
+            "seats": [seat.public(now, self.config.grace) for seat in self.seats],
+            "host": 0, "game": self.game_number, "spectators": spectators,
+            "locked": self.locked, "show_lost_dice": self.show_lost_dice,
+        }
+
+    def record(self) -> dict[str, Any]:
+        """The finished (or running) game's record, fairness material of finished rounds
+        included: what ``dudo verify`` checks."""
+        assert self.game is not None
+        record = self.game.record()
+        record["game_id"] = self.game_id
+        record["room"] = self.code
+        record["names"] = [seat.name for seat in self.seats]
+        record["bots"] = [index for index, seat in enumerate(self.seats) if seat.kind == "bot"]
+        record["fairness"] = list(self.revealed)
+        return record
+
+    # -- one handler per kind of entry ------------------------------------------------------
+
+    def _apply_refused(self, at: float, data: dict[str, Any]) -> list[Event]:
+        self.remember(data["seat"], data["id"], data["reply"])
+        self.stored_refusals.setdefault(data["seat"], deque()).append(self.seq - 1)
+        return []
+
+    def _apply_created(self, at: float, data: dict[str, Any]) -> list[Event]:
+        self.rules = Rules.from_json(data["rules"])
+        self.seats = [Seat(kind=s["kind"], level=s.get("level", "normal")) for s in data["seats"]]
+        for seat in self.seats:
+            if seat.kind == "bot":
+                seat.name = self._bot_name(seat)
+        self.timer = data["timer"]
+        self.public = data["public"]
+        self.quick = data.get("quick", False)
+        self.invite = data.get("invite", "")
+        self.show_lost_dice = data.get("show_lost_dice", True)
+        if self.quick:
+            self.fill_at = at + self.config.quick_fill
+        return []
+
+    def _apply_joined(self, at: float, data: dict[str, Any]) -> list[Event]:
+        seat = self.seats[data["seat"]]
+        seat.kind, seat.name, seat.token_hash = "human", data["name"], data["token_hash"]
+        seat.away_since = None
+        return []
+
+    def _apply_removed(self, at: float, data: dict[str, Any]) -> list[Event]:
+        # Open again; the old token holds nothing (the room sends its sockets away).
+        self.seats[data["seat"]] = Seat()
+        return []
+
+    def _apply_configured(self, at: float, data: dict[str, Any]) -> list[Event]:
+        if "rules" in data:
+            self.rules = Rules.from_json(data["rules"])
+        if "timer" in data:
+            self.timer = data["timer"]
+        if "public" in data:
+            self.public = data["public"]
+        if "locked" in data:
+            self.locked = data["locked"]
+        if "show_lost_dice" in data:
+            self.show_lost_dice = data["show_lost_dice"]
+        if "seats" in data:
+            for seat, setting in zip(self.seats, data["seats"], strict=False):
+                if setting is None or seat.kind == "human":
+                    continue
+                seat.kind = setting["kind"]
+                seat.level = setting.get("level", "normal")
+                seat.bot = None
+                seat.name = self._bot_name(seat) if seat.kind == "bot" else ""
+        return []
+
+    def _apply_started(self, at: float, data: dict[str, Any]) -> list[Event]:
+        self.status = "playing"
+        self.game_number = data["game"]
+        self.game_id = data["game_id"]
+        self.first_opener = data["first_opener"]
+        self.fill_at = None
+        players = len(self.seats)
+        self.game = Game(self.rules, players, opener=data["first_opener"])
+        self.fair = Fair(1, data["commitment"], data["server_seed"])
+        self.revealed = []
+        self.roll_at = at + self.config.seed_window
+        self.deadline = None
+        return [self.game.round_header()]
+
+    _apply_rematch = _apply_started
+
+    def _apply_seeded(self, at: float, data: dict[str, Any]) -> list[Event]:
+        self.seats[data["seat"]].seed = data["seed"]
+        return []
+
+    def _apply_rolled(self, at: float, data: dict[str, Any]) -> list[Event]:
+        game, fair = self.game, self.fair
+        assert game is not None and fair is not None
+        cups = self.deal(fair.server_seed, data["seat_seeds"], game.round_number,
+                         game.dice_counts)
+        game.roll(cups)
+        fair.seat_seeds = list(data["seat_seeds"])
+        # Logs written before seat seeds were bound to the server seed have no list.
+        fair.server_seats = list(data.get("server_seats", []))
+        for seat in self.seats:
+            seat.seed = None  # a seed counts for one round
+        self.roll_at = None
+        self._turn_begins(at)
+        return []
+
+    def _apply_action(self, at: float, data: dict[str, Any]) -> list[Event]:
+        game = self.game
+        assert game is not None
+        seat = data["seat"]
+        action = action_from_json(data["action"])
+        events = game.apply(seat, action)
+        if data.get("id"):
+            self.remember(seat, data["id"], p.ack_message(data["id"], self.version))
+        if game.phase is not Phase.BIDDING:
+            self._round_ends(at, data)
+        else:
+            self._turn_begins(at)
+        return events
+
+    def _round_ends(self, at: float, data: dict[str, Any]) -> None:
+        game, fair = self.game, self.fair
+        assert game is not None and fair is not None
+        self.revealed.append({"round": fair.round, "commitment": fair.commitment,
+                              "server_seed": fair.server_seed, "seat_seeds": fair.seat_seeds,
+                              "server_seats": fair.server_seats})
+        self.deadline = None
+        if game.phase is Phase.OVER:
+            self.status = "over"
+            self.fair = None
+            self.roll_at = None
+        else:
+            following = data["next"]
+            self.fair = Fair(game.round_number, following["commitment"],
+                             following["server_seed"])
+            self.roll_at = at + self.config.reveal_pause
+
+    def _turn_begins(self, at: float) -> None:
+        self.turn_started = at
+        self.deadline = at + self.timer if self.timer else None
+
+    def _bot_name(self, seat: Seat) -> str:
+        """A persona's name no other seat at the table uses."""
+        taken = {skeleton(other.name) for other in self.seats if other is not seat}
+        index = self.seats.index(seat)
+        personas = list(getattr(LEVELS[seat.level], "personas", ()))
+        if not personas:
+            return f"Bot {index + 1}"
+        for shift in range(len(personas)):
+            name: str = personas[(index + shift) % len(personas)].name
+            if skeleton(name) not in taken:
+                return name
+        return f"{personas[index % len(personas)].name} {index + 1}"
+
+
+def action_to_json(action: Action) -> dict[str, Any]:
+    if isinstance(action, Bid):
+        return {"bid": [action.quantity, action.face]}
+    return {"call": action.value}
+
+
+def action_from_json(data: dict[str, Any]) -> Action:
+    if "bid" in data:
+        quantity, face = data["bid"]
+        return Bid(quantity, face)
+    return Call(data["call"])

@@ -1,0 +1,145 @@
+"""When a room acts on its own, and what it then does.
+
+Nobody sends a message for these: the round is dealt when its seed window (or the pause
+after a reveal) is over, a bot moves in its own seat and stands in for a player away
+longer than the grace period, the turn timer moves for a player who lets it run out,
+bots call calza out of turn, and a quick game nobody else joined fills with bots.
+
+The schedule only decides. :meth:`Schedule.next_due` tells the room's loop how long it may
+wait for a message, and :meth:`Schedule.due` what is due now; the room carries that out
+through its log like any other command, so a restarted room, rebuilt with the same
+deadlines, does each of these once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from dudo.bots.base import Bot
+from dudo.bots.registry import make_bot
+from dudo.bots.table import out_of_turn_seats
+from dudo.game import CALZA, DUDO, Action, Phase
+from dudo.server.room_state import RoomConfig, RoomState
+from dudo.view import view
+
+# The levels a quick game's open seats are filled with, seat by seat.
+FILL_LEVELS = ["easy", "normal", "normal", "hard", "easy"]
+
+
+@dataclass(frozen=True)
+class Fill:
+    """Seat bots in a quick game's open seats (``None`` leaves a seat as it is)."""
+
+    seats: list[dict[str, Any] | None]
+
+
+@dataclass(frozen=True)
+class Roll:
+    """Deal the round waiting for seeds."""
+
+
+@dataclass(frozen=True)
+class Move:
+    """Play for a seat: ``by`` is "bot" (its own bot or a stand-in) or "timer"."""
+
+    seat: int
+    action: Action
+    by: str
+
+
+class Schedule:
+    """The clock-driven side of one room: deadlines read from its state, bots per seat."""
+
+    def __init__(self, state: RoomState, config: RoomConfig, clock: Callable[[], float],
+                 entropy: Callable[[int], str]) -> None:
+        self.state = state
+        self.config = config
+        self.clock = clock
+        self.entropy = entropy
+        # The bids already offered to bots for a calza out of turn (not logged: a restarted
+        # room asks them again).
+        self.calza_checked = -1
+
+    def controlled_by_bot(self, index: int, now: float) -> bool:
+        seat = self.state.seats[index]
+        if seat.kind == "bot":
+            return True
+        return (seat.kind == "human" and seat.away_since is not None
+                and now - seat.away_since >= self.config.grace)
+
+    def next_due(self) -> float | None:
+        """When something is next due (it may be already), or None for nothing timed."""
+        state = self.state
+        if state.status == "lobby":
+            return state.fill_at
+        game = state.game
+        if state.status != "playing" or game is None:
+            return None
+        if game.phase is Phase.ROLL:
+            return state.roll_at
+        if game.phase is not Phase.BIDDING:
+            return None
+        if self.calza_checked != len(game.bids):
+            return self.clock()
+        seat = state.seats[game.turn]
+        times = []
+        if seat.kind == "bot":
+            times.append(state.turn_started + self.config.bot_delay)
+        elif seat.away_since is not None:
+            times.append(max(seat.away_since + self.config.grace,
+                             state.turn_started + self.config.bot_delay))
+        if state.deadline is not None and seat.kind != "bot":
+            times.append(state.deadline)
+        return min(times) if times else None
+
+    def due(self) -> Fill | Roll | Move | None:
+        """What is due now, if anything (one thing at a time). Bots are asked here, so
+        each is asked once per chance to act."""
+        state = self.state
+        now = self.clock()
+        if state.status == "lobby":
+            if state.fill_at is not None and now >= state.fill_at:
+                return Fill([None if seat.kind != "open"
+                             else {"kind": "bot", "level": FILL_LEVELS[i % 5]}
+                             for i, seat in enumerate(state.seats)])
+            return None
+        game = state.game
+        if state.status != "playing" or game is None:
+            return None
+        if game.phase is Phase.ROLL:
+            if state.roll_at is not None and now >= state.roll_at:
+                return Roll()
+            return None
+        if game.phase is not Phase.BIDDING:
+            return None
+        if self.calza_checked != len(game.bids):
+            self.calza_checked = len(game.bids)
+            for index in out_of_turn_seats(game):
+                if (self.controlled_by_bot(index, now) and index != game.turn
+                        and self.bot_for(index).act(view(game, index)) is CALZA):
+                    return Move(index, CALZA, "bot")
+        index = game.turn
+        by = None
+        if (self.controlled_by_bot(index, now)
+                and now >= state.turn_started + self.config.bot_delay):
+            by = "bot"
+        if by is None and state.deadline is not None and now >= state.deadline:
+            by = "timer"
+        if by is None:
+            return None
+        action = self.bot_for(index).act(view(game, index))
+        if action is None or action not in game.legal_actions(index):
+            legal = game.legal_actions(index)
+            action = DUDO if DUDO in legal else legal[0]
+        return Move(index, action, by)
+
+    def bot_for(self, index: int) -> Bot:
+        """The seat's bot, made when first needed: its own level in a bot's seat, normal
+        standing in for a player."""
+        seat = self.state.seats[index]
+        if seat.bot is None:
+            level = seat.level if seat.kind == "bot" else "normal"
+            seat.bot = make_bot(level, seed=int(self.entropy(4), 16))
+        return seat.bot
