@@ -129,18 +129,20 @@ def play_games(entrants: Sequence[str], rules: Rules, seed: int, numbers: Sequen
 
 
 def tweak(settings: Sequence[str]) -> None:
-    """Set constants of ``dudo.bots.hard`` (``NAME=VALUE``, the value read as JSON): how the
-    ablations in docs/benchmarks.md take one part of the hard bot out."""
+    """Set constants of ``dudo.bots.hard`` (``NAME=VALUE``, the value read as JSON) or of
+    another level (``normal.NAME=VALUE``): how the ablations in docs/benchmarks.md take one
+    part of a bot out."""
+    import importlib
     import json
-
-    from dudo.bots import hard
 
     for setting in settings:
         name, _, value = setting.partition("=")
-        if not hasattr(hard, name):
-            raise SystemExit(f"dudo.bots.hard has no {name!r}")
+        level, _, name = name.rpartition(".")
+        module = importlib.import_module(f"dudo.bots.{level or 'hard'}")
+        if not hasattr(module, name):
+            raise SystemExit(f"{module.__name__} has no {name!r}")
         parsed = json.loads(value)
-        setattr(hard, name, tuple(parsed) if isinstance(parsed, list) else parsed)
+        setattr(module, name, tuple(parsed) if isinstance(parsed, list) else parsed)
 
 
 def run(entrants: Sequence[str], rules: Rules, games: int, seed: int, jobs: int,
@@ -181,7 +183,8 @@ def main() -> None:
                         help="mixed into every game's dice seed (the arena's dice key)")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="set a constant of dudo.bots.hard (JSON value), e.g. "
-                             "PER_HAND=false (repeatable)")
+                             "PER_HAND=false, or of another level, e.g. "
+                             "normal.OPEN_TRUST=0 (repeatable)")
     parser.add_argument("--match", action="append",
                         help="entrants of one match, comma-separated (repeatable; a table "
                              "of 3 or more rotates seats game by game); default: the "

@@ -187,10 +187,11 @@ def rules(
 
 @app.command()
 def arena(
-    players: Annotated[str, typer.Option(
+    players: Annotated[str | None, typer.Option(
         "--players", "-p", metavar="BOT,BOT,...",
         help="Entrants, comma-separated: random, easy, normal, hard, "
-             "package.module:Class or path/to/file.py:Class.")] = "hard,normal",
+             "package.module:Class or path/to/file.py:Class. Default: hard,normal "
+             "(with --ladder: hard,normal,easy,random).")] = None,
     games: Annotated[int, typer.Option("--games", "-n", min=1, max=1_000_000,
                                        help="Number of games.")] = 1000,
     preset: Annotated[str, typer.Option("--rules", "-r", metavar="PRESET",
@@ -204,15 +205,35 @@ def arena(
         "--dice-key", help="Replay a run with bots of your own: the key it printed. "
                            "Without it such runs draw a fresh secret key, so no bot can "
                            "work out the dice from the seed.")] = None,
+    ladder: Annotated[bool, typer.Option(
+        "--ladder", help="Rate the entrants (OpenSkill, mu ± 2 sigma) from a heads-up "
+                         "round-robin, or from mixed tables with --seats; seating shuffled "
+                         "game by game. Also reports each bot's call accuracy (share of "
+                         "its dudo/calza calls that were right), bluff rate (share of its "
+                         "bids above what its own cup holds for the face plus the expected "
+                         "count among the dice it cannot see) and dice lost by cause "
+                         "(calling a bid that held, its bid called and false, a wrong "
+                         "calza).")] = False,
+    seats: Annotated[int | None, typer.Option(
+        "--seats", metavar="N",
+        help="With --ladder: players at each table (2, the default, is a heads-up "
+             "round-robin of every pair; more draws N entrants a game).")] = None,
 ) -> None:
-    """Play many games among bots (seats rotated) and print each entrant's win rate."""
+    """Play many games among bots (seats rotated) and print each entrant's win rate; with
+    --ladder, rate them (OpenSkill) and show how each one calls, bluffs and loses dice."""
     import secrets
 
     from dudo.bots.arena import run_arena
     from dudo.bots.registry import LEVELS, BotSpecError, make_bot
 
-    entrants = [name.strip() for name in players.split(",") if name.strip()]
-    if not 2 <= len(entrants) <= 10:
+    if seats is not None and not ladder:
+        _fail("--seats needs --ladder (a plain arena seats every entrant at one table)")
+    entrants = [name.strip()
+                for name in (players or ("hard,normal,easy,random" if ladder
+                                         else "hard,normal")).split(",") if name.strip()]
+    if ladder:
+        _check_ladder(entrants, seats or 2, games)
+    elif not 2 <= len(entrants) <= 10:
         _fail(f"--players needs 2 to 10 entrants, not {len(entrants)}")
     chosen = build_rules(preset, settings)
     for spec in set(entrants):
@@ -225,6 +246,9 @@ def arena(
     outsiders = any(spec not in LEVELS for spec in entrants)
     if dice_key is None:
         dice_key = secrets.token_hex(16) if outsiders else ""
+    if ladder:
+        _run_ladder(entrants, games, chosen, seats or 2, seed, jobs, dice_key, as_json)
+        return
     if as_json:
         standings = run_arena(entrants, games, chosen, seed=seed, jobs=jobs, dice_key=dice_key)
         results = [{"player": s.player, "wins": int(s.wins) if s.wins.is_integer() else s.wins}
@@ -251,6 +275,96 @@ def arena(
         table.add_row(standing.player, f"{standing.wins:g}", f"{standing.rate:.1%}",
                       f"{low:.1%} – {high:.1%}")
     console.print(table)
+    if dice_key:
+        console.print(f"dice key {dice_key} (replay with --seed {seed} --dice-key {dice_key})")
+
+
+def _check_ladder(entrants: list[str], seats: int, games: int) -> None:
+    """A clean exit 2 for a ladder that cannot be played, before any game is."""
+    from dudo.bots.ladder import LadderError, check_entrants, pairings
+
+    try:
+        check_entrants(entrants, seats)
+    except LadderError as error:
+        _fail(f"--ladder: {error}")
+    if seats == 2 and games < len(pairings(len(entrants))):
+        _fail(f"--ladder: {len(entrants)} entrants make {len(pairings(len(entrants)))} "
+              f"heads-up pairs, so --games must be at least that, not {games}")
+
+
+def _run_ladder(entrants: list[str], games: int, rules: Rules, seats: int, seed: int,
+                jobs: int, dice_key: str, as_json: bool) -> None:
+    """``dudo arena --ladder``: play, then print the ratings table (or the JSON)."""
+    from collections.abc import Callable
+    from contextlib import nullcontext
+
+    from rich import box
+    from rich.console import Console
+    from rich.progress import Progress
+    from rich.table import Table
+
+    from dudo.bots.arena import Standing
+    from dudo.bots.ladder import run_ladder
+
+    errors = Console(stderr=True)
+    bar = Progress(console=errors, transient=True) if errors.is_terminal else None
+    with bar if bar is not None else nullcontext():
+        advance: Callable[[int], None] | None = None
+        if bar is not None:
+            task = bar.add_task(f"{games} games", total=games)
+
+            def advance(done: int) -> None:
+                bar.advance(task, done)
+
+        report = run_ladder(entrants, games, rules, seats=seats, seed=seed, jobs=jobs,
+                            progress=advance, dice_key=dice_key)
+    if as_json:
+        typer.echo(json.dumps(report.to_json()))
+        return
+
+    def share(value: float | None, digits: int = 1) -> str:
+        return "–" if value is None else f"{value:.{digits}%}"
+
+    kind = "heads-up round-robin" if seats == 2 else f"tables of {seats}"
+    overrides = rules.to_overrides()
+    named = overrides.pop("preset") + "".join(f", {key}={value}"
+                                              for key, value in overrides.items())
+    lost_word = "points" if rules.format == "points" else "dice lost"
+    table = Table(title=f"Ladder: {games} games, {kind}, {named}, seed {seed}",
+                  box=box.SIMPLE_HEAD,
+                  caption=f"rating: OpenSkill mu ± 2 sigma, sorted by mu - 3 sigma. "
+                          f"calls right: dudo and calza. bluffs: bids above own cup + "
+                          f"expected unseen (all / openings). {lost_word}: calling a bid "
+                          f"that held / own bid called / calza")
+    for column in ("player", "rating", "wins", "calls right", "bluffs", lost_word):
+        table.add_column(column, justify="left" if column == "player" else "right",
+                         no_wrap=True)
+    shown = {name: name.rpartition(":")[2] for name in entrants}  # a plug-in by its class
+    if len(set(shown.values())) < len(shown):
+        shown = {name: name for name in entrants}
+    for entry in report.entries:
+        rating, stats = entry.rating, entry.stats
+        lost = stats.lost_by_cause
+        table.add_row(
+            shown[entry.player], f"{rating.mu:.1f} ± {2 * rating.sigma:.1f}",
+            f"{entry.standing.rate:.1%}", share(stats.call_accuracy),
+            f"{share(stats.bluff_rate, 0)}/{share(stats.opening_bluff_rate, 0)}",
+            f"{stats.lost_total}: {lost['calling']}/{lost['called']}/{lost['calza']}")
+    console = Console()
+    console.print(table)
+    if report.pairs:
+        pairs = Table(title="Heads-up pairs", box=box.SIMPLE_HEAD)
+        pairs.add_column("pair")
+        pairs.add_column("games", justify="right")
+        pairs.add_column("first's wins", justify="right")
+        pairs.add_column("first's win rate (95%)", justify="right")
+        for pair in report.pairs:
+            standing = Standing(pair.players[0], pair.wins[0], pair.games)
+            low, high = standing.interval()
+            first, second = (shown[player] for player in pair.players)
+            pairs.add_row(f"{first} vs {second}", str(pair.games),
+                          f"{pair.wins[0]:g}", f"{standing.rate:.1%} ({low:.1%}–{high:.1%})")
+        console.print(pairs)
     if dice_key:
         console.print(f"dice key {dice_key} (replay with --seed {seed} --dice-key {dice_key})")
 
