@@ -20,6 +20,7 @@ from typing import Any
 
 import httpx
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
+from websockets.sync.client import connect as connect_sync
 
 from clusterkit import FAST_CLUSTER, Node, cluster, redis_server, shared_database
 from dudo.bots import make_bot
@@ -314,6 +315,13 @@ def test_quick_games_and_the_sites_limits_span_the_nodes(tmp_path: Path) -> None
             assert all(seat.status_code == 200 for seat in seats), [s.text for s in seats]
             assert len({seat.json()["code"] for seat in seats}) == 1
             assert sorted(seat.json()["seat"] for seat in seats) == [0, 1, 2, 3]
+            # A seat token in the query string (deprecated, still honoured) seats its
+            # player through either node, relayed or not.
+            for node in (a, b):
+                url = ws_url(node.base, seats[0].json()["code"])
+                with connect_sync(f"{url}?token={seats[0].json()['token']}") as socket:
+                    greeting = json.loads(socket.recv(timeout=10))
+                    assert greeting["you"]["seat"] == seats[0].json()["seat"], greeting
             # Other house rules: another table.
             tavern = http.post(f"{b.base}/api/quick",
                                json={"name": "T", "rules": {"preset": "tavern"}})
@@ -544,3 +552,45 @@ def test_a_node_that_loses_redis_answers_try_again_and_changes_nothing(
                 assert json.loads(socket.receive_text())["code"] == "unavailable"
                 closed = socket.receive()
                 assert closed["type"] == "websocket.close" and closed["code"] == 1013
+
+
+def test_a_node_stalled_past_its_lease_takes_its_rooms_back_and_they_play_on(
+        tmp_path: Path) -> None:
+    """A node frozen longer than its lease (SIGSTOP: a long pause, a starved CPU) drops
+    its rooms when it wakes; they are adopted again (here by the node itself, the only
+    one) and their bots and stand-ins play on without anyone reconnecting."""
+    slow_bots = {"DUDO_BOT_DELAY": "0.3", "DUDO_GRACE": "1"}
+    with cluster(tmp_path, nodes=1, env=slow_bots) as running:
+        (node,) = running.nodes
+
+        async def entries(code: str) -> int:
+            store = open_store(running.database)
+            await store.open()
+            try:
+                return len(await store.load_log(code))
+            finally:
+                await store.close()
+
+        async def scenario() -> None:
+            async with Client(node.base) as client:
+                host = await client.create_room("Host", seats=4,
+                                                bots=[None, "easy", "easy", "easy"])
+                async with client.table(host) as table:
+                    assert (await table.start())["type"] == "ack"
+            before = httpx.get(f"{node.base}/healthz").json()["node"]
+            await asyncio.sleep(1.5)  # the host is away: a stand-in plays for them
+            node.process.send_signal(signal.SIGSTOP)
+            await asyncio.sleep(3.0)  # twice the lease
+            node.process.send_signal(signal.SIGCONT)
+            await asyncio.sleep(1.0)
+            woke = await entries(host.code)
+
+            async def playing_again() -> bool:
+                return await entries(host.code) >= woke + 3
+
+            await wait_until(playing_again, timeout=20)
+            after = httpx.get(f"{node.base}/healthz").json()
+            assert after["node"] != before and after["lease"] is True  # a new lease
+            assert metric(node, "dudo_node_leases_lost_total") >= 1
+
+        asyncio.run(scenario())

@@ -51,8 +51,8 @@ def test_one_holder_per_room_and_a_dead_holders_rooms_can_be_claimed(tmp_path: P
         await b.renew()
         assert await b.holder("ACDE") == ("a", None)
         assert await b.unheld(["ACDE"]) == ["ACDE"]
-        assert await b.claim("ACDE")
-        assert await b.holder("ACDE") == ("b", "http://b:1")
+        assert await b.claim("ACDE")  # (b slept too: it holds a new lease, a new name)
+        assert await b.holder("ACDE") == (b.node_id, "http://b:1")
         # a comes back from its pause: its lease had expired, so it starts over holding
         # nothing (the caller lets all its rooms go).
         assert await a.renew() is False
@@ -181,5 +181,26 @@ def test_nodes_agree_on_a_new_relay_secret_after_redis_lost_its_data(tmp_path: P
         await b.refresh_secret()
         await a.refresh_secret()
         assert a.secret == b.secret and a.secret != old
+
+    run(tmp_path, body)
+
+
+def test_a_node_that_lost_its_lease_starts_over_and_its_rooms_are_adopted(
+        tmp_path: Path) -> None:
+    async def body(node: Callable[[str], Cluster]) -> None:
+        a = node("a")
+        await a.join()
+        for code in ("R001", "R002"):
+            assert await a.claim(code)
+        await asyncio.sleep(FAST.lease + 0.2)  # a stalled past its lease
+        assert await a.renew() is False
+        assert a.node_id != "a" and a.healthy
+        # The old name is dead, its list intact: its rooms are adopted like any dead
+        # node's (here by the node itself; by a survivor just the same).
+        adopted = [code async for code in a.orphans_of_dead_nodes()]
+        assert sorted(adopted) == ["R001", "R002"]
+        for code in adopted:
+            assert await a.claim(code)
+            assert (await a.holder(code))[0] == a.node_id
 
     run(tmp_path, body)

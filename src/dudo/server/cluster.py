@@ -131,16 +131,11 @@ class Cluster:
         self.url = url
         self.address = address  # where other nodes reach this one (http://host:port)
         self.settings = settings or ClusterSettings()
-        self.node_id = node_id or secrets.token_hex(6)
+        self._set_node_id(node_id or secrets.token_hex(6))
         # Typed Any: redis-py's stubs answer bytes | str whatever decode_responses says.
         self.redis: Any = redis or Redis.from_url(url, decode_responses=True,
                                                     socket_timeout=5,
                                                     socket_connect_timeout=5)
-        prefix = self.settings.prefix
-        self.p = prefix
-        self.node_key = f"{prefix}node:{self.node_id}"
-        self.held_key = f"{prefix}held:{self.node_id}"
-        self.public_key = f"{prefix}public:{self.node_id}"
         self._claim = self.redis.register_script(CLAIM)
         self._reserve = self.redis.register_script(RESERVE)
         self._release = self.redis.register_script(RELEASE)
@@ -151,6 +146,13 @@ class Cluster:
         self.lease_lost = 0
         self.adopted = 0
         self._addresses: dict[str, tuple[str | None, float]] = {}  # node id -> (url, until)
+
+    def _set_node_id(self, node_id: str) -> None:
+        self.p = self.settings.prefix
+        self.node_id = node_id
+        self.node_key = f"{self.p}node:{node_id}"
+        self.held_key = f"{self.p}held:{node_id}"
+        self.public_key = f"{self.p}public:{node_id}"
 
     # -- this node's lease ------------------------------------------------------------------
 
@@ -187,9 +189,14 @@ class Cluster:
             self.healthy = True
             return True
         self.lease_lost += 1
-        log.warning("lease lost", extra={"fields": {"event": "lease_lost",
-                                                    "node": self.node_id}})
-        await self.redis.delete(self.held_key, self.public_key)
+        lost = self.node_id
+        # Start over under a new name: the old one stays dead, so the rooms it held (its
+        # owner keys and its held list, left as they are) are adopted like any dead
+        # node's, by the survivors or by this node itself, and none is left stranded.
+        await self.redis.delete(self.public_key)
+        self._set_node_id(secrets.token_hex(6))
+        log.warning("lease lost", extra={"fields": {"event": "lease_lost", "node": lost,
+                                                    "new_node": self.node_id}})
         await self._take_lease()
         return False
 

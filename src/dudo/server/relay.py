@@ -90,8 +90,12 @@ class Relay:
 
     async def socket(self, websocket: WebSocket, address: str, code: str,
                      offered: list[str], client: str, client_id: str | None) -> None:
-        """Pipe an accepted client socket to the holder's own socket for the room."""
+        """Pipe an accepted client socket to the holder's own socket for the room (its
+        query string too: the deprecated ``?token=`` still seats a player)."""
         url = "ws" + address.removeprefix("http") + f"/ws/{code}"
+        query = websocket.scope.get("query_string", b"").decode("latin-1")
+        if query:
+            url += "?" + query
         try:
             upstream = await connect(url, subprotocols=offered or None,  # type: ignore[arg-type]
                                      additional_headers=self._headers(client, client_id),

@@ -313,14 +313,25 @@ class Room:
                     await self._run_due()
             except asyncio.CancelledError:
                 raise
+            except RoomError as error:
+                if error.code != "moved":
+                    raise
+                # Let go while a timer or bot moved (another node holds the room now):
+                # the designed end of this actor, already logged as room_lost.
+                self._fail_waiting(command, error)
             except Exception:  # a bug must not take the room down with it
                 kind = str(command[0]) if command else "timer"
                 log.exception("room error", extra={"fields": {
                     "event": "room_error", "room": self.code, "command": kind}})
-                if command is not None and isinstance(command[-1], asyncio.Future):
-                    future = command[-1]
-                    if not future.done():
-                        future.set_exception(RoomError("internal", "internal error"))
+                self._fail_waiting(command, RoomError("internal", "internal error"))
+
+    @staticmethod
+    def _fail_waiting(command: tuple[Any, ...] | None, error: RoomError) -> None:
+        """Answer a command someone waits on (an HTTP request) with ``error``."""
+        if command is not None and isinstance(command[-1], asyncio.Future):
+            future = command[-1]
+            if not future.done():
+                future.set_exception(error)
 
     async def call(self, *command: Any) -> Any:
         """Send a command that expects an answer (used by HTTP handlers)."""
