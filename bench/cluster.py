@@ -101,6 +101,7 @@ POSTGRES = os.environ.get("DUDO_BENCH_POSTGRES", "postgresql://dudo:dudo@127.0.0
 # simulated player comes from this one address (per-seat limits stay).
 NODE_ENV = {"DUDO_BOT_DELAY": "0", "DUDO_REVEAL_PAUSE": "0", "DUDO_SEED_WINDOW": "0",
             "DUDO_SOCKETS_PER_ADDRESS": "1000000", "DUDO_CONNECT_BURST": "1000000",
+            "DUDO_ACCEPT_BURST": "1000000",
             "DUDO_ADDRESS_MESSAGE_BURST": "100000000", "DUDO_CREATION_BURST": "1000000",
             "DUDO_MAX_LOBBIES": "100000", "DUDO_MAX_ROOMS": "100000", "DUDO_GRACE": "3600"}
 

@@ -190,6 +190,7 @@ class Server:
         env = {**os.environ, "DUDO_BOT_DELAY": "0", "DUDO_REVEAL_PAUSE": "0",
                "DUDO_SEED_WINDOW": "0", "DUDO_GC": self.gc_mode,
                "DUDO_SOCKETS_PER_ADDRESS": "1000000", "DUDO_CONNECT_BURST": "1000000",
+            "DUDO_ACCEPT_BURST": "1000000",
                "DUDO_ADDRESS_MESSAGE_BURST": "100000000", "DUDO_CREATION_BURST": "1000000",
                "DUDO_MAX_LOBBIES": "100000"}
         if self.kind == "dudo":

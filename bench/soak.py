@@ -139,7 +139,8 @@ async def close_all(sockets: list[Any]) -> None:
 
 async def soak(waves: int, sockets: int, rooms: int) -> dict[str, Any]:
     server = Server({"DUDO_SOCKETS_PER_ADDRESS": "100000",
-                     "DUDO_CONNECTS_PER_SECOND": "100000"})
+                     "DUDO_CONNECTS_PER_SECOND": "100000", "DUDO_ACCEPTS_PER_SECOND": "100000",
+                     "DUDO_ACCEPT_BURST": "100000"})
     try:
         made = await make_rooms(server, rooms)
         codes = [room["code"] for room in made]
@@ -236,7 +237,8 @@ async def spectator_cost(crowd: int) -> dict[str, Any]:
     """CPU per 500 joins into one quiet room, first and last 500 (one room; the watcher cap
     is lifted for this measure with DUDO_MAX_SPECTATORS)."""
     server = Server({"DUDO_SOCKETS_PER_ADDRESS": "100000",
-                     "DUDO_CONNECTS_PER_SECOND": "100000", "DUDO_MAX_SPECTATORS": str(crowd)})
+                     "DUDO_CONNECTS_PER_SECOND": "100000", "DUDO_ACCEPTS_PER_SECOND": "100000",
+                     "DUDO_ACCEPT_BURST": "100000", "DUDO_MAX_SPECTATORS": str(crowd)})
     try:
         (room,) = await make_rooms(server, 1)
         costs = []

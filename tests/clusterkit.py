@@ -28,7 +28,8 @@ REDIS_SERVER = shutil.which("redis-server")
 FAST_CLUSTER = {"DUDO_LEASE": "1.5", "DUDO_RENEW_EVERY": "0.3", "DUDO_RESCAN_EVERY": "5",
                 "DUDO_BOT_DELAY": "0.02", "DUDO_REVEAL_PAUSE": "0", "DUDO_SEED_WINDOW": "0",
                 "DUDO_GRACE": "3600", "DUDO_CREATION_BURST": "100000",
-                "DUDO_CONNECT_BURST": "100000", "DUDO_ADDRESS_MESSAGE_BURST": "100000",
+                "DUDO_CONNECT_BURST": "100000", "DUDO_ACCEPT_BURST": "100000",
+                "DUDO_ADDRESS_MESSAGE_BURST": "100000",
                 "DUDO_MESSAGE_BURST": "100000", "DUDO_SOCKETS_PER_ADDRESS": "100000",
                 "DUDO_GC": "python"}
 

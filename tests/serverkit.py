@@ -138,7 +138,8 @@ def server_process(
     port = port or free_port()
     environment = {**os.environ, "DUDO_BOT_DELAY": "0", "DUDO_REVEAL_PAUSE": "0",
                    "DUDO_SEED_WINDOW": "0", "DUDO_CREATION_BURST": "100000",
-                   "DUDO_CONNECT_BURST": "100000", "DUDO_ADDRESS_MESSAGE_BURST": "100000",
+                   "DUDO_CONNECT_BURST": "100000", "DUDO_ACCEPT_BURST": "100000",
+                   "DUDO_ADDRESS_MESSAGE_BURST": "100000",
                    **(env or {})}
     process = subprocess.Popen(
         [sys.executable, "-m", "dudo", "serve", "--port", str(port), "--database", database,

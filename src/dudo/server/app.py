@@ -546,6 +546,8 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             "# TYPE dudo_sockets gauge", f"dudo_sockets {metrics.sockets}",
             "# TYPE dudo_sockets_refused_total counter",
             f"dudo_sockets_refused_total {gate.refused_sockets}",
+            "# TYPE dudo_connections_dropped_total counter",
+            f"dudo_connections_dropped_total {gate.dropped_connections}",
             "# TYPE dudo_room_creations_refused_total counter",
             f"dudo_room_creations_refused_total {lobby().refused_creations}",
             "# TYPE dudo_messages_total counter", f"dudo_messages_total {metrics.messages}",
@@ -732,7 +734,9 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         return JSONResponse({"error": code, "message": message}, status_code=status,
                             headers=headers)
 
-    return Starlette(routes=routes, lifespan=lifespan,
-                     exception_handlers={HTTPException: http_error,
-                                         RedisError: cluster_unreachable},
-                     middleware=[Middleware(SecurityHeaders), Middleware(CatchAll)])
+    application = Starlette(routes=routes, lifespan=lifespan,
+                            exception_handlers={HTTPException: http_error,
+                                                RedisError: cluster_unreachable},
+                            middleware=[Middleware(SecurityHeaders), Middleware(CatchAll)])
+    application.state.gate = gate  # dudo serve drops a flooding address's connections
+    return application

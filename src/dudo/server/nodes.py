@@ -10,6 +10,7 @@ dies is started again, and its rooms were taken over by the others meanwhile.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import multiprocessing
@@ -21,8 +22,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import uvicorn
+from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from dudo.server.app import ServerSettings, create_app
+from dudo.server.gate import Gate
 from dudo.server.logs import configure as configure_logs
 from dudo.server.logs import log_event
 
@@ -59,11 +62,47 @@ class DrainingServer(uvicorn.Server):
         await super().shutdown(sockets)
 
 
+def gated_protocol(gate: Gate) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol, but a connection from an address that is flooding (more new
+    connections than Gate.accept allows) is closed as soon as it is accepted, before its
+    request is read. Only where the server sees its clients' own addresses (no proxy in
+    front: behind one, every client would share the proxy's address)."""
+
+    class GatedProtocol(AutoHTTPProtocol):  # type: ignore[misc,valid-type]
+        dropped = False
+
+        def connection_made(self, transport: Any) -> None:
+            peer = transport.get_extra_info("peername")
+            if peer and not gate.accept(peer[0]):
+                self.dropped = True
+                transport.abort()
+                return
+            super().connection_made(transport)
+
+        def data_received(self, data: bytes) -> None:
+            if not self.dropped:
+                super().data_received(data)
+
+        def eof_received(self) -> None:
+            if not self.dropped:
+                super().eof_received()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if not self.dropped:
+                super().connection_lost(exc)
+
+    return GatedProtocol
+
+
 def uvicorn_config(launch: Launch, app: Any) -> uvicorn.Config:
     # No access log: WebSocket URLs carry seat tokens, which must not land in logs. No
     # per-message compression: state messages are small and compressing them cost more
     # server time and memory than it saved (docs/benchmarks.md).
-    return uvicorn.Config(app, host=launch.host, port=launch.port,
+    gate = getattr(app.state, "gate", None)
+    options: dict[str, Any] = {}
+    if gate is not None and not launch.proxies:
+        options["http"] = gated_protocol(gate)
+    return uvicorn.Config(app, host=launch.host, port=launch.port, **options,
                           log_level=launch.log_level.lower(), log_config=None,
                           proxy_headers=bool(launch.proxies),
                           forwarded_allow_ips=launch.proxies or None, access_log=False,
