@@ -219,6 +219,8 @@ async def flood(connections: int) -> dict[str, Any]:
         metrics = httpx.get(f"{server.base}/metrics").text
         refused_metric = next((line.split()[1] for line in metrics.splitlines()
                                if line.startswith("dudo_sockets_refused_total")), "n/a")
+        dropped_metric = next((line.split()[1] for line in metrics.splitlines()
+                               if line.startswith("dudo_connections_dropped_total")), "n/a")
 
         def summary(values: list[float]) -> dict[str, float]:
             ordered = sorted(values)
@@ -227,7 +229,8 @@ async def flood(connections: int) -> dict[str, Any]:
                     "max_ms": round(ordered[-1] * 1000, 1)}
 
         return {"connections": connections, "seconds": round(took, 1), **outcomes,
-                "metric_refused": refused_metric, "healthz": summary(health),
+                "metric_refused": refused_metric, "metric_dropped": dropped_metric,
+                "healthz": summary(health),
                 "room_ping": summary(pings)}
     finally:
         server.stop()
@@ -257,18 +260,20 @@ async def spectator_cost(crowd: int) -> dict[str, Any]:
 
 async def attack(url: str, code: str, connections: int) -> dict[str, int]:
     """The flood itself (run as its own process): ``connections`` sockets at once, held
-    open until all have an answer; how many were accepted, refused, or failed."""
-    outcomes = {"accepted": 0, "refused": 0, "failed": 0}
+    open until all have an answer; how many were accepted, refused (HTTP 429 with a
+    reason), or dropped (closed by the server as soon as it accepted them, or any other
+    failure to connect)."""
+    outcomes = {"accepted": 0, "refused": 0, "dropped": 0}
     held: list[Any] = []
 
     async def attacker() -> None:
         try:
             socket_ = await websockets.connect(f"{url}/ws/{code}", open_timeout=60)
         except websockets.InvalidStatus as error:  # refused in the handshake
-            outcomes["refused" if error.response.status_code == 429 else "failed"] += 1
+            outcomes["refused" if error.response.status_code == 429 else "dropped"] += 1
             return
         except Exception:
-            outcomes["failed"] += 1
+            outcomes["dropped"] += 1
             return
         try:
             first = json.loads(await asyncio.wait_for(socket_.recv(), 60))
