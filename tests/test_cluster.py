@@ -244,15 +244,20 @@ def test_a_killed_node_loses_nothing_and_its_rooms_finish_on_the_others(
         asyncio.run(scenario())
 
 
-async def check_the_timer_fired_once(database: str, code: str) -> None:
-    """Each move the turn timer made came a full timer after the turn began (the entry
-    before it): a deadline fired twice, or early after the takeover, would not."""
+async def stored_log(database: str, code: str) -> list[LogEntry]:
+    """A room's log as the shared database holds it."""
     store = open_store(database)
     await store.open()
     try:
-        log = await store.load_log(code)
+        return await store.load_log(code)
     finally:
         await store.close()
+
+
+async def check_the_timer_fired_once(database: str, code: str) -> None:
+    """Each move the turn timer made came a full timer after the turn began (the entry
+    before it): a deadline fired twice, or early after the takeover, would not."""
+    log = await stored_log(database, code)
     # Refusals and seeds change nothing anyone sees: a turn begins at another entry.
     moves = [entry for entry in log if entry.kind not in ("refused", "seeded")]
     timed = [(before, entry) for before, entry in itertools.pairwise(moves)
@@ -409,12 +414,7 @@ def test_two_nodes_that_both_believe_they_hold_a_room_never_both_write(
                 assert watcher.closed and watcher.close_code == CLOSE_MOVED
                 assert any('"moved"' in text for text in sent)
                 # One history: Y's.
-                store = open_store(database)
-                await store.open()
-                try:
-                    log = await store.load_log(code)
-                finally:
-                    await store.close()
+                log = await stored_log(database, code)
                 names = [entry.data["name"] for entry in log if entry.kind == "joined"]
                 assert names == ["Host", "Yara"]
                 assert [entry.seq for entry in log] == list(range(len(log)))
@@ -564,12 +564,7 @@ def test_a_node_stalled_past_its_lease_takes_its_rooms_back_and_they_play_on(
         (node,) = running.nodes
 
         async def entries(code: str) -> int:
-            store = open_store(running.database)
-            await store.open()
-            try:
-                return len(await store.load_log(code))
-            finally:
-                await store.close()
+            return len(await stored_log(running.database, code))
 
         async def scenario() -> None:
             async with Client(node.base) as client:
