@@ -589,3 +589,15 @@ def test_a_node_stalled_past_its_lease_takes_its_rooms_back_and_they_play_on(
             assert metric(node, "dudo_node_leases_lost_total") >= 1
 
         asyncio.run(scenario())
+
+
+def test_cluster_nodes_do_not_drop_connections_by_address(tmp_path: Path) -> None:
+    """Nodes relay each other's players from their own few addresses, so the drop of a
+    flooding address's connections (for a lone server facing the internet) is off on a
+    cluster node, however small its budget."""
+    budget = {"DUDO_ACCEPT_BURST": "5", "DUDO_ACCEPTS_PER_SECOND": "1"}
+    with cluster(tmp_path, nodes=1, env=budget) as running:
+        (node,) = running.nodes
+        answers = [httpx.get(f"{node.base}/healthz", timeout=5) for _ in range(20)]
+        assert all(answer.status_code == 200 for answer in answers)
+        assert metric(node, "dudo_connections_dropped_total") == 0

@@ -65,8 +65,10 @@ class DrainingServer(uvicorn.Server):
 def gated_protocol(gate: Gate) -> type[asyncio.Protocol]:
     """uvicorn's HTTP protocol, but a connection from an address that is flooding (more new
     connections than Gate.accept allows) is closed as soon as it is accepted, before its
-    request is read. Only where the server sees its clients' own addresses (no proxy in
-    front: behind one, every client would share the proxy's address)."""
+    request is read. Only where the server sees its clients' own addresses: not behind a
+    proxy (every client would share the proxy's address), and not in a cluster, whose
+    nodes relay each other's players from their own few addresses (a cluster stands
+    behind a balancer, which is where its flood limit belongs, docs/deploy.md)."""
 
     class GatedProtocol(AutoHTTPProtocol):  # type: ignore[misc,valid-type]
         dropped = False
@@ -100,7 +102,7 @@ def uvicorn_config(launch: Launch, app: Any) -> uvicorn.Config:
     # server time and memory than it saved (docs/benchmarks.md).
     gate = getattr(app.state, "gate", None)
     options: dict[str, Any] = {}
-    if gate is not None and not launch.proxies:
+    if gate is not None and not launch.proxies and not launch.cluster:
         options["http"] = gated_protocol(gate)
     return uvicorn.Config(app, host=launch.host, port=launch.port, **options,
                           log_level=launch.log_level.lower(), log_config=None,
