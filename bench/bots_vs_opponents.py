@@ -25,14 +25,14 @@ import random
 import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from dudo.bots.arena import bot_seed, dice_seed
+from dudo.bots.ladder import BotStats, count_events
 from dudo.bots.registry import make_bot
 from dudo.bots.table import play_bot_game
 from dudo.dice import SeededDice
-from dudo.game import CALZA, DUDO, Event, Game, Revealed
+from dudo.game import Event, Game
 from dudo.rules import Rules
 
 HERE = Path(__file__).parent / "opponents"
@@ -54,27 +54,6 @@ def spec(name: str) -> str:
     return OPPONENTS.get(name, name)
 
 
-@dataclass
-class Tally:
-    wins: float = 0.0
-    games: int = 0
-    calls: int = 0
-    calls_right: int = 0
-    calzas: int = 0
-    calzas_right: int = 0
-    lost: dict[str, int] = field(default_factory=lambda: {"call": 0, "bid": 0, "calza": 0})
-
-    def add(self, other: Tally) -> None:
-        self.wins += other.wins
-        self.games += other.games
-        self.calls += other.calls
-        self.calls_right += other.calls_right
-        self.calzas += other.calzas
-        self.calzas_right += other.calzas_right
-        for cause, count in other.lost.items():
-            self.lost[cause] += count
-
-
 def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
     if not games:
         return (0.0, 1.0)
@@ -85,10 +64,10 @@ def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def play_games(entrants: Sequence[str], rules: Rules, seed: int, numbers: Sequence[int],
-               dice_key: str) -> list[Tally]:
+               dice_key: str) -> list[BotStats]:
     """Play games ``numbers``; one tally per entrant (in entrant order)."""
     players = len(entrants)
-    tallies = [Tally() for _ in entrants]
+    tallies = [BotStats() for _ in entrants]
     for number in numbers:
         if players == 2:  # heads-up: alternate seats, as the arena does
             seat_of = [(index + number) % players for index in range(players)]
@@ -99,26 +78,11 @@ def play_games(entrants: Sequence[str], rules: Rules, seed: int, numbers: Sequen
                 for seat in range(players)]
         game = Game(rules, players, dice=SeededDice(dice_seed(seed, number, dice_key)))
 
-        def seen(events: list[Event], entrant_at: dict[int, int] = entrant_at) -> None:
-            for event in events:
-                if not isinstance(event, Revealed):
-                    continue
-                caller = tallies[entrant_at[event.caller]]
-                if event.call is DUDO:
-                    caller.calls += 1
-                    caller.calls_right += event.outcome == "fails"
-                else:
-                    caller.calzas += 1
-                    caller.calzas_right += event.outcome == "exact"
-                if event.loser is None:
-                    continue
-                loser = tallies[entrant_at[event.loser]]
-                if event.call is CALZA:
-                    loser.lost["calza"] += event.change
-                elif event.loser == event.caller:
-                    loser.lost["call"] += event.change
-                else:
-                    loser.lost["bid"] += event.change
+        by_seat = [tallies[entrant_at[seat]] for seat in range(players)]
+
+        def seen(events: list[Event], by_seat: list[BotStats] = by_seat,
+                 game: Game = game) -> None:
+            count_events(game, by_seat, events, [])
 
         winners = play_bot_game(game, bots, on_events=seen)  # type: ignore[arg-type]
         for entrant, seat in enumerate(seat_of):
@@ -146,9 +110,9 @@ def tweak(settings: Sequence[str]) -> None:
 
 
 def run(entrants: Sequence[str], rules: Rules, games: int, seed: int, jobs: int,
-        dice_key: str, settings: Sequence[str] = ()) -> list[Tally]:
+        dice_key: str, settings: Sequence[str] = ()) -> list[BotStats]:
     chunks = [list(range(start, min(start + 10, games))) for start in range(0, games, 10)]
-    totals = [Tally() for _ in entrants]
+    totals = [BotStats() for _ in entrants]
     if jobs <= 1:
         results = [play_games(entrants, rules, seed, chunk, dice_key) for chunk in chunks]
     else:
@@ -163,14 +127,13 @@ def run(entrants: Sequence[str], rules: Rules, games: int, seed: int, jobs: int,
     return totals
 
 
-def describe(name: str, tally: Tally) -> str:
+def describe(name: str, tally: BotStats) -> str:
     low, high = wilson(tally.wins, tally.games)
-    accuracy = tally.calls_right / tally.calls if tally.calls else 0.0
-    lost = tally.lost
+    accuracy = tally.dudo_right / tally.dudo_calls if tally.dudo_calls else 0.0
     return (f"{name:14} {tally.wins / tally.games:6.1%} [{low:5.1%}–{high:5.1%}]  "
-            f"calls {tally.calls:5d} right {accuracy:5.1%}  calzas {tally.calzas} right "
-            f"{tally.calzas_right}  dice lost: calling {lost['call']}, "
-            f"bid called {lost['bid']}, calza {lost['calza']}")
+            f"calls {tally.dudo_calls:5d} right {accuracy:5.1%}  calzas {tally.calza_calls} "
+            f"right {tally.calza_right}  dice lost: calling {tally.lost_calling}, "
+            f"bid called {tally.lost_called}, calza {tally.lost_calza}")
 
 
 def main() -> None:

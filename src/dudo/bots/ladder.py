@@ -272,6 +272,46 @@ def is_bluff(game: Game, seat: int, quantity: int, face: int) -> bool:
     return quantity > own + _expected_unseen(game, seat, face)
 
 
+def count_events(game: Game, stats: Sequence[BotStats], events: list[Event],
+                 out: list[int]) -> None:
+    """Count into ``stats`` (one per seat) what ``events`` show each seat did: bids and
+    bluffs, calls and whether they were right, dice lost by cause; seats that went out are
+    appended to ``out`` in order. Called as the game goes (``play_bot_game``'s
+    ``on_events``), while the game still holds the round the events come from."""
+    rules = game.rules
+    for event in events:
+        if isinstance(event, BidPlaced):
+            # The round of the bid is still the game's round: its cups and dice counts.
+            bidder = stats[event.seat]
+            bluff = is_bluff(game, event.seat, event.bid.quantity, event.bid.face)
+            bidder.bids += 1
+            bidder.bluffs += bluff
+            if len(game.bids) == 1:
+                bidder.openings += 1
+                bidder.opening_bluffs += bluff
+        elif isinstance(event, Revealed):
+            caller = stats[event.caller]
+            if event.call is DUDO:
+                caller.dudo_calls += 1
+                caller.dudo_right += event.outcome == "fails"
+            else:
+                caller.calza_calls += 1
+                caller.calza_right += event.outcome == "exact"
+            if event.loser is None:
+                if event.call is CALZA and rules.format == "elimination":
+                    caller.calza_gained += event.change
+                continue
+            loser = stats[event.loser]
+            if event.call is CALZA:
+                loser.lost_calza += event.change
+            elif event.loser == event.caller:
+                loser.lost_calling += event.change
+            else:
+                loser.lost_called += event.change
+        elif isinstance(event, PlayerOut):
+            out.append(event.seat)
+
+
 def play_ladder_game(entrants: Sequence[str], rules: Rules, seed: int, number: int,
                      seats: int, dice_key: str = "") -> GameResult:
     """Play game ``number`` of a ladder run and count what each seat did."""
@@ -283,37 +323,7 @@ def play_ladder_game(entrants: Sequence[str], rules: Rules, seed: int, number: i
     out: list[int] = []
 
     def seen(events: list[Event]) -> None:
-        for event in events:
-            if isinstance(event, BidPlaced):
-                # The round of the bid is still the game's round: its cups and dice counts.
-                bidder = stats[event.seat]
-                bluff = is_bluff(game, event.seat, event.bid.quantity, event.bid.face)
-                bidder.bids += 1
-                bidder.bluffs += bluff
-                if len(game.bids) == 1:
-                    bidder.openings += 1
-                    bidder.opening_bluffs += bluff
-            elif isinstance(event, Revealed):
-                caller = stats[event.caller]
-                if event.call is DUDO:
-                    caller.dudo_calls += 1
-                    caller.dudo_right += event.outcome == "fails"
-                else:
-                    caller.calza_calls += 1
-                    caller.calza_right += event.outcome == "exact"
-                if event.loser is None:
-                    if event.call is CALZA and rules.format == "elimination":
-                        caller.calza_gained += event.change
-                    continue
-                loser = stats[event.loser]
-                if event.call is CALZA:
-                    loser.lost_calza += event.change
-                elif event.loser == event.caller:
-                    loser.lost_calling += event.change
-                else:
-                    loser.lost_called += event.change
-            elif isinstance(event, PlayerOut):
-                out.append(event.seat)
+        count_events(game, stats, events, out)
 
     winners = play_bot_game(game, bots, on_events=seen)
     if rules.format == "points":
