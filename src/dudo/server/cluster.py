@@ -24,7 +24,6 @@ Redis Cluster's slot routing does not allow.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hashlib
 import json
@@ -377,12 +376,3 @@ class Cluster:
         except (RedisError, OSError):
             return False
 
-
-async def wait_for(condition: Any, timeout: float, every: float = 0.05) -> bool:
-    """Poll ``condition()`` until true or ``timeout`` passes (for tests and drains)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if await condition():
-            return True
-        await asyncio.sleep(every)
-    return False
