@@ -477,10 +477,14 @@ def call_and_count(page: Page, skip: str | None = None) -> dict[str, Any]:
 
 def test_reveal_counts_up_as_the_cups_lift_and_can_be_skipped(
         server: str, browser: Browser) -> None:
-    page, _ = seated(browser, server, [None, "easy", "easy"], init=WATCH_COUNT)
+    # Ten dice each: the six calls below cannot put us out of the game (which would end
+    # our turns), however many of them are wrong.
+    page, _ = seated(browser, server, [None, "easy", "easy"], init=WATCH_COUNT,
+                     rules={"preset": "perudo", "starting_dice": 10})
     page.click("#start")
     # The count starts at 0 and goes up, cup by cup (one step per seat at most), to the
-    # true count. A count of 0 (no ace among 15 dice) cannot show steps: call again.
+    # true count. A count of 0 (none of the face among the dice) cannot show steps: call
+    # again.
     for _ in range(4):
         seen = call_and_count(page)
         values = seen["values"]
