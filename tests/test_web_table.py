@@ -36,6 +36,7 @@ from test_web import (
     axe_check,
     check_fits,
     chromium,
+    open_safely,
     phase,
     play_turn,
     try_click,
@@ -104,8 +105,9 @@ def seated(browser: Browser, server: str, bots: list[str | None], *, rules: Any 
 
 
 def our_turn(page: Page, standing: bool = True, timeout: float = 30000) -> None:
-    """Wait for a turn of ours (with a bid to beat, if `standing`): opening bids and calls
-    are made on the way. The table then waits for us and stands still."""
+    """Wait for a turn of ours (with a bid to beat, if `standing`): opening bids are made
+    on the way, safe ones (see `open_safely`). The table then waits for us and stands
+    still."""
     end = time.monotonic() + timeout / 1000
     while True:
         assert time.monotonic() < end, "no turn of ours came"
@@ -116,7 +118,7 @@ def our_turn(page: Page, standing: bool = True, timeout: float = 30000) -> None:
         }""", timeout=timeout)
         if look["standing"] or not standing:
             return
-        if try_click(page, "#bid-go"):
+        if open_safely(page):
             wait_for_news(page, look["version"], timeout=10000)
 
 
