@@ -36,6 +36,7 @@ from dudo.server.cluster import Cluster, ClusterSettings
 from dudo.server.collector import Collector
 from dudo.server.connection import Connection
 from dudo.server.gate import Gate, GateLimits
+from dudo.server.lease import LeaseKeeper
 from dudo.server.lobby import Elsewhere, Lobby, SiteLimits
 from dudo.server.logs import log_event
 from dudo.server.names import clean_name
@@ -93,7 +94,7 @@ class ServerSettings:
             value = os.environ.get(f"DUDO_{name.upper()}")
             if value is not None:
                 setattr(settings.room, name, _env_number(name, value, float, "seconds"))
-        for name in ("lease", "renew_every", "rescan_every"):
+        for name in ("lease", "renew_every", "rescan_every", "stall_limit"):
             value = os.environ.get(f"DUDO_{name.upper()}")
             if value is not None:
                 number = _env_number(name, value, float, "number")
@@ -317,6 +318,21 @@ class Metrics:
         self.started = time.time()
 
 
+async def stop_task(task: asyncio.Task[Any], patience: float = 5.0) -> None:
+    """Cancel a background task and wait for it to end, cancelling again if the first
+    cancellation was lost (redis-py's asyncio client can swallow one that lands mid-command,
+    redis/redis-py#2028), so that shutting down can never hang on it."""
+    end = time.monotonic() + patience
+    while not task.done():
+        if time.monotonic() > end:
+            log_event(log, "task_would_not_stop", logging.WARNING, task=task.get_name())
+            return
+        task.cancel()
+        await asyncio.wait({task}, timeout=0.2)
+    if not task.cancelled() and task.exception() is not None:
+        log.error("background task failed", exc_info=task.exception())
+
+
 def create_app(settings: ServerSettings | None = None, store: Store | None = None,
                lobby_factory: Callable[[Store, RoomConfig], Lobby] | None = None) -> Starlette:
     """The dudo server as an ASGI app (``dudo serve`` runs it with uvicorn).
@@ -346,6 +362,13 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             relay = state["relay"] = Relay(lambda: cluster.secret)
             lobby.cluster, lobby.join_elsewhere = cluster, relay.join
             state["cluster"] = cluster
+            timings = settings.cluster_settings
+            keeper = state["keeper"] = LeaseKeeper(
+                settings.cluster, lambda: cluster.node_key, cluster.address, timings.lease,
+                timings.renew_every, timings.stall_limit)
+            keeper.start()
+            app.state.cluster, app.state.keeper = cluster, keeper  # for tests and tools
+            tasks.append(asyncio.create_task(keeper.beat_forever(), name="dudo-heartbeat"))
         recovered = await lobby.recover()
         state["lobby"], state["store"] = lobby, chosen
         log_event(log, "server_started", database=settings.database.split("@")[-1],
@@ -366,11 +389,11 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             yield
         finally:
             for task in tasks:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+                await stop_task(task)
             if "collector" in state:
                 state.pop("collector").stop()
+            if "keeper" in state:  # before the drain ends the lease (it could not revive
+                state.pop("keeper").stop()  # it anyway: it renews only a living key)
             await lobby.drain()  # a cluster node hands its rooms off (no-op alone)
             await lobby.close()
             if "relay" in state:
@@ -575,12 +598,15 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
     def cluster_metrics() -> list[str]:
         cluster: Cluster | None = state.get("cluster")
         relay: Relay | None = state.get("relay")
+        keeper: LeaseKeeper | None = state.get("keeper")
         if cluster is None or relay is None:
             return []
         return [
             "# TYPE dudo_node_lease gauge", f"dudo_node_lease {int(cluster.healthy)}",
             "# TYPE dudo_node_leases_lost_total counter",
             f"dudo_node_leases_lost_total {cluster.lease_lost}",
+            "# TYPE dudo_lease_thread_renewals_total counter",
+            f"dudo_lease_thread_renewals_total {keeper.renewals if keeper else 0}",
             "# TYPE dudo_rooms_taken_over_total counter",
             f"dudo_rooms_taken_over_total {lobby().adopted}",
             "# TYPE dudo_relayed_requests_total counter",

@@ -5,7 +5,8 @@ the guess limit). All of it lives in Redis; the rooms themselves live in the dat
 How ownership works (docs/deploy.md, "Cluster"):
 
 - Every node holds a **lease**: the key ``node:<id>`` with a time to live, renewed every
-  ``renew_every`` seconds. A node whose lease has expired is dead, and so are its claims.
+  ``renew_every`` seconds (on the event loop, and by a thread while the loop lives:
+  :mod:`dudo.server.lease`). A node whose lease has expired is dead, and so are its claims.
 - A room's **owner** is the key ``owner:<code>`` naming a node; the room is held while that
   node's lease lives (one lease covers all of a node's rooms, so a node with ten thousand
   rooms renews one key, not ten thousand). ``held:<id>`` lists the rooms a node holds, so
@@ -119,6 +120,7 @@ class ClusterSettings:
     lease: float = 3.0  # seconds a node's lease lives without renewal
     renew_every: float = 1.0  # also how often dead nodes are looked for
     rescan_every: float = 30.0  # a look at the database for live rooms nobody holds
+    stall_limit: float = 10.0  # an event loop silent this long no longer keeps the lease
     prefix: str = "dudo:"
 
 

@@ -322,7 +322,10 @@ class Lobby:
         assert self.cluster is not None
         settings = self.cluster.settings
         last_rescan = time.monotonic()
-        while not self.draining:
+        this_task = asyncio.current_task()
+        # A cancellation that redis-py's client swallowed mid-command (redis/redis-py#2028:
+        # seen here with 8.1) still counts: the loop ends instead of running on forever.
+        while not self.draining and not (this_task and this_task.cancelling()):
             await asyncio.sleep(settings.renew_every)
             try:
                 if not await self.cluster.renew():
