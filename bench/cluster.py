@@ -665,8 +665,14 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--takeover-rooms", type=int, help="rooms on the node killed")
     parser.add_argument("--short-lease", type=float, default=1.5)
     parser.add_argument("--short-renew", type=float, default=0.5)
+    parser.add_argument("--hogs", type=int, default=0,
+                        help="busy-loop processes kept running for the whole run, to "
+                             "overload the machine (they show as 'other'): does a node "
+                             "whose event loop falls seconds behind keep its lease?")
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = parser.parse_args(argv)
+    if args.hogs < 0:
+        parser.error("--hogs must be 0 or more")
     quick = args.quick
     args.saturation_rooms = args.saturation_rooms or (60 if quick else 300)
     args.rounds = args.rounds or (1 if quick else 2)
@@ -694,7 +700,14 @@ if __name__ == "__main__":
         runner = uvloop.run
     began = time.time()
     load_before = os.getloadavg()
-    found = runner(main(arguments))
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+            for _ in range(arguments.hogs)]
+    try:
+        found = runner(main(arguments))
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
     load_after = os.getloadavg()
     print(f"\ndudo cluster benchmark, {time.strftime('%Y-%m-%d %H:%M', time.gmtime(began))} "
           f"UTC, {time.time() - began:.0f} s, {os.cpu_count()} CPUs, Python "
