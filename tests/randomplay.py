@@ -22,8 +22,9 @@ from hypothesis import strategies as st
 from dudo.bids import Bid
 from dudo.dice import SeededDice
 from dudo.game import CALZA, Action, Event, Game, Phase
+from dudo.hands import CATEGORIES, Hand
+from dudo.rules import BIDS, FIRST_OPENER, FORMATS, ONES_BIDS, PRESETS, Rules, RulesError
 from dudo.rules import CALZA as CALZA_MODES
-from dudo.rules import FIRST_OPENER, FORMATS, ONES_BIDS, PRESETS, Rules, RulesError
 
 MAX_ACTIONS = 5_000
 """Far more than any random game needs (the longest seen take a few hundred actions)."""
@@ -46,6 +47,7 @@ def option_values(*, max_starting_dice: int = 10, max_points_rounds: int = 100) 
         "palifico_one_die_may_change_face": st.booleans(),
         "loss_by_difference": st.booleans(),
         "first_opener": st.sampled_from(FIRST_OPENER),
+        "bids": st.sampled_from(BIDS),
         "format": st.sampled_from(FORMATS),
         "points_rounds": st.integers(1, max_points_rounds),
     }
@@ -183,6 +185,12 @@ def snapshot(game: Game) -> dict[str, Any]:
         "winners": game.winners,
         "legal": [repr(game.legal_actions(seat)) for seat in range(game.players)],
     }
+
+
+def random_hand(rng: random.Random) -> Hand:
+    """Any hand-shaped bid, categories and faces 0..7 in any number: valid and not."""
+    category = rng.choice([*CATEGORIES, "flush", ""])
+    return Hand(category, tuple(rng.randint(0, 7) for _ in range(rng.randint(0, 2))))
 
 
 def random_bid(rng: random.Random) -> Bid:

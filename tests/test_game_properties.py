@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from dudo.bids import Bid
 from dudo.game import CALZA, DUDO, Action, Game, GameOver, IllegalAction, Phase, Revealed
+from dudo.hands import ALL_HANDS, Hand
 from dudo.rules import Rules
 from randomplay import (
     MAX_ACTIONS,
@@ -23,6 +24,7 @@ from randomplay import (
     new_game,
     players,
     random_bid,
+    random_hand,
     random_play,
     seeds,
     snapshot,
@@ -107,7 +109,8 @@ def check_agreement(game: Game, rng: random.Random, full: bool) -> None:
     tried = rng.randrange(game.players)
     for seat in range(game.players):
         legal = game.legal_actions(seat)
-        sampled: list[Action] = [random_bid(rng) for _ in range(4)] + [DUDO, CALZA]
+        sampled: list[Action] = ([random_bid(rng) for _ in range(4)]
+                                 + [random_hand(rng) for _ in range(4)] + [DUDO, CALZA])
         if legal:
             sampled += [legal[rng.randrange(len(legal))] for _ in range(3)]
         if full:
@@ -116,10 +119,14 @@ def check_agreement(game: Game, rng: random.Random, full: bool) -> None:
             assert len(set(items)) == len(items)
             for action in items:
                 assert game.reason(seat, action) is None, (seat, action)
-            assert list(legal.bids) + list(legal.calls) == items
+            assert list(legal.bids) + list(legal.hands) + list(legal.calls) == items
+            assert list(legal.any_bids) + list(legal.calls) == items
             if game.phase is Phase.BIDDING and seat == game.turn:
                 # every bid named by the sampling box, refused or not, agrees too
                 sampled += [Bid(q, f) for q in range(0, 36) for f in range(0, 8)]
+                if game.poker:  # and every hand, with some that are none
+                    sampled += [*ALL_HANDS, Hand("two_pair", (2, 5)), Hand("pair", (True,)),
+                                Hand("full_house", (3, 3)), Hand("low_straight", (1,))]
         for action in sampled:
             reason = game.reason(seat, action)
             assert (reason is None) == (action in legal), (seat, action, reason, legal)

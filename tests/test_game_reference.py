@@ -29,6 +29,7 @@ from dudo.game import (
     Revealed,
     RoundStarted,
 )
+from dudo.hands import Hand
 from dudo.rules import PRESETS, Rules
 from randomplay import (
     game_rules,
@@ -36,6 +37,7 @@ from randomplay import (
     new_game,
     players,
     random_bid,
+    random_hand,
     random_play,
     seeds,
 )
@@ -68,6 +70,70 @@ def halve_raise(new: Bid, old: Bid) -> bool:
     return plain_raise(new, old)
 
 
+# RULES.md's Common Hand table, lowest category first: (hand, faces named, dice it needs)
+POKER_TABLE = [("pair", 1, 2), ("two_pair", 2, 4), ("three", 1, 3), ("low_straight", 0, 5),
+               ("high_straight", 0, 5), ("full_house", 2, 5), ("four", 1, 4), ("five", 1, 5)]
+CATEGORY = [name for name, _, _ in POKER_TABLE]
+
+
+def reference_hand_is_valid(hand: Hand) -> bool:
+    """The table's faces column: the right number of faces 1..6, F1 > F2 for two pair and
+    F1 != F2 for a full house."""
+    if hand.category not in CATEGORY:
+        return False
+    named = POKER_TABLE[CATEGORY.index(hand.category)][1]
+    faces = hand.faces
+    if len(faces) != named or not all(type(f) is int and 1 <= f <= 6 for f in faces):
+        return False
+    if hand.category == "two_pair":
+        return faces[0] > faces[1]
+    if hand.category == "full_house":
+        return faces[0] != faces[1]
+    return True
+
+
+def poker_raise(new: Hand, old: Hand) -> bool:
+    """A higher category, or the same category with a higher F (or F1, then F2)."""
+    if new.category != old.category:
+        return CATEGORY.index(new.category) > CATEGORY.index(old.category)
+    if not new.faces:  # each straight is a single hand
+        return False
+    if new.faces[0] != old.faces[0]:
+        return new.faces[0] > old.faces[0]
+    return len(new.faces) == 2 and new.faces[1] > old.faces[1]
+
+
+def poker_holds(hand: Hand, cups: tuple[tuple[int, ...], ...]) -> bool:
+    """Whether all dice together show what the table's "holds when" column says."""
+    dice = [die for cup in cups for die in cup]
+    faces = hand.faces
+    wanted = {
+        "pair": lambda: dice.count(faces[0]) >= 2,
+        "two_pair": lambda: dice.count(faces[0]) >= 2 and dice.count(faces[1]) >= 2,
+        "three": lambda: dice.count(faces[0]) >= 3,
+        "low_straight": lambda: all(face in dice for face in (1, 2, 3, 4, 5)),
+        "high_straight": lambda: all(face in dice for face in (2, 3, 4, 5, 6)),
+        "full_house": lambda: dice.count(faces[0]) >= 3 and dice.count(faces[1]) >= 2,
+        "four": lambda: dice.count(faces[0]) >= 4,
+        "five": lambda: dice.count(faces[0]) >= 5,
+    }
+    return wanted[hand.category]()
+
+
+def reference_poker_reason(game: Game, action: Action) -> str | None:
+    if not isinstance(action, Hand) or not reference_hand_is_valid(action):
+        return "bad_bid"
+    standing = game.bids[-1][1] if game.bids else None
+    if standing is not None:
+        assert isinstance(standing, Hand)
+        if not poker_raise(action, standing):
+            return "not_a_raise"
+    needs = POKER_TABLE[CATEGORY.index(action.category)][2]
+    if game.rules.cap_at_dice_in_play and needs > sum(game.dice_counts):
+        return "over_cap"
+    return None
+
+
 def reference_reason(game: Game, seat: int, action: Action) -> str | None:
     """RULES.md's reason codes, in its order, from the public state of ``game``."""
     rules = game.rules
@@ -94,6 +160,11 @@ def reference_reason(game: Game, seat: int, action: Action) -> str | None:
         return "not_your_turn" if seat != game.turn else None
     if seat != game.turn:
         return "not_your_turn"
+    if rules.bids == "poker":
+        return reference_poker_reason(game, action)
+    if not isinstance(action, Bid):
+        return "bad_bid"  # a hand in a quantity game
+    assert standing is None or isinstance(standing, Bid)
     if action.quantity < 1 or not 1 <= action.face <= 6:
         return "bad_bid"
     if action.face == 1:
@@ -138,10 +209,14 @@ def test_reason_follows_rules_md(rules: Rules, players: int, seed: int,
     for _step in random_play(game, rng):
         for seat in range(players):
             legal = game.legal_actions(seat)
-            actions: list[Action] = [random_bid(check) for _ in range(6)] + [DUDO, CALZA]
+            actions: list[Action] = ([random_bid(check) for _ in range(6)]
+                                     + [random_hand(check) for _ in range(6)] + [DUDO, CALZA])
             if legal:
                 actions += [legal[check.randrange(len(legal))] for _ in range(3)]
-            if seat == game.turn and game.standing is not None:
+            if seat == game.turn and game.poker:
+                actions += [Hand(name, faces) for name in [*CATEGORY, "flush"]
+                            for faces in [(), (1,), (6,), (0,), (7,), (5, 2), (2, 5), (3, 3)]]
+            elif seat == game.turn and isinstance(game.standing, Bid):
                 # the neighbourhood of the standing bid, where the orders differ
                 q = game.standing.quantity
                 actions += [Bid(quantity, face) for quantity in range(max(0, q // 2 - 1),
@@ -176,6 +251,10 @@ def test_rounds_follow_rules_md(rules: Rules, players: int, seed: int,
             ones_bid = False
             continue
         assert step.seat is not None
+        if isinstance(step.action, Hand):
+            assert step.events == (BidPlaced(step.seat, step.action),)
+            assert game.turn == next_alive(counts, step.seat)
+            continue
         if isinstance(step.action, Bid):
             assert step.events == (BidPlaced(step.seat, step.action),)
             ones_bid = ones_bid or step.action.face == 1
@@ -190,12 +269,22 @@ def test_rounds_follow_rules_md(rules: Rules, players: int, seed: int,
         palifico = header.palifico
         wild = (rules.wild_ones and not palifico
                 and not (rules.ones_bids == "lock" and ones_bid))
-        count = sum(1 for cup in cups for die in cup
-                    if die == bid.face or (wild and die == 1 and bid.face != 1))
-        assert (reveal.count, reveal.wild) == (count, wild)
         loser: int | None
         loss = 1
-        if call is DUDO:
+        if isinstance(bid, Hand):
+            assert rules.bids == "poker" and call is DUDO and reveal.count is None
+            holds = poker_holds(bid, cups)
+            assert reveal.outcome == ("holds" if holds else "fails")
+            loser = caller if holds else bidder
+            opener = loser
+            count = 0
+        else:
+            count = sum(1 for cup in cups for die in cup
+                        if die == bid.face or (wild and die == 1 and bid.face != 1))
+            assert (reveal.count, reveal.wild) == (count, wild)
+        if isinstance(bid, Hand):
+            pass
+        elif call is DUDO:
             holds = count >= bid.quantity
             assert reveal.outcome == ("holds" if holds else "fails")
             loser = caller if holds else bidder

@@ -14,7 +14,7 @@ from randomplay import valid_rules
 SHARED_DEFAULTS: dict[str, Any] = {
     "starting_dice": 5, "cap_at_dice_in_play": True, "loss_by_difference": False,
     "format": "elimination", "points_rounds": 10, "calza_min_players": 2,
-    "palifico_min_players": 2,
+    "palifico_min_players": 2, "bids": "quantity",
 }
 # Options a preset's row does not mention are at the dataclass defaults.
 UNMENTIONED: dict[str, Any] = {
@@ -31,18 +31,20 @@ PRESET_TABLE: dict[str, dict[str, Any]] = {
     "dudo": {"wild_ones": True, "ones_bids": "halve", "calza": "in_turn",
              "calza_min_players": 2, "palifico": True, "palifico_once_per_player": False,
              "palifico_min_players": 2, "palifico_open_on_ones": True,
-             "palifico_one_die_may_change_face": True, "first_opener": "random"},
+             "palifico_one_die_may_change_face": True, "first_opener": "rolloff"},
     "tavern": {"wild_ones": True, "ones_bids": "never", "calza": "off", "palifico": False,
                "first_opener": "rotate"},
     "ones-lock": {"wild_ones": True, "ones_bids": "lock", "calza": "off", "palifico": False,
                   "first_opener": "host"},
     "no-wilds": {"wild_ones": False, "ones_bids": "plain", "calza": "off", "palifico": False,
                  "first_opener": "random"},
+    "common-hand": {"bids": "poker", "wild_ones": False, "ones_bids": "plain", "calza": "off",
+                    "palifico": False, "first_opener": "random"},
 }
 
 
-def test_the_presets_are_rules_md_s_five_in_its_order() -> None:
-    assert list(PRESETS) == ["perudo", "dudo", "tavern", "ones-lock", "no-wilds"]
+def test_the_presets_are_rules_md_s_six_in_its_order() -> None:
+    assert list(PRESETS) == ["perudo", "dudo", "tavern", "ones-lock", "no-wilds", "common-hand"]
 
 
 @pytest.mark.parametrize("name", list(PRESET_TABLE))
@@ -123,6 +125,23 @@ INVALID: dict[str, tuple[object, tuple[str, ...]]] = {
     "choice unknown": ({"ones_bids": "double"}, ("'ones_bids'", "'double'")),
     "choice as bool": ({"calza": True}, ("'calza'", "True")),
     "first_opener unknown": ({"first_opener": "dealer"}, ("'first_opener'", "'dealer'")),
+    "bids unknown": ({"bids": "dominoes"}, ("'bids'", "'dominoes'")),
+    "poker with wild ones": ({"preset": "common-hand", "wild_ones": True},
+                             ("'wild_ones'", "false", "poker")),
+    "poker on perudo (wild ones first)": ({"preset": "perudo", "bids": "poker"},
+                                          ("'wild_ones'", "poker")),
+    "poker with halve": ({"preset": "common-hand", "ones_bids": "never"},
+                         ("'ones_bids'", "'plain'", "'never'")),
+    "poker with calza": ({"preset": "common-hand", "calza": "in_turn"},
+                         ("'calza'", "'off'", "'in_turn'")),
+    "poker with calza any time": ({"preset": "common-hand", "calza": "any_time"},
+                                  ("'calza'", "'any_time'")),
+    "poker with palifico": ({"preset": "common-hand", "palifico": True},
+                            ("'palifico'", "false", "poker")),
+    "poker with loss by difference": ({"preset": "common-hand", "loss_by_difference": True},
+                                      ("'loss_by_difference'", "false", "poker")),
+    "poker on no-wilds with lock": ({"preset": "no-wilds", "bids": "poker",
+                                     "ones_bids": "lock"}, ("'ones_bids'", "'lock'")),
     "format unknown": ({"format": "sprint"}, ("'format'", "'sprint'")),
     "halve without wild ones": ({"preset": "perudo", "wild_ones": False},
                                 ("'ones_bids'", "'halve'", "wild")),

@@ -28,10 +28,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from reprlib import repr as _shown  # a value quoted in an error message, cut short
-from typing import Any, Final, overload
+from typing import Any, Final, Generic, TypeVar, overload
 
 from dudo.bids import Bid, Ladder, Order, ladder, quantity_limits
 from dudo.dice import Cups, DiceSource, SystemDice
+from dudo.hands import Hand, HandLadder, hand_ladder, is_hand
+from dudo.rolloff import RollOff
 from dudo.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 
 
@@ -48,8 +50,12 @@ class Call(Enum):
 DUDO: Final = Call.DUDO
 CALZA: Final = Call.CALZA
 
-Action = Bid | Call
-"""What a seat can do: a bid, or a call."""
+AnyBid = Bid | Hand
+"""A bid of either kind: a quantity and a face, or a poker hand (``bids: poker``)."""
+
+Action = Bid | Hand | Call
+"""What a seat can do: a bid (a :class:`Bid`, or a :class:`~dudo.hands.Hand` with poker
+bids), or a call."""
 
 
 class Phase(Enum):
@@ -66,7 +72,8 @@ REASONS: Final[dict[str, str]] = {
     "bidder_cannot_call": "nobody may call their own bid",
     "calza_not_allowed": "calza is not allowed now",
     "not_your_turn": "it is not your turn",
-    "bad_bid": "a bid needs a quantity of at least 1 and a face from 1 to 6",
+    "bad_bid": "that is not a bid these rules know (a quantity of at least 1 and a face "
+               "1..6, or with poker bids one of the hands)",
     "ones_not_allowed": "ones may not be bid now",
     "face_locked": "in a palifico round the face stays the same",
     "not_a_raise": "that does not raise the standing bid",
@@ -93,9 +100,26 @@ class IllegalAction(ValueError):
 
 def describe(action: Action) -> str:
     """An action in words: ``bid four 5s``, ``call dudo``."""
-    if isinstance(action, Bid):
+    if isinstance(action, (Bid, Hand)):
         return f"bid {action.words()}"
     return f"call {action.value}"
+
+
+def bid_to_json(bid: AnyBid) -> list[int] | dict[str, Any]:
+    """A bid in the scenario form: ``[4, 5]``, or ``{"hand": ..., "faces": [...]}``."""
+    if isinstance(bid, Hand):
+        return bid.to_json()
+    return [bid.quantity, bid.face]
+
+
+def bid_from_json(data: object) -> AnyBid:
+    """The inverse of :func:`bid_to_json` for well-formed data (``ValueError`` otherwise)."""
+    if isinstance(data, dict):
+        return Hand.from_json(data)
+    if (isinstance(data, list | tuple) and len(data) == 2
+            and all(type(number) is int for number in data)):
+        return Bid(data[0], data[1])
+    raise ValueError(f"not a bid: {_shown(data)}")
 
 
 # -- events ---------------------------------------------------------------------------
@@ -122,22 +146,29 @@ class BidPlaced:
     """A bid was accepted and is now the standing bid."""
 
     seat: int
-    bid: Bid
+    bid: AnyBid
 
     def to_json(self) -> dict[str, Any]:
-        return {"event": "bid", "seat": self.seat, "quantity": self.bid.quantity,
-                "face": self.bid.face}
+        bid = self.bid
+        if isinstance(bid, Hand):
+            return {"event": "bid", "seat": self.seat, **bid.to_json()}
+        return {"event": "bid", "seat": self.seat, "quantity": bid.quantity,
+                "face": bid.face}
 
 
 @dataclass(frozen=True, slots=True)
 class Revealed:
-    """The cups are lifted after a call; ``cups`` holds every seat's dice of the round."""
+    """The cups are lifted after a call; ``cups`` holds every seat's dice of the round.
+
+    With poker bids ``bid`` is a :class:`~dudo.hands.Hand` and ``count`` is ``None``: a
+    hand is held or not, there is nothing to count.
+    """
 
     call: Call
     caller: int
     bidder: int
-    bid: Bid
-    count: int
+    bid: AnyBid
+    count: int | None
     outcome: str
     dice_counts: tuple[int, ...]
     points: tuple[int, ...] | None
@@ -145,22 +176,34 @@ class Revealed:
     wild: bool
     loser: int | None
     change: int
-    bids: tuple[tuple[int, Bid], ...] = ()
+    bids: tuple[tuple[int, AnyBid], ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         """The scenario form (without the cups and bids, which the scenario already lists)."""
-        data: dict[str, Any] = {
-            "event": "reveal", "call": self.call.value, "caller": self.caller,
-            "bidder": self.bidder, "bid": [self.bid.quantity, self.bid.face],
-            "count": self.count, "outcome": self.outcome, "dice_counts": list(self.dice_counts),
-        }
+        bid = self.bid
+        data: dict[str, Any]
+        if isinstance(bid, Hand):
+            data = {"event": "reveal", "call": self.call.value, "caller": self.caller,
+                    "bidder": self.bidder, "bid": bid.to_json(), "outcome": self.outcome,
+                    "dice_counts": list(self.dice_counts)}
+        else:
+            data = {
+                "event": "reveal", "call": self.call.value, "caller": self.caller,
+                "bidder": self.bidder, "bid": [bid.quantity, bid.face],
+                "count": self.count, "outcome": self.outcome,
+                "dice_counts": list(self.dice_counts),
+            }
         if self.points is not None:
             data["points"] = list(self.points)
         return data
 
     def counts(self, die: int) -> bool:
-        """Whether a die showing ``die`` counted toward the called bid."""
-        return die == self.bid.face or (self.wild and die == 1 and self.bid.face != 1)
+        """Whether a die showing ``die`` counted toward the called bid (with poker bids:
+        shows a face the hand names)."""
+        bid = self.bid
+        if isinstance(bid, Hand):
+            return bid.uses(die)
+        return die == bid.face or (self.wild and die == 1 and bid.face != 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,24 +237,41 @@ class LegalActions(Sequence[Action]):
 
     A lazy sequence: ``len`` and indexing cost the same whatever the number of legal bids,
     so ``random.choice(game.legal_actions(seat))`` picks uniformly without building a list.
+    With poker bids the ladder is one of hands (``hands=True``): the legal bids are then in
+    :attr:`hands` and :attr:`bids` is empty; iterating, indexing and ``in`` cover both.
     """
 
-    __slots__ = ("_bid_count", "_calls", "_ladder", "_range", "_size")
+    __slots__ = ("_bid_count", "_calls", "_hands", "_ladder", "_range", "_size")
 
-    def __init__(self, bid_ladder: Sequence[Bid] | None, positions: range,
-                 calls: tuple[Call, ...]):
+    def __init__(self, bid_ladder: Sequence[Bid] | Sequence[Hand] | None, positions: range,
+                 calls: tuple[Call, ...], *, hands: bool = False):
         self._ladder = bid_ladder
         self._range = positions
         self._calls = calls
+        self._hands = hands
         self._bid_count = len(positions) if bid_ladder is not None else 0
         self._size = self._bid_count + len(calls)
 
     @property
     def bids(self) -> Sequence[Bid]:
-        """The legal bids, lowest first."""
+        """The legal quantity bids, lowest first (none with poker bids: see :attr:`hands`)."""
+        if self._ladder is None or self._hands:
+            return ()
+        return _LadderSlice(self._ladder, self._range)  # type: ignore[arg-type]
+
+    @property
+    def hands(self) -> Sequence[Hand]:
+        """The legal poker hands, lowest first (none in a quantity game)."""
+        if self._ladder is None or not self._hands:
+            return ()
+        return _LadderSlice(self._ladder, self._range)  # type: ignore[arg-type]
+
+    @property
+    def any_bids(self) -> Sequence[AnyBid]:
+        """The legal bids of whichever kind the rules use, lowest first."""
         if self._ladder is None:
             return ()
-        return _LadderSlice(self._ladder, self._range)
+        return _LadderSlice[AnyBid](self._ladder, self._range)
 
     @property
     def calls(self) -> tuple[Call, ...]:
@@ -256,7 +316,12 @@ class LegalActions(Sequence[Action]):
     def __contains__(self, action: object) -> bool:
         if isinstance(action, Call):
             return action in self._calls
-        if (self._ladder is None or not isinstance(action, Bid)
+        if self._ladder is None:
+            return False
+        if self._hands:
+            if not is_hand(action):
+                return False
+        elif (not isinstance(action, Bid)
                 or type(action.quantity) is not int or type(action.face) is not int):
             return False  # Bid(True, 5) or Bid(2.0, 5) would equal Bid(1, 5) or Bid(2, 5)
         if action not in self._ladder:
@@ -267,7 +332,7 @@ class LegalActions(Sequence[Action]):
         return len(self) > 0
 
     def __repr__(self) -> str:
-        bids = self.bids
+        bids = self.any_bids
         if len(bids) > 4:
             shown = f"{bids[0]}..{bids[-1]} ({len(bids)} bids)"
         else:
@@ -276,10 +341,13 @@ class LegalActions(Sequence[Action]):
         return f"<LegalActions {shown}{'; ' if shown and calls else ''}{calls}>"
 
 
-class _LadderSlice(Sequence[Bid]):
+_B = TypeVar("_B")
+
+
+class _LadderSlice(Sequence[_B], Generic[_B]):
     __slots__ = ("_ladder", "_range")
 
-    def __init__(self, bid_ladder: Sequence[Bid], positions: range) -> None:
+    def __init__(self, bid_ladder: Sequence[_B], positions: range) -> None:
         self._ladder = bid_ladder
         self._range = positions
 
@@ -287,15 +355,15 @@ class _LadderSlice(Sequence[Bid]):
         return len(self._range)
 
     @overload
-    def __getitem__(self, index: int) -> Bid: ...
+    def __getitem__(self, index: int) -> _B: ...
     @overload
-    def __getitem__(self, index: slice) -> Sequence[Bid]: ...
-    def __getitem__(self, index: int | slice) -> Bid | Sequence[Bid]:
+    def __getitem__(self, index: slice) -> Sequence[_B]: ...
+    def __getitem__(self, index: int | slice) -> _B | Sequence[_B]:
         if isinstance(index, slice):
             return _LadderSlice(self._ladder, self._range[index])
         return self._ladder[self._range[index]]
 
-    def __iter__(self) -> Iterator[Bid]:
+    def __iter__(self) -> Iterator[_B]:
         positions = self._range
         if positions.step == 1:  # always, for legal raises: one slice of the shared tuple
             return iter(self._ladder[positions.start:positions.stop])
@@ -319,6 +387,13 @@ class Game:
     opener follows ``rules.first_opener`` (``previous_first_opener`` is the previous game's
     at this table, for ``rotate``).
 
+    With ``first_opener: rolloff`` and no ``opener``, ``rolloff`` is the finished
+    :class:`~dudo.rolloff.RollOff` that decided the opener (a server rolls its dice from its
+    committed scheme); without it the game rolls one off from the dice source (every
+    attempt as a roll of round 0, two dice for each seat rolling). Either way it is kept in
+    :attr:`rolloff` and in the record's ``start.rolloff``. A rematch is a new ``Game``, so
+    it rolls off again.
+
     The first round is set up but not rolled: call :meth:`roll` to start each round. That
     pause is where a server shows the reveal and collects the seats' seeds.
     """
@@ -334,6 +409,7 @@ class Game:
         points: Sequence[int] | None = None,
         palifico_used: Sequence[int] = (),
         previous_first_opener: int | None = None,
+        rolloff: RollOff | None = None,
     ) -> None:
         if not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise ValueError(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, not {players!r}")
@@ -347,6 +423,19 @@ class Game:
         self.palifico_used: set[int] = set(palifico_used)
         self.round_number = 1
         self.phase = Phase.ROLL
+        self.poker: Final = rules.bids == "poker"
+        self.rolloff: RollOff | None = None
+        if rolloff is not None:
+            if rules.first_opener != "rolloff":
+                raise ValueError("a roll-off decides the opener only with first_opener "
+                                 f"'rolloff', not {rules.first_opener!r}")
+            if opener is not None:
+                raise ValueError("give the opener or the roll-off that decides it, not both")
+            self.rolloff = _check_rolloff(rolloff, self.alive)
+            opener = rolloff.opener
+        elif opener is None and rules.first_opener == "rolloff":
+            self.rolloff = self._roll_off()
+            opener = self.rolloff.opener
         if opener is None:
             opener = self._first_opener(previous_first_opener)
         self.first_opener: Final = opener
@@ -355,15 +444,18 @@ class Game:
         self.winners: tuple[int, ...] = ()
         self.last_reveal: Revealed | None = None
         self.cups: Cups = ()
-        self.bids: list[tuple[int, Bid]] = []
+        self.bids: list[tuple[int, AnyBid]] = []
         self.turn = opener
-        self.standing: Bid | None = None
+        self.standing: AnyBid | None = None
         self.bidder = -1
         self.wild = rules.wild_ones
-        self._start = {
+        self._start: dict[str, Any] = {
             "dice_counts": list(counts), "opener": opener, "points": list(self.points),
             "palifico_used": sorted(self.palifico_used),
         }
+        if self.rolloff is not None:  # a replay rolls off again to the same opener
+            del self._start["opener"]
+            self._start["rolloff"] = self.rolloff.to_json()
         self._record: list[dict[str, Any]] = []
         self._actions: list[tuple[int, Action]] = []
         self._set_up_round()
@@ -420,7 +512,21 @@ class Game:
             return self._call_reason(seat, action)
         if seat != self.turn:
             return "not_your_turn"
+        if self.poker:
+            return self._hand_reason(action)
+        if action.__class__ is not Bid:
+            return "bad_bid"  # a hand in a quantity game
         return self._bid_reason(seat, action)
+
+    def _hand_reason(self, hand: Bid | Hand) -> str | None:
+        if not is_hand(hand):
+            return "bad_bid"  # a [quantity, face] bid in a poker game, or no valid hand
+        assert isinstance(hand, Hand)
+        if self.standing is not None and HandLadder.rank(hand) <= self._standing_rank:
+            return "not_a_raise"
+        if self.rules.cap_at_dice_in_play and hand.dice_needed > self._in_play:
+            return "over_cap"
+        return None
 
     def _call_reason(self, seat: int, call: Call) -> str | None:
         if self.standing is None:
@@ -445,7 +551,9 @@ class Game:
         if face == 1 and not self._ones_allowed(standing is None):
             return "ones_not_allowed"
         if standing is not None:
-            if self.palifico and face != standing.face and not self.may_change_face(seat):
+            # (a quantity game's standing bid is a Bid: no isinstance on the hot path)
+            if (self.palifico and face != standing.face  # type: ignore[union-attr]
+                    and not self.may_change_face(seat)):
                 return "face_locked"
             if self._raises.rank(bid) <= self._standing_rank:
                 return "not_a_raise"
@@ -477,6 +585,10 @@ class Game:
                     and self._calza_allowed):
                 return LegalActions(None, range(0), (CALZA,))
             return NO_ACTIONS
+        if self.poker:
+            hands = self._hands
+            return LegalActions(hands, range(self._position + 1, len(hands)),
+                                () if standing is None else _DUDO_ONLY, hands=True)
         if standing is None:
             opening = self._opening
             return LegalActions(opening, range(len(opening)), ())
@@ -485,8 +597,9 @@ class Game:
         if self.palifico and not self.may_change_face(seat):
             # the standing face, a higher quantity: column[i] is i + 1 of the face, so the
             # raises start at the standing quantity as an index
-            column = raises.column(standing.face)
-            return LegalActions(column, range(standing.quantity, len(column)), calls)
+            column = raises.column(standing.face)  # type: ignore[union-attr]
+            return LegalActions(column, range(standing.quantity,  # type: ignore[union-attr]
+                                              len(column)), calls)
         return LegalActions(raises, range(self._position + 1, len(raises)), calls)
 
     # -- driving the game -----------------------------------------------------------
@@ -519,8 +632,23 @@ class Game:
             raise IllegalAction(seat, action, reason)
         if isinstance(action, Bid):
             return [self._place_bid(seat, action)]
+        if isinstance(action, Hand):
+            return [self._place_hand(seat, action)]
         self._actions.append((seat, action))
         return self._call(seat, action)
+
+    def _place_hand(self, seat: int, hand: Hand) -> BidPlaced:
+        position = self._hands.positions[hand]
+        hand = self._hands[position]  # the shared object, as for quantity bids
+        self.standing = hand
+        self.bidder = seat
+        self._position = position
+        self._standing_rank = HandLadder.rank(hand)
+        placed = (seat, hand)
+        self.bids.append(placed)
+        self._actions.append(placed)
+        self.turn = self._next_seat[seat]
+        return BidPlaced(seat, hand)
 
     def _place_bid(self, seat: int, bid: Bid) -> BidPlaced:
         # Keep the ladder's own Bid object, shared by every game: a long-running server
@@ -544,10 +672,17 @@ class Game:
         bid = self.standing
         assert bid is not None
         rules = self.rules
-        count = self.count(bid.face)
+        count: int | None
         loser: int | None
         loss = 1
-        if call is DUDO:
+        if isinstance(bid, Hand):  # poker: dudo only, the hand is held or not
+            count = None
+            holds = bid.held_by(die for cup in self.cups for die in cup)
+            outcome = "holds" if holds else "fails"
+            loser = caller if holds else self.bidder
+            next_opener = loser
+        elif call is DUDO:
+            count = self.count(bid.face)
             holds = count >= bid.quantity
             outcome = "holds" if holds else "fails"
             loser = caller if holds else self.bidder
@@ -555,6 +690,7 @@ class Game:
                 loss = max(1, abs(count - bid.quantity))
             next_opener = loser
         else:
+            count = self.count(bid.face)
             exact = count == bid.quantity
             outcome = "exact" if exact else "not_exact"
             loser = None if exact else caller
@@ -633,6 +769,9 @@ class Game:
             opening = Order.NO_ONES if rules.ones_bids in ("never", "halve") else Order.PLAIN
         self._raises = ladder(raises, self._face_limit, self._ones_limit)
         self._opening = ladder(opening, self._face_limit, self._ones_limit)
+        self._in_play = in_play
+        if self.poker:
+            self._hands = hand_ladder(in_play if capped else None)
         self._position = -1
         self._calza_allowed = (rules.calza != "off" and not self.palifico
                                and self._alive_count >= rules.calza_min_players)
@@ -656,6 +795,18 @@ class Game:
             nxt = (nxt + 1) % players
         return nxt
 
+    def _roll_off(self) -> RollOff:
+        """Roll off for the first opener on the game's own dice source."""
+        roll_off = RollOff(self.alive)
+        while roll_off.rolling:
+            rolling = roll_off.rolling
+            counts = [2 if seat in rolling else 0 for seat in range(self.players)]
+            cups = self.source.roll(counts, 0)
+            if [len(cup) for cup in cups] != counts:
+                raise ValueError(f"the dice source rolled {cups} for the roll-off of {counts}")
+            roll_off.roll([cups[seat] for seat in rolling])
+        return roll_off
+
     def _first_opener(self, previous: int | None) -> int:
         alive = self.alive
         how = self.rules.first_opener
@@ -677,8 +828,7 @@ class Game:
              "actions": [action_to_json(seat, action) for seat, action in entry["actions"]]}
             for entry in self._record
         ]
-        start = {key: list(value) if isinstance(value, list) else value
-                 for key, value in self._start.items()}
+        start = {key: copy_json(value) for key, value in self._start.items()}
         return {"rules": self.rules.to_json(), "players": self.players,
                 "start": start, "rounds": rounds}
 
@@ -704,6 +854,8 @@ class Game:
     _ones_limit: int
     _raises: Ladder
     _opening: Ladder
+    _hands: HandLadder
+    _in_play: int
     _position: int
     _calza_allowed: bool
     _ones_lock: bool
@@ -713,10 +865,29 @@ class Game:
 
 
 def action_to_json(seat: int, action: Action) -> dict[str, Any]:
-    """An action in the scenario form: ``{"seat": 0, "bid": [4, 5]}`` or a call."""
+    """An action in the scenario form: ``{"seat": 0, "bid": [4, 5]}``, ``{"seat": 0,
+    "bid": {"hand": "pair", "faces": [3]}}`` or a call."""
     if isinstance(action, Bid):
         return {"seat": seat, "bid": [action.quantity, action.face]}
+    if isinstance(action, Hand):
+        return {"seat": seat, "bid": action.to_json()}
     return {"seat": seat, "call": action.value}
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of lists in a JSON-like value (records must not share the game's lists)."""
+    if isinstance(value, list):
+        return [copy_json(item) for item in value]
+    return value
+
+
+def _check_rolloff(rolloff: RollOff, alive: list[int]) -> RollOff:
+    if rolloff.opener is None:
+        raise ValueError(f"the roll-off is not over: seats {list(rolloff.rolling)} are tied")
+    if list(rolloff.seats) != alive:
+        raise ValueError(f"the roll-off was among seats {list(rolloff.seats)}, but the seats "
+                         f"with dice are {alive}")
+    return rolloff
 
 
 def check_cups(cups: Cups, dice_counts: Sequence[int]) -> None:

@@ -21,12 +21,14 @@ from typing import Any, Literal
 
 OnesBids = Literal["never", "halve", "lock", "plain"]
 Calza = Literal["off", "in_turn", "any_time"]
-FirstOpener = Literal["random", "rotate", "host"]
+FirstOpener = Literal["random", "rotate", "host", "rolloff"]
+Bids = Literal["quantity", "poker"]
 Format = Literal["elimination", "points"]
 
 ONES_BIDS: tuple[OnesBids, ...] = ("never", "halve", "lock", "plain")
 CALZA: tuple[Calza, ...] = ("off", "in_turn", "any_time")
-FIRST_OPENER: tuple[FirstOpener, ...] = ("random", "rotate", "host")
+FIRST_OPENER: tuple[FirstOpener, ...] = ("random", "rotate", "host", "rolloff")
+BIDS: tuple[Bids, ...] = ("quantity", "poker")
 FORMATS: tuple[Format, ...] = ("elimination", "points")
 
 MIN_PLAYERS = 2
@@ -55,6 +57,7 @@ class Rules:
     palifico_one_die_may_change_face: bool = False
     loss_by_difference: bool = False
     first_opener: FirstOpener = "random"
+    bids: Bids = "quantity"
     format: Format = "elimination"
     points_rounds: int = 10
 
@@ -148,6 +151,7 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "ones_bids": ONES_BIDS,
     "calza": CALZA,
     "first_opener": FIRST_OPENER,
+    "bids": BIDS,
     "format": FORMATS,
 }
 
@@ -180,6 +184,26 @@ def _validate(rules: Rules) -> None:
         raise RulesError(
             "option 'palifico' must be false in a points race (nobody drops to one die there)"
         )
+    if rules.bids == "poker":
+        for option, wanted in _POKER_NEEDS:
+            if getattr(rules, option) != wanted:
+                raise RulesError(
+                    f"option {option!r} must be {_spelled(wanted)} with 'bids' 'poker' "
+                    f"(Common Hand), not {_spelled(getattr(rules, option))}")
+
+
+_POKER_NEEDS: tuple[tuple[str, object], ...] = (
+    ("wild_ones", False), ("ones_bids", "plain"), ("calza", "off"), ("palifico", False),
+    ("loss_by_difference", False),
+)
+"""What Common Hand requires (RULES.md): a hand has no quantity to halve, lose by, or call
+exactly, and ones are an ordinary face."""
+
+
+def _spelled(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
 
 
 PRESETS: dict[str, Rules] = {
@@ -204,7 +228,7 @@ PRESETS: dict[str, Rules] = {
         palifico_min_players=2,
         palifico_open_on_ones=True,
         palifico_one_die_may_change_face=True,
-        first_opener="random",
+        first_opener="rolloff",
     ),
     "tavern": Rules(
         wild_ones=True,
@@ -221,6 +245,14 @@ PRESETS: dict[str, Rules] = {
         first_opener="host",
     ),
     "no-wilds": Rules(
+        wild_ones=False,
+        ones_bids="plain",
+        calza="off",
+        palifico=False,
+        first_opener="random",
+    ),
+    "common-hand": Rules(
+        bids="poker",
         wild_ones=False,
         ones_bids="plain",
         calza="off",

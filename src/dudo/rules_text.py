@@ -15,6 +15,7 @@ import json
 from functools import cache
 from importlib import resources
 
+from dudo.hands import CATEGORIES, Hand
 from dudo.rules import PRESETS, Rules
 
 LANGUAGES = ("en", "de", "es")
@@ -73,6 +74,22 @@ def bid_words(quantity: int, face: int, lang: str = DEFAULT_LANGUAGE) -> str:
     return text(lang, "bid.words", quantity=number, face=name)
 
 
+def hand_words(hand: Hand, lang: str = DEFAULT_LANGUAGE) -> str:
+    """A poker hand as a player says it: ``full house 4s over 2s`` / ``Full House 4er über
+    2er`` / ``full de cuatros y doses`` (English is :meth:`Hand.words`)."""
+    table = strings(lang)
+
+    def face(number: int) -> str:
+        return table["hand.face.1"] if number == 1 else table[f"face.many.{number}"]
+
+    faces = [face(number) for number in hand.faces]
+    if len(faces) == 2:
+        return text(lang, f"hand.{hand.category}", high=faces[0], low=faces[1])
+    if len(faces) == 1:
+        return text(lang, f"hand.{hand.category}", face=faces[0])
+    return text(lang, f"hand.{hand.category}")
+
+
 def rules_sections(rules: Rules, lang: str = DEFAULT_LANGUAGE) -> list[tuple[str, list[str]]]:
     """The rules as (heading, paragraphs) in the order a newcomer needs them."""
     t = _Words(lang)
@@ -124,6 +141,11 @@ def _the_game(rules: Rules, t: _Words) -> list[str]:
 
 
 def _bidding(rules: Rules, t: _Words) -> list[str]:
+    if rules.bids == "poker":
+        hands = t("bidding.poker.hands.sep").join(t(f"hand.list.{name}") for name in CATEGORIES)
+        cap = "bidding.poker.cap" if rules.cap_at_dice_in_play else "bidding.poker.nocap"
+        return [t("bidding.poker.what"), t("bidding.poker.hands", list=hands),
+                t("bidding.poker.raise"), t(cap)]
     if rules.cap_at_dice_in_play:
         cap = "bidding.cap"
     else:  # the bound on aces only matters where aces may be bid
@@ -132,6 +154,8 @@ def _bidding(rules: Rules, t: _Words) -> list[str]:
 
 
 def _ones(rules: Rules, t: _Words) -> list[str]:
+    if rules.bids == "poker":  # RULES.md: poker bids need plain, not wild ones
+        return [t("ones.poker")]
     wild = rules.wild_ones
     kind = "wild" if wild else "plain"
     if rules.ones_bids == "halve":
@@ -143,6 +167,9 @@ def _ones(rules: Rules, t: _Words) -> list[str]:
 
 def _dudo(rules: Rules, t: _Words) -> list[str]:
     unit = "points" if rules.format == "points" else "dice"
+    if rules.bids == "poker":  # no count and no loss by difference (RULES.md)
+        return [t("dudo.call.poker"), t(f"dudo.outcome.poker.{unit}"),
+                t(f"dudo.next.{rules.format}")]
     paragraphs = [
         t("dudo.call.wild" if rules.wild_ones else "dudo.call.plain"),
         t(f"dudo.outcome.{unit}"),

@@ -16,15 +16,17 @@ from reprlib import repr as _shown  # a value quoted in an error message, cut sh
 from typing import Any
 
 from dudo.bids import Bid
-from dudo.dice import ScriptedDice
+from dudo.dice import DiceSource, ScriptedDice
 from dudo.game import CALZA, DUDO, Action, Call, Game, IllegalAction, Phase, check_cups
+from dudo.hands import Hand
+from dudo.rolloff import RollOff, RollOffError
 from dudo.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, RulesError
 
 _TOP_KEYS = {"about", "rules", "players", "start", "rounds"}
 # A finished game's record (GET /api/games/ID) is a scenario with more to say: these keys
 # are accepted and ignored, so the downloaded record replays as it is.
 _RECORD_KEYS = {"game_id", "room", "names", "bots", "fairness"}
-_START_KEYS = {"dice_counts", "opener", "points", "palifico_used"}
+_START_KEYS = {"dice_counts", "opener", "points", "palifico_used", "rolloff"}
 _CALLS: dict[object, Call] = {"dudo": DUDO, "calza": CALZA}
 
 
@@ -127,18 +129,11 @@ def _play(data: Mapping[str, Any], *, strict: bool) -> tuple[Game, list[dict[str
     rounds = data["rounds"]
     if not isinstance(rounds, list):
         raise ScenarioError("rounds must be a list")
-    try:
-        game = Game(
-            rules, players,
-            dice=ScriptedDice([]),
-            dice_counts=start.get("dice_counts"),
-            opener=start.get("opener", 0),
-            points=start.get("points"),
-            palifico_used=start.get("palifico_used", ()),
-        )
-    except ValueError as error:
-        raise ScenarioError(f"start: {error}") from None
-    output = [game.round_header().to_json()]
+    game = start_game(rules, players, start, ScriptedDice([]))
+    output: list[dict[str, Any]] = []
+    if game.rolloff is not None:
+        output.extend(attempt.to_json() for attempt in game.rolloff.attempts)
+    output.append(game.round_header().to_json())
     for number, entry in enumerate(rounds, start=1):
         where = f"round {number}"
         if game.phase is Phase.OVER:
@@ -175,11 +170,52 @@ def _play(data: Mapping[str, Any], *, strict: bool) -> tuple[Game, list[dict[str
     return game, output
 
 
+def start_game(rules: Rules, players: int, start: Mapping[str, Any],
+               dice: DiceSource) -> Game:
+    """The game a scenario's (already shape-checked) ``start`` sets up, roll-off included.
+
+    ``start.rolloff`` needs ``first_opener: rolloff`` and no ``start.opener``; without it the
+    file's opener (seat 0 by default) opens, whatever ``first_opener`` says.
+    """
+    def build(opener: int | None, rolloff: RollOff | None) -> Game:
+        try:
+            return Game(rules, players, dice=dice, dice_counts=start.get("dice_counts"),
+                        opener=opener, points=start.get("points"),
+                        palifico_used=start.get("palifico_used", ()), rolloff=rolloff)
+        except ValueError as error:
+            raise ScenarioError(f"start: {error}") from None
+
+    if "rolloff" not in start:
+        return build(start.get("opener", 0), None)
+    if rules.first_opener != "rolloff":
+        raise ScenarioError("start.rolloff needs the rules' first_opener to be 'rolloff', "
+                            f"not {rules.first_opener!r}")
+    if "opener" in start:
+        raise ScenarioError("start has both 'opener' and 'rolloff': the roll-off decides "
+                            "the opener, so give only one of them")
+    attempts = start["rolloff"]
+    if not isinstance(attempts, list) or not attempts:
+        raise ScenarioError("start.rolloff must be a non-empty list of attempts, each a "
+                            "list of [a, b] pairs")
+    counts = start.get("dice_counts")
+    first = next((seat for seat, count in enumerate(counts or []) if count), 0)
+    alive = build(first, None).alive  # every other check of start, before the roll-off's
+    try:
+        rolloff = RollOff.of(alive, attempts)
+    except RollOffError as error:
+        raise ScenarioError(f"start.rolloff: {error}") from None
+    return build(None, rolloff)
+
+
 def parse_action(raw: object, players: int, place: str = "action") -> tuple[int, Action]:
-    """Read ``{"seat": s, "bid": [q, f]}`` or ``{"seat": s, "call": "dudo"|"calza"}``.
+    """Read ``{"seat": s, "bid": [q, f]}``, ``{"seat": s, "bid": {"hand": ..., "faces":
+    [...]}}`` or ``{"seat": s, "call": "dudo"|"calza"}``.
 
     A bid with a quantity below 1 or a face outside 1..6 is well formed (the game refuses it
-    as ``bad_bid``); anything that is not a bid or a call at all is a :class:`ScenarioError`.
+    as ``bad_bid``), and so is any bid object (a hand): RULES.md makes one without ``hand``,
+    or with faces that are not whole numbers, ``bad_bid`` too, and a bid of the wrong kind
+    for the rules as well. Anything that is not a bid or a call at all is a
+    :class:`ScenarioError`.
     """
     if not isinstance(raw, dict) or "seat" not in raw:
         raise ScenarioError(f"{place}: an action is an object with 'seat' and 'bid' or 'call'")
@@ -189,10 +225,12 @@ def parse_action(raw: object, players: int, place: str = "action") -> tuple[int,
     keys = set(raw) - {"seat"}
     if keys == {"bid"}:
         bid = raw["bid"]
+        if isinstance(bid, dict):
+            return seat, Hand.from_json_lenient(bid)
         if (not isinstance(bid, list) or len(bid) != 2
                 or not all(type(number) is int for number in bid)):
-            raise ScenarioError(f"{place}: a bid is [quantity, face] with whole numbers, "
-                                f"not {_shown(bid)}")
+            raise ScenarioError(f"{place}: a bid is [quantity, face] with whole numbers, or "
+                                f"a hand object, not {_shown(bid)}")
         return seat, Bid(bid[0], bid[1])
     if keys == {"call"}:
         call = raw["call"]

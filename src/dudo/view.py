@@ -12,13 +12,30 @@ from dataclasses import dataclass
 from typing import Any
 
 from dudo.bids import Bid
-from dudo.game import NO_ACTIONS, Call, Game, LegalActions, Phase, Revealed
+from dudo.game import (
+    NO_ACTIONS,
+    AnyBid,
+    Call,
+    Game,
+    LegalActions,
+    Phase,
+    Revealed,
+    bid_from_json,
+    bid_to_json,
+)
+from dudo.hands import Hand
 from dudo.rules import Rules
 
 
 @dataclass(frozen=True, slots=True)
 class SeatView:
-    """What one seat (or a spectator, ``seat is None``) may know about a game right now."""
+    """What one seat (or a spectator, ``seat is None``) may know about a game right now.
+
+    With poker bids (``rules.bids == "poker"``) every bid in it is a
+    :class:`~dudo.hands.Hand`: ``bids``, ``standing``, the reveal's bid, and the legal bids
+    (``legal.hands``; ``legal.any_bids`` gives either kind). In JSON a hand is
+    ``{"hand": ..., "faces": [...]}`` where a quantity bid is ``[q, f]``, in the same keys.
+    """
 
     rules: Rules
     seat: int | None
@@ -31,9 +48,9 @@ class SeatView:
     dice_counts: tuple[int, ...]
     points: tuple[int, ...]
     dice: tuple[int, ...]
-    bids: tuple[tuple[int, Bid], ...]
+    bids: tuple[tuple[int, AnyBid], ...]
     turn: int | None
-    standing: Bid | None
+    standing: AnyBid | None
     bidder: int | None
     legal: LegalActions
     last_reveal: Revealed | None
@@ -51,27 +68,35 @@ class SeatView:
     def from_json(cls, data: dict[str, Any], rules: Rules) -> SeatView:
         """Rebuild a view from :meth:`to_json` (what a remote client receives), so bots run
         unchanged on the far side of the protocol."""
-        bids = tuple(Bid(q, f) for q, f in data["legal"]["bids"])
+        legal_bids = [bid_from_json(bid) for bid in data["legal"]["bids"]]
         calls = tuple(Call(call) for call in data["legal"]["calls"])
+        legal: LegalActions
+        if rules.bids == "poker":
+            hands = tuple(bid for bid in legal_bids if isinstance(bid, Hand))
+            legal = LegalActions(hands, range(len(hands)), calls, hands=True)
+        else:
+            bids = tuple(bid for bid in legal_bids if isinstance(bid, Bid))
+            legal = LegalActions(bids, range(len(bids)), calls)
         reveal = data["last_reveal"]
         revealed = None
         if reveal is not None:
             revealed = Revealed(
-                Call(reveal["call"]), reveal["caller"], reveal["bidder"], Bid(*reveal["bid"]),
-                reveal["count"], reveal["outcome"], tuple(reveal["dice_counts"]),
+                Call(reveal["call"]), reveal["caller"], reveal["bidder"],
+                bid_from_json(reveal["bid"]),
+                reveal.get("count"), reveal["outcome"], tuple(reveal["dice_counts"]),
                 tuple(reveal["points"]) if reveal.get("points") is not None else None,
                 tuple(tuple(cup) for cup in reveal["cups"]), reveal["wild"], reveal["loser"],
                 reveal["change"],
-                tuple((seat, Bid(q, f)) for seat, (q, f) in reveal.get("bids", [])))
+                tuple((seat, bid_from_json(bid)) for seat, bid in reveal.get("bids", [])))
         standing = data["standing"]
         return cls(
             rules=rules, seat=data["seat"], players=data["players"], phase=data["phase"],
             round_number=data["round"], opener=data["opener"], palifico=data["palifico"],
             wild=data["wild"], dice_counts=tuple(data["dice_counts"]),
             points=tuple(data["points"]), dice=tuple(data["dice"]),
-            bids=tuple((seat, Bid(q, f)) for seat, (q, f) in data["bids"]),
-            turn=data["turn"], standing=None if standing is None else Bid(*standing),
-            bidder=data["bidder"], legal=LegalActions(bids, range(len(bids)), calls),
+            bids=tuple((seat, bid_from_json(bid)) for seat, bid in data["bids"]),
+            turn=data["turn"], standing=None if standing is None else bid_from_json(standing),
+            bidder=data["bidder"], legal=legal,
             last_reveal=revealed, winners=tuple(data["winners"]),
         )
 
@@ -83,12 +108,11 @@ class SeatView:
             "round": self.round_number, "opener": self.opener, "palifico": self.palifico,
             "wild": self.wild, "dice_counts": list(self.dice_counts),
             "points": list(self.points), "dice": list(self.dice),
-            "bids": [[seat, [bid.quantity, bid.face]] for seat, bid in self.bids],
+            "bids": [[seat, bid_to_json(bid)] for seat, bid in self.bids],
             "turn": self.turn,
-            "standing": None if self.standing is None else [self.standing.quantity,
-                                                           self.standing.face],
+            "standing": None if self.standing is None else bid_to_json(self.standing),
             "bidder": self.bidder,
-            "legal": {"bids": [[bid.quantity, bid.face] for bid in legal.bids],
+            "legal": {"bids": [bid_to_json(bid) for bid in legal.any_bids],
                       "calls": [call.value for call in legal.calls]},
             "last_reveal": None if self.last_reveal is None else _reveal_json(self.last_reveal),
             "winners": list(self.winners),
@@ -142,6 +166,6 @@ def _reveal_json(reveal: Revealed) -> dict[str, Any]:
     del data["event"]
     data.update(loser=reveal.loser, change=reveal.change, wild=reveal.wild,
                 cups=[list(cup) for cup in reveal.cups],
-                bids=[[seat, [bid.quantity, bid.face]] for seat, bid in reveal.bids])
+                bids=[[seat, bid_to_json(bid)] for seat, bid in reveal.bids])
     _last_reveal = (reveal, data)
     return data

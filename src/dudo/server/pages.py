@@ -25,12 +25,14 @@ from dudo import __version__
 from dudo.bids import Bid
 from dudo.dice import ScriptedDice
 from dudo.game import DUDO, Game, Revealed
+from dudo.hands import Hand
 from dudo.rules import _CHOICES, _INT_RANGES, PRESETS, Rules, RulesError
 from dudo.rules_text import (
     DEFAULT_LANGUAGE,
     LANGUAGES,
     PRESET_TITLES,
     bid_words,
+    hand_words,
     plural,
     preset_title,
     rules_sections,
@@ -170,8 +172,41 @@ def _strong(bid: Bid, lang: str) -> str:
     return f"<strong>{_words(bid, lang)}</strong>"
 
 
+def _poker_examples(rules: Rules, lang: str) -> list[tuple[str, str]]:
+    """Common Hand's worked examples: a call on a hand, and the lowest raises over it."""
+    game, cups = _fresh_game(rules)
+    hands = game.legal_actions(0).hands
+    hand = Hand("two_pair", (5, 2))
+    if hand not in hands:
+        hand = hands[len(hands) // 3]
+    strong = f"<strong>{html.escape(hand_words(hand, lang))}</strong>"
+    game.apply(0, hand)
+    raises = list(game.legal_actions(1).hands)
+    reveal = next(event for event in game.apply(1, DUDO) if isinstance(event, Revealed))
+    rows = "".join(f"<tr><th scope=row>{_html(lang, 'example.player', n=seat + 1)}</th>"
+                   f"<td>{_dice_html(cup, lang, reveal)}</td></tr>"
+                   for seat, cup in enumerate(cups))
+    side = "holds" if reveal.outcome == "holds" else "fails"
+    verdict = (text(lang, f"example.{side}.points") if rules.format == "points"
+               else plural(lang, f"example.{side}.dice", reveal.change))
+    setup = _html(lang, "example.call.setup." + ("one" if rules.starting_dice == 1 else "other"),
+                  {"bid": strong}, n=rules.starting_dice)
+    found = _html(lang, f"example.poker.{side}", {"hand": strong})
+    lowest = html.escape(text(lang, "example.raises.sep")).join(
+        html.escape(hand_words(raised, lang)) for raised in raises[:6])
+    return [
+        (text(lang, "example.call.title"), f"<p>{setup}</p><table class=cups>{rows}</table>"
+                                           f"<p>{found} {html.escape(verdict)}</p>"),
+        (text(lang, "example.raises.title"), "<p>" + _html(
+            lang, "example.raises", {"bid": strong, "list": lowest}, dice=game.dice_in_play,
+            more="…" if len(raises) > 6 else "", count=len(raises)) + "</p>"),
+    ]
+
+
 def worked_examples(rules: Rules, lang: str = DEFAULT_LANGUAGE) -> list[tuple[str, str]]:
     """(heading, HTML) examples computed by playing the engine under ``rules``."""
+    if rules.bids == "poker":
+        return _poker_examples(rules, lang)
     examples: list[tuple[str, str]] = []
     # 1. A call and the count at the reveal.
     game, cups = _fresh_game(rules)
