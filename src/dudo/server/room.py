@@ -567,7 +567,9 @@ class Room:
             # The next round's commitment goes out with the reveal. If the call ends the
             # game the seed is never used (nor shown).
             seed = self.entropy(32)
-            data["next"] = {"server_seed": seed, "commitment": commitment(seed)}
+            bots = state.bot_seats()
+            data["next"] = {"server_seed": seed, "bot_seats": bots,
+                            "commitment": commitment(seed, game.round_number + 1, bots)}
         events = await self._commit("action", data)
         if action_id is not None:
             # Remembered as the entry was applied.
@@ -639,7 +641,8 @@ class Room:
                   seats=[seat.kind for seat in state.seats], rules=state.rules.to_overrides())
         await self._commit("rematch" if rematch else "started", {
             "game": state.game_number + 1, "game_id": self.entropy(16),
-            "first_opener": opener, "server_seed": seed, "commitment": commitment(seed)}, ack)
+            "first_opener": opener, "server_seed": seed, "bot_seats": state.bot_seats(),
+            "commitment": commitment(seed, 1, state.bot_seats())}, ack)
         self.audience.broadcast([])
 
     async def _fill_with_bots(self, fill: Fill) -> None:

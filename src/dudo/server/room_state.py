@@ -22,6 +22,7 @@ from dudo.bids import Bid
 from dudo.bots.base import Bot
 from dudo.bots.registry import LEVELS
 from dudo.dice import Cups
+from dudo.fairness import SCHEME
 from dudo.game import Action, Call, Event, Game, Phase
 from dudo.rules import Rules
 from dudo.server import protocol as p
@@ -96,6 +97,18 @@ class Fair:
     server_seed: str
     seat_seeds: list[str] | None = None
     server_seats: list[int] = field(default_factory=list)
+    # The bot seats the commitment binds (None: a log from before they were bound).
+    bot_seats: list[int] | None = None
+
+    def revealed(self) -> dict[str, Any]:
+        """The round's fairness material as published at its reveal."""
+        material: dict[str, Any] = {
+            "round": self.round, "commitment": self.commitment, "server_seed": self.server_seed,
+            "seat_seeds": self.seat_seeds, "server_seats": self.server_seats}
+        if self.bot_seats is not None:
+            material["version"] = SCHEME
+            material["bot_seats"] = self.bot_seats
+        return material
 
 
 class RoomState:
@@ -177,6 +190,10 @@ class RoomState:
             "locked": self.locked, "show_lost_dice": self.show_lost_dice,
         }
 
+    def bot_seats(self) -> list[int]:
+        """The seats bots play (fixed while a game runs: seats change only between games)."""
+        return [index for index, seat in enumerate(self.seats) if seat.kind == "bot"]
+
     def record(self) -> dict[str, Any]:
         """The finished (or running) game's record, fairness material of finished rounds
         included: what ``dudo verify`` checks."""
@@ -185,7 +202,7 @@ class RoomState:
         record["game_id"] = self.game_id
         record["room"] = self.code
         record["names"] = [seat.name for seat in self.seats]
-        record["bots"] = [index for index, seat in enumerate(self.seats) if seat.kind == "bot"]
+        record["bots"] = self.bot_seats()
         record["fairness"] = list(self.revealed)
         return record
 
@@ -251,7 +268,8 @@ class RoomState:
         self.fill_at = None
         players = len(self.seats)
         self.game = Game(self.rules, players, opener=data["first_opener"])
-        self.fair = Fair(1, data["commitment"], data["server_seed"])
+        self.fair = Fair(1, data["commitment"], data["server_seed"],
+                         bot_seats=data.get("bot_seats"))
         self.revealed = []
         self.roll_at = at + self.config.seed_window
         self.deadline = None
@@ -295,9 +313,7 @@ class RoomState:
     def _round_ends(self, at: float, data: dict[str, Any]) -> None:
         game, fair = self.game, self.fair
         assert game is not None and fair is not None
-        self.revealed.append({"round": fair.round, "commitment": fair.commitment,
-                              "server_seed": fair.server_seed, "seat_seeds": fair.seat_seeds,
-                              "server_seats": fair.server_seats})
+        self.revealed.append(fair.revealed())
         self.deadline = None
         if game.phase is Phase.OVER:
             self.status = "over"
@@ -306,7 +322,7 @@ class RoomState:
         else:
             following = data["next"]
             self.fair = Fair(game.round_number, following["commitment"],
-                             following["server_seed"])
+                             following["server_seed"], bot_seats=following.get("bot_seats"))
             self.roll_at = at + self.config.reveal_pause
 
     def _turn_begins(self, at: float) -> None:
