@@ -497,7 +497,12 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             if isinstance(room, Elsewhere):
                 return await relay_http(request, room, await read_body(request))
             body: JoinRoom = await read_json(request, JoinRoom)
-            joined = await room.call("join", clean_name(body.name), body.invite)
+            try:
+                joined = await room.call("join", clean_name(body.name), body.invite)
+            except RoomError as error:
+                if error.code == "locked" and body.invite:
+                    await lobby().wrong_key(client_of(request), client_id_of(request))
+                raise
         except RoomError as error:
             return refused(error)
         except ValueError as error:

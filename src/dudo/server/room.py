@@ -386,8 +386,8 @@ class Room:
         if state.status == "playing":
             raise RoomError("started", "the game has already started: watch, or wait for "
                                        "a rematch")
-        if state.locked and not (invite and state.invite
-                                 and hmac.compare_digest(invite, state.invite)):
+        if state.locked and not (invite and state.invite and hmac.compare_digest(
+                invite.encode(), state.invite.encode())):
             raise RoomError("locked", "the host has locked this room: ask them for the "
                                       "invite link")
         open_seats = [index for index, seat in enumerate(state.seats) if seat.kind == "open"]
@@ -508,7 +508,10 @@ class Room:
                 raise RoomError("bad_seats", f"seat {message.seat} holds no player")
             # The entry opens the seat (a new Seat); its old sockets are told why they go.
             leaving = state.seats[message.seat].connections
-            await self._commit("removed", {"seat": message.seat}, (seat, message.id))
+            # A new invite key: the removed player's link (the host's) no longer lets
+            # them back into a locked room; the host's state brings the new link.
+            await self._commit("removed", {"seat": message.seat,
+                                           "invite": self.entropy(16)}, (seat, message.id))
             self.audience.send_away(p.error_message("removed", "the host gave your seat to "
                                                                "someone else: you can watch"),
                                     CLOSE_REMOVED, list(leaving))
@@ -537,6 +540,9 @@ class Room:
             data["public"] = message.public
         if message.locked is not None:
             data["locked"] = message.locked
+            if message.locked and not self.state.locked and self.state.locked_before:
+                # Locked again: links shared while it was open stop working.
+                data["invite"] = self.entropy(16)
         if message.show_lost_dice is not None:
             data["show_lost_dice"] = message.show_lost_dice
         if message.seats is not None:

@@ -130,6 +130,7 @@ class RoomState:
         # A locked room takes no one by code alone: joining needs the host's invite key
         # (in the link the host shares), so a guessed code never takes a seat.
         self.locked = False
+        self.locked_before = False  # locking it again gives a new invite key
         self.invite = ""
         self.show_lost_dice = True  # a display option: dice lost so far, drawn greyed
         self.status = "lobby"
@@ -237,6 +238,8 @@ class RoomState:
     def _apply_removed(self, at: float, data: dict[str, Any]) -> list[Event]:
         # Open again; the old token holds nothing (the room sends its sockets away).
         self.seats[data["seat"]] = Seat()
+        if "invite" in data:
+            self.invite = data["invite"]
         return []
 
     def _apply_configured(self, at: float, data: dict[str, Any]) -> list[Event]:
@@ -248,6 +251,9 @@ class RoomState:
             self.public = data["public"]
         if "locked" in data:
             self.locked = data["locked"]
+            self.locked_before = self.locked_before or self.locked
+        if "invite" in data:
+            self.invite = data["invite"]
         if "show_lost_dice" in data:
             self.show_lost_dice = data["show_lost_dice"]
         if "seats" in data:
