@@ -90,9 +90,12 @@ def system_entropy(size: int) -> str:
 class RoomError(Exception):
     """A request the room refuses; ``code`` for programs, the message for people."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, stored: bool = True) -> None:
         super().__init__(message)
         self.code = code
+        # False: the same message can never be accepted later, so the refusal is answered
+        # (and remembered in memory) without a write: a flood of them stores nothing.
+        self.stored = stored
 
 
 class Room:
@@ -438,8 +441,12 @@ class Room:
             acknowledged = await self._act(seat, message)
         except RoomError as error:
             reply = p.error_message(error.code, str(error), action_id)
-            connection.send(await self._refuse(seat, action_id, reply)
-                            if action_id is not None else reply)
+            if action_id is None:
+                connection.send(reply)
+            elif not error.stored:
+                connection.send(self.state.remember(seat, action_id, reply))
+            else:
+                connection.send(await self._refuse(seat, action_id, reply))
             return
         if acknowledged and action_id is not None:
             text = self.state.seats[seat].replies.get(action_id) or self.state.remember(
@@ -609,6 +616,11 @@ class Room:
                        else "no round is waiting for seeds")
             raise RoomError("wrong_round", f"round {message.round} takes no seeds now "
                                            f"({waiting})")
+        if state.seats[seat].seed is not None:
+            # One stored seed per seat and round: the first counts. Never accepted later
+            # (the round's seeds end with its roll), so the refusal is not stored either.
+            raise RoomError("seeded", f"this seat's seed for round {message.round} is in: "
+                                      "one seed a round", stored=False)
         action_id = message.id
         await self._commit("seeded", {"seat": seat, "round": message.round, "seed": seed},
                            None if action_id is None else (seat, action_id))
