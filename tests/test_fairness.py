@@ -2,21 +2,30 @@
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from dudo.bots import make_bot
+from dudo.client import Client, ClientError
 from dudo.fairness import (
     FairnessError,
     check_seat_seed,
     commitment,
     derive_dice,
+    legacy_commitment,
     server_seat_seed,
     verify_record,
     verify_round,
 )
+from serverkit import server_process, sqlite_url
 
 SERVER = "11" * 32
 SEATS = ["aa", "bb", "cc"]
@@ -54,14 +63,14 @@ def test_faces_are_uniform() -> None:
 
 
 def test_verify_accepts_the_truth_and_rejects_a_changed_die_or_seed() -> None:
-    promised = commitment(SERVER)
+    promised = commitment(SERVER, 3, [])
     cups = derive_dice(SERVER, SEATS, 3, [2, 2, 2])
     verify_round(SERVER, promised, SEATS, 3, cups)
     forged = [list(cup) for cup in cups]
     forged[0][0] = forged[0][0] % 6 + 1
     with pytest.raises(FairnessError, match="not the ones the seeds give"):
         verify_round(SERVER, promised, SEATS, 3, forged)
-    with pytest.raises(FairnessError, match="does not match the commitment"):
+    with pytest.raises(FairnessError, match="do not match the commitment"):
         verify_round("22" * 32, promised, SEATS, 3, cups)
 
 
@@ -84,9 +93,11 @@ def honest_record(server_seeds: list[str], players: int = 3) -> dict[str, Any]:
                                        for seat in range(1, players)]
         cups = derive_dice(server, seeds, number, [5] * players)
         rounds.append({"dice": [list(cup) for cup in cups], "actions": []})
-        fairness.append({"round": number, "commitment": commitment(server),
+        bots = list(range(1, players))
+        fairness.append({"round": number, "version": 2,
+                         "commitment": commitment(server, number, bots),
                          "server_seed": server, "seat_seeds": seeds,
-                         "server_seats": list(range(1, players))})
+                         "server_seats": bots, "bot_seats": bots})
     return {"players": players, "bots": list(range(1, players)), "rounds": rounds,
             "fairness": fairness}
 
@@ -125,6 +136,19 @@ def test_a_server_grinding_its_own_seats_seeds_is_caught() -> None:
         fair["server_seats"] = []
     with pytest.raises(FairnessError, match="is a bot"):
         verify_record_fairness(forged)
+    # Nor does leaving the bots out of the record: which seats are bots is in the
+    # commitment every player saw before the roll.
+    hidden = copy.deepcopy(forged)
+    hidden["bots"] = []
+    for fair in hidden["fairness"]:
+        fair["bot_seats"] = []
+    with pytest.raises(FairnessError, match="bot seats do not match the commitment"):
+        verify_record_fairness(hidden)
+    # And calling it an old record does not either: its commitment is not the seed's hash.
+    for fair in hidden["fairness"]:
+        del fair["version"], fair["bot_seats"]
+    with pytest.raises(FairnessError, match="server seed does not match the commitment"):
+        verify_record_fairness(hidden)
     # Nor does leaving out which seats the server seeded.
     for fair in forged["fairness"]:
         del fair["server_seats"]
@@ -149,3 +173,96 @@ def test_a_seat_seed_of_the_server_is_fixed_by_the_server_seed() -> None:
     assert seed == server_seat_seed(SERVER, 1, 2)
     assert len({seed, server_seat_seed(SERVER, 2, 2), server_seat_seed(SERVER, 1, 1),
                 server_seat_seed("22" * 32, 1, 2)}) == 4
+
+
+def test_a_record_that_hides_a_bot_fails() -> None:
+    """The audit's rigged record: the bot left out (``bots: []``, ``server_seats: []``),
+    its seed then free to be ground. The commitment as published binds the bot seats."""
+    record = honest_record(["33" * 32], players=2)
+    assert verify_record_fairness(record)
+    rigged = copy.deepcopy(record)
+    rigged["bots"] = []
+    fair = rigged["fairness"][0]
+    fair["server_seats"] = []
+    with pytest.raises(FairnessError, match="seat 1 is a bot, yet its seed"):
+        verify_record_fairness(rigged)
+    fair["bot_seats"] = []
+    with pytest.raises(FairnessError, match="bot seats do not match the commitment"):
+        verify_record_fairness(rigged)
+    # Binding the round too: a commitment cannot be carried over to another round.
+    moved = copy.deepcopy(record)
+    moved["fairness"][0]["commitment"] = commitment("33" * 32, 2, [1])
+    with pytest.raises(FairnessError, match="do not match the commitment"):
+        verify_record_fairness(moved)
+
+
+def test_records_from_before_bot_seats_were_bound_still_verify() -> None:
+    """Fairness entries with no version committed to SHA-256 of the seed alone."""
+    record = honest_record(["44" * 32, "55" * 32])
+    for fair in record["fairness"]:
+        del fair["version"], fair["bot_seats"]
+        fair["commitment"] = legacy_commitment(fair["server_seed"])
+    assert verify_record_fairness(record)
+    record["fairness"][1]["server_seats"] = [1]  # bot 2 left out: still caught
+    with pytest.raises(FairnessError, match="seat 2 is a bot"):
+        verify_record_fairness(record)
+
+
+def test_a_bad_fairness_version_or_bot_list_is_refused() -> None:
+    record = honest_record(["66" * 32])
+    record["fairness"][0]["version"] = 7
+    with pytest.raises(FairnessError, match="unknown fairness version 7"):
+        verify_record_fairness(record)
+    record["fairness"][0]["version"] = 2
+    record["fairness"][0]["bot_seats"] = "1,2"
+    with pytest.raises(FairnessError, match="'bot_seats' must list"):
+        verify_record_fairness(record)
+
+
+def test_a_real_game_record_verifies_and_hiding_its_bot_fails_dudo_verify(
+        tmp_path: Path) -> None:
+    """End to end: a game a real server played with a bot verifies with ``dudo verify``;
+    the same record with the bot left out (``bots: []``, ``server_seats: []`` and the
+    commitment's ``bot_seats`` emptied) does not."""
+
+    async def play(base: str) -> dict[str, Any]:
+        async with Client(base) as client:
+            seat = await client.create_room(
+                "Ana", rules={"preset": "perudo", "starting_dice": 2}, seats=2,
+                bots=[None, "easy"])
+            async with client.table(seat) as table:
+                await table.start()
+                await table.play(make_bot("normal", seed=5))
+                game_id = table.state["fair"]["game_id"]
+            for _ in range(50):  # stored a moment after the game-over state goes out
+                try:
+                    found: dict[str, Any] = await client.game_record(game_id)
+                    return found
+                except ClientError:
+                    await asyncio.sleep(0.1)
+        raise AssertionError("the record was never stored")
+
+    with server_process(sqlite_url(tmp_path)) as (base, _):
+        record = asyncio.run(play(base))
+    assert record["bots"] == [1]
+    assert all(fair["version"] == 2 and fair["bot_seats"] == [1]
+               for fair in record["fairness"])
+
+    def dudo_verify(checked: dict[str, Any]) -> subprocess.CompletedProcess[str]:
+        path = tmp_path / "record.json"
+        path.write_text(json.dumps(checked), encoding="utf-8")
+        return subprocess.run([sys.executable, "-m", "dudo", "verify", str(path)],
+                              capture_output=True, text=True, timeout=60)
+
+    honest = dudo_verify(record)
+    assert honest.returncode == 0, honest.stdout + honest.stderr
+    assert "binds bot seats [1]" in honest.stdout
+    rigged = copy.deepcopy(record)
+    rigged["bots"] = []
+    for fair in rigged["fairness"]:
+        fair["server_seats"] = [seat for seat in fair["server_seats"] if seat != 1]
+        fair["bot_seats"] = []
+    caught = dudo_verify(rigged)
+    assert caught.returncode == 1
+    assert "NOT VERIFIED" in caught.stderr + caught.stdout
+    assert "bot seats do not match the commitment" in caught.stderr + caught.stdout

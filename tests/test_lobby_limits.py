@@ -212,3 +212,70 @@ def test_purge_deletes_closed_rooms_and_keeps_records(tmp_path: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "dudo", "purge", "--database", "nope://x"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_the_invite_key_changes_when_a_player_is_removed_or_the_room_is_locked_again() -> None:
+    """A removed player's link stops working; so does any link shared while the room was
+    open, once it is locked again. The host's state carries each new key."""
+    from socketkit import connect
+
+    app, _ = app_and_lobby()
+    with TestClient(app) as client:
+        created = client.post("/api/rooms", json={"name": "Ana", "seats": 4}).json()
+        code = created["code"]
+
+        def join(name: str, invite: str | None) -> int:
+            body = {"name": name} if invite is None else {"name": name, "invite": invite}
+            answer = client.post(f"/api/rooms/{code}/join", json=body)
+            return answer.status_code
+
+        with connect(client, code, created["token"], "host") as host:
+            first = (host.state or {})["you"]["invite"]
+            # Locking the first time keeps the key: the link the host already shared works.
+            assert host.reply_to({"type": "configure", "id": "lock", "locked": True}
+                                 )["type"] == "ack"
+            assert host.wait_for(lambda m: m["room"]["locked"])["you"]["invite"] == first
+            assert join("Bo", first) == 200
+            version = host.ping()
+            assert host.reply_to({"type": "remove", "id": "rm", "seat": 1})["type"] == "ack"
+            second = host.settle(version + 1)["you"]["invite"]
+            assert len(second) == 32 and second != first
+            assert join("Bo", first) == 403  # the removed player's link is dead
+            assert join("Bo", second) == 200  # the new link works
+            # Unlocked, then locked again: a fresh key.
+            assert host.reply_to({"type": "configure", "id": "open", "locked": False}
+                                 )["type"] == "ack"
+            assert join("Cy", None) == 200
+            version = host.ping()
+            assert host.reply_to({"type": "configure", "id": "relock", "locked": True}
+                                 )["type"] == "ack"
+            third = host.settle(version + 1)["you"]["invite"]
+            assert third not in (first, second)
+            assert join("Di", second) == 403
+            assert join("Di", third) == 200
+
+
+def test_wrong_invite_keys_count_against_the_guess_limit() -> None:
+    from socketkit import connect
+
+    app, _ = app_and_lobby(limits=SiteLimits(guesses_per_client=5, guesses_per_address=50))
+    with TestClient(app) as client:
+        created = client.post("/api/rooms", json={"name": "Ana", "seats": 4}).json()
+        code = created["code"]
+        with connect(client, code, created["token"], "host") as host:
+            invite = (host.state or {})["you"]["invite"]
+            assert host.reply_to({"type": "configure", "id": "lock", "locked": True}
+                                 )["type"] == "ack"
+        guesser = {"X-Dudo-Client": "guesser"}
+        keys = ["0" * 32, "é" * 32, "1" * 64, "x", "2" * 32, "3" * 32, invite]
+        statuses = [client.post(f"/api/rooms/{code}/join", headers=guesser,
+                                json={"name": "Mallory", "invite": key}).status_code
+                    for key in keys]
+        # Five wrong keys (a non-ASCII one a clean 403 too), then blocked: even the right
+        # key, so a hit cannot be told apart.
+        assert statuses == [403] * 5 + [429] * 2
+        # Asking without a key is not a guess; someone else with the key still gets in.
+        assert client.post(f"/api/rooms/{code}/join", headers={"X-Dudo-Client": "friend"},
+                           json={"name": "Bo"}).status_code == 403
+        assert client.post(f"/api/rooms/{code}/join", headers={"X-Dudo-Client": "friend"},
+                           json={"name": "Bo", "invite": invite}).status_code == 200

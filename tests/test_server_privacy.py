@@ -31,7 +31,6 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from dudo.fairness import commitment
 from dudo.store.base import LogEntry, MemoryStore
 from dudo.view import view
 from serverkit import CountingEntropy, FakeClock, make_app
@@ -321,6 +320,15 @@ def round_secrets(log: list[LogEntry]) -> list[tuple[list[str], list[str], int |
     return found
 
 
+def round_commitments(log: list[LogEntry]) -> Iterator[tuple[str, str]]:
+    """Every (commitment, server seed) the log published."""
+    for entry in log:
+        fair = (entry.data if entry.kind in ("started", "rematch")
+                else entry.data.get("next") if entry.kind == "action" else None)
+        if fair:
+            yield fair["commitment"], fair["server_seed"]
+
+
 def walk(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
     """Every (path, value) pair inside a JSON value, containers included."""
     yield path, value
@@ -344,7 +352,10 @@ def allowed_cups_path(data: dict[str, Any], path: tuple[Any, ...]) -> bool:
 def scan(run: Run, seats: int) -> int:
     """Check every payload of a run; returns how many were checked."""
     secrets = round_secrets(run.log)
-    cups_by_commitment = {commitment(seed): cups for seed, _, cups in run.deals}
+    seed_of = {commitment_of: seed for commitment_of, seed in round_commitments(run.log)}
+    cups_by_seed = {seed: cups for seed, _, cups in run.deals}
+    cups_by_commitment = {promise: cups_by_seed[seed] for promise, seed in seed_of.items()
+                          if seed in cups_by_seed}
     revealed_versions = sorted(version for _, _, version in secrets)
     checked = 0
     for index, texts in enumerate(run.texts):

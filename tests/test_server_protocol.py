@@ -776,6 +776,33 @@ def test_a_seed_names_its_round_and_late_or_early_seeds_are_refused() -> None:
         assert rolled.data["server_seats"] == [0, 1]
 
 
+def test_one_seed_per_seat_and_round_is_stored_and_a_flood_stores_nothing_more() -> None:
+    """docs/protocol.md: the first seed of a seat for a round counts; later ones get
+    ``seeded`` and are not stored (a seat sending 8 a second once stored 159 rows in 20 s
+    while a round waited). The same id asked again gets the same answer."""
+    with live_game(2, start=False, seed_window=5.0) as live:
+        host, guest = live.socks[0], live.socks[1]
+        assert host.reply_to({"type": "start", "id": "go"})["type"] == "ack"
+        assert host.reply_to({"type": "seed", "id": "s0", "round": 1, "seed": "aa"}
+                             )["type"] == "ack"
+        rows = len(live.store.logs[live.code])
+        for number in range(1, 40):
+            again = host.reply_to({"type": "seed", "id": f"s{number}", "round": 1,
+                                   "seed": f"{number:04x}"})
+            assert again["type"] == "error" and again["code"] == "seeded", again
+        repeat = host.reply_to({"type": "seed", "id": "s7", "round": 1, "seed": "bb"})
+        assert repeat["code"] == "seeded" and repeat["id"] == "s7"
+        assert host.reply_to({"type": "seed", "id": "s0", "round": 1, "seed": "aa"}
+                             )["type"] == "ack"  # the first one's own answer, once more
+        assert len(live.store.logs[live.code]) == rows  # nothing more was written
+        version = host.ping()
+        live.clock.advance(5.0)
+        guest.ping()
+        guest.settle(version + 1)
+        (rolled,) = entries(live.store, live.code, "rolled")
+        assert rolled.data["seat_seeds"][0] == "aa"  # the first seed counted
+
+
 def test_a_seat_seed_is_hex_digits_only(running: Live) -> None:
     """docs/protocol.md: a seed is 1..128 hex digits, else ``bad_seed``."""
     accepted = []

@@ -248,6 +248,16 @@ def tamper_bot_seat(record: dict[str, Any]) -> int:
     return 1
 
 
+def tamper_hide_bot(record: dict[str, Any]) -> int:
+    """The audit's rigged record: a bot left out of the record and of round 1's seats."""
+    bot = record["bots"][0]
+    record["bots"] = []
+    fair = record["fairness"][0]
+    fair["server_seats"].remove(bot)
+    fair["bot_seats"].remove(bot)
+    return 1
+
+
 def tamper_seat_seed(record: dict[str, Any]) -> int:
     fair = record["fairness"][2]
     seat = fair["server_seats"][0]
@@ -258,6 +268,7 @@ def tamper_seat_seed(record: dict[str, Any]) -> int:
 @pytest.mark.parametrize("tamper,problem", [
     (tamper_die, "the seeds give"),
     (tamper_bot_seat, "is a bot"),
+    (tamper_hide_bot, "bot seats do not match the commitment"),
     (tamper_seat_seed, "does not follow from the committed server seed"),
 ])
 def test_the_dice_are_checked_in_the_browser_and_a_changed_record_fails(

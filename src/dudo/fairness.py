@@ -1,7 +1,12 @@
 """Provably fair dice: commit, collect every seat's seed, derive, reveal.
 
 Before a round is rolled the server draws a fresh secret *server seed* and publishes only
-its SHA-256 *commitment*. Every seat then contributes a seed of its own (players' clients
+its *commitment*, a SHA-256 that also binds the round and which seats are the server's own
+bots::
+
+    commitment = SHA-256("dudo-commit-v2|<round>|<bot seats, comma-separated>|<server_seed>")
+
+Every seat then contributes a seed of its own (players' clients
 send one; the server makes one for bots and absent players). The round's dice are::
 
     stream_i = HMAC-SHA256(key=server_seed, msg="dudo-dice-v1|<round>|<seed_0>|...|<seed_n-1>|<i>")
@@ -23,7 +28,14 @@ the committed server seed instead::
 
 so everything the server chooses is fixed by the commitment, before any player's seed is
 known. The record names those seats (``server_seats``) and :func:`verify_round` checks the
-binding; a bot's seat must always be one of them.
+binding; a bot's seat must always be one of them. Which seats are bots is itself inside the
+commitment (published before the roll, seen by every player), so a record that leaves a
+bot out (``bots: []``, ``server_seats: []``) no longer matches it.
+
+Records made before that (fairness entries without ``"version": 2``) committed to
+``SHA-256(server_seed bytes)`` alone and still verify under that scheme; stripping the
+version from a new record does not help a forger, since its commitment is not the hash
+of the seed alone.
 
 Seeds travel as hex strings. This module is pure: drawing the secrets is the server's job.
 """
@@ -40,6 +52,8 @@ from dudo.dice import Cups, deal
 
 DOMAIN = "dudo-dice-v1"
 SEAT_DOMAIN = "dudo-seat-v1"
+COMMIT_DOMAIN = "dudo-commit-v2"
+SCHEME = 2  # the "version" of a fairness entry whose commitment binds its bot seats
 _HEX = re.compile(r"[0-9a-fA-F]+")
 SEED_BYTES = 32
 MAX_SEAT_SEED_CHARS = 128
@@ -49,8 +63,16 @@ class FairnessError(ValueError):
     """A seed, commitment or record that does not check out."""
 
 
-def commitment(server_seed: str) -> str:
-    """The SHA-256 commitment (hex) to a server seed given as hex."""
+def commitment(server_seed: str, round_number: int, bot_seats: Sequence[int]) -> str:
+    """The commitment (hex) to a round: its server seed (hex), its number and the seats the
+    server's bots play, so a record cannot later leave a bot out."""
+    seats = ",".join(str(seat) for seat in sorted(bot_seats))
+    text = f"{COMMIT_DOMAIN}|{round_number}|{seats}|{server_seed}"
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def legacy_commitment(server_seed: str) -> str:
+    """The commitment of records made before bot seats were bound: SHA-256 of the seed."""
     return hashlib.sha256(bytes.fromhex(server_seed)).hexdigest()
 
 
@@ -67,6 +89,10 @@ def server_seat_seed(server_seed: str, round_number: int, seat: int) -> str:
     """The seed of a seat the server speaks for, bound to the committed server seed."""
     message = f"{SEAT_DOMAIN}|{round_number}|{seat}".encode()
     return hmac.new(bytes.fromhex(server_seed), message, hashlib.sha256).hexdigest()[:32]
+
+
+def _is_hex(text: object) -> bool:
+    return isinstance(text, str) and len(text) % 2 == 0 and _HEX.fullmatch(text) is not None
 
 
 def derive_dice(server_seed: str, seat_seeds: Sequence[str], round_number: int,
@@ -88,13 +114,23 @@ def derive_dice(server_seed: str, seat_seeds: Sequence[str], round_number: int,
 
 def verify_round(server_seed: str, expected_commitment: str, seat_seeds: Sequence[str],
                  round_number: int, dice: Sequence[Sequence[int]],
-                 server_seats: Sequence[int] = (), bot_seats: Sequence[int] = ()) -> None:
+                 server_seats: Sequence[int] = (), bot_seats: Sequence[int] = (),
+                 scheme: int = SCHEME) -> None:
     """Raise :class:`FairnessError` unless the round's dice follow from its seeds, every
     seed the server chose (``server_seats``) follows from the committed server seed, and
-    every bot's seat is among those."""
-    if not hmac.compare_digest(commitment(server_seed), expected_commitment):
-        raise FairnessError(f"round {round_number}: the server seed does not match the "
-                            "commitment published before the roll")
+    every bot's seat is among those. Under ``scheme`` 2 the bot seats are part of the
+    commitment; under 1 (old records) the commitment is to the seed alone."""
+    if not _is_hex(server_seed):
+        raise FairnessError(f"round {round_number}: the server seed is not hex bytes")
+    if scheme == SCHEME:
+        expected = commitment(server_seed, round_number, bot_seats)
+        what = "the server seed and the bot seats do not match"
+    else:
+        expected = legacy_commitment(server_seed)
+        what = "the server seed does not match"
+    if not hmac.compare_digest(expected, expected_commitment):
+        raise FairnessError(f"round {round_number}: {what} the commitment published before "
+                            "the roll")
     for seat in bot_seats:
         if seat not in server_seats:
             raise FairnessError(f"round {round_number}: seat {seat} is a bot, yet its seed "
@@ -142,13 +178,28 @@ def verify_record(record: dict[str, Any]) -> list[str]:
             if not isinstance(server_seats, list) or not all(
                     type(seat) is int for seat in server_seats):
                 raise FairnessError(f"round {number}: 'server_seats' must list seat numbers")
+            scheme = fair.get("version", 1)
+            if scheme == SCHEME:
+                bound = fair.get("bot_seats")
+                if not isinstance(bound, list) or not all(type(seat) is int for seat in bound):
+                    raise FairnessError(f"round {number}: 'bot_seats' must list the seats "
+                                        "the commitment binds as bots")
+                for seat in bots:
+                    if seat not in bound:
+                        raise FairnessError(f"round {number}: seat {seat} is a bot, yet the "
+                                            "commitment does not bind it as one")
+            elif scheme == 1:
+                bound = bots
+            else:
+                raise FairnessError(f"round {number}: unknown fairness version {scheme!r}")
             verify_round(fair["server_seed"], fair["commitment"], fair["seat_seeds"], number,
-                         entry["dice"], server_seats, bots)
+                         entry["dice"], server_seats, bound, scheme)
         except (KeyError, TypeError, ValueError) as error:
             if isinstance(error, FairnessError):
                 raise
             raise FairnessError(f"round {number}: malformed fairness material ({error})") from None
-        lines.append(f"round {number}: commitment {fair['commitment'][:16]}… matches, "
+        binds = f"binds bot seats {sorted(bound)}, " if scheme == SCHEME else "matches, "
+        lines.append(f"round {number}: commitment {fair['commitment'][:16]}… {binds}"
                      f"{len(server_seats)} server seat seeds bound to it, "
                      f"{sum(len(cup) for cup in entry['dice'])} dice recomputed")
     scenario: dict[str, Any] = {key: record[key] for key in ("rules", "players", "start", "rounds")

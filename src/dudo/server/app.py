@@ -48,6 +48,7 @@ from dudo.server.protocol import (
     error_message,
     parse_client_message,
 )
+from dudo.server.refusals import HandshakeRefusals
 from dudo.server.relay import ADDRESS_HEADER, Relay
 from dudo.server.replays import replay_routes
 from dudo.server.room import RoomConfig, RoomError
@@ -346,10 +347,12 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
     state: dict[str, Any] = {}
 
     quiet = QuietBadFrames()
+    refusals = HandshakeRefusals()
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         logging.getLogger("uvicorn.error").addFilter(quiet)
+        logging.getLogger("uvicorn.error").addFilter(refusals)
         chosen = store or open_store(settings.database)
         await chosen.open()
         lobby = (lobby_factory or Lobby)(chosen, settings.room)
@@ -402,6 +405,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
                 await state.pop("cluster").close()
             await chosen.close()
             logging.getLogger("uvicorn.error").removeFilter(quiet)
+            logging.getLogger("uvicorn.error").removeFilter(refusals)
 
     def lobby() -> Lobby:
         found: Lobby = state["lobby"]
@@ -497,7 +501,12 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             if isinstance(room, Elsewhere):
                 return await relay_http(request, room, await read_body(request))
             body: JoinRoom = await read_json(request, JoinRoom)
-            joined = await room.call("join", clean_name(body.name), body.invite)
+            try:
+                joined = await room.call("join", clean_name(body.name), body.invite)
+            except RoomError as error:
+                if error.code == "locked" and body.invite:
+                    await lobby().wrong_key(client_of(request), client_id_of(request))
+                raise
         except RoomError as error:
             return refused(error)
         except ValueError as error:
@@ -591,6 +600,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             "# TYPE dudo_uptime_seconds gauge",
             f"dudo_uptime_seconds {time.time() - metrics.started:.0f}",
             *(state["collector"].metrics() if "collector" in state else []),
+            *refusals.metrics(),
             *cluster_metrics(),
         ]
         return PlainTextResponse("\n".join(lines) + "\n")
@@ -623,6 +633,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             # A flood from one address is refused in the handshake itself (HTTP 429 with
             # the error shape), before the socket costs an upgrade, a task and a close.
             code, message = refusal
+            refusals.refused(code)  # counted; uvicorn's error line about it is dropped
             await websocket.send_denial_response(JSONResponse(
                 {"error": code, "message": message}, status_code=429))
             return

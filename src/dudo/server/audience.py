@@ -160,6 +160,7 @@ class Audience:
                 "game_id": state.game_id,
                 "round": fair.round if fair else None,
                 "commitment": fair.commitment if fair else None,
+                "bot_seats": fair.bot_seats if fair else None,
                 "last_revealed": state.revealed[-1] if state.revealed else None,
             }
         return dumps(shared)[1:-1]

@@ -414,6 +414,14 @@ class Lobby:
         await self.cluster.count_miss([f"c:{GuessBudget.key(client, client_id)}",
                                        f"a:{client}"], self.limits.guess_window)
 
+    async def wrong_key(self, client: str, client_id: str | None = None) -> None:
+        """A wrong invite key for a locked room counts as a guess, like an unknown code:
+        keys cannot be walked any faster than codes."""
+        if self.cluster is None:
+            self.guesses.miss(client, client_id)
+        else:
+            await self._guess_miss(client, client_id)
+
     async def close(self) -> None:
         for room in list(self.rooms.values()):
             await room.stop()

@@ -90,9 +90,12 @@ def system_entropy(size: int) -> str:
 class RoomError(Exception):
     """A request the room refuses; ``code`` for programs, the message for people."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, stored: bool = True) -> None:
         super().__init__(message)
         self.code = code
+        # False: the same message can never be accepted later, so the refusal is answered
+        # (and remembered in memory) without a write: a flood of them stores nothing.
+        self.stored = stored
 
 
 class Room:
@@ -386,8 +389,8 @@ class Room:
         if state.status == "playing":
             raise RoomError("started", "the game has already started: watch, or wait for "
                                        "a rematch")
-        if state.locked and not (invite and state.invite
-                                 and hmac.compare_digest(invite, state.invite)):
+        if state.locked and not (invite and state.invite and hmac.compare_digest(
+                invite.encode(), state.invite.encode())):
             raise RoomError("locked", "the host has locked this room: ask them for the "
                                       "invite link")
         open_seats = [index for index, seat in enumerate(state.seats) if seat.kind == "open"]
@@ -438,8 +441,12 @@ class Room:
             acknowledged = await self._act(seat, message)
         except RoomError as error:
             reply = p.error_message(error.code, str(error), action_id)
-            connection.send(await self._refuse(seat, action_id, reply)
-                            if action_id is not None else reply)
+            if action_id is None:
+                connection.send(reply)
+            elif not error.stored:
+                connection.send(self.state.remember(seat, action_id, reply))
+            else:
+                connection.send(await self._refuse(seat, action_id, reply))
             return
         if acknowledged and action_id is not None:
             text = self.state.seats[seat].replies.get(action_id) or self.state.remember(
@@ -508,7 +515,10 @@ class Room:
                 raise RoomError("bad_seats", f"seat {message.seat} holds no player")
             # The entry opens the seat (a new Seat); its old sockets are told why they go.
             leaving = state.seats[message.seat].connections
-            await self._commit("removed", {"seat": message.seat}, (seat, message.id))
+            # A new invite key: the removed player's link (the host's) no longer lets
+            # them back into a locked room; the host's state brings the new link.
+            await self._commit("removed", {"seat": message.seat,
+                                           "invite": self.entropy(16)}, (seat, message.id))
             self.audience.send_away(p.error_message("removed", "the host gave your seat to "
                                                                "someone else: you can watch"),
                                     CLOSE_REMOVED, list(leaving))
@@ -537,6 +547,9 @@ class Room:
             data["public"] = message.public
         if message.locked is not None:
             data["locked"] = message.locked
+            if message.locked and not self.state.locked and self.state.locked_before:
+                # Locked again: links shared while it was open stop working.
+                data["invite"] = self.entropy(16)
         if message.show_lost_dice is not None:
             data["show_lost_dice"] = message.show_lost_dice
         if message.seats is not None:
@@ -567,7 +580,9 @@ class Room:
             # The next round's commitment goes out with the reveal. If the call ends the
             # game the seed is never used (nor shown).
             seed = self.entropy(32)
-            data["next"] = {"server_seed": seed, "commitment": commitment(seed)}
+            bots = state.bot_seats()
+            data["next"] = {"server_seed": seed, "bot_seats": bots,
+                            "commitment": commitment(seed, game.round_number + 1, bots)}
         events = await self._commit("action", data)
         if action_id is not None:
             # Remembered as the entry was applied.
@@ -601,6 +616,11 @@ class Room:
                        else "no round is waiting for seeds")
             raise RoomError("wrong_round", f"round {message.round} takes no seeds now "
                                            f"({waiting})")
+        if state.seats[seat].seed is not None:
+            # One stored seed per seat and round: the first counts. Never accepted later
+            # (the round's seeds end with its roll), so the refusal is not stored either.
+            raise RoomError("seeded", f"this seat's seed for round {message.round} is in: "
+                                      "one seed a round", stored=False)
         action_id = message.id
         await self._commit("seeded", {"seat": seat, "round": message.round, "seed": seed},
                            None if action_id is None else (seat, action_id))
@@ -639,7 +659,8 @@ class Room:
                   seats=[seat.kind for seat in state.seats], rules=state.rules.to_overrides())
         await self._commit("rematch" if rematch else "started", {
             "game": state.game_number + 1, "game_id": self.entropy(16),
-            "first_opener": opener, "server_seed": seed, "commitment": commitment(seed)}, ack)
+            "first_opener": opener, "server_seed": seed, "bot_seats": state.bot_seats(),
+            "commitment": commitment(seed, 1, state.bot_seats())}, ack)
         self.audience.broadcast([])
 
     async def _fill_with_bots(self, fill: Fill) -> None:

@@ -22,6 +22,7 @@ from dudo.bids import Bid
 from dudo.bots.base import Bot
 from dudo.bots.registry import LEVELS
 from dudo.dice import Cups
+from dudo.fairness import SCHEME
 from dudo.game import Action, Call, Event, Game, Phase
 from dudo.rules import Rules
 from dudo.server import protocol as p
@@ -96,6 +97,18 @@ class Fair:
     server_seed: str
     seat_seeds: list[str] | None = None
     server_seats: list[int] = field(default_factory=list)
+    # The bot seats the commitment binds (None: a log from before they were bound).
+    bot_seats: list[int] | None = None
+
+    def revealed(self) -> dict[str, Any]:
+        """The round's fairness material as published at its reveal."""
+        material: dict[str, Any] = {
+            "round": self.round, "commitment": self.commitment, "server_seed": self.server_seed,
+            "seat_seeds": self.seat_seeds, "server_seats": self.server_seats}
+        if self.bot_seats is not None:
+            material["version"] = SCHEME
+            material["bot_seats"] = self.bot_seats
+        return material
 
 
 class RoomState:
@@ -117,6 +130,7 @@ class RoomState:
         # A locked room takes no one by code alone: joining needs the host's invite key
         # (in the link the host shares), so a guessed code never takes a seat.
         self.locked = False
+        self.locked_before = False  # locking it again gives a new invite key
         self.invite = ""
         self.show_lost_dice = True  # a display option: dice lost so far, drawn greyed
         self.status = "lobby"
@@ -177,6 +191,10 @@ class RoomState:
             "locked": self.locked, "show_lost_dice": self.show_lost_dice,
         }
 
+    def bot_seats(self) -> list[int]:
+        """The seats bots play (fixed while a game runs: seats change only between games)."""
+        return [index for index, seat in enumerate(self.seats) if seat.kind == "bot"]
+
     def record(self) -> dict[str, Any]:
         """The finished (or running) game's record, fairness material of finished rounds
         included: what ``dudo verify`` checks."""
@@ -185,7 +203,7 @@ class RoomState:
         record["game_id"] = self.game_id
         record["room"] = self.code
         record["names"] = [seat.name for seat in self.seats]
-        record["bots"] = [index for index, seat in enumerate(self.seats) if seat.kind == "bot"]
+        record["bots"] = self.bot_seats()
         record["fairness"] = list(self.revealed)
         return record
 
@@ -220,6 +238,8 @@ class RoomState:
     def _apply_removed(self, at: float, data: dict[str, Any]) -> list[Event]:
         # Open again; the old token holds nothing (the room sends its sockets away).
         self.seats[data["seat"]] = Seat()
+        if "invite" in data:
+            self.invite = data["invite"]
         return []
 
     def _apply_configured(self, at: float, data: dict[str, Any]) -> list[Event]:
@@ -231,6 +251,9 @@ class RoomState:
             self.public = data["public"]
         if "locked" in data:
             self.locked = data["locked"]
+            self.locked_before = self.locked_before or self.locked
+        if "invite" in data:
+            self.invite = data["invite"]
         if "show_lost_dice" in data:
             self.show_lost_dice = data["show_lost_dice"]
         if "seats" in data:
@@ -251,7 +274,8 @@ class RoomState:
         self.fill_at = None
         players = len(self.seats)
         self.game = Game(self.rules, players, opener=data["first_opener"])
-        self.fair = Fair(1, data["commitment"], data["server_seed"])
+        self.fair = Fair(1, data["commitment"], data["server_seed"],
+                         bot_seats=data.get("bot_seats"))
         self.revealed = []
         self.roll_at = at + self.config.seed_window
         self.deadline = None
@@ -295,9 +319,7 @@ class RoomState:
     def _round_ends(self, at: float, data: dict[str, Any]) -> None:
         game, fair = self.game, self.fair
         assert game is not None and fair is not None
-        self.revealed.append({"round": fair.round, "commitment": fair.commitment,
-                              "server_seed": fair.server_seed, "seat_seeds": fair.seat_seeds,
-                              "server_seats": fair.server_seats})
+        self.revealed.append(fair.revealed())
         self.deadline = None
         if game.phase is Phase.OVER:
             self.status = "over"
@@ -306,7 +328,7 @@ class RoomState:
         else:
             following = data["next"]
             self.fair = Fair(game.round_number, following["commitment"],
-                             following["server_seed"])
+                             following["server_seed"], bot_seats=following.get("bot_seats"))
             self.roll_at = at + self.config.reveal_pause
 
     def _turn_begins(self, at: float) -> None:

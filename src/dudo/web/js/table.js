@@ -203,8 +203,9 @@ class Table {
     } else if (message.type === 'error') {
       if (message.code === 'no_room') { this.missing = true; this.render(); return; }
       // A seed that came too late for its round is not news to the player: the server
-      // deals that round with its own bound seed (and the reveal shows which was used).
-      if (message.code === 'wrong_round') return;
+      // deals that round with its own bound seed (and the reveal shows which was used);
+      // nor is a second seed for a round (the first one counts).
+      if (message.code === 'wrong_round' || message.code === 'seeded') return;
       // Told by the socket's close code (below), once.
       if (message.code === 'removed' || message.code === 'replaced') return;
       const text = errorText(message);

@@ -1,6 +1,8 @@
 // Fair dice, checked in this browser with Web Crypto, from the record alone (the server's
 // own "verified" is not asked): docs/protocol.md, "Fair dice".
-//  1. commitment = SHA-256(server seed bytes), as published before the roll;
+//  1. commitment = SHA-256("dudo-commit-v2|<round>|<bot seats, comma-separated>|<server seed>"),
+//     as published before the roll, so which seats are bots is bound too (fairness entries
+//     without version 2, from older records: SHA-256(server seed bytes));
 //  2. every seat the server spoke for (server_seats, every bot's seat among them) has the
 //     seed HMAC-SHA256(key = server seed, "dudo-seat-v1|<round>|<seat>"), first 16 bytes;
 //  3. the dice are the stream HMAC-SHA256(key = server seed,
@@ -74,16 +76,36 @@ export async function verifyRound(number, played, fair, bots, names = []) {
     if (!Array.isArray(seeds) || seeds.length !== cups.length || !seeds.every((s) => typeof s === 'string')) {
       throw new Error(`${Array.isArray(seeds) ? seeds.length : 'no'} seat seeds for ${cups.length} seats`);
     }
-    const commitment = await sha256Hex(bytesOf(fair.server_seed, 'the server seed'));
-    if (commitment !== fair.commitment) {
-      throw new Error('the server seed does not match the commitment published before the roll');
+    const serverSeed = bytesOf(fair.server_seed, 'the server seed');
+    let botSeats = bots;
+    let commitment;
+    if (fair.version === 2) {
+      botSeats = fair.bot_seats;
+      if (!Array.isArray(botSeats) || !botSeats.every(Number.isInteger)) {
+        throw new Error('the record does not say which seats the commitment binds as bots (bot_seats)');
+      }
+      for (const seat of bots) {
+        if (!botSeats.includes(seat)) throw new Error(`${who(seat)} is a bot, yet the commitment does not bind it as one`);
+      }
+      const seats = [...botSeats].sort((a, b) => a - b).join(',');
+      commitment = await sha256Hex(encoder.encode(`dudo-commit-v2|${number}|${seats}|${fair.server_seed}`));
+      if (commitment !== fair.commitment) {
+        throw new Error('the server seed and the bot seats do not match the commitment published before the roll');
+      }
+    } else if (fair.version === undefined) {
+      commitment = await sha256Hex(serverSeed);
+      if (commitment !== fair.commitment) {
+        throw new Error('the server seed does not match the commitment published before the roll');
+      }
+    } else {
+      throw new Error(`unknown fairness version ${fair.version}`);
     }
     result.checks.push(`commitment ${commitment.slice(0, 12)}… matches`);
     const serverSeats = fair.server_seats;
     if (!Array.isArray(serverSeats) || !serverSeats.every(Number.isInteger)) {
       throw new Error('the record does not say which seeds the server chose (server_seats)');
     }
-    for (const seat of bots) {
+    for (const seat of botSeats) {
       if (!serverSeats.includes(seat)) throw new Error(`${who(seat)} is a bot, yet its seed is not marked as the server's`);
     }
     const key = await hmacKey(fair.server_seed);
