@@ -24,6 +24,7 @@ from starlette.applications import Starlette
 from starlette.datastructures import MutableHeaders, QueryParams
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
@@ -763,6 +764,11 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
     application = Starlette(routes=routes, lifespan=lifespan,
                             exception_handlers={HTTPException: http_error,
                                                 RedisError: cluster_unreachable},
-                            middleware=[Middleware(SecurityHeaders), Middleware(CatchAll)])
+                            # gzip for what is made per request (the API's JSON, the
+                            # rules sheet); the client's files come compressed already
+                            # (dudo.server.assets) and WebSockets pass through untouched.
+                            middleware=[Middleware(SecurityHeaders),
+                                        Middleware(GZipMiddleware, minimum_size=1024),
+                                        Middleware(CatchAll)])
     application.state.gate = gate  # dudo serve drops a flooding address's connections
     return application
