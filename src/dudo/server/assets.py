@@ -26,10 +26,12 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from starlette.datastructures import Headers
+from starlette.datastructures import Headers, MutableHeaders
 from starlette.exceptions import HTTPException
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 try:  # brotli is a dependency, but the client is served (gzip only) without it
     import brotli
@@ -164,3 +166,41 @@ def media_type(name: str) -> str:
 def static_tree(root: Path) -> StaticTree:
     """The tree read once per process (every app made in it shares it)."""
     return StaticTree(root)
+
+
+class CompressDynamic:
+    """Starlette's GZipMiddleware for what is made per request (the API's JSON, the rules
+    sheet, the QR codes). The client's files come compressed already and pass through it
+    untouched (it leaves a response with a Content-Encoding alone), as do WebSockets; one
+    it does not compress still gets its ``Vary: Accept-Encoding`` once, not twice. A
+    coding refused with ``q=0`` is not used."""
+
+    def __init__(self, app: ASGIApp, minimum_size: int = COMPRESS_FROM) -> None:
+        self.app = app
+        self.gzip = GZipMiddleware(app, minimum_size=minimum_size)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        # GZipMiddleware looks for "gzip" anywhere in Accept-Encoding ("gzip;q=0" too):
+        # it and the app get the header as the codings it really accepts.
+        request_headers = Headers(scope=scope)
+        if "accept-encoding" in request_headers:
+            accepted = ", ".join(sorted(accepted_encodings(request_headers["accept-encoding"])))
+            scope = {**scope, "headers": [
+                *((name, value) for name, value in scope["headers"]
+                  if name.lower() != b"accept-encoding"),
+                (b"accept-encoding", accepted.encode("latin-1"))]}
+
+        async def send_varied_once(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                vary = headers.get("vary")
+                if vary is not None:
+                    names = dict.fromkeys(name.strip() for name in vary.split(",") if name.strip())
+                    headers["vary"] = ", ".join(names)
+            await send(message)
+
+        await self.gzip(scope, receive, send_varied_once)
