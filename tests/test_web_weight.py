@@ -38,39 +38,49 @@ class Weight:
                 f"{self.decoded:,} bytes uncompressed")
 
 
-def page_weight(browser: Browser, url: str, ready: str) -> Weight:
+def page_weight(browser: Browser, url: str, ready: str, visits: int = 1) -> Weight:
     """Load ``url`` in a fresh context (empty cache) and add up what Chromium's network
-    layer reports once ``ready`` (a selector) is on screen and the network is idle."""
+    layer reports once ``ready`` (a selector) is on screen and the network is idle. With
+    ``visits`` > 1 the page is opened again in the same context, its cache kept, and only
+    the last visit is counted: what came over the network, not from the cache."""
     context = browser.new_context(viewport={"width": 1280, "height": 800}, locale="en-US")
     page = context.new_page()
     session = context.new_cdp_session(page)
-    weight = Weight()
+    weights = [Weight()]  # one per visit; the handlers add to the last
     urls: dict[str, str] = {}
+    cached: set[str] = set()
 
     def response(event: dict[str, Any]) -> None:
         answer = event["response"]
+        if (event["requestId"] in cached or answer.get("fromDiskCache")
+                or answer.get("fromPrefetchCache")):
+            return
         urls[event["requestId"]] = answer["url"]
         headers = {key.lower(): value for key, value in answer["headers"].items()}
-        weight.encodings[answer["url"]] = headers.get("content-encoding", "")
+        weights[-1].encodings[answer["url"]] = headers.get("content-encoding", "")
 
     def received(event: dict[str, Any]) -> None:
-        weight.decoded += event["dataLength"]
+        if event["requestId"] in urls:
+            weights[-1].decoded += event["dataLength"]
 
     def finished(event: dict[str, Any]) -> None:
         if event["requestId"] in urls:
-            weight.requests += 1
-            weight.transferred += int(event["encodedDataLength"])
+            weights[-1].requests += 1
+            weights[-1].transferred += int(event["encodedDataLength"])
 
+    session.on("Network.requestServedFromCache", lambda event: cached.add(event["requestId"]))
     session.on("Network.responseReceived", response)
     session.on("Network.dataReceived", received)
     session.on("Network.loadingFinished", finished)
     session.send("Network.enable")
-    session.send("Network.setCacheDisabled", {"cacheDisabled": True})
-    page.goto(url, wait_until="networkidle")
-    page.wait_for_selector(ready)
-    page.wait_for_load_state("networkidle")
+    for visit in range(visits):
+        if visit:
+            weights.append(Weight())
+        page.goto(url, wait_until="networkidle")
+        page.wait_for_selector(ready)
+        page.wait_for_load_state("networkidle")
     context.close()
-    return weight
+    return weights[-1]
 
 
 @pytest.fixture(scope="module")
@@ -96,3 +106,12 @@ def test_home_page_fits_its_budget(server: str, browser: Browser) -> None:
     for url, encoding in weight.encodings.items():
         if url.endswith((".js", ".css", ".json", "/")) and "/api/" not in url:
             assert encoding in ("br", "gzip"), (url, encoding)
+
+
+def test_a_second_visit_takes_the_files_from_the_cache(server: str, browser: Browser) -> None:
+    """The versioned files are kept (immutable): coming back, the browser asks only for
+    the page (no-cache: revalidated, 304) and the API, nothing under /static/."""
+    weight = page_weight(browser, f"{server}/", "#quick", visits=2)
+    print(f"\nhome page again: {weight.line()}")
+    assert weight.requests >= 1, weight.line()
+    assert not [url for url in weight.encodings if "/static/" in url], weight.encodings
