@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import re
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator
@@ -228,3 +229,34 @@ def test_origins_are_taken_only_exactly() -> None:
         assert clean_origin(bad) is None, bad
     assert share_link("http://h:1", "ABCD") == "http://h:1/r/ABCD"
     assert share_link("http://h:1", "ABCD", "a b") == "http://h:1/r/ABCD?invite=a%20b"
+
+
+def test_the_qr_code_of_a_room_another_node_holds(tmp_path: Path) -> None:
+    """Asked of a node that does not hold the room, the code is the holder's answer (the
+    query and the image type relayed), with the link of the node the page is on."""
+    from websockets.sync.client import connect
+
+    from clusterkit import cluster
+
+    with cluster(tmp_path, nodes=2) as running:
+        holder, other = running.nodes
+        made = httpx.post(f"{holder.base}/api/rooms", json={"name": "Ana", "seats": 3})
+        assert made.status_code == 201, made.text
+        code, token = made.json()["code"], made.json()["token"]
+        socket_url = holder.base.replace("http://", "ws://") + f"/ws/{code}?token={token}"
+        with connect(socket_url) as socket:
+            invite = json.loads(socket.recv(timeout=10))["you"]["invite"]
+        assert invite
+        for params, link in (({"origin": other.base}, f"{other.base}/r/{code}"),
+                             ({"origin": other.base, "invite": invite},
+                              f"{other.base}/r/{code}?invite={invite}")):
+            answer = httpx.get(f"{other.base}/r/{code}/qr.svg", params=params)
+            assert answer.status_code == 200, answer.text
+            assert answer.headers["content-type"] == "image/svg+xml"
+            assert answer.content == segno_svg(link)
+        wrong = httpx.get(f"{other.base}/r/{code}/qr.svg",
+                          params={"origin": other.base, "invite": "x" + invite[1:]})
+        assert wrong.status_code == 404
+        # The origin is the page's node's to check: the holder's own is not the page's.
+        foreign = httpx.get(f"{other.base}/r/{code}/qr.svg", params={"origin": holder.base})
+        assert foreign.status_code == 400
