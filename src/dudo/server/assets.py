@@ -63,7 +63,9 @@ class Asset:
 
     @classmethod
     def of(cls, body: bytes, media_type: str) -> Asset:
-        etag = '"' + hashlib.sha256(body).hexdigest()[:20] + '"'
+        # Weak: the same tag for each coding of the same bytes (a strong one would have to
+        # differ between the brotli, gzip and plain forms).
+        etag = 'W/"' + hashlib.sha256(body).hexdigest()[:20] + '"'
         if len(body) < COMPRESS_FROM or not media_type.startswith(_COMPRESSIBLE):
             return cls(body, media_type, etag)
         zipped = gzip.compress(body, compresslevel=9, mtime=0)
