@@ -208,7 +208,8 @@ def test_fuzz_every_http_route_answers_4xx_in_shape_never_5xx() -> None:
     templates = every_route_template(app)
     # The fuzz knows every route: a new one is fuzzed too (or this line says so).
     assert {"/", "/r/{code}", "/rules", "/rules.js", "/api/presets",
-            "/static/{file}", "/api/rooms", "/api/rooms/{code}", "/api/rooms/{code}/join",
+            "/static/{path:path}", "/api/rooms", "/api/rooms/{code}", "/api/rooms/{code}/join",
+            "/r/{code}/qr.svg",
             "/api/quick", "/api/games/{game_id}", "/healthz", "/metrics",
             "/g/{game_id}", "/my-games", "/api/games/{game_id}/analysis",
             "/api/games/{game_id}/scenario", "/ws/{code}"} == set(templates)

@@ -707,8 +707,11 @@ def test_practice_tips_and_reveal_words(server: str, browser: Browser) -> None:
     page.goto(server + "/")
     page.wait_for_selector("#create")
     words = page.evaluate("""async () => {
-        const {Practice} = await import('/static/js/practice.js');
-        const {openTable} = await import('/static/js/table.js');
+        // Beside the page's own entry module (its versioned URL), so they share its
+        // instance of i18n.js, strings loaded.
+        const entry = document.querySelector('script[type=module]').src;
+        const {Practice} = await import(new URL('practice.js', entry));
+        const {openTable} = await import(new URL('table.js', entry));
         const game = {phase: 'bidding', standing: [1, 6], last_reveal: {bid: [2, 6], count: 3},
                       legal: {bids: [[2, 6]], calls: ['dudo']}, dice: [6, 2]};
         const practice = new Practice({code: 'TEST', state: {you: {seat: 0}, game}});

@@ -32,6 +32,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from dudo import __version__
 from dudo.rules import Rules, RulesError
+from dudo.server.assets import CompressDynamic
 from dudo.server.cluster import Cluster, ClusterSettings
 from dudo.server.collector import Collector
 from dudo.server.connection import Connection
@@ -52,6 +53,7 @@ from dudo.server.refusals import HandshakeRefusals
 from dudo.server.relay import ADDRESS_HEADER, Relay
 from dudo.server.replays import replay_routes
 from dudo.server.room import RoomConfig, RoomError
+from dudo.server.share import clean_origin, qr_svg, share_link
 from dudo.store import Store, open_store
 
 log = logging.getLogger("dudo.server")
@@ -475,8 +477,9 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
 
     async def relay_http(request: Request, where: Elsewhere, body: bytes | None) -> Response:
         relay: Relay = state["relay"]
-        return await relay.forward(where.address, request.method, request.url.path, body,
-                                   client_of(request), client_id_of(request))
+        query = f"?{request.url.query}" if request.url.query else ""
+        return await relay.forward(where.address, request.method, request.url.path + query,
+                                   body, client_of(request), client_id_of(request))
 
     async def create_room(request: Request) -> Response:
         try:
@@ -533,6 +536,33 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         except RoomError as error:
             return refused(error)
         return JSONResponse(await room.call("summary"))
+
+    async def room_qr(request: Request) -> Response:
+        """The share panel's QR code (dudo.server.share): the room's link for the page's
+        ``?origin=``, with the host's ``?invite=`` key if given. An unknown room, or a key
+        that is not the room's, is answered like an address that does not exist."""
+        nothing = JSONResponse({"error": "not_found",
+                                "message": "there is nothing at this address"}, 404)
+        invite = request.query_params.get("invite") or None
+        origin = clean_origin(request.query_params.get("origin", ""))
+        if not relayed(request) and (origin is None or not origin_allowed(
+                origin, request.headers.get("host"), allowed_origins)):
+            return JSONResponse({"error": "bad_request", "message": "origin: give this "
+                                 "site's own origin, as the page's location.origin"}, 400)
+        try:
+            room = await locate(request)
+            if isinstance(room, Elsewhere):
+                return await relay_http(request, room, None)
+            if invite is not None and not await room.call("invite_matches", invite):
+                return nothing
+        except RoomError as error:
+            return nothing if error.code == "no_room" else refused(error)
+        assert origin is not None
+        # The image is the same for the same address: the browser keeps it a day. Private:
+        # the host's address carries the invite key.
+        return Response(qr_svg(share_link(origin, room.code, invite)),
+                        media_type="image/svg+xml",
+                        headers={"Cache-Control": "private, max-age=86400"})
 
     async def public_rooms(request: Request) -> Response:
         return JSONResponse({"rooms": await lobby().list_public()})
@@ -738,6 +768,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         Route("/api/rooms", create_room, methods=["POST"]),
         Route("/api/rooms", public_rooms, methods=["GET"]),
         Route("/api/rooms/{code}", room_info),
+        Route("/r/{code}/qr.svg", room_qr),
         Route("/api/rooms/{code}/join", join_room, methods=["POST"]),
         Route("/api/quick", quick_game, methods=["POST"]),
         Route("/api/games/{game_id}", game_record),
@@ -774,6 +805,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
     application = Starlette(routes=routes, lifespan=lifespan,
                             exception_handlers={HTTPException: http_error,
                                                 RedisError: cluster_unreachable},
-                            middleware=[Middleware(SecurityHeaders), Middleware(CatchAll)])
+                            middleware=[Middleware(SecurityHeaders),
+                                        Middleware(CompressDynamic), Middleware(CatchAll)])
     application.state.gate = gate  # dudo serve drops a flooding address's connections
     return application

@@ -17,9 +17,8 @@ from urllib.parse import urlencode
 
 from starlette.datastructures import QueryParams
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
-from starlette.routing import BaseRoute, Mount, Route
-from starlette.staticfiles import StaticFiles
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import BaseRoute, Route
 
 from dudo import __version__
 from dudo.bids import Bid
@@ -40,6 +39,7 @@ from dudo.rules_text import (
     text,
     title,
 )
+from dudo.server.assets import static_tree
 
 WEB = Path(__file__).resolve().parent.parent / "web"
 
@@ -83,16 +83,17 @@ def rules_query(rules: Rules) -> str:
 
 
 async def home(request: Request) -> Response:
-    index = WEB / "index.html"
-    if index.is_file():
-        return FileResponse(index, headers={"Cache-Control": "no-cache"})
+    """The home page and a room's table (``/r/{code}``): one shell, never cached unchecked,
+    whose URLs name this version of the client (dudo.server.assets)."""
+    if (WEB / "index.html").is_file():
+        return static_tree(WEB).page("index.html", request)
     return HTMLResponse(PLACEHOLDER_PAGE.format(version=__version__))
 
 
 async def game_page(request: Request) -> Response:
     """A finished game's page (``/g/{game_id}``) and the list of this browser's games
     (``/my-games``): one static shell; its modules fetch the record and its analysis."""
-    return FileResponse(WEB / "game.html", headers={"Cache-Control": "no-cache"})
+    return static_tree(WEB).page("game.html", request)
 
 
 async def presets(request: Request) -> Response:
@@ -368,7 +369,8 @@ def page_routes() -> list[BaseRoute]:
         Route("/api/presets", presets),
     ]
     if WEB.is_dir():
-        routes.append(Mount("/static", StaticFiles(directory=WEB), name="static"))
+        # The client's files, read and compressed once (dudo.server.assets).
+        routes.append(Route("/static/{path:path}", static_tree(WEB).serve, name="static"))
     return routes
 
 

@@ -76,7 +76,7 @@ class Relay:
             return JSONResponse({"error": "moved", "message": "the server holding this room "
                                                               "did not answer: try again"}, 503)
         return Response(answer.content, status_code=answer.status_code,
-                        media_type="application/json")
+                        media_type=answer.headers.get("content-type", "application/json"))
 
     async def join(self, address: str, code: str, name: str, client: str) -> dict[str, Any]:
         """Join a room another node holds (quick games); a refusal as a RoomError."""

@@ -365,6 +365,9 @@ class Room:
         elif kind == "summary":
             _, future = command
             future.set_result(self.summary())
+        elif kind == "invite_matches":
+            _, invite, future = command
+            future.set_result(self.invite_matches(invite))
         elif kind == "stop":
             _, future = command
             self.closed = True
@@ -382,6 +385,12 @@ class Room:
 
     # -- people arriving and leaving ------------------------------------------------------
 
+    def invite_matches(self, invite: str | None) -> bool:
+        """Whether ``invite`` is this room's invite key (compared in constant time, as
+        bytes: compare_digest refuses text that is not ASCII)."""
+        key = self.state.invite
+        return bool(invite and key and hmac.compare_digest(invite.encode(), key.encode()))
+
     async def _join(self, name: str, invite: str | None = None) -> dict[str, Any]:
         state = self.state
         # Between games (after the game is over) open seats take players too: a spectator
@@ -389,8 +398,7 @@ class Room:
         if state.status == "playing":
             raise RoomError("started", "the game has already started: watch, or wait for "
                                        "a rematch")
-        if state.locked and not (invite and state.invite and hmac.compare_digest(
-                invite.encode(), state.invite.encode())):
+        if state.locked and not self.invite_matches(invite):
             raise RoomError("locked", "the host has locked this room: ask them for the "
                                       "invite link")
         open_seats = [index for index, seat in enumerate(state.seats) if seat.kind == "open"]

@@ -1,7 +1,7 @@
-// The entry point: picks the language, then shows the home page or a room's table.
+// The entry point: picks the language, then shows the home page or a room's table. Each
+// view is its own module graph, imported only when it is shown: the home page never loads
+// the table's code (docs/web.md, "What a page loads").
 import {pickLanguage, setLanguage} from './i18n.js';
-import {renderHome} from './lobby.js';
-import {openTable} from './table.js';
 
 const main = document.getElementById('main');
 let current = null; // the view on screen: {render()} so a language switch can redraw it
@@ -14,6 +14,9 @@ function show(view) {
 }
 
 async function start() {
+  const match = location.pathname.match(/^\/r\/([A-Za-z]{4})\/?$/);
+  // The view's modules load while the strings do.
+  const module = match ? import('./table.js') : import('./lobby.js');
   await setLanguage(pickLanguage());
   const select = document.getElementById('lang-select');
   select.value = document.documentElement.lang;
@@ -21,11 +24,12 @@ async function start() {
     await setLanguage(select.value, true);
     if (current) current.render();
   });
-  const match = location.pathname.match(/^\/r\/([A-Za-z]{4})\/?$/);
   const params = new URLSearchParams(location.search);
   if (match) {
+    const {openTable} = await module;
     show(openTable(main, match[1].toUpperCase(), params));
   } else {
+    const {renderHome} = await module;
     show(renderHome(main));
   }
 }

@@ -1,4 +1,5 @@
-// Strings come from /static/locales/<lang>.json; the language is the browser's unless the
+// Strings come from ../locales/<lang>.json next to this module (under the same versioned
+// /static/<version>/ prefix, so they are cached as long as the code); the language is the browser's unless the
 // player picked one (remembered in localStorage).
 export const LANGUAGES = ['en', 'de', 'es'];
 let strings = {};
@@ -16,7 +17,7 @@ export function pickLanguage() {
 }
 
 async function load(code) {
-  const response = await fetch(`/static/locales/${code}.json`);
+  const response = await fetch(new URL(`../locales/${code}.json`, import.meta.url));
   return response.ok ? response.json() : {};
 }
 

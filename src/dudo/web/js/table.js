@@ -477,6 +477,15 @@ class Table {
     return `${location.origin}/r/${this.code}${invite}`;
   }
 
+  // The share link as a QR code, drawn by the server (dudo.server.share) from the same
+  // parts as shareLink(): this page's origin, the code, the host's invite key.
+  shareQr() {
+    const {you} = this.state;
+    const query = new URLSearchParams({origin: location.origin});
+    if (you.host && you.invite) query.set('invite', you.invite);
+    return `/r/${this.code}/qr.svg?${query}`;
+  }
+
   // The seats of a room not playing now (its lobby, or between games): the host sets
   // bots and open seats and removes players.
   seatList() {
@@ -545,6 +554,8 @@ class Table {
       <p>${escapeHtml(t('lobby.share'))}</p>
       <div class="share-code">${this.code}</div>
       <p class="share-link"><input id="share-link" readonly value="${escapeHtml(link)}" aria-label="${escapeHtml(t('lobby.link'))}"> <button id="copy-link-2" class="secondary" data-link="${escapeHtml(link)}">${escapeHtml(t('table.copy_link'))}</button></p>
+      <figure class="share-qr"><img id="share-qr" src="${escapeHtml(this.shareQr())}" width="240" height="240" alt="${escapeHtml(t('lobby.qr_alt'))}">
+        <figcaption class="help">${escapeHtml(t('lobby.qr_help'))}</figcaption></figure>
       <h2>${escapeHtml(t('lobby.seats'))}</h2>
       ${this.seatList()}
       ${this.takeSeatForm('join.take_seat')}
