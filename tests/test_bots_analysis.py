@@ -14,7 +14,7 @@ from math import comb
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from dudo.bids import Bid
@@ -370,6 +370,7 @@ def play_with_bots(rules: Rules, levels: list[str], seed: int) -> dict[str, Any]
 @given(rules=game_rules(), players=st.integers(2, 5), seed=st.integers(0, 2**32))
 def test_any_legal_game_is_analysed_consistently(rules: Rules, players: int,
                                                  seed: int) -> None:
+    assume(rules.bids == "quantity")  # Common Hand is refused: see the test below
     game = Game(rules, players, dice=SeededDice(seed))
     for _ in random_play(game, random.Random(seed), limit=400):
         pass
@@ -399,3 +400,12 @@ def test_any_legal_game_is_analysed_consistently(rules: Rules, players: int,
         else:
             assert decision.outcome in ("right", "wrong")
             assert decision.action in (DUDO, CALZA)
+
+
+def test_a_common_hand_game_is_refused_in_words() -> None:
+    # The analysis weighs quantity bids; a poker-hand game gets a clear error, not a crash.
+    game = Game(Rules.preset("common-hand"), 2, dice=SeededDice(4))
+    for _ in random_play(game, random.Random(4), limit=400):
+        pass
+    with pytest.raises(AnalysisError, match="Common Hand"):
+        analyze(game.record(), hard=False)

@@ -246,7 +246,9 @@ def test_bench_opponents_play_legal_games_under_every_rule_set(file: str, name: 
         cls = type("QuickISMCTS", (cls,), {"SIMS": 12})
     if name == "SOMCTSBot":
         cls = type("QuickSOMCTS", (cls,), {"ITERATIONS": 20})
-    for rules in [*PRESETS.values(), Rules.preset("ones-lock", cap_at_dice_in_play=False)]:
+    # the bench's research bots reason about quantity bids only: no Common Hand
+    quantity = [rules for rules in PRESETS.values() if rules.bids == "quantity"]
+    for rules in [*quantity, Rules.preset("ones-lock", cap_at_dice_in_play=False)]:
         for players in (2, 3):
             bots = [cls(seed=seat) if seat % 2 == 0 else make_bot("hard", seed=seat)
                     for seat in range(players)]

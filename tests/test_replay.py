@@ -38,7 +38,9 @@ def test_replaying_a_record_gives_the_same_game(rules: Rules, players: int, seed
                                                data: st.DataObject) -> None:
     game, rng = new_game(rules, players, seed, **data.draw(mid_game_starts(rules, players)))
     check = random.Random(f"replay points {seed}")
-    output = [game.round_header().to_json()]
+    # a roll-off (first_opener: rolloff, no opener given) prints its attempts first
+    attempts = game.rolloff.attempts if game.rolloff is not None else []
+    output = [*(attempt.to_json() for attempt in attempts), game.round_header().to_json()]
     for step in random_play(game, rng):
         output += [event.to_json() for event in step.events]
         if check.random() < 0.05:  # mid-game: mid-round or between rounds

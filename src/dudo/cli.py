@@ -592,6 +592,7 @@ def analyze(
 
     from dudo.bids import Bid
     from dudo.game import Action
+    from dudo.hands import Hand
 
     def name(seat: int) -> str:
         return analysis.names[seat]
@@ -599,7 +600,7 @@ def analyze(
     def move(action: Action | None) -> str:
         if action is None:
             return "no calza"
-        if isinstance(action, Bid):
+        if isinstance(action, (Bid, Hand)):
             return action.words()
         return "Liar!" if action.value == "dudo" else "Calza"
 

@@ -50,6 +50,7 @@ from open_spiel.python import policy as os_policy
 from open_spiel.python.algorithms import cfr, exploitability
 
 from dudo.bids import Bid, Ladder, Order, ladder, quantity_limits
+from dudo.bots.base import quantity_bid
 from dudo.dice import ScriptedDice
 from dudo.game import CALZA, DUDO, Action, Call, Game, Revealed
 from dudo.rules import ONES_BIDS, Rules
@@ -121,7 +122,11 @@ def _rules_from(params: Mapping[str, Any]) -> Rules:
         if str(wild).lower() not in ("true", "false"):
             raise ValueError(f"wild_ones must be true or false, not {wild!r}")
         overrides["wild_ones"] = str(wild).lower() == "true"
-    return Rules.preset(str(params["preset"]), **overrides)
+    rules = Rules.preset(str(params["preset"]), **overrides)
+    if rules.bids == "poker":
+        raise ValueError(f"preset {params['preset']!r} bids poker hands (Common Hand), which "
+                         "the OpenSpiel bridge does not support: it plays quantity bids only")
+    return rules
 
 
 def _template(rules: Rules, numdice: tuple[int, int], palifico: bool) -> Game:
@@ -206,12 +211,14 @@ class DudoGame(pyspiel.Game):  # type: ignore[misc]
         """The OpenSpiel action int of an engine action."""
         if isinstance(action, Call):
             return self.dudo_action if action is DUDO else self.calza_action
+        if not isinstance(action, Bid):
+            raise ValueError(f"{action!r} is a poker hand: the bridge plays quantity bids only")
         return self.ladder.positions[action]
 
     def action_name(self, action: int) -> str:
         """``4x5``, ``dudo`` or ``calza``."""
         move = self.int_to_action(action)
-        return str(move) if isinstance(move, Bid) else move.value
+        return move.value if isinstance(move, Call) else str(move)
 
     def int_to_action(self, action: int) -> Action:
         """The engine action of an OpenSpiel action int."""
@@ -661,7 +668,7 @@ class EfgCopy:
                     # A call's outcome depends on the deal (fixed below ``deal``), the
                     # standing bid, who calls and whether ones are still wild (``lock``):
                     # ask the engine once per such case.
-                    case = (seat, code, engine.standing, engine.wild)
+                    case = (seat, code, quantity_bid(engine.standing), engine.wild)
                     returns = called.get(case)
                     if returns is None:
                         events = engine.copy().apply(seat, action)

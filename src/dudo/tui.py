@@ -31,6 +31,7 @@ from dudo.game import (
     Revealed,
     RoundStarted,
 )
+from dudo.hands import Hand
 from dudo.rules_text import rules_sheet
 from dudo.view import SeatView, view
 
@@ -250,8 +251,12 @@ class TerminalGame:
                 self.console.print(draw_dice(cup, reveal.counts))
         verdict = {"holds": "the bid holds", "fails": "the bid fails",
                    "exact": "exactly right", "not_exact": "not exact"}[reveal.outcome]
-        self.console.print(f"Counted: [bold]{reveal.count}[/] against {reveal.bid.quantity} "
-                           f"— {verdict}.")
+        if isinstance(reveal.bid, Hand):
+            held = "the dice contain" if reveal.outcome == "holds" else "the dice lack"
+            self.console.print(f"{held.capitalize()} {reveal.bid.words()} — {verdict}.")
+        else:
+            self.console.print(f"Counted: [bold]{reveal.count}[/] against "
+                               f"{reveal.bid.quantity} — {verdict}.")
         if reveal.loser is not None:
             you = reveal.loser == 0
             who = "You" if you else self.names[reveal.loser]

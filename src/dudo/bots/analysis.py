@@ -33,12 +33,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dudo.bids import Bid
-from dudo.bots.base import bid_odds, exact_odds, exactly, match_chance, own_matches
+from dudo.bots.base import bid_odds, exact_odds, exactly, match_chance, own_matches, quantity_bid
 from dudo.bots.registry import make_bot
 from dudo.dice import ScriptedDice
 from dudo.game import CALZA, DUDO, Action, Call, Game, Phase, PlayerOut, Revealed, action_to_json
 from dudo.rules import Rules
-from dudo.scenario import ScenarioError, parse_action, replay
+from dudo.scenario import ScenarioError, parse_action, replay, start_game
 from dudo.view import SeatView, view
 
 FORMAT = 1
@@ -113,7 +113,7 @@ def expected_change(seat_view: SeatView, action: Action | None) -> float:
     if action is None:
         return 0.0
     if action is CALZA:
-        standing = seat_view.standing
+        standing = quantity_bid(seat_view.standing)
         assert standing is not None
         exact = exact_odds(seat_view, standing)
         gain = 0 if points or held >= rules.starting_dice else 1
@@ -132,7 +132,7 @@ def risk(seat_view: SeatView, action: Action | None) -> float:
     """The chance ``action`` loses (a call at once, a bid if it is called)."""
     if action is None:
         return 0.0
-    standing = seat_view.standing
+    standing = quantity_bid(seat_view.standing)
     if action is DUDO:
         assert standing is not None
         return bid_odds(seat_view, standing)
@@ -347,7 +347,7 @@ def _best_alternative(seat_view: SeatView, action: Action) -> float:
     """The best chance to win among the seat's other choices: a raise holding, or a call
     of the standing bid being right."""
     best = 0.0
-    standing = seat_view.standing
+    standing = quantity_bid(seat_view.standing)
     if DUDO in seat_view.legal and action is not DUDO and standing is not None:
         best = 1 - bid_odds(seat_view, standing)
     if CALZA in seat_view.legal and action is not CALZA and standing is not None:
@@ -386,10 +386,10 @@ def analyze(record: Mapping[str, Any], *, hard: bool = True) -> Analysis:
         raise AnalysisError(str(error)) from None
     rules = final.rules
     players = final.players
-    start = scenario.get("start", {})
-    game = Game(rules, players, dice=ScriptedDice([]), dice_counts=start.get("dice_counts"),
-                opener=start.get("opener", 0), points=start.get("points"),
-                palifico_used=start.get("palifico_used", ()))
+    if rules.bids == "poker":
+        raise AnalysisError("the analysis weighs quantity bids only: it cannot weigh a game "
+                            "of Common Hand (bids: poker) yet")
+    game = start_game(rules, players, scenario.get("start", {}), ScriptedDice([]))
     raw_bots = record.get("bots", [])
     bot_seats = sorted({seat for seat in raw_bots if type(seat) is int}) if isinstance(
         raw_bots, list) else []
@@ -411,9 +411,10 @@ def analyze(record: Mapping[str, Any], *, hard: bool = True) -> Analysis:
             decision = _weigh(seen, number, index, seat, action, game,
                               hard_bots[seat] if hard else None)
             events = game.apply(seat, action)
-            decision.after = game.standing if game.phase is Phase.BIDDING else None
-            decision.after_count = (game.count(game.standing.face)
-                                    if decision.after is not None and game.standing else None)
+            decision.after = (quantity_bid(game.standing) if game.phase is Phase.BIDDING
+                              else None)
+            decision.after_count = (game.count(decision.after.face)
+                                    if decision.after is not None else None)
             decision.wild_after = game.wild
             for event in events:
                 if isinstance(event, Revealed):
@@ -429,7 +430,7 @@ def analyze(record: Mapping[str, Any], *, hard: bool = True) -> Analysis:
 
 def _weigh(seen: SeatView, number: int, index: int, seat: int, action: Action, game: Game,
            hard_bot: Any) -> Decision:
-    standing = seen.standing
+    standing = quantity_bid(seen.standing)
     standing_odds = odds(seen, standing) if standing is not None else None
     bid_view = odds(seen, action) if isinstance(action, Bid) else None
     kind = action.value if isinstance(action, Call) else "raise" if standing else "open"

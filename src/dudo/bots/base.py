@@ -12,10 +12,11 @@ import random
 from dataclasses import dataclass
 from functools import cache
 from math import comb
-from typing import Protocol, runtime_checkable
+from typing import Protocol, overload, runtime_checkable
 
 from dudo.bids import Bid
-from dudo.game import Action
+from dudo.game import DUDO, Action, AnyBid
+from dudo.hands import Hand
 from dudo.view import SeatView
 
 
@@ -57,6 +58,43 @@ class SeededBot:
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r}>"
+
+
+# -- poker bids (Common Hand) -------------------------------------------------------------
+
+
+class QuantityBidsOnly(TypeError):
+    """A hand reached code that reasons about quantity bids only."""
+
+
+@overload
+def quantity_bid(bid: AnyBid) -> Bid: ...
+@overload
+def quantity_bid(bid: AnyBid | None) -> Bid | None: ...
+def quantity_bid(bid: AnyBid | None) -> Bid | None:
+    """``bid`` itself, checked to be a quantity bid: the odds below know no poker hands."""
+    if isinstance(bid, Hand):
+        raise QuantityBidsOnly(f"{bid.words()!r} is a poker hand: this code reasons about "
+                               "quantity bids only (rules with bids: quantity)")
+    return bid
+
+
+def simple_poker_action(view: SeatView) -> Action | None:
+    """A plain way through Common Hand for bots that reason about quantities only: bid the
+    lowest legal hand this seat's own dice already contain, else the lowest legal hand to
+    open, else call dudo. Never an action outside ``view.legal``."""
+    legal = view.legal
+    if not view.my_turn or not legal:
+        return None
+    hands = legal.hands
+    for hand in hands:
+        if hand.held_by(view.dice):
+            return hand
+    if view.standing is None and hands:
+        return hands[0]
+    if DUDO in legal:
+        return DUDO
+    return legal[0]
 
 
 # -- odds --------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ forgetting that ones are wild), raises by the smallest step on a face it likes, 
 from __future__ import annotations
 
 from dudo.bids import Bid
-from dudo.bots.base import Persona, SeededBot, own_matches
+from dudo.bots.base import Persona, SeededBot, own_matches, quantity_bid, simple_poker_action
 from dudo.game import CALZA, DUDO, Action
 from dudo.view import SeatView
 
@@ -27,6 +27,8 @@ class EasyBot(SeededBot):
     )
 
     def act(self, view: SeatView) -> Action | None:
+        if view.rules.bids == "poker":
+            return simple_poker_action(view)
         legal = view.legal
         if not view.my_turn:
             return None
@@ -40,7 +42,7 @@ class EasyBot(SeededBot):
             have = own_matches(view.dice, bid.face, wild)
             return have + unseen * (guess_share if bid.face != 1 else 1 / 6) - bid.quantity
 
-        standing = view.standing
+        standing = quantity_bid(view.standing)
         if standing is not None:
             margin = feels_true(standing)
             if CALZA in legal and abs(margin) < 0.3 and self.rng.random() < 0.15:

@@ -39,6 +39,7 @@ from math import factorial
 from typing import Any
 
 from dudo.bids import Bid
+from dudo.bots.base import quantity_bid
 from dudo.game import CALZA, DUDO, Action, Call, Game, Phase
 from dudo.rules import Rules
 from dudo.view import SeatView
@@ -185,8 +186,9 @@ def build_endgame(rules: Rules, opener_dice: int, responder_dice: int,
                 child.apply(seat, action)
                 children.append(expand(child, (*history, action)))
             else:
-                assert state.standing is not None
-                children.append(Terminal(action, state.standing, state.wild, role_of[seat]))
+                assert isinstance(action, Call) and state.standing is not None
+                children.append(Terminal(action, quantity_bid(state.standing), state.wild,
+                                         role_of[seat]))
         return Node(history, role_of[seat], actions, children)
 
     return Endgame(rules, opener_dice, responder_dice, palifico, expand(game, ()))
@@ -205,7 +207,7 @@ def info_key(hand: Sequence[int], history: Sequence[Bid]) -> str:
 
 
 def action_text(action: Action) -> str:
-    return str(action) if isinstance(action, Bid) else action.value
+    return action.value if isinstance(action, Call) else str(action)
 
 
 def parse_action(text: str) -> Action:
@@ -236,6 +238,8 @@ def round_signature(rules: Rules, palifico: bool) -> tuple[Any, ...]:
                                   calza, rules.loss_by_difference, palifico)
     if palifico:
         signature += (rules.palifico_open_on_ones, rules.palifico_one_die_may_change_face)
+    if rules.bids != "quantity":  # Common Hand shares no-wilds' options but not its rounds
+        signature += (rules.bids,)
     return signature
 
 
@@ -306,6 +310,8 @@ def endgame_policy(view: SeatView) -> dict[Action, float] | None:
     seat = view.seat
     if seat is None or view.phase != Phase.BIDDING.value or not view.my_turn:
         return None
+    if view.rules.bids == "poker":  # solved for quantity bids only
+        return None
     alive = [s for s, dice in enumerate(view.dice_counts) if dice]
     if len(alive) != 2 or seat not in alive or view.opener not in alive:
         return None
@@ -318,7 +324,7 @@ def endgame_policy(view: SeatView) -> dict[Action, float] | None:
     for index, (bidder, _) in enumerate(view.bids):
         if bidder != (opener if index % 2 == 0 else responder):
             return None
-    entry = table.get(info_key(view.dice, [bid for _, bid in view.bids]))
+    entry = table.get(info_key(view.dice, [quantity_bid(bid) for _, bid in view.bids]))
     if not entry:
         return None
     legal = {action_text(action): action for action in view.legal}

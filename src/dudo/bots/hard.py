@@ -40,7 +40,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dudo.bids import Bid, Ladder, Order, ladder, quantity_limits
-from dudo.bots.base import Persona, SeededBot
+from dudo.bots.base import Persona, SeededBot, quantity_bid, simple_poker_action
 from dudo.bots.endgame import endgame_policy
 from dudo.game import CALZA, DUDO, Action, Revealed
 from dudo.rules import Rules
@@ -310,7 +310,8 @@ class Belief:
     def extend(self, view: SeatView) -> None:
         """Read the bids of ``view`` not read yet (the same round, a later moment)."""
         self.view = view
-        for seat, bid in view.bids[self._read:]:
+        for seat, any_bid in view.bids[self._read:]:
+            bid = quantity_bid(any_bid)
             if seat in self.weights:
                 profile = self.profiles.get(seat)
                 self._update(seat, bid, self._standing, self._wild,
@@ -397,13 +398,14 @@ class HardBot(SeededBot):
         counts = tuple(len(cup) for cup in reveal.cups)
         in_play = sum(counts)
         lock = rules.ones_bids == "lock"
-        ones_bid = any(bid.face == 1 for _, bid in reveal.bids)
+        ones_bid = any(quantity_bid(bid).face == 1 for _, bid in reveal.bids)
         palifico = (rules.palifico and rules.wild_ones and not reveal.wild
                     and not (lock and ones_bid))
         shape = _PastRound(rules, counts, palifico)
         wild = rules.wild_ones and not palifico
         standing: Bid | None = None
-        for seat, bid in reveal.bids:
+        for seat, any_bid in reveal.bids:
+            bid = quantity_bid(any_bid)
             cup = reveal.cups[seat]
             if seat != view.seat and cup:
                 profile = self.profiles.setdefault(seat, Profile())
@@ -417,12 +419,14 @@ class HardBot(SeededBot):
         caller = reveal.caller
         if caller != view.seat and reveal.call is DUDO and reveal.cups[caller]:
             profile = self.profiles.setdefault(caller, Profile())
-            profile.saw_decision(_sureness(wild, in_play, reveal.cups[caller], reveal.bid),
-                                 called=True)
+            profile.saw_decision(_sureness(wild, in_play, reveal.cups[caller],
+                                           quantity_bid(reveal.bid)), called=True)
 
     # -- the decision ----------------------------------------------------------------------
 
     def act(self, view: SeatView) -> Action | None:
+        if view.rules.bids == "poker":
+            return simple_poker_action(view)
         self._learn(view)
         legal = view.legal
         if not legal:
@@ -449,7 +453,7 @@ class HardBot(SeededBot):
             table = tail(bid.face)
             return float(table[min(bid.quantity, len(table) - 1)])
 
-        standing = view.standing
+        standing = quantity_bid(view.standing)
         options: list[Action] = []
         losses: list[float] = []
         if standing is not None and CALZA in legal:

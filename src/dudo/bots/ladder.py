@@ -43,6 +43,7 @@ from itertools import combinations
 from typing import Any
 
 from dudo.bots.arena import Standing, _derive, bot_seed, dice_seed
+from dudo.bots.base import quantity_bid
 from dudo.bots.registry import make_bot
 from dudo.bots.table import play_bot_game
 from dudo.dice import SeededDice
@@ -283,7 +284,8 @@ def count_events(game: Game, stats: Sequence[BotStats], events: list[Event],
         if isinstance(event, BidPlaced):
             # The round of the bid is still the game's round: its cups and dice counts.
             bidder = stats[event.seat]
-            bluff = is_bluff(game, event.seat, event.bid.quantity, event.bid.face)
+            bid = quantity_bid(event.bid)
+            bluff = is_bluff(game, event.seat, bid.quantity, bid.face)
             bidder.bids += 1
             bidder.bluffs += bluff
             if len(game.bids) == 1:

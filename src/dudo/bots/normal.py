@@ -25,7 +25,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from dudo.bids import Bid
-from dudo.bots.base import Persona, SeededBot, at_least, exactly, match_chance, own_matches
+from dudo.bots.base import (
+    Persona,
+    SeededBot,
+    at_least,
+    exactly,
+    match_chance,
+    own_matches,
+    quantity_bid,
+    simple_poker_action,
+)
 from dudo.game import CALZA, DUDO, Action
 from dudo.view import SeatView
 
@@ -73,9 +82,11 @@ class NormalBot(SeededBot):
     """The opening's face and the number of dice the opener is taken to hold of it."""
 
     def act(self, view: SeatView) -> Action | None:
+        if view.rules.bids == "poker":
+            return simple_poker_action(view)
         self._shown = opening_shown(view)
         legal = view.legal
-        standing = view.standing
+        standing = quantity_bid(view.standing)
         if not view.my_turn:
             if (CALZA in legal and standing is not None
                     and self._exact(view, standing) > CALZA_OUT_OF_TURN):
@@ -133,6 +144,7 @@ def opening_shown(view: SeatView) -> tuple[int, int] | None:
     opener, opening = view.bids[0]
     if opener == view.seat:
         return None
+    opening = quantity_bid(opening)
     return opening.face, min(opening.quantity, view.dice_counts[opener])
 
 

@@ -24,6 +24,7 @@ from dudo.bots.registry import LEVELS
 from dudo.dice import Cups
 from dudo.fairness import SCHEME
 from dudo.game import Action, Call, Event, Game, Phase
+from dudo.hands import Hand
 from dudo.rules import Rules
 from dudo.server import protocol as p
 from dudo.server.connection import Connection, dumps
@@ -352,11 +353,15 @@ class RoomState:
 def action_to_json(action: Action) -> dict[str, Any]:
     if isinstance(action, Bid):
         return {"bid": [action.quantity, action.face]}
+    if isinstance(action, Hand):
+        return {"bid": action.to_json()}
     return {"call": action.value}
 
 
 def action_from_json(data: dict[str, Any]) -> Action:
     if "bid" in data:
+        if isinstance(data["bid"], dict):
+            return Hand.from_json(data["bid"])
         quantity, face = data["bid"]
         return Bid(quantity, face)
     return Call(data["call"])
