@@ -373,20 +373,46 @@ def _run_ladder(entrants: list[str], games: int, rules: Rules, seats: int, seed:
 def play(
     bots: Annotated[str, typer.Option(
         "--bots", "-b", metavar="LEVEL,LEVEL,...",
-        help="Opponents, comma-separated: easy, normal, hard (1 to 9).")] = "normal,hard,easy",
+        help="Opponents, comma-separated (1 to 9): easy, normal, hard, random, or your own "
+             "bot as package.module:Class or path/to/file.py:Class.")] = "normal,hard,easy",
     preset: Annotated[str, typer.Option("--rules", "-r", metavar="PRESET",
                                         help=f"One of: {', '.join(PRESETS)}.")] = DEFAULT_PRESET,
     settings: SetOption = None,
     name: Annotated[str, typer.Option("--name", help="Your name at the table.")] = "You",
     seed: Annotated[int | None, typer.Option(
         "--seed", help="Seed the dice and the bots to replay a game.")] = None,
+    pause: Annotated[float | None, typer.Option(
+        "--pause", metavar="SECONDS", min=0,
+        help="How long the outcome of a call stays on screen before the next round. "
+             "Default: until you press Enter (no pause when the input is not a "
+             "terminal); 0 for none.")] = None,
+    records: Annotated[Path | None, typer.Option(
+        "--records", metavar="DIR", envvar="DUDO_GAMES", file_okay=False,
+        help="Folder for the game's record, which dudo verify and dudo analyze read. "
+             "Default: $XDG_DATA_HOME/dudo/games (~/.local/share/dudo/games).")] = None,
+    record: Annotated[bool, typer.Option(
+        "--record/--no-record", help="Save the game's record when it ends.")] = True,
+    debug: Annotated[bool, typer.Option(
+        "--debug", help="Show the full traceback when a bot fails.")] = False,
 ) -> None:
-    """Play a game in the terminal against bots."""
+    """Play a game in the terminal against bots.
+
+    The dice are provably fair, as on the server: each round's seed is sealed (SHA-256)
+    before the roll, and the record saved at the end lets dudo verify recompute every die.
+    Exit status 0 when the game ends or you quit, 130 after Ctrl-C, 1 if a bot fails.
+    """
     from rich.console import Console
 
     from dudo.bots.registry import BotSpecError, make_bot
-    from dudo.dice import SeededDice, SystemDice
+    from dudo.bots.table import BotError
     from dudo.game import Game
+    from dudo.terminal_records import (
+        CommittedDice,
+        default_folder,
+        game_record,
+        new_game_id,
+        save_record,
+    )
     from dudo.tui import QuitGame, TerminalGame
 
     levels = [level.strip() for level in bots.split(",") if level.strip()]
@@ -401,14 +427,45 @@ def play(
                    for seat, level in enumerate(levels, start=1)]
     except BotSpecError as error:
         _fail(str(error))
-    dice = SystemDice() if seed is None else SeededDice(seed)
+    except Exception as error:  # a user's bot that fails to construct
+        _fail(f"a bot of --bots could not be created: {error!r}")
+    dice = CommittedDice(len(players) + 1, seed)
     game = Game(chosen, len(players) + 1, dice=dice)
     console = Console(highlight=False)
+    interactive = sys.stdin.isatty() and console.is_terminal
+    if pause is None and not interactive:
+        pause = 0
+    terminal = TerminalGame(game, players, name, console, console.input,
+                            levels=[level.rpartition(":")[2] for level in levels],
+                            pause=pause, clear=interactive, commitment=dice.commitment_for)
+    status = 0
     try:
-        TerminalGame(game, players, name, console, console.input).play()
-    except (QuitGame, KeyboardInterrupt) as reason:
-        console.print(f"\nGame left: {reason or 'interrupted'}.")
+        terminal.play()
+    except QuitGame as reason:
+        console.print(f"\nGame left: {reason}, in round {game.round_number}.")
+    except KeyboardInterrupt:
+        console.print(f"\nGame left (Ctrl-C) in round {game.round_number}.")
+        status = 130
+    except BotError as error:
+        if debug:
+            console.print_exception()
+        typer.echo(_error_line(str(error)), err=True)
         raise typer.Exit(1) from None
+    if record and dice.fairness:
+        folder = records or default_folder()
+        names = [name, *(bot.name for bot in players)]
+        data = game_record(game, dice, new_game_id(), names, range(1, len(players) + 1))
+        try:
+            path = save_record(data, folder)
+        except OSError as error:
+            typer.echo(_error_line(f"cannot save the game record in {str(folder)!r}: "
+                                   f"{error.strerror or error}"), err=True)
+        else:
+            finished = "" if game.winners else " (the game is not finished)"
+            console.print(f"Game record{finished}: {path}\n"
+                          f"Check the dice: dudo verify {path}\n"
+                          f"Weigh every move: dudo analyze {path}", soft_wrap=True)
+    raise typer.Exit(status)
 
 
 @app.command()
