@@ -218,12 +218,13 @@ def arena(
         "--seats", metavar="N",
         help="With --ladder: players at each table (2, the default, is a heads-up "
              "round-robin of every pair; more draws N entrants a game).")] = None,
+    debug: Annotated[bool, typer.Option(
+        "--debug", help="Show the full traceback when a bot fails.")] = False,
 ) -> None:
     """Play many games among bots (seats rotated) and print each entrant's win rate; with
     --ladder, rate them (OpenSkill) and show how each one calls, bluffs and loses dice."""
     import secrets
 
-    from dudo.bots.arena import run_arena
     from dudo.bots.registry import LEVELS, BotSpecError, make_bot
 
     if seats is not None and not ladder:
@@ -246,35 +247,125 @@ def arena(
     outsiders = any(spec not in LEVELS for spec in entrants)
     if dice_key is None:
         dice_key = secrets.token_hex(16) if outsiders else ""
-    if ladder:
-        _run_ladder(entrants, games, chosen, seats or 2, seed, jobs, dice_key, as_json)
-        return
-    if as_json:
-        standings = run_arena(entrants, games, chosen, seed=seed, jobs=jobs, dice_key=dice_key)
-        results = [{"player": s.player, "wins": int(s.wins) if s.wins.is_integer() else s.wins}
-                   for s in standings]
-        typer.echo(json.dumps({"games": games, "results": results,
-                               **({"dice_key": dice_key} if dice_key else {})}))
-        return
+    with _bot_errors(debug):
+        if ladder:
+            _run_ladder(entrants, games, chosen, seats or 2, seed, jobs, dice_key, as_json)
+        else:
+            _run_arena(entrants, games, chosen, seed, jobs, dice_key, as_json)
+
+
+@contextmanager
+def _bot_errors(debug: bool) -> Iterator[None]:
+    """A bot that raises or returns what it may not: one line naming it and its seat (exit
+    1), the traceback too with ``--debug``."""
+    from dudo.bots.table import BotError
+
+    try:
+        yield
+    except BotError as error:
+        _report_bot_error(error, debug)
+
+
+def _report_bot_error(error: Exception, debug: bool) -> NoReturn:
+    if debug:
+        import traceback
+
+        traceback.print_exception(error)
+        typer.echo(_error_line(str(error)), err=True)
+    else:
+        typer.echo(f"{_error_line(str(error))} (--debug shows the traceback)", err=True)
+    raise typer.Exit(1)
+
+
+def entrant_labels(entrants: list[str]) -> list[str]:
+    """How tables name the entrants: a plug-in by its class, and entrants named alike
+    numbered in order (``normal #1``, ``normal #2``)."""
+    short = [name.rpartition(":")[2] for name in entrants]
+    if len(set(short)) < len(set(entrants)):  # two plug-ins with one class name
+        short = list(entrants)
+    labels = []
+    for index, label in enumerate(short):
+        if short.count(label) > 1:
+            label = f"{label} #{short[:index].count(label) + 1}"
+        labels.append(label)
+    return labels
+
+
+def _progress(games: int) -> Any:
+    """A progress bar on standard error when it is a terminal (else none), and the
+    callback that advances it."""
+    from contextlib import nullcontext
+
     from rich.console import Console
     from rich.progress import Progress
+
+    errors = Console(stderr=True)
+    if not errors.is_terminal:
+        return nullcontext(), None
+    bar = Progress(console=errors, transient=True)
+    task = bar.add_task(f"{games} games", total=games)
+
+    def advance(done: int) -> None:
+        bar.advance(task, done)
+
+    return bar, advance
+
+
+def _rules_named(rules: Rules) -> str:
+    overrides = rules.to_overrides()
+    return str(overrides.pop("preset")) + "".join(f", {key}={value}"
+                                                  for key, value in overrides.items())
+
+
+def _run_arena(entrants: list[str], games: int, rules: Rules, seed: int, jobs: int,
+               dice_key: str, as_json: bool) -> None:
+    """``dudo arena``: play, then print the win rates (or the JSON)."""
+    from rich.console import Console
     from rich.table import Table
 
+    from dudo.bots.arena import run_arena
+    from dudo.bots.ladder import BotStats
+
+    habits: list[BotStats] = []
+    bar, advance = _progress(games) if not as_json else (None, None)
+    if bar is not None:
+        with bar:
+            standings = run_arena(entrants, games, rules, seed=seed, jobs=jobs,
+                                  progress=advance, dice_key=dice_key, habits=habits)
+    else:
+        standings = run_arena(entrants, games, rules, seed=seed, jobs=jobs,
+                              dice_key=dice_key, habits=habits)
+    labels = entrant_labels(entrants)
+    if as_json:
+        results = []
+        for standing, label, stats in zip(standings, labels, habits, strict=True):
+            low, high = standing.interval()
+            results.append({
+                "player": standing.player,
+                "wins": int(standing.wins) if standing.wins.is_integer() else standing.wins,
+                **({"label": label} if label != standing.player else {}),
+                "win_rate": standing.rate, "win_interval": [low, high],
+                **stats.habits_json()})
+        typer.echo(json.dumps({"games": games, "results": results, "seed": seed,
+                               "rules": rules.to_overrides(),
+                               **({"dice_key": dice_key} if dice_key else {})}))
+        return
     console = Console()
-    with Progress(console=console, transient=True) as bar:
-        task = bar.add_task(f"{games} games", total=games)
-        standings = run_arena(entrants, games, chosen, seed=seed, jobs=jobs,
-                              progress=lambda done: bar.advance(task, done), dice_key=dice_key)
-    table = Table(title=f"{games} games, {' vs '.join(entrants)}, seed {seed}")
+    console.print(f"[bold]{games} games[/], {' vs '.join(labels)}, {_rules_named(rules)}, "
+                  f"seed {seed}", soft_wrap=False)
+    table = Table()
     table.add_column("player")
-    table.add_column("wins", justify="right")
-    table.add_column("win rate", justify="right")
-    table.add_column("95% interval", justify="right")
-    for standing in standings:
+    for column in ("wins", "win rate", "95% interval", "calls right", "dice lost"):
+        table.add_column(column, justify="right")
+    for standing, label, stats in zip(standings, labels, habits, strict=True):
         low, high = standing.interval()
-        table.add_row(standing.player, f"{standing.wins:g}", f"{standing.rate:.1%}",
-                      f"{low:.1%} – {high:.1%}")
+        accuracy = stats.call_accuracy
+        table.add_row(label, f"{standing.wins:g}", f"{standing.rate:.1%}",
+                      f"{low:.1%} – {high:.1%}",
+                      "–" if accuracy is None else f"{accuracy:.0%}", str(stats.lost_total))
     console.print(table)
+    console.print("calls right: dudo and calza calls that were right (more: --json)",
+                  style="dim")
     if dice_key:
         console.print(f"dice key {dice_key} (replay with --seed {seed} --dice-key {dice_key})")
 
@@ -295,27 +386,15 @@ def _check_ladder(entrants: list[str], seats: int, games: int) -> None:
 def _run_ladder(entrants: list[str], games: int, rules: Rules, seats: int, seed: int,
                 jobs: int, dice_key: str, as_json: bool) -> None:
     """``dudo arena --ladder``: play, then print the ratings table (or the JSON)."""
-    from collections.abc import Callable
-    from contextlib import nullcontext
-
     from rich import box
     from rich.console import Console
-    from rich.progress import Progress
     from rich.table import Table
 
     from dudo.bots.arena import Standing
     from dudo.bots.ladder import run_ladder
 
-    errors = Console(stderr=True)
-    bar = Progress(console=errors, transient=True) if errors.is_terminal else None
-    with bar if bar is not None else nullcontext():
-        advance: Callable[[int], None] | None = None
-        if bar is not None:
-            task = bar.add_task(f"{games} games", total=games)
-
-            def advance(done: int) -> None:
-                bar.advance(task, done)
-
+    bar, advance = _progress(games)
+    with bar:
         report = run_ladder(entrants, games, rules, seats=seats, seed=seed, jobs=jobs,
                             progress=advance, dice_key=dice_key)
     if as_json:
@@ -326,16 +405,8 @@ def _run_ladder(entrants: list[str], games: int, rules: Rules, seats: int, seed:
         return "–" if value is None else f"{value:.{digits}%}"
 
     kind = "heads-up round-robin" if seats == 2 else f"tables of {seats}"
-    overrides = rules.to_overrides()
-    named = overrides.pop("preset") + "".join(f", {key}={value}"
-                                              for key, value in overrides.items())
     lost_word = "points" if rules.format == "points" else "dice lost"
-    table = Table(title=f"Ladder: {games} games, {kind}, {named}, seed {seed}",
-                  box=box.SIMPLE_HEAD,
-                  caption=f"rating: OpenSkill mu ± 2 sigma, sorted by mu - 3 sigma. "
-                          f"calls right: dudo and calza. bluffs: bids above own cup + "
-                          f"expected unseen (all / openings). {lost_word}: calling a bid "
-                          f"that held / own bid called / calza")
+    table = Table(box=box.SIMPLE_HEAD)
     for column in ("player", "rating", "wins", "calls right", "bluffs", lost_word):
         table.add_column(column, justify="left" if column == "player" else "right",
                          no_wrap=True)
@@ -351,9 +422,17 @@ def _run_ladder(entrants: list[str], games: int, rules: Rules, seats: int, seed:
             f"{share(stats.bluff_rate, 0)}/{share(stats.opening_bluff_rate, 0)}",
             f"{stats.lost_total}: {lost['calling']}/{lost['called']}/{lost['calza']}")
     console = Console()
+    console.print(f"[bold]Ladder: {games} games[/], {kind}, {_rules_named(rules)}, "
+                  f"seed {seed}")
     console.print(table)
+    for line in ("rating: OpenSkill mu ± 2 sigma, sorted by mu - 3 sigma",
+                 "calls right: dudo and calza calls that were right",
+                 "bluffs: bids above own cup + expected unseen (all / openings)",
+                 f"{lost_word}: calling a bid that held / own bid called / calza"):
+        console.print(line, style="dim")
     if report.pairs:
-        pairs = Table(title="Heads-up pairs", box=box.SIMPLE_HEAD)
+        console.print("[bold]Heads-up pairs[/]")
+        pairs = Table(box=box.SIMPLE_HEAD)
         pairs.add_column("pair")
         pairs.add_column("games", justify="right")
         pairs.add_column("first's wins", justify="right")
@@ -447,10 +526,7 @@ def play(
         console.print(f"\nGame left (Ctrl-C) in round {game.round_number}.")
         status = 130
     except BotError as error:
-        if debug:
-            console.print_exception()
-        typer.echo(_error_line(str(error)), err=True)
-        raise typer.Exit(1) from None
+        _report_bot_error(error, debug)
     if record and dice.fairness:
         folder = records or default_folder()
         names = [name, *(bot.name for bot in players)]

@@ -36,6 +36,11 @@ def _shown(value: object) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def bot_raised(bot: Bot, seat: int, error: Exception) -> BotError:
+    """The one-line error for a bot whose ``act`` raised ``error``."""
+    return BotError(f"{bot_label(bot, seat)} raised {_shown(error)}")
+
+
 def check_answer(bot: Bot, seat: int, seen: SeatView, action: object,
                  reason: Callable[[Action], str | None]) -> Action | None:
     """The bot's answer if ``seen`` offers it (``None`` allowed off its turn), else a
@@ -50,7 +55,8 @@ def check_answer(bot: Bot, seat: int, seen: SeatView, action: object,
                        "action: return one of view.legal (a Bid, DUDO or CALZA)")
     if action not in seen.legal:
         why = reason(action)
-        raise BotError(f"{bot_label(bot, seat)} returned {action}, which is not legal now"
+        shown = f"{action} ({action.words()})" if isinstance(action, Bid) else action.value
+        raise BotError(f"{bot_label(bot, seat)} returned {shown}, which is not legal now"
                        + (f": {REASONS[why]}" if why else ""))
     return action
 
@@ -62,7 +68,7 @@ def ask(bot: Bot, game: Game, seat: int) -> Action | None:
     try:
         action = bot.act(seen)
     except Exception as error:
-        raise BotError(f"{bot_label(bot, seat)} raised {_shown(error)}") from error
+        raise bot_raised(bot, seat, error) from error
     return check_answer(bot, seat, seen, action, lambda chosen: game.reason(seat, chosen))
 
 
