@@ -699,8 +699,9 @@ def verify(
 @app.command()
 def analyze(
     record: Annotated[str, typer.Argument(
-        help="A finished game's record (JSON from /api/games/ID) or a scenario file, "
-             "or - for standard input.", metavar="GAME_RECORD|-")],
+        help="A game's record (from /api/games/ID or saved by dudo play), any scenario "
+             "file dudo scenario takes (its refused actions are left out: they change "
+             "nothing), or - for standard input.", metavar="FILE|-")],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (the same "
                                           "as GET /api/games/ID/analysis).")] = False,
     mistakes_only: Annotated[bool, typer.Option(
@@ -710,14 +711,22 @@ def analyze(
     the hard bot would have done, mistakes and bluffs, and a summary per player."""
     from dudo.bots.analysis import AnalysisError
     from dudo.bots.analysis import analyze as analyze_record
+    from dudo.scenario import accepted_actions
 
     data = _read_record(record)
+    left_out: list[str] = []
+    if "fairness" not in data:  # a scenario, not a game's record: refusals are output
+        try:
+            data, left_out = accepted_actions(data)
+        except ScenarioError as error:
+            _fail(f"{record}: {error}")
     try:
         analysis = analyze_record(data)
     except AnalysisError as error:
         _fail(f"{record}: {error}")
     if as_json:
-        typer.echo(json.dumps(analysis.to_json()))
+        typer.echo(json.dumps({**analysis.to_json(),
+                               **({"left_out": left_out} if left_out else {})}))
         return
     from rich import box
     from rich.console import Console
@@ -739,7 +748,16 @@ def analyze(
     points = analysis.rules.format == "points"
     unit = "points" if points else "dice"
     console = Console(highlight=False)
-    title = f"table {data['room']}" if isinstance(data.get("room"), str) else "a game"
+    if isinstance(data.get("room"), str):
+        title = f"table {data['room']}"
+    elif isinstance(data.get("game_id"), str):
+        title = f"game {data['game_id']}"
+    else:
+        title = "a game"
+    if left_out:
+        console.print(f"left out {len(left_out)} refused action"
+                      f"{'s' if len(left_out) > 1 else ''} (they change nothing): "
+                      + "; ".join(left_out))
     console.print(f"[bold]{title}[/]: " + ", ".join(
         f"{name(seat)}{' (bot)' if seat in analysis.bots else ''}"
         for seat in range(analysis.players)))
