@@ -59,6 +59,32 @@ def _usage_errors_in_one_line() -> Iterator[None]:
         raise typer.Exit(error.exit_code) from None
 
 
+def _bare_flags() -> None:
+    """Show on/off flags bare in the help (``--json``), as Click and Typer long did.
+
+    This typer's Rich help prints the value type of every option, ``<bool>`` after flags
+    too, which reads as if ``--json`` wanted a value. Options that take a value keep their
+    type (``<int>``) or metavar; only flags (``is_flag``, not counters) lose it.
+    """
+    from typer.core import TyperOption
+
+    shown = getattr(TyperOption, "display_type_rich", None)
+    if shown is None or getattr(shown, "_dudo_bare_flags", False):
+        return
+
+    def display_type_rich(self: Any, ctx: Any) -> str | None:
+        if getattr(self, "is_flag", False) and not getattr(self, "count", False):
+            return None
+        result: str | None = shown(self, ctx)
+        return result
+
+    display_type_rich._dudo_bare_flags = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_bare_flags()
+
+
 class _OneLineErrors(TyperGroup):
     """The ``dudo`` command group, with click's usage errors as one line.
 
@@ -82,7 +108,6 @@ app = typer.Typer(
     cls=_OneLineErrors,
     help="Liar's Dice (Dudo, Perudo, Cacho) for people and programs.",
     no_args_is_help=True,
-    add_completion=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -457,7 +482,8 @@ def play(
     preset: Annotated[str, typer.Option("--rules", "-r", metavar="PRESET",
                                         help=f"One of: {', '.join(PRESETS)}.")] = DEFAULT_PRESET,
     settings: SetOption = None,
-    name: Annotated[str, typer.Option("--name", help="Your name at the table.")] = "You",
+    name: Annotated[str, typer.Option("--name", metavar="NAME",
+                                      help="Your name at the table.")] = "You",
     seed: Annotated[int | None, typer.Option(
         "--seed", help="Seed the dice and the bots to replay a game.")] = None,
     pause: Annotated[float | None, typer.Option(
@@ -648,6 +674,11 @@ def purge(
 
     from dudo.store import StoreError, open_store
 
+    missing = _missing_sqlite_file(database)
+    if missing is not None:
+        _fail(f"no database at {missing!r}: run dudo purge where the server keeps its "
+              "database, or name it with --database sqlite:///FILE (or DUDO_DATABASE)")
+
     async def run() -> int:
         store = open_store(database)
         await store.open()
@@ -662,6 +693,18 @@ def purge(
         _fail(str(error))
     typer.echo(f"purged {purged} closed room{'s' if purged != 1 else ''} "
                f"(closed more than {older_than:g} days ago); game records kept")
+
+
+def _missing_sqlite_file(database: str) -> str | None:
+    """The file a ``sqlite:///FILE`` URL names, if it does not exist (opening it would
+    create an empty database); ``None`` for any other URL or a file that exists."""
+    prefix = "sqlite:///"
+    if not database.startswith(prefix):
+        return None
+    name = database[len(prefix):].partition("?")[0]
+    if not name or name == ":memory:" or Path(name).exists():
+        return None
+    return name
 
 
 def _read_record(source: str) -> dict[str, Any]:
