@@ -222,3 +222,18 @@ def test_the_ladder_table_names_every_column_and_a_plug_in_bot() -> None:
     for word in ("rating", "wins", "calls right", "bluffs", "dice lost", "CautiousBot",
                  "Heads-up pairs", "dice key"):
         assert word in result.stdout
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_progress_comes_every_few_games(jobs: int) -> None:
+    # A bar that moves only every 20 games sat still for 16 s with the hard bot.
+    from dudo.bots.arena import BATCH, run_arena
+
+    steps: list[int] = []
+    run_arena(["easy", "random"], 23, Rules.preset("tavern"), seed=1, jobs=jobs,
+              progress=steps.append)
+    assert sum(steps) == 23 and max(steps) <= BATCH <= 5 and len(steps) == 5
+    steps.clear()
+    run_ladder(["easy", "random", "normal"], 23, Rules.preset("tavern"), seed=1, jobs=jobs,
+               progress=steps.append)
+    assert sum(steps) == 23 and max(steps) <= BATCH and len(steps) == 5

@@ -7,6 +7,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+from rich.console import Console
+
+from dudo.bids import Bid
+from dudo.bots.registry import make_bot
+from dudo.dice import ScriptedDice
+from dudo.game import CALZA, DUDO, Action, Game, Revealed
+from dudo.rules import Rules
+from dudo.tui import DIE_WIDTH, TerminalGame, draw_dice
+
 SRC = Path(__file__).parent.parent / "src"
 
 
@@ -118,3 +127,59 @@ def test_the_default_name_reads_as_you() -> None:
                   "--set", "first_opener=host")
     assert "You opens" not in result.stdout and "You open." in result.stdout
     assert "(normal)" in result.stdout
+
+
+# -- the drawing, piece by piece ---------------------------------------------------------
+
+
+def recorded() -> Console:
+    return Console(record=True, width=80, color_system=None, highlight=False)
+
+
+def test_each_face_number_and_star_sit_under_their_own_die() -> None:
+    dice = (4, 1, 6, 3, 4)
+    lines = draw_dice(dice, lambda die: die == 4).plain.splitlines()
+    assert len(lines) == 6
+    for index, die in enumerate(dice):
+        centre = index * DIE_WIDTH + 3  # the middle column of the die's box
+        assert lines[0][centre] == "─" and lines[0][index * DIE_WIDTH] == "╭"
+        assert lines[5][centre] == str(die)
+        assert lines[5][centre + 1] == ("*" if die == 4 else " ")
+
+
+def reveal_of(rules: Rules, cups: list[list[int]], actions: list[tuple[int, Action]]
+              ) -> tuple[Game, Revealed]:
+    game = Game(rules, len(cups), dice=ScriptedDice([cups]))
+    game.roll()
+    events = []
+    for seat, action in actions:
+        events = game.apply(seat, action)
+    [reveal] = [event for event in events if isinstance(event, Revealed)]
+    return game, reveal
+
+
+def test_the_reveal_brackets_exactly_the_counted_dice() -> None:
+    game, reveal = reveal_of(Rules.preset("dudo"), [[4, 1, 6, 3, 4], [2, 2, 5, 6, 6]],
+                             [(0, Bid(3, 4)), (1, DUDO)])
+    console = recorded()
+    terminal = TerminalGame(game, [make_bot("easy", seed=1)], "Ana", console, input,
+                            levels=["easy"])
+    terminal.show_reveal(reveal)
+    text = console.export_text()
+    assert "  Ana (you)    [4] [1]  6   3  [4]   3" in text
+    assert f"  {terminal.labels[1].ljust(11)}   2   2   5   6   6    0" in text
+    assert "Counted: 3 against 3 — the bid holds." in text
+    assert f"{terminal.names[1]} loses a die." in text
+
+
+def test_an_exact_calza_at_a_full_cup_says_why_no_die_comes_back() -> None:
+    rules = Rules.from_json({"preset": "dudo"})
+    game, reveal = reveal_of(rules, [[4, 1, 6, 3, 4], [2, 2, 5, 6, 6]],
+                             [(0, Bid(3, 2)), (1, CALZA)])  # 2, 2 and a wild 1
+    assert reveal.outcome == "exact" and reveal.change == 0
+    console = recorded()
+    terminal = TerminalGame(game, [make_bot("easy", seed=1)], "Ana", console, input)
+    terminal.show_reveal(reveal)
+    text = " ".join(console.export_text().split())
+    assert (f"Nobody loses a die. {terminal.names[1]} holds 5 dice already, the most a cup "
+            "may hold, so no die comes back.") in text
