@@ -107,7 +107,11 @@ def test_after_a_call_the_outcome_is_on_screen_at_the_next_prompt(tmp_path: Path
     player.send("")
     found = player.wait(MOVE, CALZA)
     assert found in (0, 1)
-    assert f"Last round: {outcome}" in player.text()
+    count, _, rest = outcome.removeprefix("Counted: ").partition(" against ")
+    consequence = rest.partition(" — ")[2]
+    last = next(line for line in player.text().splitlines() if line.startswith("Last round"))
+    assert last.startswith(f"Last round: {count} counted against "), last
+    assert last.endswith(consequence), (last, consequence)
     assert player.text().count("╭─────╮") <= 5  # the dice are drawn once (one row)
     player.send("quit")
     assert player.wait() == 0

@@ -295,8 +295,8 @@ class TerminalGame:
         sealed = ""
         if self.commitment is not None:
             sealed = f"Dice sealed: sha256 {self.commitment(header.number)[:16]}…"
-        if not self.game.bids:
-            sealed = f"{self.verb(header.opener, 'open', 'opens')}. {sealed}"
+        opened = ("open", "opens") if not self.game.bids else ("opened", "opened")
+        sealed = f"{self.verb(header.opener, *opened)}. {sealed}"
         self.console.print(sealed.strip())
 
     def show_round_start(self) -> None:
@@ -384,18 +384,22 @@ class TerminalGame:
                            "\\[brackets]):")
         counted = reveal.counts
         width = max(len(label) for seat, label in enumerate(self.labels) if reveal.cups[seat])
+        most = max(len(cup) for cup in reveal.cups)
         for seat, cup in enumerate(reveal.cups):
             if cup:
                 line = Text(f"  {self.labels[seat].ljust(width)}  ")
                 line.append_text(cup_line(cup, counted))
+                line.append("    " * (most - len(cup)))
                 line.append(f"  {sum(1 for die in cup if counted(die))}")
                 self.console.print(line)
         verdict = {"holds": "the bid holds", "fails": "the bid fails",
                    "exact": "exactly right", "not_exact": "not exact"}[reveal.outcome]
-        outcome = (f"Counted: {reveal.count} against {reveal.bid.quantity} — {verdict}. "
-                   f"{self.consequence(reveal)}")
-        self.last_outcome = outcome
-        self.console.print(f"[bold]{escape(outcome)}[/]")
+        consequence = self.consequence(reveal)
+        counted_line = (f"Counted: {reveal.count} against {reveal.bid.quantity} — {verdict}. "
+                        f"{consequence}")
+        self.console.print(f"[bold]{escape(counted_line)}[/]")
+        self.last_outcome = (f"{reveal.count} counted against {reveal.bid.words()} — "
+                             f"{verdict}. {consequence}")
 
     def consequence(self, reveal: Revealed) -> str:
         """Who loses what (or wins a die back, or could not) after a reveal."""
