@@ -392,7 +392,8 @@ def _run_arena(entrants: list[str], games: int, rules: Rules, seed: int, jobs: i
     console.print("calls right: dudo and calza calls that were right (more: --json)",
                   style="dim")
     if dice_key:
-        console.print(f"dice key {dice_key} (replay with --seed {seed} --dice-key {dice_key})")
+        console.print(f"dice key {dice_key}, to replay the run:\n"
+                      f"  --seed {seed} --dice-key {dice_key}", soft_wrap=True)
 
 
 def _check_ladder(entrants: list[str], seats: int, games: int) -> None:
@@ -470,7 +471,8 @@ def _run_ladder(entrants: list[str], games: int, rules: Rules, seats: int, seed:
                           f"{pair.wins[0]:g}", f"{standing.rate:.1%} ({low:.1%}–{high:.1%})")
         console.print(pairs)
     if dice_key:
-        console.print(f"dice key {dice_key} (replay with --seed {seed} --dice-key {dice_key})")
+        console.print(f"dice key {dice_key}, to replay the run:\n"
+                      f"  --seed {seed} --dice-key {dice_key}", soft_wrap=True)
 
 
 @app.command()
