@@ -183,15 +183,35 @@ def test_ladder_json_is_its_own_shape_and_replays_from_the_seed() -> None:
     assert all(pair["games"] == 4 for pair in data["pairs"])
 
 
-def test_the_plain_arena_json_is_unchanged_by_the_ladder() -> None:
-    result = runner.invoke(app, ["arena", "--players", "easy,random", "--games", "6",
+def test_the_plain_arena_json_has_the_ladders_figures_too() -> None:
+    result = runner.invoke(app, ["arena", "--players", "easy,random,easy", "--games", "6",
                                  "--seed", "2", "--json"])
     assert result.exit_code == 0 and result.stderr == ""
     data = json.loads(result.stdout)
-    assert list(data) == ["games", "results"]
+    assert list(data)[:2] == ["games", "results"] and data["seed"] == 2
     assert data["games"] == 6
-    assert [list(entry) for entry in data["results"]] == [["player", "wins"]] * 2
-    assert [entry["player"] for entry in data["results"]] == ["easy", "random"]
+    assert [entry["player"] for entry in data["results"]] == ["easy", "random", "easy"]
+    assert [entry.get("label") for entry in data["results"]] == ["easy #1", None, "easy #2"]
+    for entry in data["results"]:
+        assert set(entry) >= {"wins", "win_rate", "win_interval", "call_accuracy",
+                              "bluff_rate", "dice_lost", "mean_place"}
+        lost = entry["dice_lost"]
+        assert lost["calling"] + lost["called"] + lost["calza"] == lost["total"]
+    assert sum(entry["wins"] for entry in data["results"]) == 6
+    # Every game's lost dice: all but the winner's five... in all, (players - 1) * 5 at
+    # least (dice won back on calzas are lost again).
+    assert sum(entry["dice_lost"]["total"] for entry in data["results"]) >= 6 * 2 * 5
+
+
+def test_the_arena_table_tells_twins_apart_and_fits_80_columns() -> None:
+    result = runner.invoke(app, ["arena", "--players", "normal,easy,normal", "--games", "3",
+                                 "--seed", "1"], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "3 games, normal #1 vs easy vs normal #2, perudo, seed 1"
+    assert any(line.startswith("│ normal #1") for line in lines)
+    assert any(line.startswith("│ normal #2") for line in lines)
+    assert max(len(line) for line in lines) <= 80
 
 
 def test_the_ladder_table_names_every_column_and_a_plug_in_bot() -> None:
@@ -202,3 +222,18 @@ def test_the_ladder_table_names_every_column_and_a_plug_in_bot() -> None:
     for word in ("rating", "wins", "calls right", "bluffs", "dice lost", "CautiousBot",
                  "Heads-up pairs", "dice key"):
         assert word in result.stdout
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_progress_comes_every_few_games(jobs: int) -> None:
+    # A bar that moves only every 20 games sat still for 16 s with the hard bot.
+    from dudo.bots.arena import BATCH, run_arena
+
+    steps: list[int] = []
+    run_arena(["easy", "random"], 23, Rules.preset("tavern"), seed=1, jobs=jobs,
+              progress=steps.append)
+    assert sum(steps) == 23 and max(steps) <= BATCH <= 5 and len(steps) == 5
+    steps.clear()
+    run_ladder(["easy", "random", "normal"], 23, Rules.preset("tavern"), seed=1, jobs=jobs,
+               progress=steps.append)
+    assert sum(steps) == 23 and max(steps) <= BATCH and len(steps) == 5

@@ -59,6 +59,32 @@ def _usage_errors_in_one_line() -> Iterator[None]:
         raise typer.Exit(error.exit_code) from None
 
 
+def _bare_flags() -> None:
+    """Show on/off flags bare in the help (``--json``), as Click and Typer long did.
+
+    This typer's Rich help prints the value type of every option, ``<bool>`` after flags
+    too, which reads as if ``--json`` wanted a value. Options that take a value keep their
+    type (``<int>``) or metavar; only flags (``is_flag``, not counters) lose it.
+    """
+    from typer.core import TyperOption
+
+    shown = getattr(TyperOption, "display_type_rich", None)
+    if shown is None or getattr(shown, "_dudo_bare_flags", False):
+        return
+
+    def display_type_rich(self: Any, ctx: Any) -> str | None:
+        if getattr(self, "is_flag", False) and not getattr(self, "count", False):
+            return None
+        result: str | None = shown(self, ctx)
+        return result
+
+    display_type_rich._dudo_bare_flags = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_bare_flags()
+
+
 class _OneLineErrors(TyperGroup):
     """The ``dudo`` command group, with click's usage errors as one line.
 
@@ -82,7 +108,6 @@ app = typer.Typer(
     cls=_OneLineErrors,
     help="Liar's Dice (Dudo, Perudo, Cacho) for people and programs.",
     no_args_is_help=True,
-    add_completion=False,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -218,12 +243,13 @@ def arena(
         "--seats", metavar="N",
         help="With --ladder: players at each table (2, the default, is a heads-up "
              "round-robin of every pair; more draws N entrants a game).")] = None,
+    debug: Annotated[bool, typer.Option(
+        "--debug", help="Show the full traceback when a bot fails.")] = False,
 ) -> None:
     """Play many games among bots (seats rotated) and print each entrant's win rate; with
     --ladder, rate them (OpenSkill) and show how each one calls, bluffs and loses dice."""
     import secrets
 
-    from dudo.bots.arena import run_arena
     from dudo.bots.registry import LEVELS, BotSpecError, make_bot
 
     if seats is not None and not ladder:
@@ -246,37 +272,128 @@ def arena(
     outsiders = any(spec not in LEVELS for spec in entrants)
     if dice_key is None:
         dice_key = secrets.token_hex(16) if outsiders else ""
-    if ladder:
-        _run_ladder(entrants, games, chosen, seats or 2, seed, jobs, dice_key, as_json)
-        return
-    if as_json:
-        standings = run_arena(entrants, games, chosen, seed=seed, jobs=jobs, dice_key=dice_key)
-        results = [{"player": s.player, "wins": int(s.wins) if s.wins.is_integer() else s.wins}
-                   for s in standings]
-        typer.echo(json.dumps({"games": games, "results": results,
-                               **({"dice_key": dice_key} if dice_key else {})}))
-        return
+    with _bot_errors(debug):
+        if ladder:
+            _run_ladder(entrants, games, chosen, seats or 2, seed, jobs, dice_key, as_json)
+        else:
+            _run_arena(entrants, games, chosen, seed, jobs, dice_key, as_json)
+
+
+@contextmanager
+def _bot_errors(debug: bool) -> Iterator[None]:
+    """A bot that raises or returns what it may not: one line naming it and its seat (exit
+    1), the traceback too with ``--debug``."""
+    from dudo.bots.table import BotError
+
+    try:
+        yield
+    except BotError as error:
+        _report_bot_error(error, debug)
+
+
+def _report_bot_error(error: Exception, debug: bool) -> NoReturn:
+    if debug:
+        import traceback
+
+        traceback.print_exception(error)
+        typer.echo(_error_line(str(error)), err=True)
+    else:
+        typer.echo(f"{_error_line(str(error))} (--debug shows the traceback)", err=True)
+    raise typer.Exit(1)
+
+
+def entrant_labels(entrants: list[str]) -> list[str]:
+    """How tables name the entrants: a plug-in by its class, and entrants named alike
+    numbered in order (``normal #1``, ``normal #2``)."""
+    short = [name.rpartition(":")[2] for name in entrants]
+    if len(set(short)) < len(set(entrants)):  # two plug-ins with one class name
+        short = list(entrants)
+    labels = []
+    for index, label in enumerate(short):
+        if short.count(label) > 1:
+            label = f"{label} #{short[:index].count(label) + 1}"
+        labels.append(label)
+    return labels
+
+
+def _progress(games: int) -> Any:
+    """A progress bar on standard error when it is a terminal (else none), and the
+    callback that advances it."""
+    from contextlib import nullcontext
+
     from rich.console import Console
     from rich.progress import Progress
+
+    errors = Console(stderr=True)
+    if not errors.is_terminal:
+        return nullcontext(), None
+    bar = Progress(console=errors, transient=True)
+    task = bar.add_task(f"{games} games", total=games)
+
+    def advance(done: int) -> None:
+        bar.advance(task, done)
+
+    return bar, advance
+
+
+def _rules_named(rules: Rules) -> str:
+    overrides = rules.to_overrides()
+    return str(overrides.pop("preset")) + "".join(f", {key}={value}"
+                                                  for key, value in overrides.items())
+
+
+def _run_arena(entrants: list[str], games: int, rules: Rules, seed: int, jobs: int,
+               dice_key: str, as_json: bool) -> None:
+    """``dudo arena``: play, then print the win rates (or the JSON)."""
+    from rich.console import Console
     from rich.table import Table
 
+    from dudo.bots.arena import run_arena
+    from dudo.bots.ladder import BotStats
+
+    habits: list[BotStats] = []
+    bar, advance = _progress(games) if not as_json else (None, None)
+    if bar is not None:
+        with bar:
+            standings = run_arena(entrants, games, rules, seed=seed, jobs=jobs,
+                                  progress=advance, dice_key=dice_key, habits=habits)
+    else:
+        standings = run_arena(entrants, games, rules, seed=seed, jobs=jobs,
+                              dice_key=dice_key, habits=habits)
+    labels = entrant_labels(entrants)
+    if as_json:
+        results = []
+        for standing, label, stats in zip(standings, labels, habits, strict=True):
+            low, high = standing.interval()
+            results.append({
+                "player": standing.player,
+                "wins": int(standing.wins) if standing.wins.is_integer() else standing.wins,
+                **({"label": label} if label != standing.player else {}),
+                "win_rate": standing.rate, "win_interval": [low, high],
+                **stats.habits_json()})
+        typer.echo(json.dumps({"games": games, "results": results, "seed": seed,
+                               "rules": rules.to_overrides(),
+                               **({"dice_key": dice_key} if dice_key else {})}))
+        return
     console = Console()
-    with Progress(console=console, transient=True) as bar:
-        task = bar.add_task(f"{games} games", total=games)
-        standings = run_arena(entrants, games, chosen, seed=seed, jobs=jobs,
-                              progress=lambda done: bar.advance(task, done), dice_key=dice_key)
-    table = Table(title=f"{games} games, {' vs '.join(entrants)}, seed {seed}")
+    console.print(f"[bold]{games} games[/], {' vs '.join(labels)}, {_rules_named(rules)}, "
+                  f"seed {seed}", soft_wrap=False)
+    table = Table()
     table.add_column("player")
-    table.add_column("wins", justify="right")
-    table.add_column("win rate", justify="right")
-    table.add_column("95% interval", justify="right")
-    for standing in standings:
+    for column in ("wins", "win rate", "95% interval", "calls right", "dice lost"):
+        table.add_column(column, justify="right")
+    for standing, label, stats in zip(standings, labels, habits, strict=True):
         low, high = standing.interval()
-        table.add_row(standing.player, f"{standing.wins:g}", f"{standing.rate:.1%}",
-                      f"{low:.1%} – {high:.1%}")
+        accuracy = stats.call_accuracy
+        table.add_row(label, f"{standing.wins:g}", f"{standing.rate:.1%}",
+                      f"{low:.1%} – {high:.1%}",
+                      "–" if accuracy is None else f"{accuracy:.0%}", str(stats.lost_total))
     console.print(table)
+    console.print("calls right: dudo and calza calls that were right (more: --json)",
+                  style="dim")
     if dice_key:
-        console.print(f"dice key {dice_key} (replay with --seed {seed} --dice-key {dice_key})")
+        console.print(f"dice key {dice_key}, to replay the run:\n"
+                      f"  --seed {seed} --dice-key {dice_key}", soft_wrap=True)
 
 
 def _check_ladder(entrants: list[str], seats: int, games: int) -> None:
@@ -295,27 +412,15 @@ def _check_ladder(entrants: list[str], seats: int, games: int) -> None:
 def _run_ladder(entrants: list[str], games: int, rules: Rules, seats: int, seed: int,
                 jobs: int, dice_key: str, as_json: bool) -> None:
     """``dudo arena --ladder``: play, then print the ratings table (or the JSON)."""
-    from collections.abc import Callable
-    from contextlib import nullcontext
-
     from rich import box
     from rich.console import Console
-    from rich.progress import Progress
     from rich.table import Table
 
     from dudo.bots.arena import Standing
     from dudo.bots.ladder import run_ladder
 
-    errors = Console(stderr=True)
-    bar = Progress(console=errors, transient=True) if errors.is_terminal else None
-    with bar if bar is not None else nullcontext():
-        advance: Callable[[int], None] | None = None
-        if bar is not None:
-            task = bar.add_task(f"{games} games", total=games)
-
-            def advance(done: int) -> None:
-                bar.advance(task, done)
-
+    bar, advance = _progress(games)
+    with bar:
         report = run_ladder(entrants, games, rules, seats=seats, seed=seed, jobs=jobs,
                             progress=advance, dice_key=dice_key)
     if as_json:
@@ -326,16 +431,8 @@ def _run_ladder(entrants: list[str], games: int, rules: Rules, seats: int, seed:
         return "–" if value is None else f"{value:.{digits}%}"
 
     kind = "heads-up round-robin" if seats == 2 else f"tables of {seats}"
-    overrides = rules.to_overrides()
-    named = overrides.pop("preset") + "".join(f", {key}={value}"
-                                              for key, value in overrides.items())
     lost_word = "points" if rules.format == "points" else "dice lost"
-    table = Table(title=f"Ladder: {games} games, {kind}, {named}, seed {seed}",
-                  box=box.SIMPLE_HEAD,
-                  caption=f"rating: OpenSkill mu ± 2 sigma, sorted by mu - 3 sigma. "
-                          f"calls right: dudo and calza. bluffs: bids above own cup + "
-                          f"expected unseen (all / openings). {lost_word}: calling a bid "
-                          f"that held / own bid called / calza")
+    table = Table(box=box.SIMPLE_HEAD)
     for column in ("player", "rating", "wins", "calls right", "bluffs", lost_word):
         table.add_column(column, justify="left" if column == "player" else "right",
                          no_wrap=True)
@@ -351,9 +448,17 @@ def _run_ladder(entrants: list[str], games: int, rules: Rules, seats: int, seed:
             f"{share(stats.bluff_rate, 0)}/{share(stats.opening_bluff_rate, 0)}",
             f"{stats.lost_total}: {lost['calling']}/{lost['called']}/{lost['calza']}")
     console = Console()
+    console.print(f"[bold]Ladder: {games} games[/], {kind}, {_rules_named(rules)}, "
+                  f"seed {seed}")
     console.print(table)
+    for line in ("rating: OpenSkill mu ± 2 sigma, sorted by mu - 3 sigma",
+                 "calls right: dudo and calza calls that were right",
+                 "bluffs: bids above own cup + expected unseen (all / openings)",
+                 f"{lost_word}: calling a bid that held / own bid called / calza"):
+        console.print(line, style="dim")
     if report.pairs:
-        pairs = Table(title="Heads-up pairs", box=box.SIMPLE_HEAD)
+        console.print("[bold]Heads-up pairs[/]")
+        pairs = Table(box=box.SIMPLE_HEAD)
         pairs.add_column("pair")
         pairs.add_column("games", justify="right")
         pairs.add_column("first's wins", justify="right")
@@ -366,27 +471,55 @@ def _run_ladder(entrants: list[str], games: int, rules: Rules, seats: int, seed:
                           f"{pair.wins[0]:g}", f"{standing.rate:.1%} ({low:.1%}–{high:.1%})")
         console.print(pairs)
     if dice_key:
-        console.print(f"dice key {dice_key} (replay with --seed {seed} --dice-key {dice_key})")
+        console.print(f"dice key {dice_key}, to replay the run:\n"
+                      f"  --seed {seed} --dice-key {dice_key}", soft_wrap=True)
 
 
 @app.command()
 def play(
     bots: Annotated[str, typer.Option(
         "--bots", "-b", metavar="LEVEL,LEVEL,...",
-        help="Opponents, comma-separated: easy, normal, hard (1 to 9).")] = "normal,hard,easy",
+        help="Opponents, comma-separated (1 to 9): easy, normal, hard, random, or your own "
+             "bot as package.module:Class or path/to/file.py:Class.")] = "normal,hard,easy",
     preset: Annotated[str, typer.Option("--rules", "-r", metavar="PRESET",
                                         help=f"One of: {', '.join(PRESETS)}.")] = DEFAULT_PRESET,
     settings: SetOption = None,
-    name: Annotated[str, typer.Option("--name", help="Your name at the table.")] = "You",
+    name: Annotated[str, typer.Option("--name", metavar="NAME",
+                                      help="Your name at the table.")] = "You",
     seed: Annotated[int | None, typer.Option(
         "--seed", help="Seed the dice and the bots to replay a game.")] = None,
+    pause: Annotated[float | None, typer.Option(
+        "--pause", metavar="SECONDS", min=0,
+        help="How long the outcome of a call stays on screen before the next round. "
+             "Default: until you press Enter (no pause when the input is not a "
+             "terminal); 0 for none.")] = None,
+    records: Annotated[Path | None, typer.Option(
+        "--records", metavar="DIR", envvar="DUDO_GAMES", file_okay=False,
+        help="Folder for the game's record, which dudo verify and dudo analyze read. "
+             "Default: $XDG_DATA_HOME/dudo/games (~/.local/share/dudo/games).")] = None,
+    record: Annotated[bool, typer.Option(
+        "--record/--no-record", help="Save the game's record when it ends.")] = True,
+    debug: Annotated[bool, typer.Option(
+        "--debug", help="Show the full traceback when a bot fails.")] = False,
 ) -> None:
-    """Play a game in the terminal against bots."""
+    """Play a game in the terminal against bots.
+
+    The dice are provably fair, as on the server: each round's seed is sealed (SHA-256)
+    before the roll, and the record saved at the end lets dudo verify recompute every die.
+    Exit status 0 when the game ends or you quit, 130 after Ctrl-C, 1 if a bot fails.
+    """
     from rich.console import Console
 
     from dudo.bots.registry import BotSpecError, make_bot
-    from dudo.dice import SeededDice, SystemDice
+    from dudo.bots.table import BotError
     from dudo.game import Game
+    from dudo.terminal_records import (
+        CommittedDice,
+        default_folder,
+        game_record,
+        new_game_id,
+        save_record,
+    )
     from dudo.tui import QuitGame, TerminalGame
 
     levels = [level.strip() for level in bots.split(",") if level.strip()]
@@ -401,14 +534,42 @@ def play(
                    for seat, level in enumerate(levels, start=1)]
     except BotSpecError as error:
         _fail(str(error))
-    dice = SystemDice() if seed is None else SeededDice(seed)
+    except Exception as error:  # a user's bot that fails to construct
+        _fail(f"a bot of --bots could not be created: {error!r}")
+    dice = CommittedDice(len(players) + 1, seed)
     game = Game(chosen, len(players) + 1, dice=dice)
     console = Console(highlight=False)
+    interactive = sys.stdin.isatty() and console.is_terminal
+    if pause is None and not interactive:
+        pause = 0
+    terminal = TerminalGame(game, players, name, console, console.input,
+                            levels=[level.rpartition(":")[2] for level in levels],
+                            pause=pause, clear=interactive, commitment=dice.commitment_for)
+    status = 0
     try:
-        TerminalGame(game, players, name, console, console.input).play()
-    except (QuitGame, KeyboardInterrupt) as reason:
-        console.print(f"\nGame left: {reason or 'interrupted'}.")
-        raise typer.Exit(1) from None
+        terminal.play()
+    except QuitGame as reason:
+        console.print(f"\nGame left: {reason}, in round {game.round_number}.")
+    except KeyboardInterrupt:
+        console.print(f"\nGame left (Ctrl-C) in round {game.round_number}.")
+        status = 130
+    except BotError as error:
+        _report_bot_error(error, debug)
+    if record and dice.fairness:
+        folder = records or default_folder()
+        names = [name, *(bot.name for bot in players)]
+        data = game_record(game, dice, new_game_id(), names, range(1, len(players) + 1))
+        try:
+            path = save_record(data, folder)
+        except OSError as error:
+            typer.echo(_error_line(f"cannot save the game record in {str(folder)!r}: "
+                                   f"{error.strerror or error}"), err=True)
+        else:
+            finished = "" if game.winners else " (the game is not finished)"
+            console.print(f"Game record{finished}: {path}\n"
+                          f"Check the dice: dudo verify {path}\n"
+                          f"Weigh every move: dudo analyze {path}", soft_wrap=True)
+    raise typer.Exit(status)
 
 
 @app.command()
@@ -515,6 +676,11 @@ def purge(
 
     from dudo.store import StoreError, open_store
 
+    missing = _missing_sqlite_file(database)
+    if missing is not None:
+        _fail(f"no database at {missing!r}: run dudo purge where the server keeps its "
+              "database, or name it with --database sqlite:///FILE (or DUDO_DATABASE)")
+
     async def run() -> int:
         store = open_store(database)
         await store.open()
@@ -529,6 +695,18 @@ def purge(
         _fail(str(error))
     typer.echo(f"purged {purged} closed room{'s' if purged != 1 else ''} "
                f"(closed more than {older_than:g} days ago); game records kept")
+
+
+def _missing_sqlite_file(database: str) -> str | None:
+    """The file a ``sqlite:///FILE`` URL names, if it does not exist (opening it would
+    create an empty database); ``None`` for any other URL or a file that exists."""
+    prefix = "sqlite:///"
+    if not database.startswith(prefix):
+        return None
+    name = database[len(prefix):].partition("?")[0]
+    if not name or name == ":memory:" or Path(name).exists():
+        return None
+    return name
 
 
 def _read_record(source: str) -> dict[str, Any]:
@@ -566,8 +744,9 @@ def verify(
 @app.command()
 def analyze(
     record: Annotated[str, typer.Argument(
-        help="A finished game's record (JSON from /api/games/ID) or a scenario file, "
-             "or - for standard input.", metavar="GAME_RECORD|-")],
+        help="A game's record (from /api/games/ID or saved by dudo play), any scenario "
+             "file dudo scenario takes (its refused actions are left out: they change "
+             "nothing), or - for standard input.", metavar="FILE|-")],
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (the same "
                                           "as GET /api/games/ID/analysis).")] = False,
     mistakes_only: Annotated[bool, typer.Option(
@@ -577,14 +756,22 @@ def analyze(
     the hard bot would have done, mistakes and bluffs, and a summary per player."""
     from dudo.bots.analysis import AnalysisError
     from dudo.bots.analysis import analyze as analyze_record
+    from dudo.scenario import accepted_actions
 
     data = _read_record(record)
+    left_out: list[str] = []
+    if "fairness" not in data:  # a scenario, not a game's record: refusals are output
+        try:
+            data, left_out = accepted_actions(data)
+        except ScenarioError as error:
+            _fail(f"{record}: {error}")
     try:
         analysis = analyze_record(data)
     except AnalysisError as error:
         _fail(f"{record}: {error}")
     if as_json:
-        typer.echo(json.dumps(analysis.to_json()))
+        typer.echo(json.dumps({**analysis.to_json(),
+                               **({"left_out": left_out} if left_out else {})}))
         return
     from rich import box
     from rich.console import Console
@@ -607,7 +794,16 @@ def analyze(
     points = analysis.rules.format == "points"
     unit = "points" if points else "dice"
     console = Console(highlight=False)
-    title = f"table {data['room']}" if isinstance(data.get("room"), str) else "a game"
+    if isinstance(data.get("room"), str):
+        title = f"table {data['room']}"
+    elif isinstance(data.get("game_id"), str):
+        title = f"game {data['game_id']}"
+    else:
+        title = "a game"
+    if left_out:
+        console.print(f"left out {len(left_out)} refused action"
+                      f"{'s' if len(left_out) > 1 else ''} (they change nothing): "
+                      + "; ".join(left_out))
     console.print(f"[bold]{title}[/]: " + ", ".join(
         f"{name(seat)}{' (bot)' if seat in analysis.bots else ''}"
         for seat in range(analysis.players)))

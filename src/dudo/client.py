@@ -11,7 +11,10 @@ Sit a program in a seat in a few lines::
             seat = await client.create_room("Robo", seats=2, bots=[None, "normal"])
             async with client.table(seat) as table:
                 await table.start()
-                await table.play(make_bot("hard"))   # until the game ends
+                print(f"room {seat.code}: playing to the end (a minute or two)...")
+                winners = await table.play(make_bot("hard"))   # until the game ends
+                print("winners:", ", ".join(table.names[s] for s in winners))
+                print("game id:", table.game_id, "(dudo verify / dudo analyze its record)")
 
     asyncio.run(main())
 
@@ -36,6 +39,7 @@ import httpx
 import websockets
 
 from dudo.bots.base import Bot
+from dudo.bots.table import bot_raised, check_answer
 from dudo.game import Call
 from dudo.rules import Rules
 from dudo.view import SeatView
@@ -255,6 +259,19 @@ class Table:
 
     # -- playing with a bot --------------------------------------------------------------
 
+    @property
+    def names(self) -> list[str]:
+        """The name at every seat of the room, by seat number (``""`` for an open seat)."""
+        seats = (self.state.get("room") or {}).get("seats") or []
+        return [(seat or {}).get("name") or "" for seat in seats]
+
+    @property
+    def game_id(self) -> str | None:
+        """The id of the game being (or last) played here: its record is at
+        ``GET /api/games/ID`` once it is over (:meth:`Client.game_record`)."""
+        fair = self.state.get("fair") if self.state else None
+        return (fair or {}).get("game_id") or None
+
     def view(self) -> SeatView | None:
         """The latest game state as a :class:`SeatView` (None before the game starts)."""
         game = self.state.get("game") if self.state else None
@@ -267,6 +284,9 @@ class Table:
 
         Sends a fresh seed for every round that waits for one, answers only states it
         has not answered yet, and lets the server's pause after a reveal run its course.
+        A bot that raises, or returns something its view does not offer, stops the game
+        for this seat with a one-line :class:`~dudo.bots.table.BotError` naming the bot
+        and its seat (the bot's own exception, if any, is its ``__cause__``).
         """
         answered = -1
         seeded_round = None
@@ -285,7 +305,7 @@ class Table:
                 version = self.state["version"]
                 if version != answered and seen.legal:
                     answered = version
-                    action = bot.act(seen)
+                    action = self._ask(bot, seen)
                     if action is not None:
                         await self._send_action(action, version)
             reply = await self.receive(max(0.01, end - loop.time()))
@@ -294,6 +314,14 @@ class Table:
                 if retry is not None:
                     await asyncio.sleep(0.25)  # the server said slow down: same id again
                     await self.send(retry)
+
+    def _ask(self, bot: Bot, seen: SeatView) -> Any:
+        seat = seen.seat if seen.seat is not None else -1
+        try:
+            answer = bot.act(seen)
+        except Exception as error:
+            raise bot_raised(bot, seat, error) from error
+        return check_answer(bot, seat, seen, answer, lambda action: None)
 
     async def _send_action(self, action: Any, version: int) -> None:
         message: dict[str, Any] = {"id": self.new_id(), "version": version}

@@ -102,6 +102,30 @@ def replay(record: Mapping[str, Any]) -> Game:
     return _play(record, strict=True)[0]
 
 
+def accepted_actions(data: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """A scenario with its refused actions left out, and a line saying what each one was.
+
+    What the engine refuses changes nothing, so the game the scenario plays is the game of
+    its accepted actions alone: that is what :func:`replay` (and the analysis) can take.
+    Any other problem is the :class:`ScenarioError` that :func:`run_scenario` gives.
+    """
+    game, output = _play(data, strict=False)
+    kept = {key: value for key, value in data.items() if key not in ("start", "rounds")}
+    kept.update(game.record())
+    refused = []
+    number = 1
+    for event in output:
+        if event["event"] == "reveal":
+            number += 1
+        elif event["event"] == "illegal":
+            action = event["action"]
+            what = (f"call {action['call']}" if "call" in action
+                    else f"bid {Bid(*action['bid']).words()}")
+            refused.append(f"round {number}: seat {event['seat']} cannot {what} "
+                           f"({event['reason']})")
+    return kept, refused
+
+
 def _play(data: Mapping[str, Any], *, strict: bool) -> tuple[Game, list[dict[str, Any]]]:
     unknown = set(data) - _TOP_KEYS - _RECORD_KEYS
     if unknown:

@@ -3,20 +3,28 @@
 Everything the player sees comes from the engine's view of their seat, and everything they
 type goes through the engine's legality check, so the terminal never decides a rule. Input
 is read line by line from any callable, which is how the tests drive a whole game.
+
+The screen reads like a table at 80x24: each turn of the player's starts a fresh screen
+(cleared on a terminal, a rule in a log) with the round, the last round's outcome, the
+players, the bids and the player's dice, drawn once. After a call the reveal gets a screen
+of its own and stays there until the player goes on (Enter, or a pause the caller sets).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 
+from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from dudo.bids import BadBidText, Bid
+from dudo.bids import BadBidText, Bid, quantity_limits
 from dudo.bots.base import Bot
-from dudo.bots.table import out_of_turn_seats
+from dudo.bots.table import ask, out_of_turn_seats
 from dudo.game import (
     CALZA,
     DUDO,
@@ -29,7 +37,6 @@ from dudo.game import (
     Phase,
     PlayerOut,
     Revealed,
-    RoundStarted,
 )
 from dudo.hands import Hand
 from dudo.rules_text import rules_sheet
@@ -43,17 +50,25 @@ PIPS = {
     5: ("●   ●", "  ●  ", "●   ●"),
     6: ("●   ●", "●   ●", "●   ●"),
 }
+DIE_WIDTH = 8
+"""Columns one drawn die takes: seven for the box and one space."""
 HELP = ("Type a bid like [bold]4 5s[/] or [bold]4x5[/] (four 5s), [bold]dudo[/] (or "
         "[bold]liar[/]) to call the standing bid, [bold]calza[/] to call it exact, "
         "[bold]rules[/] for the rules, [bold]quit[/] to leave.")
+CALL_WORDS = ("dudo", "liar", "d", "l")
+CALZA_WORDS = ("calza", "c", "exact", "spot on")
+LET_GO_WORDS = ("", "n", "no", "pass", "p", "let it go", "go", "skip")
+HELP_WORDS = ("help", "?", "h")
+QUIT_WORDS = ("q", "quit", "exit")
 
 
 class QuitGame(Exception):
-    """The player left (typed quit, or the input ended)."""
+    """The player left (typed quit, or the input ended); the message says which."""
 
 
 def draw_dice(dice: Sequence[int], marked: Callable[[int], bool] | None = None) -> Text:
-    """Dice side by side, drawn with pips; ``marked`` dice are highlighted (and starred)."""
+    """Dice side by side, drawn with pips, each face's number under its die; ``marked``
+    dice are highlighted and starred (the star sits right after that die's number)."""
     text = Text()
     rows = ["╭─────╮", *("│{}│" for _ in range(3)), "╰─────╯"]
     for line in range(5):
@@ -65,35 +80,78 @@ def draw_dice(dice: Sequence[int], marked: Callable[[int], bool] | None = None) 
                 text.append(rows[line].format(PIPS[die][line - 1]), style=style)
             text.append(" ")
         text.append("\n")
-    if marked:
-        text.append("  ".join(f"{die}{'*' if marked(die) else ' '}" for die in dice))
-    else:
-        text.append("   ".join(f"  {die}  " for die in dice))
+    for die in dice:
+        star = "*" if marked and marked(die) else " "
+        label = f"   {die}{star}".ljust(DIE_WIDTH)
+        text.append(label, style="bold green" if star == "*" else "")
     return text
 
 
+def cup_line(dice: Sequence[int], counted: Callable[[int], bool]) -> Text:
+    """A cup on one line: counted dice in brackets (and green), so the mark sits on the
+    very die it marks, with or without colour."""
+    text = Text()
+    for die in dice:
+        if counted(die):
+            text.append(f"[{die}]", style="bold green")
+        else:
+            text.append(f" {die} ")
+        text.append(" ")
+    return text
+
+
+def capitalised(sentence: str) -> str:
+    return sentence[:1].upper() + sentence[1:]
+
+
 class TerminalGame:
-    """A game with the person at seat 0 and ``bots`` in the other seats."""
+    """A game with the person at seat 0 and ``bots`` in the other seats.
+
+    ``levels`` names each bot's level (shown beside its name); ``pause`` is what happens
+    after a reveal: ``None`` waits for Enter, a number waits that many seconds (0: not at
+    all). ``clear`` wipes the screen at each new screen (for a terminal); without it a rule
+    separates them. ``commitment`` gives the dice commitment of a round, shown at its start.
+    """
 
     def __init__(self, game: Game, bots: Sequence[Bot], name: str, console: Console,
-                 read_line: Callable[[str], str]) -> None:
+                 read_line: Callable[[str], str], *, levels: Sequence[str] = (),
+                 pause: float | None = 0, clear: bool = False,
+                 commitment: Callable[[int], str] | None = None,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         self.game = game
         self.bots = list(bots)
         self.names = [name, *(bot.name for bot in bots)]
+        levels = list(levels) + [""] * (len(bots) - len(levels))
+        me = name if name.lower() == "you" else f"{name} (you)"
+        self.labels = [me, *(f"{bot.name} ({level})" if level else bot.name
+                                          for bot, level in zip(bots, levels, strict=False))]
         self.console = console
         self.read_line = read_line
+        self.pause = pause
+        self.clear = clear
+        self.commitment = commitment
+        self.sleep = sleep
+        self.last_outcome: str | None = None
+        self.intro_shown = False
+        self.rounds_played = 0
+
+    def who(self, seat: int) -> str:
+        """The subject of a sentence: "You" for the player, else the bot's name."""
+        return "You" if seat == 0 else self.names[seat]
+
+    def verb(self, seat: int, plural: str, singular: str) -> str:
+        return f"{self.who(seat)} {plural if seat == 0 else singular}"
 
     # -- the loop -----------------------------------------------------------------------
 
     def play(self) -> tuple[int, ...]:
         """Play to the end; returns the winners (raises :class:`QuitGame` if the player left)."""
         game = self.game
-        self.console.print(Panel(HELP, title="dudo", expand=False))
-        self.show_round_start()
         while game.phase is not Phase.OVER:
             if game.phase is Phase.ROLL:
                 game.roll()
-                self.show_my_dice()
+                if game.turn != 0:
+                    self.show_round_start()
                 continue
             events = self.next_action()
             self.show(events)
@@ -106,14 +164,13 @@ class TerminalGame:
                 if self.offer_calza():
                     return game.apply(0, CALZA)
                 continue
-            if self.bots[seat - 1].act(view(game, seat)) is CALZA:
+            if ask(self.bots[seat - 1], game, seat) is CALZA:
                 return game.apply(seat, CALZA)
         seat = game.turn
         if seat == 0:
             return game.apply(0, self.ask_player())
-        action = self.bots[seat - 1].act(view(game, seat))
-        if action is None or action not in game.legal_actions(seat):
-            action = DUDO if DUDO in game.legal_actions(seat) else game.legal_actions(seat)[0]
+        action = ask(self.bots[seat - 1], game, seat)
+        assert action is not None  # ask() refuses a pass on the bot's turn
         return game.apply(seat, action)
 
     # -- the player's turn --------------------------------------------------------------
@@ -123,7 +180,7 @@ class TerminalGame:
             line = self.read_line(prompt)
         except EOFError:
             raise QuitGame("the input ended") from None
-        if line.strip().lower() in ("q", "quit", "exit"):
+        if line.strip().lower() in QUIT_WORDS:
             raise QuitGame("you left the table")
         return line
 
@@ -131,21 +188,22 @@ class TerminalGame:
         seen = view(self.game, 0)
         self.show_table(seen)
         while True:
-            text = self.read("Your move: ").strip().lower()
+            text = " ".join(self.read("Your move: ").split()).lower()
             action = self.parse(text)
             if action is None:
                 continue
             reason = self.game.reason(0, action)
             if reason is None:
                 return action
-            self.console.print(f"[red]Not allowed:[/] {REASONS[reason]}.{self.hint(seen)}")
+            self.console.print(f"[red]Not allowed:[/] {REASONS[reason]}."
+                               f"{self.hint(seen, reason)}")
 
     def parse(self, text: str) -> Action | None:
-        if text in ("dudo", "liar", "d", "l"):
+        if text in CALL_WORDS:
             return DUDO
-        if text in ("calza", "c", "exact", "spot on"):
+        if text in CALZA_WORDS:
             return CALZA
-        if text in ("", "help", "?", "h"):
+        if text in ("", *HELP_WORDS):
             self.console.print(HELP)
             return None
         if text == "rules":
@@ -154,36 +212,98 @@ class TerminalGame:
         try:
             return Bid.parse(text)
         except BadBidText as error:
-            self.console.print(f"[red]{error}[/]")
+            self.console.print(f"[red]{escape(str(error))}[/]")
             return None
 
-    def hint(self, seen: SeatView) -> str:
+    def hint(self, seen: SeatView, reason: str) -> str:
+        """What the player may do instead, as full sentences after the refusal."""
         bids = seen.legal.bids
-        options = []
-        if bids:
-            options.append(f"the lowest raise is {bids[0].words()} ({bids[0]})")
-        if DUDO in seen.legal:
-            options.append("or call dudo")
-        return (" " + ", ".join(options) + ".") if options else ""
+        sentences = []
+        if reason == "over_cap":
+            faces, ones = quantity_limits(seen.dice_in_play, seen.rules.cap_at_dice_in_play)
+            sentences.append(f"With {seen.dice_in_play} dice in play a bid names at most "
+                             f"{faces} of a face 2 to 6 and {ones} aces")
+        if seen.standing is None:
+            if bids:
+                sentences.append(f"You open: the lowest bid is {bids[0].words()} ({bids[0]})")
+        else:
+            options = []
+            if bids:
+                options.append(f"the lowest raise is {bids[0].words()} ({bids[0]})")
+            if DUDO in seen.legal:
+                options.append("you may call dudo")
+            if options:
+                sentences.append(" or ".join(options))
+        return "".join(f" {capitalised(sentence)}." for sentence in sentences)
 
     def offer_calza(self) -> bool:
+        """Ask whether to call calza out of turn; every answer gets a reply."""
         standing = self.game.standing
         assert standing is not None
-        answer = self.read(f"Call calza on {standing.words()}? Type calza, or Enter to let "
-                           "it go: ").strip().lower()
-        return answer in ("calza", "c", "y", "yes")
+        prompt = f"Calza on {standing.words()}? Type calza, or Enter to let it go: "
+        while True:
+            answer = " ".join(self.read(prompt).split()).lower()
+            if answer in CALZA_WORDS or answer in ("y", "yes"):
+                return True
+            if answer in LET_GO_WORDS:
+                return False
+            if answer in HELP_WORDS:
+                self.console.print("It is not your turn, but these rules let anyone call "
+                                   "calza: say the bid is exactly right. Type calza, or "
+                                   "press Enter to let it go.")
+            elif answer == "rules":
+                self.console.print(rules_sheet(self.game.rules))
+            elif answer in CALL_WORDS or self._is_bid(answer):
+                self.console.print(f"[red]Not now:[/] it is {self.names[self.game.turn]}'s "
+                                   "turn; out of turn you may only call calza. Type calza, "
+                                   "or press Enter to let it go.")
+            else:
+                self.console.print(f"[red]Not understood:[/] {escape(repr(answer))}. Type "
+                                   "calza, or press Enter to let it go.")
+
+    @staticmethod
+    def _is_bid(text: str) -> bool:
+        try:
+            Bid.parse(text)
+        except BadBidText:
+            return False
+        return True
 
     # -- drawing ------------------------------------------------------------------------
 
-    def show_round_start(self) -> None:
+    def new_screen(self, title: str) -> None:
+        """Start a fresh screen: cleared on a terminal, else a rule; the help the first time."""
+        if self.clear:
+            self.console.clear()
+        self.console.rule(title)
+        if not self.intro_shown:
+            self.intro_shown = True
+            self.console.print(HELP)
+            self.console.print("At the table: " + ", ".join(self.labels[1:]) + ".")
+
+    def round_title(self) -> str:
         header = self.game.round_header()
         title = f"Round {header.number}"
         if header.palifico:
             title += " — PALIFICO: ones are not wild and the face is locked"
-        self.console.rule(title)
-        self.console.print(f"{self.names[header.opener]} opens.")
+        return title
 
-    def show_my_dice(self) -> None:
+    def show_round_facts(self) -> None:
+        """The last round's outcome, who opens and the dice commitment."""
+        header = self.game.round_header()
+        if self.last_outcome:
+            self.console.print(f"Last round: {self.last_outcome}")
+        sealed = ""
+        if self.commitment is not None:
+            sealed = f"Dice sealed: sha256 {self.commitment(header.number)[:16]}…"
+        opened = ("open", "opens") if not self.game.bids else ("opened", "opened")
+        sealed = f"{self.verb(header.opener, *opened)}. {sealed}"
+        self.console.print(sealed.strip())
+
+    def show_round_start(self) -> None:
+        """A round the player does not open: the facts and their dice, once."""
+        self.new_screen(self.round_title())
+        self.show_round_facts()
         seen = view(self.game, 0)
         if seen.dice:
             self.console.print("Your dice:")
@@ -192,15 +312,20 @@ class TerminalGame:
             self.console.print("You are out; watching the others.")
 
     def show_table(self, seen: SeatView) -> None:
-        table = Table(show_header=True, header_style="bold")
+        """The player's turn: a fresh screen with everything needed to decide."""
+        self.new_screen(self.round_title())
+        self.show_round_facts()
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 2))
         table.add_column("player")
         table.add_column("dice", justify="right")
-        if seen.rules.format == "points":
+        points = seen.rules.format == "points"
+        if points:
             table.add_column("points", justify="right")
-        for seat, name in enumerate(self.names):
+        for seat, label in enumerate(self.labels):
             marker = " ◀" if seat == seen.turn else ""
-            row = [name + marker, str(seen.dice_counts[seat]) if seen.dice_counts[seat] else "out"]
-            if seen.rules.format == "points":
+            count = seen.dice_counts[seat]
+            row = [label + marker, str(count) if count else "out"]
+            if points:
                 row.append(str(seen.points[seat]))
             table.add_row(*row)
         self.console.print(table)
@@ -209,10 +334,10 @@ class TerminalGame:
             self.console.print(f"Bids: {history}")
         if seen.standing is not None:
             self.console.print(f"Standing bid: [bold]{seen.standing.words()}[/] by "
-                               f"{self.names[seen.bidder or 0]}. "
+                               f"{self.who(seen.bidder or 0)}. "
                                f"{seen.dice_in_play} dice in play.")
         else:
-            self.console.print(f"You open. {seen.dice_in_play} dice in play.")
+            self.console.print(f"No bid yet. {seen.dice_in_play} dice in play.")
         self.console.print("Your dice:")
         self.console.print(draw_dice(seen.dice))
 
@@ -222,14 +347,24 @@ class TerminalGame:
                 case Revealed():
                     self.show_reveal(event)
                 case PlayerOut(seat=seat):
-                    who = "You are" if seat == 0 else f"{self.names[seat]} is"
-                    self.console.print(f"[bold]{who} out of the game.[/]")
+                    self.console.print(f"[bold]{self.verb(seat, 'are', 'is')} out of the "
+                                       "game.[/]")
                 case BidPlaced(seat=seat, bid=bid) if seat != 0:
                     self.console.print(f"{self.names[seat]} bids [bold]{bid.words()}[/].")
-                case RoundStarted():
-                    self.show_round_start()
                 case GameOver(winners=winners):
                     self.show_winners(winners)
+        if any(isinstance(event, Revealed) for event in events) and (
+                self.game.phase is not Phase.OVER):
+            self.wait_after_reveal()
+
+    def wait_after_reveal(self) -> None:
+        """Keep the outcome on screen until the player goes on (or the pause is over)."""
+        number = self.game.round_number
+        if self.pause is None:
+            self.read(f"Press Enter for round {number} (or type quit): ")
+        elif self.pause > 0:
+            self.console.print(f"Round {number} in {self.pause:g} s…")
+            self.sleep(self.pause)
 
     def show_winners(self, winners: tuple[int, ...]) -> None:
         if winners == (0,):
@@ -237,36 +372,55 @@ class TerminalGame:
         elif len(winners) == 1:
             line = f"{self.names[winners[0]]} wins the game."
         else:
-            line = " and ".join(self.names[seat] for seat in winners) + " share the win."
-        self.console.print(Panel(f"[bold]{line}[/]", expand=False))
+            line = " and ".join(self.who(seat) for seat in winners) + " share the win."
+        self.console.print(Panel(f"[bold]{escape(line)}[/]", expand=False))
 
     def show_reveal(self, reveal: Revealed) -> None:
+        self.rounds_played += 1
         caller = self.names[reveal.caller]
         words = "DUDO!" if reveal.call is DUDO else "CALZA!"
-        self.console.print(f"[bold]{caller}: {words}[/] on {reveal.bid.words()} by "
-                           f"{self.names[reveal.bidder]}. Cups up:")
+        self.new_screen(f"Round {self.rounds_played}: the cups are lifted")
+        self.console.print(f"[bold]{escape(caller)}: {words}[/] on {reveal.bid.words()} by "
+                           f"{self.who(reveal.bidder)}. Cups up (counted dice in "
+                           "\\[brackets]):")
+        counted = reveal.counts
+        width = max(len(label) for seat, label in enumerate(self.labels) if reveal.cups[seat])
+        most = max(len(cup) for cup in reveal.cups)
         for seat, cup in enumerate(reveal.cups):
             if cup:
-                self.console.print(self.names[seat])
-                self.console.print(draw_dice(cup, reveal.counts))
+                line = Text(f"  {self.labels[seat].ljust(width)}  ")
+                line.append_text(cup_line(cup, counted))
+                line.append("    " * (most - len(cup)))
+                line.append(f"  {sum(1 for die in cup if counted(die))}")
+                self.console.print(line)
         verdict = {"holds": "the bid holds", "fails": "the bid fails",
                    "exact": "exactly right", "not_exact": "not exact"}[reveal.outcome]
+        consequence = self.consequence(reveal)
         if isinstance(reveal.bid, Hand):
             held = "the dice contain" if reveal.outcome == "holds" else "the dice lack"
-            self.console.print(f"{held.capitalize()} {reveal.bid.words()} — {verdict}.")
+            counted_line = f"{held.capitalize()} {reveal.bid.words()} — {verdict}. {consequence}"
+            self.last_outcome = counted_line
         else:
-            self.console.print(f"Counted: [bold]{reveal.count}[/] against "
-                               f"{reveal.bid.quantity} — {verdict}.")
+            counted_line = (f"Counted: {reveal.count} against {reveal.bid.quantity} — "
+                            f"{verdict}. {consequence}")
+            self.last_outcome = (f"{reveal.count} counted against {reveal.bid.words()} — "
+                                 f"{verdict}. {consequence}")
+        self.console.print(f"[bold]{escape(counted_line)}[/]")
+
+    def consequence(self, reveal: Revealed) -> str:
+        """Who loses what (or wins a die back, or could not) after a reveal."""
         if reveal.loser is not None:
-            you = reveal.loser == 0
-            who = "You" if you else self.names[reveal.loser]
+            seat = reveal.loser
             if reveal.points is not None:
                 what = "a penalty point" if reveal.change == 1 else f"{reveal.change} points"
-                verb = "take" if you else "takes"
-            else:
-                what = "a die" if reveal.change == 1 else f"{reveal.change} dice"
-                verb = "lose" if you else "loses"
-            self.console.print(f"{who} {verb} {what}.")
-        elif reveal.change:
-            who = "You win" if reveal.caller == 0 else f"{caller} wins"
-            self.console.print(f"{who} a die back.")
+                return f"{self.verb(seat, 'take', 'takes')} {what}."
+            what = "a die" if reveal.change == 1 else f"{reveal.change} dice"
+            return f"{self.verb(seat, 'lose', 'loses')} {what}."
+        seat = reveal.caller
+        if reveal.change:
+            return f"{self.verb(seat, 'win', 'wins')} a die back."
+        if reveal.points is None:
+            held = reveal.dice_counts[seat]
+            return (f"Nobody loses a die. {self.verb(seat, 'hold', 'holds')} {held} dice "
+                    "already, the most a cup may hold, so no die comes back.")
+        return "Nobody takes a point."

@@ -16,14 +16,18 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from dudo.bots.registry import make_bot
 from dudo.bots.table import play_bot_game
 from dudo.dice import SeededDice
 from dudo.game import Game
 from dudo.rules import Rules
+
+if TYPE_CHECKING:
+    from dudo.bots.ladder import BotStats
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +70,16 @@ def bot_seed(seed: int, number: int, seat: int) -> int:
 def play_one(entrants: Sequence[str], rules: Rules, seed: int, number: int,
              dice_key: str = "") -> list[float]:
     """Play game ``number``; returns each entrant's share of the win (in entrant order)."""
+    return play_counted(entrants, rules, seed, number, dice_key)[0]
+
+
+def play_counted(entrants: Sequence[str], rules: Rules, seed: int, number: int,
+                 dice_key: str = "") -> tuple[list[float], list[BotStats]]:
+    """Play game ``number``; returns each entrant's share of the win and what it did
+    (calls, bluffs, dice lost: the ladder's :class:`~dudo.bots.ladder.BotStats`), in
+    entrant order."""
+    from dudo.bots.ladder import BotStats, count_events, final_counts
+
     players = len(entrants)
     shift = number % players
     seating = [(index + shift) % players for index in range(players)]  # entrant -> seat
@@ -74,17 +88,28 @@ def play_one(entrants: Sequence[str], rules: Rules, seed: int, number: int,
         by_seat[seat] = entrants[entrant]
     bots = [make_bot(spec, seed=bot_seed(seed, number, seat)) for seat, spec in enumerate(by_seat)]
     game = Game(rules, players, dice=SeededDice(dice_seed(seed, number, dice_key)))
-    winners = play_bot_game(game, bots)
+    stats = [BotStats(games=1) for _ in range(players)]
+    out: list[int] = []
+    winners = play_bot_game(game, bots,
+                            on_events=lambda events: count_events(game, stats, events, out))
+    final_counts(game, stats, winners, out)
     shares = [0.0] * players
     for entrant, seat in enumerate(seating):
         if seat in winners:
             shares[entrant] = 1 / len(winners)
-    return shares
+    return shares, [stats[seat] for seat in seating]
+
+
+BATCH = 5
+"""Games per task of a run: small, so the progress bar moves every few seconds even for
+the hard bot (about a third of a second a game), and big enough to keep the overhead of
+handing work to other processes small."""
 
 
 def _play_batch(entrants: Sequence[str], rules: Rules, seed: int,
-                numbers: Sequence[int], dice_key: str = "") -> list[list[float]]:
-    return [play_one(entrants, rules, seed, number, dice_key) for number in numbers]
+                numbers: Sequence[int], dice_key: str = ""
+                ) -> list[tuple[list[float], list[BotStats]]]:
+    return [play_counted(entrants, rules, seed, number, dice_key) for number in numbers]
 
 
 def run_arena(
@@ -95,26 +120,40 @@ def run_arena(
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
     dice_key: str = "",
+    habits: list[BotStats] | None = None,
 ) -> list[Standing]:
-    """Play ``games`` games and return one :class:`Standing` per entrant, in order."""
-    totals = [0.0] * len(entrants)
-    batch = 20
-    chunks = [list(range(start, min(start + batch, games))) for start in range(0, games, batch)]
+    """Play ``games`` games and return one :class:`Standing` per entrant, in order.
 
-    def add(results: list[list[float]]) -> None:
-        for shares in results:
+    ``habits``, if given (an empty list), receives one :class:`BotStats` per entrant: its
+    calls, bluffs and dice lost by cause over the run, as the ladder counts them.
+    """
+    from dudo.bots.ladder import BotStats
+
+    totals = [0.0] * len(entrants)
+    counted = [BotStats() for _ in entrants]
+    chunks = [list(range(start, min(start + BATCH, games))) for start in range(0, games, BATCH)]
+
+    def add(results: list[tuple[list[float], list[BotStats]]]) -> None:
+        for shares, stats in results:
             for entrant, share in enumerate(shares):
                 totals[entrant] += share
-        if progress is not None:
-            progress(len(results))
+            for entrant, seat_stats in enumerate(stats):
+                counted[entrant].add(seat_stats)
 
     if jobs <= 1:
         for chunk in chunks:
             add(_play_batch(entrants, rules, seed, chunk, dice_key))
+            if progress is not None:
+                progress(len(chunk))
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             futures = [pool.submit(_play_batch, entrants, rules, seed, chunk, dice_key)
                        for chunk in chunks]
-            for future in futures:
+            for future in as_completed(futures):  # the bar moves as games finish ...
+                if progress is not None:
+                    progress(len(future.result()))
+            for future in futures:  # ... and the sums are made in game order
                 add(future.result())
+    if habits is not None:
+        habits[:] = counted
     return [Standing(player, wins, games) for player, wins in zip(entrants, totals, strict=True)]

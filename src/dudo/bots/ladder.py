@@ -37,12 +37,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, fields
 from itertools import combinations
 from typing import Any
 
-from dudo.bots.arena import Standing, _derive, bot_seed, dice_seed
+from dudo.bots.arena import BATCH, Standing, _derive, bot_seed, dice_seed
 from dudo.bots.base import quantity_bid
 from dudo.bots.registry import make_bot
 from dudo.bots.table import play_bot_game
@@ -108,6 +108,24 @@ class BotStats:
     def lost_by_cause(self) -> dict[str, int]:
         return {"calling": self.lost_calling, "called": self.lost_called,
                 "calza": self.lost_calza}
+
+    def habits_json(self) -> dict[str, Any]:
+        """What the entrant did, as ``dudo arena --json`` (with or without ``--ladder``)
+        reports it: place, calls, bids and bluffs, dice lost by cause."""
+        return {
+            "mean_place": self.places / self.games if self.games else None,
+            "calls": {"dudo": self.dudo_calls, "dudo_right": self.dudo_right,
+                      "calza": self.calza_calls, "calza_right": self.calza_right},
+            "call_accuracy": self.call_accuracy,
+            "bids": self.bids,
+            "bluffs": self.bluffs,
+            "bluff_rate": self.bluff_rate,
+            "openings": self.openings,
+            "opening_bluffs": self.opening_bluffs,
+            "opening_bluff_rate": self.opening_bluff_rate,
+            "dice_lost": {"total": self.lost_total, **self.lost_by_cause},
+            "dice_won_on_calza": self.calza_gained,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,18 +217,7 @@ class LadderReport:
                 "wins": number(stats.wins),
                 "win_rate": entry.standing.rate,
                 "win_interval": [low, high],
-                "mean_place": stats.places / stats.games if stats.games else None,
-                "calls": {"dudo": stats.dudo_calls, "dudo_right": stats.dudo_right,
-                          "calza": stats.calza_calls, "calza_right": stats.calza_right},
-                "call_accuracy": stats.call_accuracy,
-                "bids": stats.bids,
-                "bluffs": stats.bluffs,
-                "bluff_rate": stats.bluff_rate,
-                "openings": stats.openings,
-                "opening_bluffs": stats.opening_bluffs,
-                "opening_bluff_rate": stats.opening_bluff_rate,
-                "dice_lost": {"total": stats.lost_total, **stats.lost_by_cause},
-                "dice_won_on_calza": stats.calza_gained,
+                **stats.habits_json(),
             })
         data: dict[str, Any] = {
             "ladder": self.mode, "seats": self.seats, "games": self.games, "seed": self.seed,
@@ -328,6 +335,15 @@ def play_ladder_game(entrants: Sequence[str], rules: Rules, seed: int, number: i
         count_events(game, stats, events, out)
 
     winners = play_bot_game(game, bots, on_events=seen)
+    places, shares = final_counts(game, stats, winners, out)
+    return GameResult(number, tuple(table), tuple(places), tuple(shares), tuple(stats))
+
+
+def final_counts(game: Game, stats: Sequence[BotStats], winners: Sequence[int],
+                 out: Sequence[int]) -> tuple[list[int], list[float]]:
+    """At a game's end: each seat's place and share of the win, counted into ``stats``
+    with its dice lost in all (in a points race: its points)."""
+    rules, seats = game.rules, game.players
     if rules.format == "points":
         points = game.points
         places = [1 + sum(1 for other in points if other < mine) for mine in points]
@@ -343,7 +359,7 @@ def play_ladder_game(entrants: Sequence[str], rules: Rules, seed: int, number: i
     for seat, seat_stats in enumerate(stats):
         seat_stats.wins = shares[seat]
         seat_stats.places = places[seat]
-    return GameResult(number, tuple(table), tuple(places), tuple(shares), tuple(stats))
+    return places, shares
 
 
 def _play_batch(entrants: Sequence[str], rules: Rules, seed: int, numbers: Sequence[int],
@@ -381,24 +397,23 @@ def run_ladder(
     if seats == 2 and games < len(pairings(len(entrants))):
         raise LadderError(f"a heads-up round-robin of {len(entrants)} entrants has "
                           f"{len(pairings(len(entrants)))} pairs: --games must be at least that")
-    batch = 20
-    chunks = [list(range(start, min(start + batch, games))) for start in range(0, games, batch)]
+    chunks = [list(range(start, min(start + BATCH, games))) for start in range(0, games, BATCH)]
     results: list[GameResult] = []
-
-    def add(part: list[GameResult]) -> None:
-        results.extend(part)
-        if progress is not None:
-            progress(len(part))
 
     if jobs <= 1:
         for chunk in chunks:
-            add(_play_batch(entrants, rules, seed, chunk, seats, dice_key))
+            results.extend(_play_batch(entrants, rules, seed, chunk, seats, dice_key))
+            if progress is not None:
+                progress(len(chunk))
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             futures = [pool.submit(_play_batch, entrants, rules, seed, chunk, seats, dice_key)
                        for chunk in chunks]
-            for future in futures:
-                add(future.result())
+            for future in as_completed(futures):  # the bar moves as games finish ...
+                if progress is not None:
+                    progress(len(future.result()))
+            for future in futures:  # ... and the ratings take the games in order
+                results.extend(future.result())
     totals = [BotStats() for _ in entrants]
     pair_games: dict[tuple[int, int], list[float]] = {}
     for result in results:

@@ -9,13 +9,67 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from dudo.bids import Bid
 from dudo.bots.base import Bot
-from dudo.game import CALZA, Action, Event, Game, IllegalAction, Phase
-from dudo.view import view
+from dudo.game import CALZA, REASONS, Action, Call, Event, Game, IllegalAction, Phase
+from dudo.view import SeatView, view
 
 
 class BotError(RuntimeError):
-    """A bot answered with an action its view did not offer, or with nothing on its turn."""
+    """A bot raised, answered with something its view did not offer, or passed on its turn.
+
+    The message is one line that names the bot (its name and class) and its seat and says
+    what it returned or raised; the exception it raised, if any, is the ``__cause__``.
+    """
+
+
+def bot_label(bot: Bot, seat: int) -> str:
+    """``bot 'Cautious Carla' (CautiousBot) at seat 2``: how errors name a bot."""
+    name = getattr(bot, "name", None)
+    kind = type(bot).__name__
+    shown = f"{name!r} ({kind})" if isinstance(name, str) and name != kind else kind
+    return f"bot {shown} at seat {seat}"
+
+
+def _shown(value: object) -> str:
+    text = " ".join(repr(value).split())
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def bot_raised(bot: Bot, seat: int, error: Exception) -> BotError:
+    """The one-line error for a bot whose ``act`` raised ``error``."""
+    return BotError(f"{bot_label(bot, seat)} raised {_shown(error)}")
+
+
+def check_answer(bot: Bot, seat: int, seen: SeatView, action: object,
+                 reason: Callable[[Action], str | None]) -> Action | None:
+    """The bot's answer if ``seen`` offers it (``None`` allowed off its turn), else a
+    :class:`BotError` saying what it returned and why that will not do."""
+    if action is None:
+        if seen.my_turn:
+            raise BotError(f"{bot_label(bot, seat)} returned None on its turn; it must "
+                           "return one of view.legal")
+        return None
+    if not isinstance(action, Bid | Call):
+        raise BotError(f"{bot_label(bot, seat)} returned {_shown(action)}, which is not an "
+                       "action: return one of view.legal (a Bid, DUDO or CALZA)")
+    if action not in seen.legal:
+        why = reason(action)
+        shown = f"{action} ({action.words()})" if isinstance(action, Bid) else action.value
+        raise BotError(f"{bot_label(bot, seat)} returned {shown}, which is not legal now"
+                       + (f": {REASONS[why]}" if why else ""))
+    return action
+
+
+def ask(bot: Bot, game: Game, seat: int) -> Action | None:
+    """The bot's answer for ``seat``, checked against the seat's legal actions; anything
+    else (an exception from the bot included) is a one-line :class:`BotError`."""
+    seen = view(game, seat)
+    try:
+        action = bot.act(seen)
+    except Exception as error:
+        raise bot_raised(bot, seat, error) from error
+    return check_answer(bot, seat, seen, action, lambda chosen: game.reason(seat, chosen))
 
 
 def out_of_turn_seats(game: Game) -> list[int]:
@@ -24,20 +78,6 @@ def out_of_turn_seats(game: Game) -> list[int]:
         return []
     seats = [(game.turn + step) % game.players for step in range(1, game.players)]
     return [seat for seat in seats if CALZA in game.legal_actions(seat)]
-
-
-def ask(bot: Bot, game: Game, seat: int) -> Action | None:
-    """The bot's answer for ``seat``, checked against the seat's legal actions."""
-    seen = view(game, seat)
-    action = bot.act(seen)
-    if action is None:
-        if seen.my_turn:
-            raise BotError(f"{bot.name} (seat {seat}) passed on its turn")
-        return None
-    if action not in seen.legal:
-        raise BotError(f"{bot.name} (seat {seat}) chose {action!r}, which is not legal: "
-                       f"{game.reason(seat, action)}")
-    return action
 
 
 def bot_step(game: Game, bots: Sequence[Bot]) -> list[Event]:
