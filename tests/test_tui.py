@@ -14,7 +14,8 @@ from dudo.bots.registry import make_bot
 from dudo.dice import ScriptedDice
 from dudo.game import CALZA, DUDO, Action, Game, Revealed
 from dudo.rules import Rules
-from dudo.tui import DIE_WIDTH, TerminalGame, draw_dice
+from dudo.tui import DIE_WIDTH, TerminalGame, distinct_names, draw_dice
+from dudo.view import view
 
 SRC = Path(__file__).parent.parent / "src"
 
@@ -183,3 +184,32 @@ def test_an_exact_calza_at_a_full_cup_says_why_no_die_comes_back() -> None:
     text = " ".join(console.export_text().split())
     assert (f"Nobody loses a die. {terminal.names[1]} holds 5 dice already, the most a cup "
             "may hold, so no die comes back.") in text
+
+
+def test_bots_that_share_a_name_are_told_apart() -> None:
+    assert distinct_names(["Nina", "Ingrid", "nina", "Nina", "Nina 2"]) == [
+        "Nina", "Ingrid", "nina 2", "Nina 3", "Nina 2 2"]
+
+
+def test_a_full_table_fits_24_lines() -> None:
+    bots = [make_bot(level, seed=seat) for seat, level in enumerate(["easy"] * 9)]
+    game = Game(Rules.preset("dudo"), 10, dice=ScriptedDice([[[2, 3, 4, 5, 6]] * 10]))
+    game.roll()
+    for _ in range(9):  # a long bid history, as the player sees it on their turn
+        game.apply(game.turn, game.legal_actions(game.turn).bids[0])
+    console = recorded()
+    terminal = TerminalGame(game, bots, "Ana", console, input, levels=["easy"] * 9)
+    terminal.intro_shown = True
+    terminal.show_table(view(game, 0))
+    lines = console.export_text().splitlines()
+    assert len(lines) + 1 <= 24, "\n".join(lines)  # and the prompt below
+    assert len(set(terminal.names)) == 10
+
+
+def test_off_stops_the_out_of_turn_calza_questions() -> None:
+    result = play(["1 6s", "off", "quit"], "--bots", "easy,easy", "--seed", "5",
+                  "--set", "first_opener=host")
+    out = " ".join(result.stdout.split())
+    assert out.count("Calza on ") == 1
+    assert "No more calza questions out of turn this game" in out
+    assert "Game left: you left the table" in out and result.returncode == 0

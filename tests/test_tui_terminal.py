@@ -21,7 +21,7 @@ pyte = pytest.importorskip("pyte")
 
 SRC = Path(__file__).parent.parent / "src"
 MOVE = r"Your move: "
-CALZA = r"let it go: "
+CALZA = r"stop asking\): "
 NEXT = r"type quit\): "
 
 

@@ -557,8 +557,8 @@ def play(
         _report_bot_error(error, debug)
     if record and dice.fairness:
         folder = records or default_folder()
-        names = [name, *(bot.name for bot in players)]
-        data = game_record(game, dice, new_game_id(), names, range(1, len(players) + 1))
+        data = game_record(game, dice, new_game_id(), terminal.names,
+                           range(1, len(players) + 1))
         try:
             path = save_record(data, folder)
         except OSError as error:
