@@ -51,7 +51,7 @@ def test_bids_in_every_spelling_and_a_bad_one() -> None:
     out = result.stdout
     assert "not a bid: 'zebra'" in out
     assert result.returncode == 0
-    assert "Game left: you left the table, in round" in out
+    assert "You left the table in round" in out
 
 
 def test_illegal_bid_is_explained_in_words() -> None:
@@ -212,4 +212,4 @@ def test_off_stops_the_out_of_turn_calza_questions() -> None:
     out = " ".join(result.stdout.split())
     assert out.count("Calza on ") == 1
     assert "No more calza questions out of turn this game" in out
-    assert "Game left: you left the table" in out and result.returncode == 0
+    assert "You left the table in round" in out and result.returncode == 0

@@ -196,9 +196,9 @@ class TerminalGame:
         try:
             line = self.read_line(prompt)
         except EOFError:
-            raise QuitGame("the input ended") from None
+            raise QuitGame("The input ended, so you left the table") from None
         if line.strip().lower() in QUIT_WORDS:
-            raise QuitGame("you left the table")
+            raise QuitGame("You left the table")
         return line
 
     def ask_player(self) -> Action:
