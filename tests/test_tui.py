@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from dudo.bids import Bid
@@ -14,7 +15,7 @@ from dudo.bots.registry import make_bot
 from dudo.dice import ScriptedDice
 from dudo.game import CALZA, DUDO, Action, Game, Revealed
 from dudo.rules import Rules
-from dudo.tui import DIE_WIDTH, TerminalGame, distinct_names, draw_dice
+from dudo.tui import DIE_WIDTH, QuitGame, TerminalGame, distinct_names, draw_dice
 from dudo.view import view
 
 SRC = Path(__file__).parent.parent / "src"
@@ -213,3 +214,27 @@ def test_off_stops_the_out_of_turn_calza_questions() -> None:
     assert out.count("Calza on ") == 1
     assert "No more calza questions out of turn this game" in out
     assert "You left the table in round" in out and result.returncode == 0
+
+
+def test_after_a_reveal_the_game_waits_for_enter_or_the_pause() -> None:
+    prompts: list[str] = []
+    naps: list[float] = []
+
+    def terminal_with(pause: float | None, answer: str) -> tuple[TerminalGame, Revealed]:
+        game, reveal = reveal_of(Rules.preset("dudo"), [[4, 1, 6, 3, 4], [2, 2, 5, 6, 6]],
+                                 [(0, Bid(3, 4)), (1, DUDO)])
+        terminal = TerminalGame(game, [make_bot("easy", seed=1)], "Ana", recorded(),
+                                lambda prompt: prompts.append(prompt) or answer,
+                                pause=pause, sleep=naps.append)
+        return terminal, reveal
+
+    waiting, reveal = terminal_with(None, "")
+    waiting.show([reveal])
+    assert prompts == ["Press Enter for round 2 (or type quit): "] and naps == []
+    pausing, reveal = terminal_with(2.5, "")
+    pausing.show([reveal])
+    assert naps == [2.5] and len(prompts) == 1
+    assert "Round 2 in 2.5 s…" in pausing.console.export_text()
+    leaving, reveal = terminal_with(None, "quit")
+    with pytest.raises(QuitGame, match="You left the table"):
+        leaving.show([reveal])
