@@ -14,10 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-pexpect = pytest.importorskip("pexpect")  # the dev extra installs both
-pyte = pytest.importorskip("pyte")
+import pexpect  # both in the dev extra
+import pyte
 
 SRC = Path(__file__).parent.parent / "src"
 MOVE = r"Your move: "
