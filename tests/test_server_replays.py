@@ -177,8 +177,11 @@ def test_dudo_analyze_prints_the_tables_and_the_json(record: dict[str, Any],
     ("{not json", "not valid JSON"),
     ("[1, 2]", "a game record is a JSON object"),
     ('{"players": 2, "rounds": []}', "the scenario has no 'rules'"),
+    # A game's record (it has fairness material) with a refused action: changed, refused.
+    # (A scenario file's refusals are left out instead: tests/test_analyze_scenarios.py.)
     ('{"rules": {"preset": "perudo"}, "players": 2, "start": {"dice_counts": [1, 1]},'
-     ' "rounds": [{"dice": [[2], [3]], "actions": [{"seat": 1, "bid": [1, 2]}]}]}',
+     ' "rounds": [{"dice": [[2], [3]], "actions": [{"seat": 1, "bid": [1, 2]}]}],'
+     ' "fairness": []}',
      "not your turn"),
 ])
 def test_dudo_analyze_refuses_a_bad_file_in_one_line(content: str, fragment: str,

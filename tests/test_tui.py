@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from rich.console import Console
 
 from dudo.bids import Bid
@@ -14,7 +15,8 @@ from dudo.bots.registry import make_bot
 from dudo.dice import ScriptedDice
 from dudo.game import CALZA, DUDO, Action, Game, Revealed
 from dudo.rules import Rules
-from dudo.tui import DIE_WIDTH, TerminalGame, draw_dice
+from dudo.tui import DIE_WIDTH, QuitGame, TerminalGame, distinct_names, draw_dice
+from dudo.view import view
 
 SRC = Path(__file__).parent.parent / "src"
 
@@ -50,7 +52,7 @@ def test_bids_in_every_spelling_and_a_bad_one() -> None:
     out = result.stdout
     assert "not a bid: 'zebra'" in out
     assert result.returncode == 0
-    assert "Game left: you left the table, in round" in out
+    assert "You left the table in round" in out
 
 
 def test_illegal_bid_is_explained_in_words() -> None:
@@ -183,3 +185,56 @@ def test_an_exact_calza_at_a_full_cup_says_why_no_die_comes_back() -> None:
     text = " ".join(console.export_text().split())
     assert (f"Nobody loses a die. {terminal.names[1]} holds 5 dice already, the most a cup "
             "may hold, so no die comes back.") in text
+
+
+def test_bots_that_share_a_name_are_told_apart() -> None:
+    assert distinct_names(["Nina", "Ingrid", "nina", "Nina", "Nina 2"]) == [
+        "Nina", "Ingrid", "nina 2", "Nina 3", "Nina 2 2"]
+
+
+def test_a_full_table_fits_24_lines() -> None:
+    bots = [make_bot(level, seed=seat) for seat, level in enumerate(["easy"] * 9)]
+    game = Game(Rules.preset("dudo"), 10, dice=ScriptedDice([[[2, 3, 4, 5, 6]] * 10]))
+    game.roll()
+    for _ in range(9):  # a long bid history, as the player sees it on their turn
+        game.apply(game.turn, game.legal_actions(game.turn).bids[0])
+    console = recorded()
+    terminal = TerminalGame(game, bots, "Ana", console, input, levels=["easy"] * 9)
+    terminal.intro_shown = True
+    terminal.show_table(view(game, 0))
+    lines = console.export_text().splitlines()
+    assert len(lines) + 1 <= 24, "\n".join(lines)  # and the prompt below
+    assert len(set(terminal.names)) == 10
+
+
+def test_off_stops_the_out_of_turn_calza_questions() -> None:
+    result = play(["1 6s", "off", "quit"], "--bots", "easy,easy", "--seed", "5",
+                  "--set", "first_opener=host")
+    out = " ".join(result.stdout.split())
+    assert out.count("Calza on ") == 1
+    assert "No more calza questions out of turn this game" in out
+    assert "You left the table in round" in out and result.returncode == 0
+
+
+def test_after_a_reveal_the_game_waits_for_enter_or_the_pause() -> None:
+    prompts: list[str] = []
+    naps: list[float] = []
+
+    def terminal_with(pause: float | None, answer: str) -> tuple[TerminalGame, Revealed]:
+        game, reveal = reveal_of(Rules.preset("dudo"), [[4, 1, 6, 3, 4], [2, 2, 5, 6, 6]],
+                                 [(0, Bid(3, 4)), (1, DUDO)])
+        terminal = TerminalGame(game, [make_bot("easy", seed=1)], "Ana", recorded(),
+                                lambda prompt: prompts.append(prompt) or answer,
+                                pause=pause, sleep=naps.append)
+        return terminal, reveal
+
+    waiting, reveal = terminal_with(None, "")
+    waiting.show([reveal])
+    assert prompts == ["Press Enter for round 2 (or type quit): "] and naps == []
+    pausing, reveal = terminal_with(2.5, "")
+    pausing.show([reveal])
+    assert naps == [2.5] and len(prompts) == 1
+    assert "Round 2 in 2.5 s…" in pausing.console.export_text()
+    leaving, reveal = terminal_with(None, "quit")
+    with pytest.raises(QuitGame, match="You left the table"):
+        leaving.show([reveal])

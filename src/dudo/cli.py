@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -316,16 +316,16 @@ def entrant_labels(entrants: list[str]) -> list[str]:
     return labels
 
 
-def _progress(games: int) -> Any:
-    """A progress bar on standard error when it is a terminal (else none), and the
-    callback that advances it."""
+def _progress(games: int) -> tuple[AbstractContextManager[Any], Callable[[int], None] | None]:
+    """A progress bar of ``games`` on standard error when it is a terminal (else, or for
+    no games, none), and the callback that advances it."""
     from contextlib import nullcontext
 
     from rich.console import Console
     from rich.progress import Progress
 
     errors = Console(stderr=True)
-    if not errors.is_terminal:
+    if not errors.is_terminal or not games:
         return nullcontext(), None
     bar = Progress(console=errors, transient=True)
     task = bar.add_task(f"{games} games", total=games)
@@ -352,14 +352,10 @@ def _run_arena(entrants: list[str], games: int, rules: Rules, seed: int, jobs: i
     from dudo.bots.ladder import BotStats
 
     habits: list[BotStats] = []
-    bar, advance = _progress(games) if not as_json else (None, None)
-    if bar is not None:
-        with bar:
-            standings = run_arena(entrants, games, rules, seed=seed, jobs=jobs,
-                                  progress=advance, dice_key=dice_key, habits=habits)
-    else:
+    bar, advance = _progress(games if not as_json else 0)
+    with bar:
         standings = run_arena(entrants, games, rules, seed=seed, jobs=jobs,
-                              dice_key=dice_key, habits=habits)
+                              progress=advance, dice_key=dice_key, habits=habits)
     labels = entrant_labels(entrants)
     if as_json:
         results = []
@@ -380,7 +376,8 @@ def _run_arena(entrants: list[str], games: int, rules: Rules, seed: int, jobs: i
                   f"seed {seed}", soft_wrap=False)
     table = Table()
     table.add_column("player")
-    for column in ("wins", "win rate", "95% interval", "calls right", "dice lost"):
+    lost_word = "points" if rules.format == "points" else "dice lost"
+    for column in ("wins", "win rate", "95% interval", "calls right", lost_word):
         table.add_column(column, justify="right")
     for standing, label, stats in zip(standings, labels, habits, strict=True):
         low, high = standing.interval()
@@ -549,16 +546,16 @@ def play(
     try:
         terminal.play()
     except QuitGame as reason:
-        console.print(f"\nGame left: {reason}, in round {game.round_number}.")
+        console.print(f"\n{reason} in round {game.round_number}.")
     except KeyboardInterrupt:
-        console.print(f"\nGame left (Ctrl-C) in round {game.round_number}.")
+        console.print(f"\nCtrl-C: you left the table in round {game.round_number}.")
         status = 130
     except BotError as error:
         _report_bot_error(error, debug)
     if record and dice.fairness:
         folder = records or default_folder()
-        names = [name, *(bot.name for bot in players)]
-        data = game_record(game, dice, new_game_id(), names, range(1, len(players) + 1))
+        data = game_record(game, dice, new_game_id(), terminal.names,
+                           range(1, len(players) + 1))
         try:
             path = save_record(data, folder)
         except OSError as error:

@@ -60,6 +60,8 @@ CALZA_WORDS = ("calza", "c", "exact", "spot on")
 LET_GO_WORDS = ("", "n", "no", "pass", "p", "let it go", "go", "skip")
 HELP_WORDS = ("help", "?", "h")
 QUIT_WORDS = ("q", "quit", "exit")
+ONE_COLUMN = 6
+"""Up to this many players the table lists them in one column; more, in two."""
 
 
 class QuitGame(Exception):
@@ -100,6 +102,20 @@ def cup_line(dice: Sequence[int], counted: Callable[[int], bool]) -> Text:
     return text
 
 
+def distinct_names(names: Sequence[str]) -> list[str]:
+    """The names with repeats told apart (``Nina``, ``Nina 2``): bots pick their names
+    from a small cast, so two of them (or one and the player) can share one."""
+    taken: set[str] = set()
+    result = []
+    for name in names:
+        shown, number = name, 2
+        while shown.casefold() in taken:
+            shown, number = f"{name} {number}", number + 1
+        taken.add(shown.casefold())
+        result.append(shown)
+    return result
+
+
 def capitalised(sentence: str) -> str:
     return sentence[:1].upper() + sentence[1:]
 
@@ -120,11 +136,12 @@ class TerminalGame:
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.game = game
         self.bots = list(bots)
-        self.names = [name, *(bot.name for bot in bots)]
-        levels = list(levels) + [""] * (len(bots) - len(levels))
         me = name if name.lower() == "you" else f"{name} (you)"
-        self.labels = [me, *(f"{bot.name} ({level})" if level else bot.name
-                                          for bot, level in zip(bots, levels, strict=False))]
+        self.names = distinct_names([name, *(str(getattr(bot, "name", "")) or "Bot"
+                                             for bot in bots)])
+        levels = list(levels) + [""] * (len(bots) - len(levels))
+        self.labels = [me, *(f"{shown} ({level})" if level else shown
+                             for shown, level in zip(self.names[1:], levels, strict=False))]
         self.console = console
         self.read_line = read_line
         self.pause = pause
@@ -134,6 +151,7 @@ class TerminalGame:
         self.last_outcome: str | None = None
         self.intro_shown = False
         self.rounds_played = 0
+        self.calza_prompts = True
 
     def who(self, seat: int) -> str:
         """The subject of a sentence: "You" for the player, else the bot's name."""
@@ -179,9 +197,9 @@ class TerminalGame:
         try:
             line = self.read_line(prompt)
         except EOFError:
-            raise QuitGame("the input ended") from None
+            raise QuitGame("The input ended, so you left the table") from None
         if line.strip().lower() in QUIT_WORDS:
-            raise QuitGame("you left the table")
+            raise QuitGame("You left the table")
         return line
 
     def ask_player(self) -> Action:
@@ -237,29 +255,37 @@ class TerminalGame:
         return "".join(f" {capitalised(sentence)}." for sentence in sentences)
 
     def offer_calza(self) -> bool:
-        """Ask whether to call calza out of turn; every answer gets a reply."""
+        """Ask whether to call calza out of turn; every answer gets a reply. ``off`` stops
+        these questions for the rest of the game (calza on one's turn stays open)."""
+        if not self.calza_prompts:
+            return False
         standing = self.game.standing
         assert standing is not None
-        prompt = f"Calza on {standing.words()}? Type calza, or Enter to let it go: "
+        prompt = (f"Calza on {standing.words()}? Type calza, or Enter to let it go (off to "
+                  "stop asking): ")
+        again = "Type calza, or press Enter to let it go."
         while True:
             answer = " ".join(self.read(prompt).split()).lower()
             if answer in CALZA_WORDS or answer in ("y", "yes"):
                 return True
             if answer in LET_GO_WORDS:
                 return False
+            if answer in ("off", "never", "stop"):
+                self.calza_prompts = False
+                self.console.print("No more calza questions out of turn this game; on your "
+                                   "turn you may still call calza.")
+                return False
             if answer in HELP_WORDS:
                 self.console.print("It is not your turn, but these rules let anyone call "
-                                   "calza: say the bid is exactly right. Type calza, or "
-                                   "press Enter to let it go.")
+                                   "calza: say the bid is exactly right. " + again +
+                                   " Type off to stop these questions.")
             elif answer == "rules":
                 self.console.print(rules_sheet(self.game.rules))
             elif answer in CALL_WORDS or self._is_bid(answer):
                 self.console.print(f"[red]Not now:[/] it is {self.names[self.game.turn]}'s "
-                                   "turn; out of turn you may only call calza. Type calza, "
-                                   "or press Enter to let it go.")
+                                   f"turn; out of turn you may only call calza. {again}")
             else:
-                self.console.print(f"[red]Not understood:[/] {escape(repr(answer))}. Type "
-                                   "calza, or press Enter to let it go.")
+                self.console.print(f"[red]Not understood:[/] {escape(repr(answer))}. {again}")
 
     @staticmethod
     def _is_bid(text: str) -> bool:
@@ -315,20 +341,7 @@ class TerminalGame:
         """The player's turn: a fresh screen with everything needed to decide."""
         self.new_screen(self.round_title())
         self.show_round_facts()
-        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 2))
-        table.add_column("player")
-        table.add_column("dice", justify="right")
-        points = seen.rules.format == "points"
-        if points:
-            table.add_column("points", justify="right")
-        for seat, label in enumerate(self.labels):
-            marker = " ◀" if seat == seen.turn else ""
-            count = seen.dice_counts[seat]
-            row = [label + marker, str(count) if count else "out"]
-            if points:
-                row.append(str(seen.points[seat]))
-            table.add_row(*row)
-        self.console.print(table)
+        self.console.print(self.players_table(seen))
         if seen.bids:
             history = ", ".join(f"{self.names[seat]}: {bid.words()}" for seat, bid in seen.bids)
             self.console.print(f"Bids: {history}")
@@ -340,6 +353,34 @@ class TerminalGame:
             self.console.print(f"No bid yet. {seen.dice_in_play} dice in play.")
         self.console.print("Your dice:")
         self.console.print(draw_dice(seen.dice))
+
+    def players_table(self, seen: SeatView) -> Table:
+        """Every player with their dice (and points): one column of players, or two side
+        by side for more than :data:`ONE_COLUMN` players, so a full table fits 24 lines."""
+        points = seen.rules.format == "points"
+        rows = []
+        for seat, label in enumerate(self.labels):
+            marker = " ◀" if seat == seen.turn else ""
+            count = seen.dice_counts[seat]
+            row = [label + marker, str(count) if count else "out"]
+            if points:
+                row.append(str(seen.points[seat]))
+            rows.append(row)
+        halves = 2 if len(rows) > ONE_COLUMN else 1
+        table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 2))
+        for _ in range(halves):
+            table.add_column("player")
+            table.add_column("dice", justify="right")
+            if points:
+                table.add_column("points", justify="right")
+        height = -(-len(rows) // halves)
+        for index in range(height):
+            cells = list(rows[index])
+            if halves == 2:
+                cells += rows[index + height] if index + height < len(rows) else [""] * len(
+                    rows[index])
+            table.add_row(*cells)
+        return table
 
     def show(self, events: list[Event]) -> None:
         for event in events:
