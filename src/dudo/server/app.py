@@ -48,6 +48,7 @@ from dudo.server.protocol import (
     error_message,
     parse_client_message,
 )
+from dudo.server.proxies import SCOPE_KEY, ForwardedHeaders, OriginWarnings
 from dudo.server.relay import ADDRESS_HEADER, Relay
 from dudo.server.replays import replay_routes
 from dudo.server.room import RoomConfig, RoomError
@@ -74,6 +75,9 @@ class ServerSettings:
     # Origins (``https://host[:port]``) whose pages may open a WebSocket besides the site's
     # own (the Host the request came to); DUDO_ALLOWED_ORIGINS, comma separated.
     allowed_origins: tuple[str, ...] = ()
+    # The reverse proxies in front (--forwarded-allow-ips): only they may name the client's
+    # address, scheme and public host (dudo.server.proxies).
+    proxies: tuple[str, ...] = ()
     limits: SiteLimits = field(default_factory=SiteLimits)
     sweep_interval: float = 60.0  # seconds between looks for idle rooms (DUDO_SWEEP_INTERVAL)
     # A cluster node (dudo serve --cluster): Redis's URL, and the address other nodes
@@ -341,6 +345,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
     """
     settings = settings or ServerSettings.from_env()
     allowed_origins = parse_origins(",".join(settings.allowed_origins))
+    origin_warnings = OriginWarnings()
     metrics = Metrics()
     gate = Gate(settings.gate)
     state: dict[str, Any] = {}
@@ -636,9 +641,15 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
     async def seated_socket(websocket: WebSocket, address: str, offered: list[str]) -> None:
         # Any page may open a WebSocket anywhere (no same-origin rule for sockets): only
         # this site's own pages, and origins the operator allows, may take a seat.
+        # Behind a proxy that does not pass Host on, the public host comes in
+        # X-Forwarded-Host (or Forwarded), believed only from --forwarded-allow-ips.
         origin = websocket.headers.get("origin")
-        if not origin_allowed(origin, websocket.headers.get("host"), allowed_origins):
-            log_event(log, "origin_refused", origin=(origin or "")[:200])
+        host = websocket.headers.get("host")
+        forwarded = websocket.scope.get(SCOPE_KEY)
+        if not (origin_allowed(origin, host, allowed_origins)
+                or (forwarded is not None and forwarded.believed
+                    and origin_allowed(origin, forwarded.host))):
+            origin_warnings.refused(origin or "", host, forwarded)
             await websocket.send_text(json.dumps(error_message(
                 "bad_origin", "pages from another site cannot connect to this server")))
             await websocket.close(code=4403)
@@ -763,6 +774,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
     application = Starlette(routes=routes, lifespan=lifespan,
                             exception_handlers={HTTPException: http_error,
                                                 RedisError: cluster_unreachable},
-                            middleware=[Middleware(SecurityHeaders), Middleware(CatchAll)])
+                            middleware=[Middleware(ForwardedHeaders, proxies=settings.proxies),
+                                        Middleware(SecurityHeaders), Middleware(CatchAll)])
     application.state.gate = gate  # dudo serve drops a flooding address's connections
     return application
