@@ -87,7 +87,7 @@ def test_from_an_address_not_named_the_forwarded_host_is_ignored_and_the_log_say
     assert len(warned) == 1, warned  # one warning; the second refusal is an info line
     message = str(warned[0]["message"])
     assert warned[0]["origin"] == PUBLIC
-    assert "Host 127.0.0.1:8000" in message
+    assert "Host: 127.0.0.1:8000" in message
     assert "came from testclient" in message and "--forwarded-allow-ips" in message
     infos = [record for record in caplog.records if record.levelno == logging.INFO
              and record.__dict__.get("fields", {}).get("event") == "origin_refused"]
@@ -118,7 +118,7 @@ def test_the_warning_for_no_forwarded_host_says_proxy_set_header_host(
     assert len(warned) == 1
     assert "proxy_set_header Host $host" in str(warned[0]["message"])
     assert "https://dudo.example" in str(warned[0]["message"])
-    assert "Host 127.0.0.1:8000" in str(warned[0]["message"])
+    assert "Host: 127.0.0.1:8000" in str(warned[0]["message"])
 
 
 def test_warnings_are_one_a_minute_per_origin_and_bounded_in_all() -> None:
@@ -168,4 +168,4 @@ def test_on_the_wire_a_real_server_believes_only_its_named_proxy(tmp_path: Path)
     lines = [line for line in output.splitlines() if "origin_refused" in line]
     assert len(lines) == 1, output
     assert "came from 127.0.0.1" in lines[0] and "--forwarded-allow-ips" in lines[0], lines
-    assert f"Host 127.0.0.1:{base.rsplit(':', 1)[1]}" in lines[0], lines
+    assert f"Host: 127.0.0.1:{base.rsplit(':', 1)[1]}" in lines[0], lines

@@ -211,7 +211,7 @@ def caddy(upstream: int) -> Iterator[str]:
 @contextlib.contextmanager
 def dudo(tmp_path: Path) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
     """``dudo serve`` as behind a proxy on this machine (as dudo.service runs it)."""
-    env = {**TIMINGS, "DUDO_FORWARDED_ALLOW_IPS": "127.0.0.1"}
+    env = {**TIMINGS, "DUDO_REVEAL_PAUSE": "1.5", "DUDO_FORWARDED_ALLOW_IPS": "127.0.0.1"}
     with server_process(sqlite_url(tmp_path), env=env) as (base, process):
         yield int(base.rsplit(":", 1)[1]), process
 
@@ -240,7 +240,7 @@ def play_a_game(public: str) -> None:
         page.set_default_timeout(8000)
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
-        code = create_room(page, public, "Ana", 2, {1: "easy"}, {"starting_dice": 2})
+        code = create_room(page, public, "Ana", 2, {1: "easy"}, {"starting_dice": 3})
         assert page.url == f"{public}/r/{code}"
         page.click("#start")
         page.wait_for_selector(".felt")
@@ -296,6 +296,7 @@ def test_nginx_that_forgets_both_is_refused_and_the_log_says_the_fix(tmp_path: P
         output = (process.communicate(timeout=20)[0] or b"").decode(errors="replace")
     lines = [line for line in output.splitlines() if "origin_refused" in line]
     assert len(lines) == 1, output
-    assert public in lines[0] and f"Host 127.0.0.1:{upstream}" in lines[0], lines
+    # proxy_pass http://dudo (the upstream's name) without Host: the server sees Host: dudo.
+    assert public in lines[0] and "(Host: dudo)" in lines[0], lines
     assert "proxy_set_header Host $host" in lines[0], lines
     assert re.search(r"warn", lines[0], re.IGNORECASE), lines

@@ -125,9 +125,9 @@ class OriginWarnings:
         if not self.due(origin):
             log_event(log, "origin_refused", origin=origin)
             return
-        expected = [f"Host {host or '(none)'}"]
+        expected = [f"Host: {host or '(none)'}"]
         if forwarded is not None and forwarded.believed:
-            expected.append(f"X-Forwarded-Host {forwarded.host}")
+            expected.append(f"X-Forwarded-Host: {forwarded.host}")
         if forwarded is not None and not forwarded.believed:
             fix = (f"the request named the host {forwarded.host} in X-Forwarded-Host or "
                    f"Forwarded, but it came from {forwarded.peer}, which is not in "
@@ -139,7 +139,8 @@ class OriginWarnings:
                    "proxy_set_header X-Forwarded-Host $host; with the proxy's address in "
                    "--forwarded-allow-ips), or list the origin in DUDO_ALLOWED_ORIGINS; "
                    "if it is another site, nothing is wrong")
-        log_event(log, "origin_refused", logging.WARNING, origin=origin,
-                  expected=" or ".join(expected), fix=fix,
-                  message=f"a table socket from a page of {origin} was refused: this "
-                          f"server expected {' or '.join(expected)}; {fix}")
+        hosts = ", ".join(expected)
+        log_event(log, "origin_refused", logging.WARNING, origin=origin, expected=hosts,
+                  fix=fix, message=f"refused a table socket from a page of {origin}: this "
+                                   "server takes pages of the host the request was sent to "
+                                   f"only ({hosts}); {fix}")
