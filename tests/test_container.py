@@ -4,10 +4,11 @@ dudo:/data``), passes its health check, serves a room, runs as the user dudo, an
 container is replaced the room is still there: the database lived on the volume.
 
 The runtime is Debian's podman with runc, which .ci/run installs. No container registry is
-reachable from CI, so the base image is made from Debian's packages with debootstrap (cached
-in /var/cache/dudo-test between runs) and trusts the certificate authorities of this
-machine, as this machine's pip does, so that the build can reach PyPI. Everywhere else the
-Dockerfile's default base, python:3.11-slim, is pulled as usual.
+reachable from CI, so the base image is a bare Debian made with debootstrap (no Python: the
+Dockerfile installs Debian's python3 then; cached in /var/cache/dudo-test between runs),
+which trusts the certificate authorities of this machine, as this machine's pip does, so
+that the build can reach PyPI. Everywhere else the Dockerfile's default base,
+python:3.11-slim (Python there already), is pulled as usual.
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCKERFILE = ROOT / "deploy" / "Dockerfile"
 COMPOSE = ROOT / "deploy" / "compose.yaml"
 CACHE = Path(os.environ.get("DUDO_TEST_CACHE", "/var/cache/dudo-test"))
-BASE = "localhost/dudo-test-base:bookworm"
-TRUSTED = "localhost/dudo-test-base:trusted"
+BASE = "localhost/dudo-test-base:bookworm-minbase"
+TRUSTED = "localhost/dudo-test-base:bookworm-trusted"
 IMAGE = "localhost/dudo-test:latest"
 HOST_CAS = Path("/etc/ssl/certs/ca-certificates.crt")
 # podman's defaults ask for more open files than this machine's hard limit allows, and
@@ -88,19 +89,19 @@ class Podman:
 
 
 def debian_base(podman: Podman) -> None:
-    """``BASE``: Debian bookworm with python3 from debootstrap, imported once; the root
+    """``BASE``: Debian bookworm's minimal base from debootstrap, imported once; the root
     file system's tarball is kept in CACHE so that later runs skip debootstrap."""
     if podman.exists(BASE):
         return
-    tarball = CACHE / "bookworm-python3.tar"
+    tarball = CACHE / "bookworm-minbase.tar"
     if not tarball.exists():
         debootstrap = need("debootstrap")
         CACHE.mkdir(parents=True, exist_ok=True)
         rootfs = CACHE / "rootfs.partial"
         shutil.rmtree(rootfs, ignore_errors=True)
         made = subprocess.run(
-            [debootstrap, "--variant=minbase", "--include=python3,python3-venv,ca-certificates",
-             "bookworm", str(rootfs), "http://deb.debian.org/debian"],
+            [debootstrap, "--variant=minbase", "bookworm", str(rootfs),
+             "http://deb.debian.org/debian"],
             capture_output=True, text=True, timeout=900)
         assert made.returncode == 0, made.stdout[-3000:] + made.stderr[-3000:]
         for leftover in ("var/cache/apt/archives", "var/lib/apt/lists"):
@@ -117,7 +118,8 @@ def debian_base(podman: Podman) -> None:
 
 def trusted_base(podman: Podman, directory: Path) -> str:
     """BASE with this machine's certificate authorities, for pip too (Debian's pip uses its
-    own bundle unless told): builds here go through this machine's way to PyPI."""
+    own bundle unless told): builds here go through this machine's way to PyPI. They are
+    a local authority as well, so that installing ca-certificates keeps them."""
     if not HOST_CAS.exists():
         return BASE
     context = directory / "trust"
@@ -126,6 +128,7 @@ def trusted_base(podman: Podman, directory: Path) -> str:
     (context / "Containerfile").write_text(
         f"FROM {BASE}\n"
         "COPY cas.crt /etc/ssl/certs/ca-certificates.crt\n"
+        "COPY cas.crt /usr/local/share/ca-certificates/this-machine.crt\n"
         "RUN printf '[global]\\ncert = /etc/ssl/certs/ca-certificates.crt\\n' > /etc/pip.conf\n",
         encoding="utf-8")
     podman.run("build", "-t", TRUSTED, str(context), timeout=300)
@@ -179,7 +182,10 @@ def test_the_image_keeps_its_database_on_the_volume_and_runs_as_dudo(tmp_path: P
     base_image = trusted_base(podman, tmp_path)
     # HEALTHCHECK is part of the Docker image format (OCI images have no such field).
     built = podman.run("build", "--format", "docker", "--build-arg", f"BASE={base_image}",
-                       "-f", str(DOCKERFILE), "-t", IMAGE, str(ROOT), timeout=900)
+                       "--label", "dudo-test=1", "-f", str(DOCKERFILE), "-t", IMAGE,
+                       str(ROOT), timeout=900)
+    # The earlier builds of this test that the new one replaced (never anyone else's).
+    podman.run("image", "prune", "-f", "--filter", "label=dudo-test=1", check=False)
     assert "Successfully tagged" in built.stdout + built.stderr
     image = json.loads(podman.run("image", "inspect", IMAGE).stdout)[0]
     config = image["Config"]
@@ -216,6 +222,9 @@ def test_the_image_keeps_its_database_on_the_volume_and_runs_as_dudo(tmp_path: P
             assert uids == ["10001"] * 4, status
             assert podman.run("exec", name, "touch", "/opt/dudo/venv/x",
                               check=False).returncode != 0
+            # The base had no Python: the Dockerfile installed Debian's, under the venv.
+            venv = podman.run("exec", name, "cat", "/opt/dudo/venv/pyvenv.cfg").stdout
+            assert "home = /usr/bin" in venv, venv
             files = podman.run("exec", name, "ls", "-ln", "/data").stdout
             assert " 10001 10001 " in files and "dudo.db" in files, files
             # docker stop / podman stop: SIGTERM, and a clean exit.
