@@ -112,9 +112,10 @@ def running(command: list[str], port: int, log: Path,
 
 def nginx_site(upstream: int, https_port: int, http_port: int, directory: Path,
                forget_host: bool = False, forget_forwarded_host: bool = False) -> str:
-    """deploy/nginx.conf with this test's ports and certificate; ``forget_host`` drops
-    its proxy_set_header Host line (the common snippet), ``forget_forwarded_host`` its
-    X-Forwarded-Host line."""
+    """deploy/nginx.conf with this test's ports and certificate. ``forget_host`` makes it
+    the common snippet: no proxy_set_header Host, and proxy_pass straight to the address,
+    so that dudo sees ``Host: 127.0.0.1:PORT``; ``forget_forwarded_host`` drops its
+    X-Forwarded-Host line too."""
     site = (DEPLOY / "nginx.conf").read_text(encoding="utf-8")
     changes = [
         ("server 127.0.0.1:8000;", f"server 127.0.0.1:{upstream};"),
@@ -128,6 +129,7 @@ def nginx_site(upstream: int, https_port: int, http_port: int, directory: Path,
     ]
     if forget_host:
         changes.append(("    proxy_set_header Host $http_host;\n", ""))
+        changes.append(("proxy_pass http://dudo;", f"proxy_pass http://127.0.0.1:{upstream};"))
     if forget_forwarded_host:
         changes.append(("    proxy_set_header X-Forwarded-Host $http_host;\n", ""))
     for old, new in changes:
@@ -296,7 +298,6 @@ def test_nginx_that_forgets_both_is_refused_and_the_log_says_the_fix(tmp_path: P
         output = (process.communicate(timeout=20)[0] or b"").decode(errors="replace")
     lines = [line for line in output.splitlines() if "origin_refused" in line]
     assert len(lines) == 1, output
-    # proxy_pass http://dudo (the upstream's name) without Host: the server sees Host: dudo.
-    assert public in lines[0] and "(Host: dudo)" in lines[0], lines
+    assert public in lines[0] and f"(Host: 127.0.0.1:{upstream})" in lines[0], lines
     assert "proxy_set_header Host $host" in lines[0], lines
     assert re.search(r"warn", lines[0], re.IGNORECASE), lines
