@@ -174,12 +174,20 @@ def first_state(base: str, code: str, token: str) -> dict[str, object]:
     return message
 
 
-def test_the_image_keeps_its_database_on_the_volume_and_runs_as_dudo(tmp_path: Path) -> None:
-    podman = Podman(need("podman"), tmp_path / "containers.conf")
+@pytest.fixture(scope="module")
+def runtime(tmp_path_factory: pytest.TempPathFactory) -> tuple[Podman, str]:
+    """podman set up for this machine, and the base image to build on."""
+    directory = tmp_path_factory.mktemp("podman")
+    podman = Podman(need("podman"), directory / "containers.conf")
     need("runc")
-    (tmp_path / "containers.conf").write_text(CONTAINERS_CONF, encoding="utf-8")
+    (directory / "containers.conf").write_text(CONTAINERS_CONF, encoding="utf-8")
     debian_base(podman)
-    base_image = trusted_base(podman, tmp_path)
+    return podman, trusted_base(podman, directory)
+
+
+def test_the_image_keeps_its_database_on_the_volume_and_runs_as_dudo(
+        runtime: tuple[Podman, str]) -> None:
+    podman, base_image = runtime
     # HEALTHCHECK is part of the Docker image format (OCI images have no such field).
     built = podman.run("build", "--format", "docker", "--build-arg", f"BASE={base_image}",
                        "--label", "dudo-test=1", "-f", str(DOCKERFILE), "-t", IMAGE,
@@ -198,8 +206,10 @@ def test_the_image_keeps_its_database_on_the_volume_and_runs_as_dudo(tmp_path: P
 
     # deploy/compose.yaml runs the same image the same way.
     service = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))["services"]["dudo"]
-    assert service["build"] == {"context": "..", "dockerfile": "deploy/Dockerfile"}
-    assert service["volumes"] == ["dudo:/data"] and service["ports"] == ["8000:8000"]
+    assert service["build"]["context"] == ".." and \
+        service["build"]["dockerfile"] == "deploy/Dockerfile"
+    assert service["volumes"] == ["dudo:/data"]
+    assert service["ports"] == ["${DUDO_PUBLISH:-8000}:8000"]  # 8000:8000 unless told
     assert service["environment"]["DUDO_DATABASE"] == "sqlite:////data/dudo.db"
     assert "healthcheck" not in service  # the image's own
 
@@ -242,3 +252,53 @@ def test_the_image_keeps_its_database_on_the_volume_and_runs_as_dudo(tmp_path: P
             assert state["type"] == "state" and state["you"]["seat"] == 0, state  # type: ignore[index]
     finally:
         podman.run("volume", "rm", "-f", volume, check=False)
+
+
+def test_compose_runs_the_box_and_keeps_its_rooms_across_down_and_up(
+        runtime: tuple[Podman, str], tmp_path: Path) -> None:
+    """deploy/compose.yaml with podman-compose: up, a room, down, up, the room is there.
+    The copy run here differs in what this machine needs: the build context's absolute
+    path (the copy is not in deploy/), the test's own image name, and no ulimits (this
+    machine's hard limits refuse any)."""
+    podman, base_image = runtime
+    compose_tool = need("podman-compose")
+    setup = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))
+    service = setup["services"]["dudo"]
+    assert service["build"]["args"] == {"BASE": "${DUDO_BASE:-python:3.11-slim}"}
+    assert service["ports"] == ["${DUDO_PUBLISH:-8000}:8000"]
+    assert service["ulimits"] == {"nofile": 65536}
+    service["build"]["context"] = str(ROOT)
+    service["image"] = "localhost/dudo-test-compose:latest"
+    del service["ulimits"]
+    copy = tmp_path / "compose.yaml"
+    copy.write_text(yaml.safe_dump(setup), encoding="utf-8")
+    project = f"dudotest{uuid.uuid4().hex[:8]}"
+    port = free_port()
+    env = {**podman.env, "DUDO_BASE": base_image, "DUDO_PUBLISH": f"127.0.0.1:{port}",
+           "BUILDAH_FORMAT": "docker"}
+
+    def compose(*args: str) -> None:
+        done = subprocess.run([compose_tool, "-p", project, "-f", str(copy), *args],
+                              env=env, capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0 and "exit code: 1" not in done.stdout, \
+            done.stdout[-3000:] + done.stderr[-3000:]
+
+    base = f"http://127.0.0.1:{port}"
+    name = f"{project}_dudo_1"
+    try:
+        compose("up", "-d", "--build")
+        wait_healthy(podman, name, base)
+        made = httpx.post(f"{base}/api/rooms", json={"name": "Ana"}, timeout=10)
+        assert made.status_code == 201, made.text
+        code, token = made.json()["code"], made.json()["token"]
+        compose("down")
+        assert podman.run("container", "exists", name, check=False).returncode != 0
+        compose("up", "-d")
+        wait_healthy(podman, name, base)
+        assert httpx.get(f"{base}/api/rooms/{code}", timeout=10).status_code == 200
+        assert first_state(base, code, token)["type"] == "state"
+    finally:
+        subprocess.run([compose_tool, "-p", project, "-f", str(copy), "down"], env=env,
+                       capture_output=True, timeout=120)
+        podman.run("volume", "rm", "-f", f"{project}_dudo", check=False)
+        podman.run("network", "rm", "-f", f"{project}_default", check=False)
