@@ -74,11 +74,10 @@ class Podman:
         self.binary = binary
         self.env = {**os.environ, "CONTAINERS_CONF": str(conf)}
 
-    def run(self, *args: str, check: bool = True, timeout: float = 120,
-            stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+    def run(self, *args: str, check: bool = True,
+            timeout: float = 120) -> subprocess.CompletedProcess[str]:
         done = subprocess.run([self.binary, *args], env=self.env, capture_output=True,
-                              timeout=timeout, input=stdin.decode("latin-1") if stdin else None,
-                              text=True)
+                              timeout=timeout, text=True)
         if check and done.returncode != 0:
             raise AssertionError(f"podman {' '.join(args)} failed ({done.returncode}):\n"
                                  f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
