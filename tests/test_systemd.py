@@ -193,19 +193,24 @@ def test_the_unit_keeps_its_hardening_and_a_state_directory() -> None:
     assert "--advertise" in node["ExecStart"][0] and node["ProtectSystem"] == ["strict"]
 
 
-def test_systemd_analyze_verifies_the_unit(tmp_path: Path) -> None:
+def test_systemd_analyze_verifies_the_units(tmp_path: Path) -> None:
+    """Both units, the one-box one and the cluster node's (as an instance, dudo@8001)."""
     analyze = shutil.which("systemd-analyze")
     if analyze is None:
         pytest.skip("no systemd-analyze on this machine")
-    # As installed, but with this checkout's program (verify checks it is executable).
-    installed = tmp_path / "dudo.service"
-    installed.write_text(UNIT.read_text(encoding="utf-8").replace(
-        INSTALLED, str(Path(sys.executable).parent / "dudo")), encoding="utf-8")
-    if not (Path(sys.executable).parent / "dudo").exists():
+    program = Path(sys.executable).parent / "dudo"
+    if not program.exists():
         pytest.skip("no dudo script next to this Python")
-    checked = subprocess.run([analyze, "verify", str(installed)], capture_output=True,
-                             text=True, timeout=60)
-    assert checked.returncode == 0, checked.stdout + checked.stderr
+    # As installed, but with this checkout's program (verify checks it is executable).
+    for unit in (UNIT, UNIT.parent / "dudo@.service"):
+        (tmp_path / unit.name).write_text(
+            unit.read_text(encoding="utf-8").replace(INSTALLED, str(program)),
+            encoding="utf-8")
+    for name in ("dudo.service", "dudo@8001.service"):
+        checked = subprocess.run([analyze, "verify", name], capture_output=True, text=True,
+                                 timeout=60, cwd=tmp_path,
+                                 env={**os.environ, "SYSTEMD_UNIT_PATH": f"{tmp_path}:"})
+        assert checked.returncode == 0, (name, checked.stdout + checked.stderr)
 
 
 def test_the_units_command_serves_as_dudo_and_writes_only_its_state(tmp_path: Path) -> None:
