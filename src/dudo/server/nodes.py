@@ -106,8 +106,8 @@ def uvicorn_config(launch: Launch, app: Any) -> uvicorn.Config:
         options["http"] = gated_protocol(gate)
     return uvicorn.Config(app, host=launch.host, port=launch.port, **options,
                           log_level=launch.log_level.lower(), log_config=None,
-                          proxy_headers=bool(launch.proxies),
-                          forwarded_allow_ips=launch.proxies or None, access_log=False,
+                          # The app believes the proxies itself (dudo.server.proxies).
+                          proxy_headers=False, access_log=False,
                           ws_max_size=16 * 1024, ws_ping_interval=20, ws_ping_timeout=20,
                           ws_per_message_deflate=False, timeout_graceful_shutdown=10)
 
@@ -115,6 +115,7 @@ def uvicorn_config(launch: Launch, app: Any) -> uvicorn.Config:
 def settings_for(launch: Launch, advertise: str | None) -> ServerSettings:
     settings = ServerSettings.from_env(launch.database)
     settings.cluster = launch.cluster
+    settings.proxies = tuple(launch.proxies)
     settings.advertise = advertise
     return settings
 
