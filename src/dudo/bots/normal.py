@@ -33,8 +33,8 @@ from dudo.bots.base import (
     match_chance,
     own_matches,
     quantity_bid,
-    simple_poker_action,
 )
+from dudo.bots.poker_play import normal_poker_action
 from dudo.game import CALZA, DUDO, Action
 from dudo.view import SeatView
 
@@ -83,7 +83,7 @@ class NormalBot(SeededBot):
 
     def act(self, view: SeatView) -> Action | None:
         if view.rules.bids == "poker":
-            return simple_poker_action(view)
+            return normal_poker_action(view, self.rng)
         self._shown = opening_shown(view)
         legal = view.legal
         standing = quantity_bid(view.standing)
