@@ -40,8 +40,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dudo.bids import Bid, Ladder, Order, ladder, quantity_limits
-from dudo.bots.base import Persona, SeededBot, quantity_bid, simple_poker_action
+from dudo.bots.base import Persona, SeededBot, quantity_bid
 from dudo.bots.endgame import endgame_policy
+from dudo.bots.poker_hard import PokerPlayer
 from dudo.game import CALZA, DUDO, Action, Revealed
 from dudo.rules import Rules
 from dudo.view import SeatView
@@ -386,6 +387,7 @@ class HardBot(SeededBot):
         self.profiles: dict[int, Profile] = {}
         self._seen_reveal: Revealed | None = None
         self._belief: Belief | None = None
+        self._poker: PokerPlayer | None = None
 
     # -- learning from reveals -------------------------------------------------------------
 
@@ -426,7 +428,9 @@ class HardBot(SeededBot):
 
     def act(self, view: SeatView) -> Action | None:
         if view.rules.bids == "poker":
-            return simple_poker_action(view)
+            if self._poker is None:
+                self._poker = PokerPlayer(self.rng)
+            return self._poker.act(view)
         self._learn(view)
         legal = view.legal
         if not legal:

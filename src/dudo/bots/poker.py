@@ -77,7 +77,7 @@ def _multinomial_chance(needs: tuple[int, ...], unknown: int) -> float:
         ways = nxt
     others = 6 - len(needs)
     total = sum(count * others ** (unknown - placed) for placed, count in ways.items())
-    return total / 6**unknown
+    return float(total) / float(6**unknown)
 
 
 @cache
@@ -88,8 +88,9 @@ def straight_chance(missing: int, unknown: int) -> float:
         return 1.0
     if missing > unknown:
         return 0.0
-    total = sum((-1) ** i * comb(missing, i) * (6 - i) ** unknown for i in range(missing + 1))
-    return total / 6**unknown
+    total = sum((1 - 2 * (i % 2)) * comb(missing, i) * (6 - i) ** unknown
+                for i in range(missing + 1))
+    return float(total) / float(6**unknown)
 
 
 def remaining_needs(hand: Hand, own: Iterable[int]) -> tuple[int, ...]:
@@ -159,7 +160,8 @@ class HandStates:
 
     def distribution(self, counts: Indexes, weights: Weights) -> Weights:
         """The distribution of the state of a cup whose rows ``counts`` have ``weights``."""
-        return np.bincount(self.of_counts(counts), weights=weights, minlength=self.size)
+        return np.bincount(self.of_counts(counts), weights=weights,
+                           minlength=self.size).astype(np.float64)
 
     def unknown_chances(self, unknown: int) -> Weights:
         """For each state of the known dice, P(the hand holds once ``unknown`` more uniform
