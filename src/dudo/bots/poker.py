@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from math import comb
 
 import numpy as np
@@ -182,7 +182,7 @@ def _unknown_chances(hand: Hand, unknown: int) -> Weights:
                      for row in remaining])
 
 
-@cache
+@lru_cache(maxsize=4096)  # bounded: one entry per sorted cup and number of unknown dice
 def all_odds(dice: tuple[int, ...], unknown: int) -> dict[Hand, float]:
     """:func:`hand_odds` of every hand at once (cached per sorted cup)."""
     return {hand: hand_odds(hand, dice, unknown) for hand in ALL_HANDS}

@@ -32,7 +32,7 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from itertools import combinations_with_replacement
 
 import numpy as np
@@ -99,7 +99,7 @@ def cup_states(hand: Hand, dice: int) -> NDArray[np.int64]:
     return hand_states(hand).of_counts(cups(dice)[0])
 
 
-@cache
+@lru_cache(maxsize=1024)  # bounded: a long-lived server meets many (dice, unseen) pairs
 def cup_sureness(hand: Hand, dice: int, unseen: int) -> Weights:
     """For each cup of ``dice`` dice: P(``hand`` holds) as its owner sees it, ``unseen``
     other dice unknown (the exact odds)."""
