@@ -159,13 +159,42 @@ def test_poker_bots_only_ever_see_their_own_dice() -> None:
             assert payload["last_reveal"]["cups"] != [list(cup) for cup in cups_then]
 
 
-def test_the_hard_bot_never_calls_a_hand_its_own_dice_contain() -> None:
-    game = Game(COMMON, 2, dice=ScriptedDice([[(4, 4, 4, 2, 2), (1, 3, 5, 6, 6)]]), opener=1)
-    game.roll()
-    game.apply(1, Hand("full_house", (4, 2)))
-    bot = make_bot("hard", seed=1)
-    for _ in range(20):
-        assert bot.act(view(game, 0)) is not DUDO
+@pytest.mark.parametrize("level", ["easy", "normal", "hard"])
+def test_no_level_calls_a_hand_its_own_dice_contain(level: str) -> None:
+    for seed in range(10):
+        game = Game(COMMON, 2, dice=SeededDice(seed), opener=1)
+        game.roll()
+        mine = game.cups[0]
+        held = [hand for hand in ALL_HANDS if hand.held_by(mine)]
+        if not held:  # five different faces and no straight: nothing to test
+            continue
+        game.apply(1, held[-1])
+        assert view(game, 0).legal.hands  # a raise is open: calling is a choice
+        bot = make_bot(level, seed=seed)
+        for _ in range(5):
+            assert bot.act(view(game, 0)) is not DUDO
+
+
+@pytest.mark.parametrize("level", ["easy", "normal", "hard"])
+def test_a_poker_bot_plays_the_same_from_the_views_json(level: str) -> None:
+    """A bot on the far side of the protocol gets the view rebuilt from its JSON form: the
+    hands in it must lead to the same decisions."""
+    game = Game(COMMON, 3, dice=SeededDice(8))
+    near = [make_bot(level, seed=seat) for seat in range(3)]
+    far = [make_bot(level, seed=seat) for seat in range(3)]
+    steps = 0
+    while game.phase is not Phase.OVER and steps < 60:
+        if game.phase is Phase.ROLL:
+            game.roll()
+            continue
+        seat = game.turn
+        seen = view(game, seat)
+        action = near[seat].act(seen)
+        assert far[seat].act(SeatView.from_json(seen.to_json(), COMMON)) == action
+        assert action is not None and action in seen.legal
+        game.apply(seat, action)
+        steps += 1
+    assert steps > 10
 
 
 def test_the_table_names_a_hand_a_bot_may_not_bid() -> None:

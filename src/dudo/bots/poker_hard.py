@@ -277,7 +277,9 @@ class PokerPlayer:
     def _learn(self, view: SeatView) -> None:
         """Fit each opponent's calls and bluffs to the cups the last reveal showed."""
         reveal = view.last_reveal
-        if reveal is None or reveal is self._seen_reveal or view.seat is None:
+        # Equal, not the same object: a view rebuilt from JSON (a remote bot) carries a new
+        # copy of the same reveal at every decision, and it must be learnt from once.
+        if reveal is None or reveal == self._seen_reveal or view.seat is None:
             return
         self._seen_reveal = reveal
         counts = tuple(len(cup) for cup in reveal.cups)

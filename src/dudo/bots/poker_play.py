@@ -129,7 +129,7 @@ def easy_poker_action(view: SeatView, rng: random.Random) -> Action | None:
     for hand in hands[:20]:
         if feels(hand) <= 0.1:
             return hand
-    if DUDO in legal:
+    if DUDO in legal and not standing.held_by(view.dice):  # never calls what it holds
         return DUDO
     return hands[0]
 
