@@ -3,6 +3,8 @@
 It trusts its own cup too much, guesses the rest of the table roughly (sometimes
 forgetting that ones are wild), raises by the smallest step on a face it likes, calls
 "liar" when a bid feels too big, and now and then calls too early or too late.
+
+In Common Hand (``bids: poker``) it plays as :mod:`dudo.bots.poker_play` describes.
 """
 
 from __future__ import annotations

@@ -26,6 +26,8 @@ What sets it apart from the normal bot:
    (``dudo.bots.endgame``) it plays that equilibrium strategy instead.
 
 It sees only its seat's view: the bids are public, the belief is its own inference.
+
+In Common Hand (``bids: poker``) it plays as :mod:`dudo.bots.poker_hard` describes.
 """
 
 from __future__ import annotations

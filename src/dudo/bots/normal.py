@@ -18,6 +18,8 @@ raise) losing to a public two-threshold bot: it called too often, and it called 
 that such bots only make when they hold them. With these thresholds and the trusted opening,
 chosen on arena seed 1000, it wins that match in Perudo and in the tavern
 (docs/benchmarks.md).
+
+In Common Hand (``bids: poker``) it plays as :mod:`dudo.bots.poker_play` describes.
 """
 
 from __future__ import annotations
