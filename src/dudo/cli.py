@@ -834,7 +834,9 @@ def analyze(
             if decision.outcome and reveal is not None:
                 lost = ("nobody loses" if reveal.loser is None
                         else f"{name(reveal.loser)} {'+' if points else '−'}{reveal.change}")
-                notes.append(f"{decision.outcome}: {reveal.count} counted, {lost}")
+                counted = ("" if reveal.count is None  # a Common Hand reveal counts no face
+                           else f" {reveal.count} counted,")
+                notes.append(f"{decision.outcome}:{counted} {lost}")
             table.add_row(f"{entry.number}.{decision.index + 1}", name(decision.seat),
                           move(decision.action), chance,
                           "same" if decision.agrees else move(decision.hard),
