@@ -482,7 +482,7 @@ def serve(
     from dudo.server.banner import Banner
     from dudo.server.logs import configure as configure_logs
     from dudo.server.logs import resolve_format
-    from dudo.server.nodes import Launch, launch_secrets
+    from dudo.server.nodes import Launch
     from dudo.server.nodes import serve as run_server
     from dudo.server.preflight import StartError, check_database, check_redis, database_kind
     from dudo.store.base import hide_password
@@ -535,7 +535,7 @@ def serve(
     launch = Launch(host=host, port=port, database=database, log_level=log_level,
                     proxies=proxies, cluster=cluster, advertise=advertise, workers=workers,
                     log_format=chosen_format)
-    configure_logs(level, chosen_format, launch_secrets(launch))
+    configure_logs(level, chosen_format)
     try:
         check_listen(host, port)
         check_database(database)
@@ -551,6 +551,29 @@ def serve(
     run_server(launch)
     if chosen_format == "text":
         typer.echo("dudo stopped")
+
+
+@app.command()
+def backup(
+    path: Annotated[str, typer.Argument(help="The new file to write the copy to (it must "
+                                              "not exist yet).", metavar="PATH")],
+    database: Annotated[str, typer.Option(
+        envvar="DUDO_DATABASE", help="The SQLite database to copy: sqlite:///FILE.")
+    ] = "sqlite:///dudo.db",
+) -> None:
+    """Copy a SQLite database, even while the server runs on it, with SQLite's online
+    backup API: one consistent moment, every game in it. `dudo serve --database
+    sqlite:///PATH` on the copy carries on every live room. PostgreSQL: use pg_dump."""
+    from dudo.store.backup import BackupError, backup_sqlite, sqlite_database
+
+    try:
+        report = backup_sqlite(sqlite_database(database), Path(path))
+    except BackupError as error:
+        _fail(str(error))
+    rooms = f"{report.live_rooms} live room{'s' if report.live_rooms != 1 else ''}"
+    games = f"{report.games} finished game{'s' if report.games != 1 else ''}"
+    typer.echo(f"backed up {sqlite_database(database)} to {report.path} "
+               f"({report.size / 1024:.0f} KB: {rooms}, {games})")
 
 
 @app.command()

@@ -4,8 +4,8 @@
 ``{"time": ..., "level": "info", "logger": "dudo.room", "event": "game_over", "room":
 "ABCD", "winners": [2]}``, and as text ``21:04:05 info    game_over room=ABCD winners=[2]``.
 Nothing secret is ever logged: no tokens, no dice before a reveal, no server seeds, and no
-password of the database's or Redis's URL (:func:`hide_secrets` registers them, and every
-line is scrubbed of them whatever logged it).
+password of a database's or Redis's URL (every line is scrubbed of URL passwords,
+whatever logged it: :func:`dudo.store.base.hide_password`).
 """
 
 from __future__ import annotations
@@ -18,29 +18,16 @@ import sys
 import time
 from typing import Any, TextIO
 
+from dudo.store.base import hide_password
+
 TOKEN_IN_URL = re.compile(r"(token=)[^&\s\"']+")
-HIDDEN = "***"
 LOG_FORMATS = ("auto", "text", "json")
-
-_secrets: list[str] = []
-
-
-def hide_secrets(*secrets: str) -> None:
-    """Never let these strings (passwords) appear in a log line from now on."""
-    for secret in secrets:
-        for form in (secret, json.dumps(secret)[1:-1]):
-            if form and form not in _secrets:
-                _secrets.append(form)
-    _secrets.sort(key=len, reverse=True)
 
 
 def redact(text: str) -> str:
     """Hide seat tokens that a URL in a message would carry (uvicorn logs WebSocket URLs)
-    and every registered secret."""
-    text = TOKEN_IN_URL.sub(r"\1<redacted>", text)
-    for secret in _secrets:
-        text = text.replace(secret, HIDDEN)
-    return text
+    and the password of any URL (a driver's traceback may quote its database's)."""
+    return hide_password(TOKEN_IN_URL.sub(r"\1<redacted>", text))
 
 
 class JsonFormatter(logging.Formatter):
@@ -142,12 +129,9 @@ def resolve_format(log_format: str, stream: TextIO | None = None) -> str:
     return "text" if is_terminal(stream if stream is not None else sys.stderr) else "json"
 
 
-def configure(level: str = "INFO", log_format: str = "json",
-              secrets: tuple[str, ...] | list[str] = ()) -> None:
+def configure(level: str = "INFO", log_format: str = "json") -> None:
     """Send every log record of the process, uvicorn's included, to stderr: JSON lines,
-    or readable lines (``log_format="text"``, coloured on a terminal unless NO_COLOR);
-    ``secrets`` (passwords) never appear in either."""
-    hide_secrets(*secrets)
+    or readable lines (``log_format="text"``, coloured on a terminal unless NO_COLOR)."""
     handler = logging.StreamHandler()
     if resolve_format(log_format) == "text":
         colour = is_terminal(sys.stderr) and not os.environ.get("NO_COLOR")

@@ -29,7 +29,6 @@ from dudo.server.banner import Banner
 from dudo.server.gate import Gate
 from dudo.server.logs import configure as configure_logs
 from dudo.server.logs import log_event
-from dudo.store.base import passwords_in
 
 log = logging.getLogger("dudo.nodes")
 
@@ -126,11 +125,6 @@ def uvicorn_config(launch: Launch, app: Any) -> uvicorn.Config:
                           ws_per_message_deflate=False, timeout_graceful_shutdown=10)
 
 
-def launch_secrets(launch: Launch) -> list[str]:
-    """The passwords in the database's and Redis's URLs, which no log line may show."""
-    return [*passwords_in(launch.database), *passwords_in(launch.cluster or "")]
-
-
 def settings_for(launch: Launch, advertise: str | None) -> ServerSettings:
     settings = ServerSettings.from_env(launch.database)
     settings.cluster = launch.cluster
@@ -174,7 +168,7 @@ def _worker(launch: Launch, shared: socket.socket, number: int, first: bool) -> 
     """One node of ``--workers``: the shared socket for clients and a private one for the
     other nodes' relays: on the loopback, or on all addresses under the host that
     ``--advertise http://HOST`` names (worker groups on several machines)."""
-    configure_logs(launch.log_level.upper(), launch.log_format, launch_secrets(launch))
+    configure_logs(launch.log_level.upper(), launch.log_format)
     private = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     private.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     private.bind(("0.0.0.0" if launch.advertise else "127.0.0.1", 0))

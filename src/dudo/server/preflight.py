@@ -16,7 +16,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from dudo.store import StoreError, open_store
-from dudo.store.base import hide_password, passwords_in
+from dudo.store.base import hide_password
 
 SQLITE_SCHEMES = ("sqlite",)
 POSTGRES_SCHEMES = ("postgresql", "postgres", "postgresql+asyncpg")
@@ -32,11 +32,9 @@ class StartError(Exception):
         self.exit_code = exit_code
 
 
-def _scrub(text: str, *urls: str) -> str:
-    for url in urls:
-        for password in passwords_in(url):
-            text = text.replace(password, "***")
-    return " ".join(text.split())
+def _scrub(text: str) -> str:
+    """A driver's words on one line, without a URL's password."""
+    return hide_password(" ".join(text.split()))
 
 
 def database_kind(url: str) -> str:
@@ -48,7 +46,7 @@ def database_kind(url: str) -> str:
     try:
         open_store(url)
     except StoreError as error:
-        raise StartError(_scrub(str(error), url), 2) from None
+        raise StartError(_scrub(str(error)), 2) from None
     scheme = url.partition(":")[0].lower()
     if scheme not in SQLITE_SCHEMES + POSTGRES_SCHEMES:
         raise StartError(f"--database {shown}: use sqlite:///FILE or postgresql://USER:"
@@ -60,7 +58,7 @@ def database_kind(url: str) -> str:
         urlsplit(url).port  # noqa: B018 - raises ValueError for a bad port
     except Exception as error:
         raise StartError(f"--database is not a valid URL ({shown}): "
-                         f"{_scrub(str(error), url)}", 2) from None
+                         f"{_scrub(str(error))}", 2) from None
     if scheme in SQLITE_SCHEMES:
         if not parsed.database or parsed.database == ":memory:":
             raise StartError(f"--database {shown} names no file: use sqlite:///FILE (or "
@@ -134,7 +132,7 @@ def check_database(url: str, timeout: float = 10.0) -> None:
         asyncio.run(attempt())
     except StoreError as error:
         message = str(error).replace("cannot open database", "cannot reach the database", 1)
-        raise StartError(_scrub(message, url), 1) from None
+        raise StartError(_scrub(message), 1) from None
     except TimeoutError:
         raise StartError(f"cannot reach the database {hide_password(url)}: no answer in "
                          f"{timeout:g} s", 1) from None
@@ -151,11 +149,11 @@ def check_redis(url: str, timeout: float = 5.0) -> None:
                                       socket_timeout=timeout)
     except (ValueError, TypeError) as error:
         raise StartError(f"--cluster is not a valid Redis URL ({shown}): "
-                         f"{_scrub(str(error), url)}", 2) from None
+                         f"{_scrub(str(error))}", 2) from None
     try:
         client.ping()
     except (RedisError, OSError) as error:
-        reason = _scrub(str(error) or type(error).__name__, url)
+        reason = _scrub(str(error) or type(error).__name__)
         raise StartError(f"cannot reach Redis at {shown}: {reason}", 1) from None
     finally:
         client.close()

@@ -3,68 +3,25 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 PASSWORD_SHOWN = "***"
+# user:password@ in any URL, up to the last "@" before the host (a password holds no "/"
+# or space: URLs percent-encode them), and a password=... parameter.
+URL_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*:)[^\s/]+(@)")
+PASSWORD_PARAMETER = re.compile(r"((?:^|[?&\s])password=)[^&\s\"']+", re.IGNORECASE)
 
 
-def _split_userinfo(url: str) -> tuple[str, str, str, str] | None:
-    """``scheme://``, the user part before ``@``, and the rest (host, path, query) of a
-    URL; None if it names no user."""
-    scheme, separator, rest = url.partition("://")
-    if not separator:
-        return None
-    end = min((index for index in (rest.find(mark) for mark in "/?#") if index >= 0),
-              default=len(rest))
-    userinfo, at, host = rest[:end].rpartition("@")
-    if not at:
-        return None
-    return f"{scheme}://", userinfo, host, rest[end:]
-
-
-def hide_password(url: str) -> str:
-    """``url`` fit to print: the password of ``user:password@`` and any ``password=``
-    parameter replaced by ``***`` (database and Redis URLs carry them)."""
-    parts = _split_userinfo(url)
-    if parts is not None:
-        start, userinfo, host, rest = parts
-        user, colon, _password = userinfo.partition(":")
-        if colon:
-            url = f"{start}{user}:{PASSWORD_SHOWN}@{host}{rest}"
-    base, question, query = url.partition("?")
-    if not question:
-        return url
-    parameters = [f"{name}={PASSWORD_SHOWN}" if name.lower() == "password" and value
-                  else parameter
-                  for parameter in query.split("&")
-                  for name, _, value in [parameter.partition("=")]]
-    return f"{base}?{'&'.join(parameters)}"
-
-
-SHORTEST_REDACTED = 4
-
-
-def passwords_in(url: str) -> list[str]:
-    """The passwords a URL carries, as written and percent-decoded, to scrub from anything
-    printed: from text that quotes them, not from every word that contains them by chance,
-    so not one shorter than SHORTEST_REDACTED characters (a URL printed by dudo hides even
-    those, through :func:`hide_password`)."""
-    from urllib.parse import unquote
-
-    found = []
-    parts = _split_userinfo(url)
-    if parts is not None:
-        _user, colon, password = parts[1].partition(":")
-        if colon and password:
-            found.append(password)
-    for parameter in url.partition("?")[2].split("&"):
-        name, _, value = parameter.partition("=")
-        if name.lower() == "password" and value:
-            found.append(value)
-    return sorted({form for password in found for form in (password, unquote(password))
-                   if len(form) >= SHORTEST_REDACTED}, key=len, reverse=True)
+def hide_password(text: str) -> str:
+    """A URL, or any text quoting URLs, fit to print: the password of each
+    ``user:password@`` and of each ``password=`` parameter replaced by ``***`` (database
+    and Redis URLs carry them). By the URL's shape, so it hides a password nobody told
+    it about, and leaves alone the same word elsewhere (CI's password is "dudo")."""
+    text = URL_PASSWORD.sub(rf"\1{PASSWORD_SHOWN}\2", text)
+    return PASSWORD_PARAMETER.sub(rf"\1{PASSWORD_SHOWN}", text)
 
 
 class StoreError(RuntimeError):

@@ -44,7 +44,7 @@ from sqlalchemy.engine import Engine, create_engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from dudo.store.base import LogConflict, LogEntry, StoreError, hide_password, passwords_in
+from dudo.store.base import LogConflict, LogEntry, StoreError, hide_password
 
 log = logging.getLogger("dudo.store")
 metadata = MetaData()
@@ -164,10 +164,9 @@ class WalCheckpointer:
             self._thread.join()
 
 
-def error_reason(error: BaseException, url: str = "") -> str:
+def error_reason(error: BaseException) -> str:
     """What went wrong, in the driver's own words on one short line: SQLAlchemy's wrapper
-    (its SQL, its parameters, its link to a web page) taken off, and no password of
-    ``url`` left in."""
+    (its SQL, its parameters, its link to a web page) taken off, and no password in it."""
     root: BaseException = getattr(error, "orig", None) or error
     if isinstance(root, OSError) and root.errno and root.errno > 0:
         reason = os.strerror(root.errno)  # "Connection refused", not asyncio's wording
@@ -178,9 +177,7 @@ def error_reason(error: BaseException, url: str = "") -> str:
     else:
         reason = (str(root).strip().splitlines() or [type(root).__name__])[0]
     reason = reason.split(" (Background on this error at:")[0]
-    for password in passwords_in(url):
-        reason = reason.replace(password, "***")
-    return reason[:300]
+    return hide_password(reason)[:300]
 
 
 def async_url(url: str) -> str:
@@ -235,7 +232,7 @@ class SqlStore:
             engine = create_async_engine(async_url(url), **options)
         except Exception as error:  # a malformed URL or missing driver
             raise StoreError(f"cannot use database {hide_password(self.url)}: "
-                             f"{error_reason(error, self.url)}") from error
+                             f"{error_reason(error)}") from error
         if engine.dialect.name == "sqlite":
             event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
             self._sync_engine = create_engine(self.url)
@@ -256,7 +253,7 @@ class SqlStore:
             if not isinstance(error, Exception):
                 raise  # cancelled (a caller's timeout): no reason to give
             raise StoreError(f"cannot open database {hide_password(self.url)}: "
-                             f"{error_reason(error, self.url)}") from error
+                             f"{error_reason(error)}") from error
         self._queue = asyncio.Queue()
         if self._checkpointer is not None:
             self._checkpointer.start()
