@@ -548,7 +548,10 @@ def serve(
         cluster=hide_password(cluster) if cluster else None, workers=workers, lan=lan,
         addresses=machine_addresses() if is_all_interfaces(host) else [],
         log_format=chosen_format)
-    run_server(launch)
+    from contextlib import suppress
+
+    with suppress(KeyboardInterrupt):  # uvicorn raises Ctrl-C again once it
+        run_server(launch)  # has stopped; it is how a person stops it, not an error
     if chosen_format == "text":
         typer.echo("dudo stopped")
 
