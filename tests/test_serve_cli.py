@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -444,3 +445,25 @@ def test_a_traceback_that_quotes_a_url_is_logged_without_its_password() -> None:
         line = formatter.format(record)
         assert "s3cret-pw" not in line
         assert "postgresql://dudo:***@db:5432/dudo" in line and "redis://:***@cache" in line
+
+
+def test_the_banner_for_each_kind_of_address() -> None:
+    from dudo.server.banner import Banner
+
+    def banner(host: str, **changes: Any) -> str:
+        return Banner(version="9.9", host=host, port=8000, database="sqlite:///dudo.db",
+                      addresses=["192.168.1.20", "10.0.0.7"], **changes).text()
+
+    local = banner("127.0.0.1")
+    assert "for this computer only" in local and "http://localhost:8000/" in local
+    assert "192.168.1.20" not in local and "dudo serve --lan" in local
+    everywhere = banner("::")
+    assert "all interfaces ([::]:8000)" in everywhere
+    assert "http://192.168.1.20:8000/" in everywhere and "http://10.0.0.7:8000/" in everywhere
+    one = banner("192.168.1.20")
+    assert "is listening on 192.168.1.20:8000" in one and "10.0.0.7" not in one
+    nowhere = Banner(version="9.9", host="0.0.0.0", port=8000, database="memory://", lan=True,
+                     addresses=[]).text()
+    assert "no network address yet" in nowhere and "█" not in nowhere
+    clustered = banner("127.0.0.1", cluster="redis://:***@cache:6379/0", workers=4)
+    assert "cluster    redis://:***@cache:6379/0, 4 nodes" in clustered

@@ -85,9 +85,10 @@ class Banner:
 
         shared = self.share_urls()
         if self.everywhere:
+            where = f"[{self.host}]" if ":" in self.host else self.host or "0.0.0.0"
             lines.append(f"dudo {self.version} is listening on all interfaces "
-                         f"({self.host or '0.0.0.0'}:{self.port}): anyone who can reach "
-                         "this computer can play")
+                         f"({where}:{self.port}): anyone who can reach this computer can "
+                         "play")
             if shared:
                 for number, url in enumerate(shared):
                     row("share" if number == 0 else "", url)
