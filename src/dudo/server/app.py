@@ -56,6 +56,7 @@ from dudo.server.replays import replay_routes
 from dudo.server.room import RoomConfig, RoomError
 from dudo.server.share import clean_origin, qr_svg, share_link
 from dudo.store import Store, open_store
+from dudo.store.base import hide_password
 
 log = logging.getLogger("dudo.server")
 
@@ -381,7 +382,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             tasks.append(asyncio.create_task(keeper.beat_forever(), name="dudo-heartbeat"))
         recovered = await lobby.recover()
         state["lobby"], state["store"] = lobby, chosen
-        log_event(log, "server_started", database=settings.database.split("@")[-1],
+        log_event(log, "server_started", database=hide_password(settings.database),
                   rooms_recovered=recovered,
                   node=lobby.cluster.node_id if lobby.cluster else None)
         if lobby.cluster is not None:
