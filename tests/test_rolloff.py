@@ -1,0 +1,161 @@
+"""The roll-off for the first opener: the pure step, a game started from it, its record."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from dudo.bots import make_bot
+from dudo.bots.table import play_bot_game
+from dudo.dice import Cups, ScriptedDice, SeededDice
+from dudo.game import Game
+from dudo.rolloff import RollOff, RollOffAttempt, RollOffError
+from dudo.rules import Rules
+from dudo.scenario import replay, run_scenario
+
+DUDO_SHEET = Rules.preset("dudo")  # the dudo preset rolls off
+
+
+def test_the_dudo_preset_rolls_off() -> None:
+    assert DUDO_SHEET.first_opener == "rolloff"
+
+
+def test_ties_roll_again_only_among_the_tied() -> None:
+    roll_off = RollOff([0, 1, 2, 3])
+    assert roll_off.rolling == (0, 1, 2, 3) and roll_off.opener is None
+    first = roll_off.roll([(6, 6), (3, 4), (6, 6), (1, 2)])
+    assert first == RollOffAttempt((0, 1, 2, 3), ((6, 6), (3, 4), (6, 6), (1, 2)), (0, 2))
+    assert roll_off.rolling == (0, 2) and roll_off.opener is None
+    assert roll_off.roll([(5, 5), (4, 6)]).tied == (0, 2)
+    assert roll_off.roll([[2, 3], [6, 1]]).tied == (2,)
+    assert roll_off.opener == 2 and roll_off.rolling == ()
+    assert roll_off.to_json() == [[[6, 6], [3, 4], [6, 6], [1, 2]], [[5, 5], [4, 6]],
+                                  [[2, 3], [6, 1]]]
+    assert first.to_json() == {"event": "rolloff", "seats": [0, 1, 2, 3],
+                               "rolls": [[6, 6], [3, 4], [6, 6], [1, 2]], "tied": [0, 2]}
+
+
+@pytest.mark.parametrize(("pairs", "words"), [
+    ([(6, 6)], "2 pairs of dice are needed"),
+    ([(6, 6), (1, 1), (2, 2)], "2 pairs of dice are needed"),
+    ([(6, 7), (1, 1)], "seat 0: (6, 7) is not two dice 1..6"),
+    ([(6, 6), (0, 1)], "seat 1"),
+    ([(6, 6), (1, True)], "seat 1"),
+    ([(6, 6), (1,)], "seat 1"),
+])
+def test_bad_attempts_are_refused_and_change_nothing(pairs: Sequence[Sequence[int]],
+                                                     words: str) -> None:
+    roll_off = RollOff([0, 1])
+    with pytest.raises(RollOffError, match=words.replace("(", r"\(").replace(")", r"\)")):
+        roll_off.roll(pairs)
+    assert roll_off.attempts == [] and roll_off.rolling == (0, 1)
+
+
+def test_nothing_after_the_tie_is_broken() -> None:
+    roll_off = RollOff([0, 1])
+    roll_off.roll([(6, 6), (1, 1)])
+    with pytest.raises(RollOffError, match="over: seat 0 opens"):
+        roll_off.roll([(1, 1), (6, 6)])
+    with pytest.raises(RollOffError, match="leave seats"):
+        RollOff.of([0, 1], [[[3, 3], [2, 4]]])
+    with pytest.raises(RollOffError, match="two or more"):
+        RollOff([3])
+
+
+@given(st.integers(2, 10), st.integers(0, 2**32))
+def test_a_roll_off_ends_with_the_highest_total(players: int, seed: int) -> None:
+    rng = random.Random(seed)
+    roll_off = RollOff(range(players))
+    while roll_off.opener is None:
+        rolling = roll_off.rolling
+        pairs = [(rng.randint(1, 6), rng.randint(1, 6)) for _ in rolling]
+        attempt = roll_off.roll(pairs)
+        best = max(a + b for a, b in pairs)
+        assert attempt.tied == tuple(seat for seat, (a, b) in zip(rolling, pairs, strict=True)
+                                     if a + b == best)
+        assert set(attempt.tied) <= set(rolling)
+    assert roll_off.opener in roll_off.attempts[-1].seats
+
+
+# -- a game that starts from a roll-off ---------------------------------------------------------
+
+
+class RollOffDice(ScriptedDice):
+    """Scripted rounds, and roll-off dice (round 0) from their own list."""
+
+    def __init__(self, rolloff: list[Cups], rounds: list[Cups]) -> None:
+        super().__init__(rounds)
+        self.rolloff = list(rolloff)
+        self.asked: list[list[int]] = []
+
+    def roll(self, dice_counts: Sequence[int], round_number: int) -> Cups:
+        if round_number == 0:
+            self.asked.append(list(dice_counts))
+            return self.rolloff.pop(0)
+        return super().roll(dice_counts, round_number)
+
+
+def test_a_game_rolls_off_on_its_dice_source() -> None:
+    dice = RollOffDice([((1, 1), (6, 6), (6, 6)), ((), (2, 2), (3, 3))], [])
+    game = Game(DUDO_SHEET, 3, dice=dice)
+    assert game.rolloff is not None and game.first_opener == game.opener == 2
+    assert dice.asked == [[2, 2, 2], [0, 2, 2]]  # two dice for each seat rolling
+    assert game.record()["start"]["rolloff"] == [[[1, 1], [6, 6], [6, 6]], [[2, 2], [3, 3]]]
+    assert "opener" not in game.record()["start"]
+
+
+def test_a_game_started_from_a_server_s_roll_off() -> None:
+    roll_off = RollOff([0, 1, 2])
+    roll_off.roll([(4, 4), (1, 2), (4, 4)])
+    with pytest.raises(ValueError, match="not over"):
+        Game(DUDO_SHEET, 3, rolloff=roll_off)
+    roll_off.roll([(1, 1), (2, 1)])
+    game = Game(DUDO_SHEET, 3, dice=SeededDice(1), rolloff=roll_off)
+    assert game.opener == 2 and game.rolloff is roll_off
+    with pytest.raises(ValueError, match="not both"):
+        Game(DUDO_SHEET, 3, rolloff=roll_off, opener=1)
+    with pytest.raises(ValueError, match="first_opener 'rolloff'"):
+        Game(Rules.preset("perudo"), 3, rolloff=roll_off)
+    with pytest.raises(ValueError, match="seats with dice are"):
+        Game(DUDO_SHEET, 3, rolloff=roll_off, dice_counts=[5, 0, 5])
+    # an opener given outright wins over the rules' roll-off (scenario files, a server
+    # that decided it already): nothing is rolled
+    assert Game(DUDO_SHEET, 3, dice=ScriptedDice([]), opener=1).rolloff is None
+
+
+def test_the_record_replays_to_the_same_opener() -> None:
+    game = Game(DUDO_SHEET, 4, dice=SeededDice(7))
+    play_bot_game(game, [make_bot("normal", seed=seat) for seat in range(4)])
+    record = json.loads(json.dumps(game.record()))
+    assert "rolloff" in record["start"]
+    twin = replay(record)
+    assert twin.first_opener == game.first_opener and twin.winners == game.winners
+    events = run_scenario(record)
+    attempts = [event for event in events if event["event"] == "rolloff"]
+    assert attempts == [attempt.to_json() for attempt in game.rolloff.attempts]  # type: ignore[union-attr]
+    assert events[len(attempts)]["event"] == "round"
+    assert events[len(attempts)]["opener"] == game.first_opener
+
+
+def test_a_rematch_rolls_off_again() -> None:
+    dice = SeededDice(3)
+    openers = []
+    for _ in range(30):  # each game at the table is a new Game: a new roll-off
+        game = Game(DUDO_SHEET, 3, dice=dice)
+        assert game.rolloff is not None
+        openers.append(game.first_opener)
+    assert set(openers) == {0, 1, 2}
+
+
+def test_the_roll_off_is_fair_enough() -> None:
+    # every seat opens about as often: 3,000 roll-offs among four seats
+    dice = SeededDice(2024)
+    wins = [0] * 4
+    for _ in range(3000):
+        wins[Game(DUDO_SHEET, 4, dice=dice).first_opener] += 1
+    assert all(600 < count < 900 for count in wins), wins
