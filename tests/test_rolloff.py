@@ -159,3 +159,16 @@ def test_the_roll_off_is_fair_enough() -> None:
     for _ in range(3000):
         wins[Game(DUDO_SHEET, 4, dice=dice).first_opener] += 1
     assert all(600 < count < 900 for count in wins), wins
+
+
+def test_every_seat_view_shows_the_roll_off() -> None:
+    from dudo.view import SeatView, view
+
+    roll_off = RollOff.of([0, 1], [[[3, 3], [4, 2]], [[6, 5], [1, 1]]])
+    game = Game(DUDO_SHEET, 2, dice=SeededDice(2), rolloff=roll_off)
+    for seat in (0, 1, None):
+        data = view(game, seat).to_json()
+        assert data["rolloff"] == [{"seats": [0, 1], "rolls": [[3, 3], [4, 2]], "tied": [0, 1]},
+                                   {"seats": [0, 1], "rolls": [[6, 5], [1, 1]], "tied": [0]}]
+        assert SeatView.from_json(data, game.rules).to_json() == data
+    assert view(Game(DUDO_SHEET, 2, opener=1), 0).to_json()["rolloff"] == []
