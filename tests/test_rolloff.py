@@ -85,26 +85,23 @@ def test_a_roll_off_ends_with_the_highest_total(players: int, seed: int) -> None
 # -- a game that starts from a roll-off ---------------------------------------------------------
 
 
-class RollOffDice(ScriptedDice):
-    """Scripted rounds, and roll-off dice (round 0) from their own list."""
-
-    def __init__(self, rolloff: list[Cups], rounds: list[Cups]) -> None:
-        super().__init__(rounds)
-        self.rolloff = list(rolloff)
-        self.asked: list[list[int]] = []
-
-    def roll(self, dice_counts: Sequence[int], round_number: int) -> Cups:
-        if round_number == 0:
-            self.asked.append(list(dice_counts))
-            return self.rolloff.pop(0)
-        return super().roll(dice_counts, round_number)
-
-
 def test_a_game_rolls_off_on_its_dice_source() -> None:
-    dice = RollOffDice([((1, 1), (6, 6), (6, 6)), ((), (2, 2), (3, 3))], [])
+    asked: list[list[int]] = []
+
+    class Watched(ScriptedDice):
+        def roll(self, dice_counts: Sequence[int], round_number: int) -> Cups:
+            asked.append([*dice_counts, round_number])
+            return super().roll(dice_counts, round_number)
+
+    dice = Watched([((5, 5, 5, 5, 5),) * 3], rolloff=[((1, 1), (6, 6), (6, 6)),
+                                                       ((), (2, 2), (3, 3))])
     game = Game(DUDO_SHEET, 3, dice=dice)
     assert game.rolloff is not None and game.first_opener == game.opener == 2
-    assert dice.asked == [[2, 2, 2], [0, 2, 2]]  # two dice for each seat rolling
+    # two dice for each seat rolling, as round 0; round 1's dice are left for round 1
+    assert asked == [[2, 2, 2, 0], [0, 2, 2, 0]]
+    assert game.roll() == ((5, 5, 5, 5, 5),) * 3
+    with pytest.raises(LookupError, match="no roll-off dice"):
+        Game(DUDO_SHEET, 3, dice=ScriptedDice([((5, 5, 5, 5, 5),) * 3]))
     assert game.record()["start"]["rolloff"] == [[[1, 1], [6, 6], [6, 6]], [[2, 2], [3, 3]]]
     assert "opener" not in game.record()["start"]
 
