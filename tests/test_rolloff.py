@@ -97,8 +97,8 @@ def test_a_game_rolls_off_on_its_dice_source() -> None:
                                                        ((), (2, 2), (3, 3))])
     game = Game(DUDO_SHEET, 3, dice=dice)
     assert game.rolloff is not None and game.first_opener == game.opener == 2
-    # two dice for each seat rolling, as round 0; round 1's dice are left for round 1
-    assert asked == [[2, 2, 2, 0], [0, 2, 2, 0]]
+    # two dice for each seat rolling, as rounds 0 and -1; round 1's dice are left for it
+    assert asked == [[2, 2, 2, 0], [0, 2, 2, -1]]
     assert game.roll() == ((5, 5, 5, 5, 5),) * 3
     with pytest.raises(LookupError, match="no roll-off dice"):
         Game(DUDO_SHEET, 3, dice=ScriptedDice([((5, 5, 5, 5, 5),) * 3]))
@@ -169,3 +169,12 @@ def test_every_seat_view_shows_the_roll_off() -> None:
                                    {"seats": [0, 1], "rolls": [[6, 5], [1, 1]], "tied": [0]}]
         assert SeatView.from_json(data, game.rules).to_json() == data
     assert view(Game(DUDO_SHEET, 2, opener=1), 0).to_json()["rolloff"] == []
+
+
+def test_a_source_that_always_ties_is_named() -> None:
+    class Stuck(SeededDice):
+        def roll(self, dice_counts: Sequence[int], round_number: int) -> Cups:
+            return tuple((3, 3) if count else () for count in dice_counts)
+
+    with pytest.raises(RuntimeError, match="tied 1000 roll-offs in a row"):
+        Game(DUDO_SHEET, 3, dice=Stuck(1))

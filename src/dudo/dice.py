@@ -31,8 +31,9 @@ def deal(dice: Sequence[int], dice_counts: Sequence[int]) -> Cups:
 class DiceSource(Protocol):
     """Rolls the cups of a round and draws lots (for a random first opener).
 
-    A roll-off for the first opener (``first_opener: rolloff``) is rolled as round 0: two
-    dice for each seat rolling in that attempt, none for the others.
+    A roll-off for the first opener (``first_opener: rolloff``) is rolled as rounds before
+    round 1: attempt ``n`` as round ``1 - n`` (0, -1, ...), two dice for each seat rolling
+    in it and none for the others.
     """
 
     def roll(self, dice_counts: Sequence[int], round_number: int) -> Cups:
@@ -82,7 +83,7 @@ class SeededDice(RandomDice):
 
 class ScriptedDice:
     """Dice written down in advance, one entry per round, in order, and (``rolloff``) one
-    entry per roll-off attempt, which are rolled as round 0.
+    entry per roll-off attempt (rounds 0, -1, ...).
 
     ``draw`` returns the first seat offered: a script that cares about the opener says so.
     A roll-off never takes a round's dice: without ``rolloff`` entries it is a
@@ -97,7 +98,7 @@ class ScriptedDice:
         self._rolloff = [tuple(tuple(cup) for cup in cups) for cups in rolloff]
 
     def roll(self, dice_counts: Sequence[int], round_number: int) -> Cups:
-        if round_number == 0:
+        if round_number <= 0:
             if not self._rolloff:
                 raise LookupError("no roll-off dice written down: give the game an opener, "
                                   "or the roll-off's dice")
