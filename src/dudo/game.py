@@ -20,6 +20,11 @@ randomness: dice come from the injected :class:`~dudo.dice.DiceSource`.
 Legality has one implementation, :meth:`Game.reason`, which returns the reason code of
 RULES.md for an action that is refused. :meth:`Game.legal_actions` lists the accepted set
 cheaply (a range over a shared ladder of bids); the tests check that the two agree.
+
+With ``bids: poker`` (Common Hand) every bid is a :class:`~dudo.hands.Hand` and the ladder
+is one of hands (:class:`~dudo.hands.HandLadder`); a call asks whether all dice together
+contain the hand, and the reveal has no count. With ``first_opener: rolloff`` the opener of
+round 1 comes from a :class:`~dudo.rolloff.RollOff`, given or rolled on the dice source.
 """
 
 from __future__ import annotations
