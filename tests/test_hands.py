@@ -101,13 +101,17 @@ def test_the_order_in_examples() -> None:
     Hand("pair", (3, 4)), Hand("two_pair", (2, 5)), Hand("two_pair", (4, 4)),
     Hand("full_house", (3, 3)), Hand("low_straight", (1,)), Hand("pair", (True,)),
     Hand("three", (2.0,)),  # type: ignore[arg-type]
+    Hand("pair", [3]),  # type: ignore[arg-type]
 ])
 def test_what_is_not_a_hand(bad: Hand) -> None:
     assert not bad.is_valid and not is_hand(bad)
+    game = poker_game((1, 2), (3, 4))
+    assert game.reason(0, bad) == "bad_bid" and bad not in game.legal_actions(0)
     with pytest.raises(ValueError):
         hand_rank(bad)
-    with pytest.raises(BadHandText):
-        Hand.from_json({"hand": bad.category, "faces": list(bad.faces)})
+    if type(bad.faces) is tuple:  # (a list of faces is only wrong in Python)
+        with pytest.raises(BadHandText):
+            Hand.from_json({"hand": bad.category, "faces": list(bad.faces)})
 
 
 # -- text and JSON -----------------------------------------------------------------------------

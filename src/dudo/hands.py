@@ -71,6 +71,8 @@ class Hand:
         if category not in FACE_COUNTS:
             return f"there is no hand {category!r} (hands: {', '.join(CATEGORIES)})"
         wanted = FACE_COUNTS[category]
+        if type(faces) is not tuple:
+            return f"the faces must be a tuple, not {type(faces).__name__}"
         if len(faces) != wanted:
             return f"{category} names {wanted} face{'s' if wanted != 1 else ''}, not {len(faces)}"
         for face in faces:
@@ -264,18 +266,15 @@ def hand_rank(hand: Hand) -> int:
     """The hand's place in the raise order (0 for a pair of 1s, 70 for five 6s).
 
     Raises ``ValueError`` for a hand that is not valid."""
-    if not all(type(face) is int for face in hand.faces):
+    if not is_hand(hand):
         raise ValueError(f"not a hand: {hand!r}")
-    try:
-        return _RANKS[hand]
-    except KeyError:
-        raise ValueError(f"not a hand: {hand!r}") from None
+    return _RANKS[hand]
 
 
 def is_hand(hand: object) -> bool:
     """Whether ``hand`` is one of the 71 valid hands (``True`` is not a face 1)."""
-    return (type(hand) is Hand and hand in _RANKS
-            and all(type(face) is int for face in hand.faces))
+    return (type(hand) is Hand and type(hand.faces) is tuple  # a list would not hash
+            and all(type(face) is int for face in hand.faces) and hand in _RANKS)
 
 
 class HandLadder(Sequence[Hand]):
