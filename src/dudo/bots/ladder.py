@@ -43,11 +43,11 @@ from itertools import combinations
 from typing import Any
 
 from dudo.bots.arena import Standing, _derive, bot_seed, dice_seed
-from dudo.bots.base import quantity_bid
 from dudo.bots.registry import make_bot
 from dudo.bots.table import play_bot_game
 from dudo.dice import SeededDice
 from dudo.game import CALZA, DUDO, BidPlaced, Event, Game, PlayerOut, Revealed
+from dudo.hands import Hand
 from dudo.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 
 MAX_ENTRANTS = 16
@@ -273,6 +273,14 @@ def is_bluff(game: Game, seat: int, quantity: int, face: int) -> bool:
     return quantity > own + _expected_unseen(game, seat, face)
 
 
+def is_hand_bluff(game: Game, seat: int, hand: Hand) -> bool:
+    """The same measure for a poker hand (Common Hand): a bluff when, for some face the hand
+    needs, the seat's own cup plus the expected count among the unseen dice falls short."""
+    cup = game.cups[seat]
+    return any(count > cup.count(face) + _expected_unseen(game, seat, face)
+               for face, count in hand.needs())
+
+
 def count_events(game: Game, stats: Sequence[BotStats], events: list[Event],
                  out: list[int]) -> None:
     """Count into ``stats`` (one per seat) what ``events`` show each seat did: bids and
@@ -284,8 +292,10 @@ def count_events(game: Game, stats: Sequence[BotStats], events: list[Event],
         if isinstance(event, BidPlaced):
             # The round of the bid is still the game's round: its cups and dice counts.
             bidder = stats[event.seat]
-            bid = quantity_bid(event.bid)
-            bluff = is_bluff(game, event.seat, bid.quantity, bid.face)
+            if isinstance(event.bid, Hand):
+                bluff = is_hand_bluff(game, event.seat, event.bid)
+            else:
+                bluff = is_bluff(game, event.seat, event.bid.quantity, event.bid.face)
             bidder.bids += 1
             bidder.bluffs += bluff
             if len(game.bids) == 1:
