@@ -224,8 +224,13 @@ def _face(token: str) -> int:
     raise BadHandText(f"not a face: {token!r}")
 
 
-@cache
 def _needs(hand: Hand) -> tuple[tuple[int, int], ...]:
+    """What ``hand`` needs: looked up for the 71 hands (no cache that junk could grow)."""
+    needs = _NEEDS.get(hand) if is_hand(hand) else None
+    return needs if needs is not None else _needs_of(hand)
+
+
+def _needs_of(hand: Hand) -> tuple[tuple[int, int], ...]:
     category, faces = hand.category, hand.faces
     if category in _OF_A_KIND:
         return ((faces[0], _OF_A_KIND[category]),)
@@ -260,6 +265,8 @@ ALL_HANDS: Final = _all_hands()
 same category with higher faces, compared first face first)."""
 
 _RANKS: Final[dict[Hand, int]] = {hand: rank for rank, hand in enumerate(ALL_HANDS)}
+_NEEDS: Final[dict[Hand, tuple[tuple[int, int], ...]]] = {
+    hand: _needs_of(hand) for hand in ALL_HANDS}
 
 
 def hand_rank(hand: Hand) -> int:
@@ -344,14 +351,6 @@ def hand_ladder(limit: int | None) -> HandLadder:
 @cache
 def _shared(limit: int | None) -> HandLadder:
     return HandLadder(limit)
-
-
-def hand_or_none(data: object) -> Hand | None:
-    """The hand ``data`` names in the JSON form, or ``None`` if it names none."""
-    try:
-        return Hand.from_json(data)
-    except BadHandText:
-        return None
 
 
 def hands_in(dice: Sequence[int]) -> list[Hand]:
