@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).parent.parent / "src" / "dudo"
-ENGINE = ["bids", "rules", "game", "dice", "view", "scenario", "rules_text"]
+ENGINE = ["bids", "hands", "rolloff", "rules", "game", "dice", "view", "scenario", "rules_text"]
 FORBIDDEN_IN_ENGINE = {"asyncio", "socket", "sqlite3", "time", "datetime", "os", "threading",
                        "subprocess", "secrets", "urllib", "http", "typer", "rich"}
 UPPER_LAYERS = {"dudo.bots", "dudo.store", "dudo.server", "dudo.client", "dudo.tui",

@@ -16,6 +16,7 @@ from dudo.bots.ladder import (
     LadderError,
     check_entrants,
     is_bluff,
+    is_hand_bluff,
     pairings,
     play_ladder_game,
     run_ladder,
@@ -24,6 +25,7 @@ from dudo.bots.ladder import (
 from dudo.cli import app
 from dudo.dice import ScriptedDice
 from dudo.game import Game
+from dudo.hands import Hand
 from dudo.rules import Rules
 
 ROOT = Path(__file__).parent.parent
@@ -114,6 +116,28 @@ def test_a_bluff_is_a_bid_above_own_dice_plus_the_expected_unseen_count() -> Non
     assert not is_bluff(game, 1, 6, 4) and is_bluff(game, 1, 7, 4)
     game.apply(0, Bid(2, 5))
     assert not is_bluff(game, 1, 2, 4)
+
+
+def test_a_hand_bluff_falls_short_on_some_face_the_hand_needs() -> None:
+    game = Game(Rules.preset("common-hand"), 2,
+                dice=ScriptedDice([[(6, 6, 1, 2, 3), (4, 4, 4, 4, 4)]]), opener=0)
+    game.roll()
+    # Five unseen dice are expected to show 5/6 of each face (ones are not wild here).
+    assert not is_hand_bluff(game, 0, Hand("pair", (6,)))  # two 6s held
+    assert is_hand_bluff(game, 0, Hand("three", (6,)))  # 3 > 2 + 0.83
+    assert is_hand_bluff(game, 0, Hand("pair", (1,)))  # 2 > 1 + 0.83
+    assert is_hand_bluff(game, 0, Hand("low_straight"))  # no 4 or 5 held: 1 > 0 + 0.83
+    assert is_hand_bluff(game, 0, Hand("full_house", (6, 5)))  # two 5s: 2 > 0 + 0.83
+    assert not is_hand_bluff(game, 1, Hand("five", (4,)))
+    assert is_hand_bluff(game, 1, Hand("high_straight"))  # no 2 held: 1 > 0 + 0.83
+
+
+def test_a_common_hand_ladder_game_counts_bids_and_bluffs() -> None:
+    result = play_ladder_game(["easy", "random"], Rules.preset("common-hand"), seed=2,
+                              number=0, seats=2)
+    assert sum(stats.bids for stats in result.stats) > 0
+    assert 0 < sum(stats.bluffs for stats in result.stats) <= sum(s.bids for s in result.stats)
+    assert sorted(result.places) == [1, 2]
 
 
 def test_one_game_counts_placings_and_shares() -> None:

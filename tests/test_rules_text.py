@@ -13,8 +13,16 @@ from typer.testing import CliRunner
 
 from dudo.bids import Bid
 from dudo.cli import app
+from dudo.hands import ALL_HANDS, Hand
 from dudo.rules import PRESETS, Rules
-from dudo.rules_text import LANGUAGES, bid_words, rules_sections, rules_sheet, title
+from dudo.rules_text import (
+    LANGUAGES,
+    bid_words,
+    hand_words,
+    rules_sections,
+    rules_sheet,
+    title,
+)
 from serverkit import make_app
 
 # Rule sets that between them take every branch of the sheet.
@@ -31,6 +39,9 @@ VARIANTS = [
     Rules.preset("ones-lock", wild_ones=False),
     Rules.preset("dudo", ones_bids="never"),
     Rules.preset("tavern", cap_at_dice_in_play=False),
+    Rules.preset("common-hand", cap_at_dice_in_play=False, format="points", points_rounds=3,
+                 first_opener="rolloff"),
+    Rules.preset("common-hand", starting_dice=1),
 ]
 
 # Words that give away an English sentence left in a German or Spanish sheet.
@@ -163,3 +174,86 @@ def test_translated_pages_have_no_english_left(lang: str) -> None:
             words = set(re.findall(r"[^\W\d_]+", body.lower()))
             assert not words & ENGLISH, (query, words & ENGLISH)
             assert "{" not in body
+
+
+# -- the roll-off and Common Hand ------------------------------------------------------------
+
+# Each language's name for every hand, lowest first, as its sheet lists them.
+HAND_NAMES = {
+    "en": ["pair", "two pair", "three of a kind", "low straight", "high straight",
+           "full house", "four of a kind", "five of a kind"],
+    "de": ["Paar", "zwei Paare", "Drilling", "kleine Straße", "große Straße", "Full House",
+           "Vierling", "Fünfling"],
+    "es": ["pareja", "doble pareja", "trío", "escalera baja", "escalera alta", "full",
+           "póquer", "repóquer"],
+}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_common_hand_sheet_lists_the_hands_in_order(lang: str) -> None:
+    bidding = rules_sections(Rules.preset("common-hand"), lang)[1][1]
+    listed = bidding[1]
+    places = [listed.find(name + " (") if name + " (" in listed else listed.find(name + ";")
+              if name + ";" in listed else listed.find(name + ".") for name in HAND_NAMES[lang]]
+    assert all(place >= 0 for place in places), (listed, places)
+    assert places == sorted(places), listed
+    sheet = rules_sheet(Rules.preset("common-hand"), lang)
+    assert sheet != rules_sheet(Rules.preset("no-wilds"), lang)
+    # no quantity talk: nothing is counted and there are no aces to switch to
+    assert rules_sheet(Rules.preset("common-hand")).count("quantity") == 0
+
+
+def test_the_common_hand_sheet_in_english() -> None:
+    sections = dict(rules_sections(Rules.preset("common-hand")))
+    assert sections["Bidding"][0].startswith("A bid names a poker hand")
+    assert "full house 4s over 2s" in sections["Bidding"][0]
+    assert sections["Bidding"][-1].startswith("No bid may name a hand that needs more dice")
+    assert sections["Ones"] == ["Ones are an ordinary face, the lowest (a pair of 1s is the "
+                                "lowest hand), and they are not wild."]
+    assert "checked for the hand" in sections["Calling: dudo"][0]
+    assert sections["Calling: dudo"][1] == (
+        "If the dice contain the hand, the bid holds and the caller loses a die. If they do "
+        "not, the bidder loses a die.")
+    uncapped = dict(rules_sections(Rules.preset("common-hand", cap_at_dice_in_play=False)))
+    assert uncapped["Bidding"][-1].startswith("Any hand may be bid")
+    race = dict(rules_sections(Rules.preset("common-hand", format="points")))
+    assert "penalty point" in race["Calling: dudo"][1]
+
+
+@pytest.mark.parametrize(("lang", "words"), [
+    ("en", "Before the first round every player rolls two dice"),
+    ("de", "Vor der ersten Runde würfelt jeder Spieler mit zwei Würfeln"),
+    ("es", "Antes de la primera ronda cada jugador tira dos dados"),
+])
+def test_the_roll_off_is_on_the_dudo_sheet(lang: str, words: str) -> None:
+    game = rules_sections(PRESETS["dudo"], lang)[0][1]
+    assert game[-1].startswith(words)
+    assert words not in rules_sheet(PRESETS["perudo"], lang)
+
+
+def test_hand_words_in_three_languages() -> None:
+    assert all(hand_words(hand) == hand.words() for hand in ALL_HANDS)
+    full = Hand("full_house", (4, 2))
+    assert [hand_words(full, lang) for lang in LANGUAGES] == [
+        "full house 4s over 2s", "Full House 4er über 2er", "full de cuatros y doses"]
+    pair = Hand("pair", (1,))
+    assert [hand_words(pair, lang) for lang in LANGUAGES] == [
+        "pair of 1s", "Paar 1er", "pareja de unos"]
+    assert [hand_words(Hand("low_straight"), lang) for lang in LANGUAGES] == [
+        "low straight", "kleine Straße", "escalera baja"]
+    assert len({hand_words(hand, "de") for hand in ALL_HANDS}) == len(ALL_HANDS)
+    assert len({hand_words(hand, "es") for hand in ALL_HANDS}) == len(ALL_HANDS)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_printable_sheet_plays_a_common_hand_example(lang: str) -> None:
+    with TestClient(make_app()) as client:
+        page = client.get(f"/rules?preset=common-hand&lang={lang}")
+        assert page.status_code == 200
+        body = page.text
+    for name in HAND_NAMES[lang][:3]:
+        assert name in body
+    assert hand_words(Hand("two_pair", (5, 2)), lang) in body  # the worked example's bid
+    assert 'class="die counts"' in body  # the reveal marks the dice of the hand
+    if lang == "en":  # the raises are the ones before the call, with all 15 dice in play
+        assert "(15 dice in play)" in body and "57 legal bids in all" in body

@@ -24,6 +24,9 @@ GOOD_ROUND = {"dice": [[1, 2, 3, 4, 5], [2, 3, 4, 5, 6]],
               "actions": [{"seat": 0, "bid": [2, 3]}, {"seat": 1, "call": "dudo"}]}
 
 
+ROLLOFF = {"preset": "tavern", "first_opener": "rolloff"}
+
+
 def scenario(**changes: object) -> dict[str, object]:
     data: dict[str, object] = {"rules": {"preset": "tavern"}, "players": 2,
                                "rounds": [GOOD_ROUND]}
@@ -87,6 +90,61 @@ INVALID = {
     "unknown start key": (scenario(start={"round": 3}), "unknown key 'round'"),
     "unknown top-level key": (scenario(seed=4), "unknown key 'seed'"),
     "missing rounds": ({"rules": {}, "players": 2}, "no 'rounds'"),
+    # the roll-off (start.rolloff)
+    "roll-off without first_opener rolloff": (
+        scenario(start={"rolloff": [[[6, 6], [1, 1]]]}), "needs the rules' first_opener"),
+    "roll-off and an opener": (
+        scenario(rules=ROLLOFF, start={"rolloff": [[[6, 6], [1, 1]]], "opener": 1}),
+        "both 'opener' and 'rolloff'"),
+    "roll-off that leaves a tie": (
+        scenario(rules=ROLLOFF, start={"rolloff": [[[3, 4], [2, 5]], [[6, 1], [2, 5]]]}),
+        "leave seats [0, 1] tied"),
+    "roll-off die 7": (scenario(rules=ROLLOFF, start={"rolloff": [[[6, 7], [1, 1]]]}),
+                       "attempt 1: seat 0: [6, 7] is not two dice 1..6"),
+    "roll-off die 0": (scenario(rules=ROLLOFF, start={"rolloff": [[[3, 3], [0, 1]]]}),
+                       "seat 1: [0, 1] is not two dice"),
+    "roll-off die that is a string": (
+        scenario(rules=ROLLOFF, start={"rolloff": [[[3, "3"], [2, 1]]]}), "is not two dice"),
+    "roll-off of three dice": (scenario(rules=ROLLOFF, start={"rolloff": [[[3, 3, 3], [2, 1]]]}),
+                               "is not two dice"),
+    "roll-off attempt with too few pairs": (
+        scenario(rules=ROLLOFF, start={"rolloff": [[[6, 6]]]}), "2 pairs of dice are needed"),
+    "roll-off retry by everyone, not only the tied": (
+        scenario(rules=ROLLOFF, players=3,
+                 rounds=[{"dice": [[1, 2, 3, 4, 5]] * 3, "actions": []}],
+                 start={"rolloff": [[[6, 6], [6, 6], [1, 1]], [[1, 2], [3, 4], [5, 6]]]}),
+        "attempt 2: seats [0, 1] roll, so 2 pairs"),
+    "roll-off attempt after the tie is broken": (
+        scenario(rules=ROLLOFF, start={"rolloff": [[[6, 6], [1, 1]], [[2, 2], [3, 3]]]}),
+        "attempt 2: the roll-off is over: seat 0 opens"),
+    "roll-off with a seat that is out": (
+        scenario(rules=ROLLOFF, players=3, start={"dice_counts": [5, 0, 5],
+                                                  "rolloff": [[[6, 6], [1, 1], [2, 2]]]},
+                 rounds=[{"dice": [[1, 2, 3, 4, 5], [], [1, 2, 3, 4, 5]], "actions": []}]),
+        "seats [0, 2] roll, so 2 pairs"),
+    "roll-off that is not a list": (scenario(rules=ROLLOFF, start={"rolloff": {"0": [6, 6]}}),
+                                    "start.rolloff must be a non-empty list"),
+    "roll-off with no attempts": (scenario(rules=ROLLOFF, start={"rolloff": []}),
+                                  "start.rolloff must be a non-empty list"),
+    "roll-off attempt that is not a list": (scenario(rules=ROLLOFF, start={"rolloff": [7]}),
+                                            "pairs of dice are needed"),
+    # Common Hand's rules
+    "poker with wild ones": (scenario(rules={"preset": "common-hand", "wild_ones": True}),
+                             "'wild_ones' must be false with 'bids' 'poker'"),
+    "poker with ones never": (scenario(rules={"preset": "common-hand", "ones_bids": "never"}),
+                              "'ones_bids' must be 'plain'"),
+    "poker with calza": (scenario(rules={"preset": "common-hand", "calza": "in_turn"}),
+                         "'calza' must be 'off'"),
+    "poker with palifico": (scenario(rules={"preset": "common-hand", "palifico": True}),
+                            "'palifico' must be false"),
+    "poker with loss by difference": (
+        scenario(rules={"preset": "common-hand", "loss_by_difference": True}),
+        "'loss_by_difference' must be false"),
+    "bids unknown": (scenario(rules={"bids": "cards"}), "'bids' must be one of quantity, poker"),
+    "a bid that is a string": (
+        scenario(rules={"preset": "common-hand"},
+                 rounds=[{**GOOD_ROUND, "actions": [{"seat": 0, "bid": "pair of 3s"}]}]),
+        "or a hand object"),
 }
 
 
@@ -106,7 +164,9 @@ def test_bad_json_is_rejected() -> None:
         load_scenario("[1, 2]")
 
 
-@pytest.mark.parametrize("name", ["dice do not match the counts", "unknown preset"])
+@pytest.mark.parametrize("name", ["dice do not match the counts", "unknown preset",
+                                  "roll-off die 7", "roll-off that leaves a tie",
+                                  "poker with wild ones"])
 def test_cli_exits_2_with_one_line_and_no_output(name: str) -> None:
     data, fragment = INVALID[name]
     result = subprocess.run([sys.executable, "-m", "dudo", "scenario", "-"],

@@ -2,7 +2,7 @@
 
 The rules engine is importable from here::
 
-    >>> from dudo import Bid, Game, Rules
+    >>> from dudo import Bid, Game, Hand, RollOff, Rules
 """
 
 from dudo.bids import Bid
@@ -17,6 +17,8 @@ from dudo.game import (
     LegalActions,
     Phase,
 )
+from dudo.hands import Hand
+from dudo.rolloff import RollOff
 from dudo.rules import PRESETS, Rules, RulesError
 from dudo.view import SeatView, view
 
@@ -31,9 +33,11 @@ __all__ = [
     "Call",
     "DiceSource",
     "Game",
+    "Hand",
     "IllegalAction",
     "LegalActions",
     "Phase",
+    "RollOff",
     "Rules",
     "RulesError",
     "ScriptedDice",

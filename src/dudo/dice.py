@@ -29,7 +29,12 @@ def deal(dice: Sequence[int], dice_counts: Sequence[int]) -> Cups:
 
 
 class DiceSource(Protocol):
-    """Rolls the cups of a round and draws lots (for a random first opener)."""
+    """Rolls the cups of a round and draws lots (for a random first opener).
+
+    A roll-off for the first opener (``first_opener: rolloff``) is rolled as rounds before
+    round 1: attempt ``n`` as round ``1 - n`` (0, -1, ...), two dice for each seat rolling
+    in it and none for the others.
+    """
 
     def roll(self, dice_counts: Sequence[int], round_number: int) -> Cups:
         """One tuple of dice per seat, of the length ``dice_counts`` gives."""
@@ -77,17 +82,27 @@ class SeededDice(RandomDice):
 
 
 class ScriptedDice:
-    """Dice written down in advance, one entry per round, in order.
+    """Dice written down in advance, one entry per round, in order, and (``rolloff``) one
+    entry per roll-off attempt (rounds 0, -1, ...).
 
     ``draw`` returns the first seat offered: a script that cares about the opener says so.
+    A roll-off never takes a round's dice: without ``rolloff`` entries it is a
+    ``LookupError`` (give the game an opener, or the roll-off's dice).
     """
 
-    __slots__ = ("_rounds",)
+    __slots__ = ("_rolloff", "_rounds")
 
-    def __init__(self, rounds: Iterable[Sequence[Sequence[int]]]) -> None:
+    def __init__(self, rounds: Iterable[Sequence[Sequence[int]]],
+                 rolloff: Iterable[Sequence[Sequence[int]]] = ()) -> None:
         self._rounds = [tuple(tuple(cup) for cup in cups) for cups in rounds]
+        self._rolloff = [tuple(tuple(cup) for cup in cups) for cups in rolloff]
 
     def roll(self, dice_counts: Sequence[int], round_number: int) -> Cups:
+        if round_number <= 0:
+            if not self._rolloff:
+                raise LookupError("no roll-off dice written down: give the game an opener, "
+                                  "or the roll-off's dice")
+            return self._rolloff.pop(0)
         if not self._rounds:
             raise LookupError(f"no dice written down for round {round_number}")
         return self._rounds.pop(0)

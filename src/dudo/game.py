@@ -20,6 +20,11 @@ randomness: dice come from the injected :class:`~dudo.dice.DiceSource`.
 Legality has one implementation, :meth:`Game.reason`, which returns the reason code of
 RULES.md for an action that is refused. :meth:`Game.legal_actions` lists the accepted set
 cheaply (a range over a shared ladder of bids); the tests check that the two agree.
+
+With ``bids: poker`` (Common Hand) every bid is a :class:`~dudo.hands.Hand` and the ladder
+is one of hands (:class:`~dudo.hands.HandLadder`); a call asks whether all dice together
+contain the hand, and the reveal has no count. With ``first_opener: rolloff`` the opener of
+round 1 comes from a :class:`~dudo.rolloff.RollOff`, given or rolled on the dice source.
 """
 
 from __future__ import annotations
@@ -390,9 +395,9 @@ class Game:
     With ``first_opener: rolloff`` and no ``opener``, ``rolloff`` is the finished
     :class:`~dudo.rolloff.RollOff` that decided the opener (a server rolls its dice from its
     committed scheme); without it the game rolls one off from the dice source (every
-    attempt as a roll of round 0, two dice for each seat rolling). Either way it is kept in
-    :attr:`rolloff` and in the record's ``start.rolloff``. A rematch is a new ``Game``, so
-    it rolls off again.
+    attempt ``n`` as a roll of round ``1 - n``, two dice for each seat rolling). Either way
+    it is kept in :attr:`rolloff` and in the record's ``start.rolloff``. A rematch is a new
+    ``Game``, so it rolls off again.
 
     The first round is set up but not rolled: call :meth:`roll` to start each round. That
     pause is where a server shows the reveal and collects the seats' seeds.
@@ -796,12 +801,18 @@ class Game:
         return nxt
 
     def _roll_off(self) -> RollOff:
-        """Roll off for the first opener on the game's own dice source."""
+        """Roll off for the first opener on the game's own dice source: attempt ``n`` is
+        rolled as round ``1 - n`` (0, -1, -2, ...: rounds before round 1, each its own, so a
+        source that derives dice from the round number cannot repeat a tie forever)."""
         roll_off = RollOff(self.alive)
         while roll_off.rolling:
             rolling = roll_off.rolling
+            attempt = len(roll_off.attempts) + 1
+            if attempt > MAX_ROLLOFF_ATTEMPTS:
+                raise RuntimeError(f"the dice source tied {MAX_ROLLOFF_ATTEMPTS} roll-offs "
+                                   "in a row: it does not look random")
             counts = [2 if seat in rolling else 0 for seat in range(self.players)]
-            cups = self.source.roll(counts, 0)
+            cups = self.source.roll(counts, 1 - attempt)
             if [len(cup) for cup in cups] != counts:
                 raise ValueError(f"the dice source rolled {cups} for the roll-off of {counts}")
             roll_off.roll([cups[seat] for seat in rolling])
@@ -862,6 +873,11 @@ class Game:
     _next_seat: list[int]
     _alive_key: tuple[bool, ...] = ()
     _standing_rank: int = -1
+
+
+MAX_ROLLOFF_ATTEMPTS: Final = 1000
+"""More roll-off attempts than fair dice ever need (ten seats tie all round about one time
+in ten; a thousand ties in a row do not happen)."""
 
 
 def action_to_json(seat: int, action: Action) -> dict[str, Any]:

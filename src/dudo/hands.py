@@ -71,6 +71,8 @@ class Hand:
         if category not in FACE_COUNTS:
             return f"there is no hand {category!r} (hands: {', '.join(CATEGORIES)})"
         wanted = FACE_COUNTS[category]
+        if type(faces) is not tuple:
+            return f"the faces must be a tuple, not {type(faces).__name__}"
         if len(faces) != wanted:
             return f"{category} names {wanted} face{'s' if wanted != 1 else ''}, not {len(faces)}"
         for face in faces:
@@ -222,8 +224,13 @@ def _face(token: str) -> int:
     raise BadHandText(f"not a face: {token!r}")
 
 
-@cache
 def _needs(hand: Hand) -> tuple[tuple[int, int], ...]:
+    """What ``hand`` needs: looked up for the 71 hands (no cache that junk could grow)."""
+    needs = _NEEDS.get(hand) if is_hand(hand) else None
+    return needs if needs is not None else _needs_of(hand)
+
+
+def _needs_of(hand: Hand) -> tuple[tuple[int, int], ...]:
     category, faces = hand.category, hand.faces
     if category in _OF_A_KIND:
         return ((faces[0], _OF_A_KIND[category]),)
@@ -258,24 +265,23 @@ ALL_HANDS: Final = _all_hands()
 same category with higher faces, compared first face first)."""
 
 _RANKS: Final[dict[Hand, int]] = {hand: rank for rank, hand in enumerate(ALL_HANDS)}
+_NEEDS: Final[dict[Hand, tuple[tuple[int, int], ...]]] = {
+    hand: _needs_of(hand) for hand in ALL_HANDS}
 
 
 def hand_rank(hand: Hand) -> int:
     """The hand's place in the raise order (0 for a pair of 1s, 70 for five 6s).
 
     Raises ``ValueError`` for a hand that is not valid."""
-    if not all(type(face) is int for face in hand.faces):
+    if not is_hand(hand):
         raise ValueError(f"not a hand: {hand!r}")
-    try:
-        return _RANKS[hand]
-    except KeyError:
-        raise ValueError(f"not a hand: {hand!r}") from None
+    return _RANKS[hand]
 
 
 def is_hand(hand: object) -> bool:
     """Whether ``hand`` is one of the 71 valid hands (``True`` is not a face 1)."""
-    return (type(hand) is Hand and hand in _RANKS
-            and all(type(face) is int for face in hand.faces))
+    return (type(hand) is Hand and type(hand.faces) is tuple  # a list would not hash
+            and all(type(face) is int for face in hand.faces) and hand in _RANKS)
 
 
 class HandLadder(Sequence[Hand]):
@@ -345,14 +351,6 @@ def hand_ladder(limit: int | None) -> HandLadder:
 @cache
 def _shared(limit: int | None) -> HandLadder:
     return HandLadder(limit)
-
-
-def hand_or_none(data: object) -> Hand | None:
-    """The hand ``data`` names in the JSON form, or ``None`` if it names none."""
-    try:
-        return Hand.from_json(data)
-    except BadHandText:
-        return None
 
 
 def hands_in(dice: Sequence[int]) -> list[Hand]:

@@ -24,6 +24,7 @@ from dudo.game import (
     bid_to_json,
 )
 from dudo.hands import Hand
+from dudo.rolloff import RollOffAttempt
 from dudo.rules import Rules
 
 
@@ -35,6 +36,9 @@ class SeatView:
     :class:`~dudo.hands.Hand`: ``bids``, ``standing``, the reveal's bid, and the legal bids
     (``legal.hands``; ``legal.any_bids`` gives either kind). In JSON a hand is
     ``{"hand": ..., "faces": [...]}`` where a quantity bid is ``[q, f]``, in the same keys.
+
+    ``rolloff`` holds the attempts of the roll-off that decided round 1's opener (public:
+    everyone sees those dice), ``()`` when there was none.
     """
 
     rules: Rules
@@ -55,6 +59,7 @@ class SeatView:
     legal: LegalActions
     last_reveal: Revealed | None
     winners: tuple[int, ...]
+    rolloff: tuple[RollOffAttempt, ...] = ()
 
     @property
     def dice_in_play(self) -> int:
@@ -98,6 +103,11 @@ class SeatView:
             turn=data["turn"], standing=None if standing is None else bid_from_json(standing),
             bidder=data["bidder"], legal=legal,
             last_reveal=revealed, winners=tuple(data["winners"]),
+            rolloff=tuple(
+                RollOffAttempt(tuple(attempt["seats"]),
+                               tuple((a, b) for a, b in attempt["rolls"]),
+                               tuple(attempt["tied"]))
+                for attempt in data.get("rolloff", [])),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -116,6 +126,9 @@ class SeatView:
                       "calls": [call.value for call in legal.calls]},
             "last_reveal": None if self.last_reveal is None else _reveal_json(self.last_reveal),
             "winners": list(self.winners),
+            "rolloff": [{"seats": list(attempt.seats),
+                         "rolls": [list(pair) for pair in attempt.rolls],
+                         "tied": list(attempt.tied)} for attempt in self.rolloff],
         }
 
 
@@ -146,7 +159,11 @@ def view(game: Game, seat: int | None) -> SeatView:
         legal=game.legal_actions(seat) if seat is not None else NO_ACTIONS,
         last_reveal=game.last_reveal,
         winners=game.winners,
+        rolloff=_NO_ROLLOFF if game.rolloff is None else tuple(game.rolloff.attempts),
     )
+
+
+_NO_ROLLOFF: tuple[RollOffAttempt, ...] = ()
 
 
 # The last reveal's JSON: every seat's view of a table shows the same one, so a server that

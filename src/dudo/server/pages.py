@@ -183,6 +183,7 @@ def _poker_examples(rules: Rules, lang: str) -> list[tuple[str, str]]:
     strong = f"<strong>{html.escape(hand_words(hand, lang))}</strong>"
     game.apply(0, hand)
     raises = list(game.legal_actions(1).hands)
+    in_play = game.dice_in_play  # before the call costs someone a die
     reveal = next(event for event in game.apply(1, DUDO) if isinstance(event, Revealed))
     rows = "".join(f"<tr><th scope=row>{_html(lang, 'example.player', n=seat + 1)}</th>"
                    f"<td>{_dice_html(cup, lang, reveal)}</td></tr>"
@@ -199,7 +200,7 @@ def _poker_examples(rules: Rules, lang: str) -> list[tuple[str, str]]:
         (text(lang, "example.call.title"), f"<p>{setup}</p><table class=cups>{rows}</table>"
                                            f"<p>{found} {html.escape(verdict)}</p>"),
         (text(lang, "example.raises.title"), "<p>" + _html(
-            lang, "example.raises", {"bid": strong, "list": lowest}, dice=game.dice_in_play,
+            lang, "example.raises", {"bid": strong, "list": lowest}, dice=in_play,
             more="…" if len(raises) > 6 else "", count=len(raises)) + "</p>"),
     ]
 
