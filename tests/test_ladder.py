@@ -118,18 +118,18 @@ def test_a_bluff_is_a_bid_above_own_dice_plus_the_expected_unseen_count() -> Non
     assert not is_bluff(game, 1, 2, 4)
 
 
-def test_a_hand_bluff_falls_short_on_some_face_the_hand_needs() -> None:
+def test_a_hand_bluff_is_a_hand_the_own_cup_makes_less_likely_than_not() -> None:
     game = Game(Rules.preset("common-hand"), 2,
                 dice=ScriptedDice([[(6, 6, 1, 2, 3), (4, 4, 4, 4, 4)]]), opener=0)
     game.roll()
-    # Five unseen dice are expected to show 5/6 of each face (ones are not wild here).
-    assert not is_hand_bluff(game, 0, Hand("pair", (6,)))  # two 6s held
-    assert is_hand_bluff(game, 0, Hand("three", (6,)))  # 3 > 2 + 0.83
-    assert is_hand_bluff(game, 0, Hand("pair", (1,)))  # 2 > 1 + 0.83
-    assert is_hand_bluff(game, 0, Hand("low_straight"))  # no 4 or 5 held: 1 > 0 + 0.83
-    assert is_hand_bluff(game, 0, Hand("full_house", (6, 5)))  # two 5s: 2 > 0 + 0.83
+    # From seat 0's cup, the five other dice unseen (ones are not wild here):
+    assert not is_hand_bluff(game, 0, Hand("pair", (6,)))  # two 6s held: certain
+    assert not is_hand_bluff(game, 0, Hand("three", (6,)))  # one more 6 in five: 60%
+    assert is_hand_bluff(game, 0, Hand("four", (6,)))  # two more 6s in five: 20%
+    assert is_hand_bluff(game, 0, Hand("low_straight"))  # a 4 and a 5 in five: 33%
+    assert is_hand_bluff(game, 0, Hand("full_house", (6, 5)))  # a 6 and two 5s: 9%
     assert not is_hand_bluff(game, 1, Hand("five", (4,)))
-    assert is_hand_bluff(game, 1, Hand("high_straight"))  # no 2 held: 1 > 0 + 0.83
+    assert is_hand_bluff(game, 1, Hand("high_straight"))  # 2, 3, 5, 6 in five: 6%
 
 
 def test_a_common_hand_ladder_game_counts_bids_and_bluffs() -> None:
