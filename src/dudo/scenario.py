@@ -120,10 +120,21 @@ def accepted_actions(data: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]
         elif event["event"] == "illegal":
             action = event["action"]
             what = (f"call {action['call']}" if "call" in action
-                    else f"bid {Bid(*action['bid']).words()}")
+                    else f"bid {_bid_words(action['bid'])}")
             refused.append(f"round {number}: seat {event['seat']} cannot {what} "
                            f"({event['reason']})")
     return kept, refused
+
+
+def _bid_words(bid: object) -> str:
+    """A refused bid as the file gave it, in words where it names a bid or a hand."""
+    if isinstance(bid, dict):
+        hand = Hand.from_json_lenient(bid)
+        return hand.words() if hand.is_valid else json.dumps(bid)
+    if (isinstance(bid, list) and len(bid) == 2
+            and all(type(number) is int for number in bid)):
+        return Bid(bid[0], bid[1]).words()
+    return json.dumps(bid)
 
 
 def _play(data: Mapping[str, Any], *, strict: bool) -> tuple[Game, list[dict[str, Any]]]:
