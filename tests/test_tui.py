@@ -151,7 +151,7 @@ def test_each_face_number_and_star_sit_under_their_own_die() -> None:
 
 def reveal_of(rules: Rules, cups: list[list[int]], actions: list[tuple[int, Action]]
               ) -> tuple[Game, Revealed]:
-    game = Game(rules, len(cups), dice=ScriptedDice([cups]))
+    game = Game(rules, len(cups), dice=ScriptedDice([cups]), opener=0)  # no roll-off
     game.roll()
     events = []
     for seat, action in actions:
@@ -194,7 +194,8 @@ def test_bots_that_share_a_name_are_told_apart() -> None:
 
 def test_a_full_table_fits_24_lines() -> None:
     bots = [make_bot(level, seed=seat) for seat, level in enumerate(["easy"] * 9)]
-    game = Game(Rules.preset("dudo"), 10, dice=ScriptedDice([[[2, 3, 4, 5, 6]] * 10]))
+    game = Game(Rules.preset("dudo"), 10, dice=ScriptedDice([[[2, 3, 4, 5, 6]] * 10]),
+                opener=0)
     game.roll()
     for _ in range(9):  # a long bid history, as the player sees it on their turn
         game.apply(game.turn, game.legal_actions(game.turn).bids[0])
