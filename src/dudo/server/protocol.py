@@ -95,12 +95,17 @@ class RemoveMessage(_Message):
     seat: Annotated[int, Field(ge=1, le=5)]
 
 
+RollOffLabel = Annotated[str, Field(pattern=r"^rolloff-[1-9][0-9]{0,3}$")]
+
+
 class SeedMessage(_Message):
     """This seat's contribution to the roll of ``round`` (hex, up to 128 digits): taken
-    only while that round's commitment is out and its dice are not yet dealt."""
+    only while that round's commitment is out and its dice are not yet dealt. ``round`` is
+    a round's number, or a roll-off attempt's label (``"rolloff-1"``, ...) as the state's
+    ``fair.round`` names it."""
 
     type: Literal["seed"]
-    round: Annotated[int, Field(ge=1)]
+    round: Annotated[int, Field(ge=1)] | RollOffLabel
     seed: Annotated[str, Field(min_length=1, max_length=128)]
     id: ActionId | None = None
 

@@ -555,15 +555,18 @@ class GamePage {
     box.dataset.state = result.ok ? 'verified' : 'failed';
     const verdict = main.querySelector('#fair-verdict');
     verdict.className = `verdict ${result.ok ? 'ok' : 'bad'}`;
-    const failed = result.rounds.filter((round) => !round.ok);
+    const rolloff = result.rolloff || [];
+    const failed = [...rolloff, ...result.rounds].filter((round) => !round.ok);
     const summary = main.querySelector('#fair-summary a');
     summary.textContent = result.ok ? 'Fair dice: ✓ every die verified in your browser'
       : `Fair dice: ✗ NOT VERIFIED (${failed.length || 'the record'}${failed.length ? ` round${failed.length === 1 ? '' : 's'}` : ''}): see why`;
     summary.parentElement.className = `fair-summary ${result.ok ? 'ok' : 'bad'}`;
     verdict.textContent = result.ok
-      ? `✓ Verified: every die of all ${result.rounds.length} rounds follows from the published seeds.`
-      : `✗ NOT VERIFIED: ${result.problem || `round ${failed[0].round}: ${failed[0].problem}`}.`;
-    main.querySelector('#fair-rounds').innerHTML = result.rounds.map((round) => `<li data-round="${round.round}" data-ok="${round.ok}" class="${round.ok ? 'ok' : 'bad'}">
+      ? `✓ Verified: every die of all ${result.rounds.length} rounds${rolloff.length ? ` and of the roll-off (${rolloff.length} attempt${rolloff.length === 1 ? '' : 's'})` : ''} follows from the published seeds.`
+      : `✗ NOT VERIFIED: ${result.problem || `${failed[0].attempt ? `roll-off attempt ${failed[0].attempt}` : `round ${failed[0].round}`}: ${failed[0].problem}`}.`;
+    main.querySelector('#fair-rounds').innerHTML = rolloff.map((attempt) => `<li data-round="${attempt.round}" data-ok="${attempt.ok}" class="${attempt.ok ? 'ok' : 'bad'}">
+      <strong>Roll-off attempt ${attempt.attempt} ${attempt.ok ? '✓' : '✗ NOT verified'}</strong>
+      ${escapeHtml(attempt.ok ? attempt.checks.join(' · ') : attempt.problem)}</li>`).join('') + result.rounds.map((round) => `<li data-round="${round.round}" data-ok="${round.ok}" class="${round.ok ? 'ok' : 'bad'}">
       <strong>Round ${round.round} ${round.ok ? '✓' : '✗ NOT verified'}</strong>
       ${escapeHtml(round.ok ? round.checks.join(' · ') : round.problem)}</li>`).join('');
   }
