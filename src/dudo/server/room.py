@@ -44,6 +44,7 @@ from dudo.fairness import (
     server_seat_seed,
 )
 from dudo.game import REASONS, Action, Call, GameOver, Phase
+from dudo.hands import BadHandText, Hand
 from dudo.rolloff import RollOff
 from dudo.rules import Rules, RulesError
 from dudo.server import protocol as p
@@ -481,8 +482,22 @@ class Room:
                                          "seat": seat, "emote": message.emote})
             return False
         if isinstance(message, p.BidMessage | p.CallMessage):
-            action: Action = (Bid(message.quantity, message.face)
-                              if isinstance(message, p.BidMessage) else Call(message.call))
+            action: Action
+            if isinstance(message, p.CallMessage):
+                action = Call(message.call)
+            elif (message.bid is not None) != (state.rules.bids == "poker"):
+                raise RoomError("bad_bid", 'this table bids poker hands (Common Hand): send '
+                                'the hand as "bid", like {"hand": "pair", "faces": [3]}'
+                                if state.rules.bids == "poker" else
+                                "this table bids a quantity and a face, not a hand")
+            elif message.bid is not None:
+                try:
+                    action = Hand.from_json(message.bid.model_dump())
+                except BadHandText as error:
+                    raise RoomError("bad_bid", str(error)) from None
+            else:
+                assert message.quantity is not None and message.face is not None
+                action = Bid(message.quantity, message.face)
             if message.version is not None and message.version != state.version:
                 raise RoomError("stale", f"the table changed (version {state.version}); "
                                          "look again before acting")
