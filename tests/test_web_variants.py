@@ -247,7 +247,8 @@ def test_the_hand_picker_offers_only_legal_hands_and_hands_read_in_words(
     page.wait_for_selector("#reveal, .centre.over")
     reveal = state(page)["game"]["last_reveal"]
     assert isinstance(reveal["bid"], dict) and "count" not in reveal
-    expect(page.locator(".log-reveal").first).to_contain_text(re.compile("all the dice together (do not )?show", re.I))
+    said = re.compile("all the dice together (do not )?show", re.I)
+    expect(page.locator(".log-reveal").first).to_contain_text(said)
     if page.locator("#reveal").count():
         axe_check(page, "hand reveal")
     assert not page.js_errors  # type: ignore[attr-defined]
