@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dudo.bids import Bid
 from dudo.bots.base import Bot
 from dudo.game import CALZA, REASONS, Action, Call, Event, Game, IllegalAction, Phase
+from dudo.hands import Hand
 from dudo.view import SeatView, view
 
 
@@ -50,12 +51,13 @@ def check_answer(bot: Bot, seat: int, seen: SeatView, action: object,
             raise BotError(f"{bot_label(bot, seat)} returned None on its turn; it must "
                            "return one of view.legal")
         return None
-    if not isinstance(action, Bid | Call):
+    if not isinstance(action, Bid | Hand | Call):
         raise BotError(f"{bot_label(bot, seat)} returned {_shown(action)}, which is not an "
                        "action: return one of view.legal (a Bid, DUDO or CALZA)")
     if action not in seen.legal:
         why = reason(action)
-        shown = f"{action} ({action.words()})" if isinstance(action, Bid) else action.value
+        shown = (f"{action} ({action.words()})" if isinstance(action, Bid)
+                 else action.words() if isinstance(action, Hand) else action.value)
         raise BotError(f"{bot_label(bot, seat)} returned {shown}, which is not legal now"
                        + (f": {REASONS[why]}" if why else ""))
     return action
