@@ -40,7 +40,8 @@ def test_a_common_hand_game_plays_to_the_end_over_websocket() -> None:
                 [0, {"hand": "pair", "faces": [2]}]])
             assert after["events"] or after["game"]["bids"]
             over = play_out(host, 0)
-            events = [event for text in host.texts for event in _events(text)]
+            texts = list(host.texts)
+            events = [event for text in texts for event in _events(text)]
         record = client.get(f"/api/games/{over['fair']['game_id']}").json()
     reveals = [event for event in events if event["event"] == "reveal"]
     assert reveals and all(isinstance(event["bid"], dict) and "count" not in event
@@ -48,6 +49,19 @@ def test_a_common_hand_game_plays_to_the_end_over_websocket() -> None:
     assert all(event["outcome"] in ("holds", "fails") for event in reveals)
     assert {"seat": 0, "bid": {"hand": "pair", "faces": [2]}} in record["rounds"][0]["actions"]
     verify_record(record)
+    # Privacy: cups only ever travel in a reveal, and a state's own dice are seat 0's.
+    for text in texts:
+        data = json.loads(text)
+        if data.get("type") != "state" or not data.get("game"):
+            continue
+        for index, event in enumerate(data["events"]):
+            assert "cups" not in event or event["event"] == "reveal", (index, event)
+        game = data["game"]
+        if game["dice"]:
+            assert game["dice"] == record["rounds"][game["round"] - 1]["dice"][0]
+        reveal = game["last_reveal"]
+        assert set(game) >= {"dice"} and (reveal is None or "cups" in reveal)
+        assert "cups" not in json.dumps({k: v for k, v in game.items() if k != "last_reveal"})
 
 
 def _events(text: str) -> list[dict[str, Any]]:
