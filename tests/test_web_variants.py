@@ -294,3 +294,46 @@ def test_the_wild_aces_switch_sets_the_ones_rule_that_goes_with_it(
     assert rules["wild_ones"] is False and rules["ones_bids"] == "plain"
     assert not errors
     page.context.close()
+
+
+def test_the_replay_of_a_common_hand_game_reads_hands_in_words(
+        server: str, browser: Browser) -> None:
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from dudo.bots import make_bot
+    from dudo.client import Client
+
+    async def play() -> str:
+        async with Client(server) as client:
+            seat = await client.create_room("Ana", rules={**COMMON_HAND, "starting_dice": 2},
+                                            seats=2, bots=[None, "easy"])
+            async with client.table(seat) as table:
+                await table.start()
+                await table.play(make_bot("normal", seed=5))
+                return str(table.state["fair"]["game_id"])
+
+    with ThreadPoolExecutor(1) as pool:
+        game_id = pool.submit(asyncio.run, play()).result(timeout=120)
+    for _ in range(50):
+        answer = httpx.get(f"{server}/api/games/{game_id}")
+        if answer.status_code == 200:
+            break
+        time.sleep(0.1)
+    record = answer.json()
+    verify_record(record)
+    first = record["rounds"][0]["actions"][0]
+    assert isinstance(first["bid"], dict)
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    open_replay(page, server, game_id, "verified")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#stage .replay-bid")).to_have_attribute("data-bid", first["bid"]["hand"])
+    words = {"pair": "pair of", "two_pair": "two pair", "three": "three", "four": "four",
+             "five": "five", "full_house": "full house", "low_straight": "low straight",
+             "high_straight": "high straight"}[first["bid"]["hand"]]
+    expect(page.locator("#step-sentence")).to_contain_text(words)
+    axe_check(page, "replay common hand")
+    assert not errors
+    page.context.close()
