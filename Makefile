@@ -1,5 +1,8 @@
-# make serve - set up .venv and run the game server on SQLite (http://localhost:8000/)
-# make test  - set up .venv, then lint (ruff), type-check (mypy) and test (pytest)
+# make serve - set up .venv with what serving needs, then run the game server on SQLite for
+#              this computer only (http://localhost:8000/)
+# make party - the same, for friends on your Wi-Fi: listens on all interfaces and prints the
+#              addresses to share, with a QR code for phones (dudo serve --lan)
+# make test  - add the test tools to .venv, then lint (ruff), type-check (mypy) and test (pytest)
 # make bench - the engine benchmark against OpenSpiel (figures go to docs/benchmarks.md)
 
 PYTHON ?= python3
@@ -9,29 +12,37 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: serve test lint types unit bench clean
+.PHONY: serve party test lint types unit bench clean
 
-$(BIN)/.installed: pyproject.toml
+# Two stamps: serving needs only the package (pip shows its progress); `make test` after
+# `make serve` adds only the extras (dev tools, OpenSpiel, the PostgreSQL driver).
+$(BIN)/.serve-installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev,openspiel,postgres]'
+	$(BIN)/python -m pip install -e .
 	touch $@
 
-serve: $(BIN)/.installed
+$(BIN)/.test-installed: $(BIN)/.serve-installed
+	$(BIN)/python -m pip install -e '.[dev,openspiel,postgres]'
+	touch $@
+
+serve: $(BIN)/.serve-installed
 	$(BIN)/dudo serve --host $(HOST) --port $(PORT)
+
+party: $(BIN)/.serve-installed
+	$(BIN)/dudo serve --lan --port $(PORT)
 
 test: lint types unit
 
-lint: $(BIN)/.installed
+lint: $(BIN)/.test-installed
 	$(BIN)/ruff check src tests bench examples
 
-types: $(BIN)/.installed
+types: $(BIN)/.test-installed
 	$(BIN)/mypy
 
-unit: $(BIN)/.installed
+unit: $(BIN)/.test-installed
 	$(BIN)/pytest
 
-bench: $(BIN)/.installed
+bench: $(BIN)/.test-installed
 	$(BIN)/python bench/engine.py
 
 clean:

@@ -1,4 +1,4 @@
-# HAProxy from Debian's package with deploy/haproxy.cfg, for deploy/compose.yaml (socat: to
+# HAProxy from Debian's package with deploy/haproxy.cfg, for deploy/compose.cluster.yaml (socat: to
 # talk to its runtime API, docs/deploy.md "Rolling deploys").
 FROM debian:bookworm-slim
 RUN apt-get update \

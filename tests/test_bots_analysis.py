@@ -402,10 +402,56 @@ def test_any_legal_game_is_analysed_consistently(rules: Rules, players: int,
             assert decision.action in (DUDO, CALZA)
 
 
-def test_a_common_hand_game_is_refused_in_words() -> None:
-    # The analysis weighs quantity bids; a poker-hand game gets a clear error, not a crash.
+def test_a_common_hand_game_is_weighed_with_the_exact_odds_of_hands() -> None:
+    # Each decision's odds are the exact odds of hands from the seat's own cup; what hard
+    # would do is one of that seat's legal actions; there is no count in a poker game.
+    from dudo.bots.poker import view_odds
+    from dudo.bots.table import play_bot_game
+    from dudo.hands import Hand
+
     game = Game(Rules.preset("common-hand"), 2, dice=SeededDice(4))
-    for _ in random_play(game, random.Random(4), limit=400):
-        pass
-    with pytest.raises(AnalysisError, match="Common Hand"):
-        analyze(game.record(), hard=False)
+    play_bot_game(game, [make_bot("normal", seed=1), make_bot("easy", seed=2)])
+    record = game.record()
+    analysis = analyze(record)
+    decisions = analysis.decisions
+    assert decisions and any(d.kind == "dudo" for d in decisions)
+    for round_entry, raw_round in zip(analysis.rounds, record["rounds"], strict=True):
+        assert [list(cup) for cup in round_entry.cups] == raw_round["dice"]
+        for decision in round_entry.decisions:
+            cup = round_entry.cups[decision.seat]
+            in_play = sum(round_entry.dice_counts)
+            if decision.standing is not None:
+                assert isinstance(decision.standing, Hand)
+                assert decision.standing_odds is not None
+                assert decision.standing_odds.holds == pytest.approx(
+                    view_odds(decision.standing, cup, in_play))
+                assert decision.standing_count is None
+            if isinstance(decision.action, Hand):
+                assert decision.bid_odds is not None
+                assert decision.risk == pytest.approx(1 - view_odds(decision.action, cup,
+                                                                    in_play))
+                assert decision.bluff == (decision.bid_odds.holds < 0.5)
+            assert decision.hard is DUDO or isinstance(decision.hard, Hand)
+    json.dumps(analysis.to_json())
+    bids = sum(player.bids for player in analysis.summary)
+    assert bids == sum(isinstance(d.action, Hand) for d in decisions)
+
+
+def test_calling_a_hand_the_caller_holds_is_marked_a_mistake() -> None:
+    from dudo.hands import Hand
+
+    game = Game(Rules.preset("common-hand"), 2,
+                dice=ScriptedDice([[(4, 4, 4, 2, 2), (1, 3, 5, 6, 6)],
+                                   [(4, 4, 4, 2), (1, 3, 5, 6, 6)]]), opener=1)
+    game.roll()
+    game.apply(1, Hand("full_house", (4, 2)))
+    game.apply(0, DUDO)
+    analysis = analyze(game.record(), hard=False)
+    call = analysis.decisions[-1]
+    assert call.action is DUDO and call.standing_odds is not None
+    assert call.standing_odds.holds == 1.0
+    assert call.mistake == "call_on_likely_bid" and call.outcome == "wrong"
+    assert analysis.to_json()["rounds"][0]["steps"][0]["standing"] is None
+    assert analysis.to_json()["rounds"][0]["steps"][1]["standing"] == {
+        "hand": "full_house", "faces": [4, 2]}
+

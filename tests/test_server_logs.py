@@ -31,3 +31,33 @@ def test_records_become_json_objects_with_their_fields() -> None:
     first, second = (json.loads(formatter.format(record)) for record in records)
     assert first["event"] == "game_over" and first["winners"] == [2] and first["level"] == "info"
     assert "abcdef" not in second["message"]
+
+
+def test_text_lines_are_short_and_readable_and_hide_tokens() -> None:
+    import io
+
+    import pytest
+
+    from dudo.server.logs import TextFormatter, resolve_format
+
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    logger = logging.getLogger("dudo.test-text-logs")
+    logger.setLevel(logging.INFO)
+    logger.addHandler(Keep())
+    log_event(logger, "game_over", room="ABCD", winners=[2], name="Ana Maria", node=None)
+    logger.warning("WebSocket /ws/ABCD?token=abcdef [accepted]")
+    first, second = (TextFormatter().format(record) for record in records)
+    clock, level, _rest = first.split(maxsplit=2)
+    assert len(clock) == 8 and clock.count(":") == 2 and level == "info"
+    assert first.endswith('game_over room=ABCD winners=[2] name="Ana Maria"')  # no node=None
+    assert " warning " in second and "abcdef" not in second
+    assert "\033[" not in first  # colour only on a terminal
+    assert resolve_format("auto", io.StringIO()) == "json"  # not a terminal
+    assert resolve_format("text", io.StringIO()) == "text"
+    with pytest.raises(ValueError, match="text, json or auto"):
+        resolve_format("yaml")

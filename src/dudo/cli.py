@@ -569,17 +569,39 @@ def play(
     raise typer.Exit(status)
 
 
+def _cannot_start(message: str, exit_code: int) -> NoReturn:
+    """A start failure: one line on standard error (no password in it) and ``exit_code``
+    (2 for bad input, 1 for a machine that is not ready)."""
+    from dudo.server.logs import redact
+
+    typer.echo(_error_line(redact(message)), err=True)
+    raise typer.Exit(exit_code)
+
+
 @app.command()
 def serve(
-    host: Annotated[str, typer.Option(envvar="DUDO_HOST", help="Address to listen on.")
-                    ] = "127.0.0.1",
+    host: Annotated[str | None, typer.Option(
+        envvar="DUDO_HOST", show_default=False,
+        help="Address to listen on: 127.0.0.1 (the default) is this computer only; "
+             "0.0.0.0 is all its interfaces, and the addresses to share are printed.")
+    ] = None,
     port: Annotated[int, typer.Option(envvar="DUDO_PORT", min=1, max=65535,
                                       help="Port to listen on.")] = 8000,
+    lan: Annotated[bool, typer.Option(
+        "--lan", help="A party on your home network: listen on all interfaces (0.0.0.0) "
+                      "and print this computer's addresses to share, with a QR code for "
+                      "phones on the same Wi-Fi.")] = False,
     database: Annotated[str, typer.Option(
         envvar="DUDO_DATABASE",
         help="sqlite:///FILE (default sqlite:///dudo.db), postgresql://... or memory://."),
     ] = "sqlite:///dudo.db",
     log_level: Annotated[str, typer.Option(help="debug, info, warning or error.")] = "info",
+    log_format: Annotated[str, typer.Option(
+        envvar="DUDO_LOG_FORMAT",
+        help="text, json or auto: auto (the default) is a banner on standard output and "
+             "readable log lines when standard error is a terminal, and JSON lines (one "
+             "'listening' event instead of the banner) anywhere else: a pipe, a file, "
+             "systemd's journal, a container's log.")] = "auto",
     forwarded_allow_ips: Annotated[str, typer.Option(
         envvar="DUDO_FORWARDED_ALLOW_IPS",
         help="Addresses of your reverse proxies, comma separated (or *): only requests from "
@@ -601,21 +623,43 @@ def serve(
         help="Start this many nodes on this machine behind one port, to use all its "
              "cores (needs --cluster).")] = 1,
 ) -> None:
-    """Run the game server (rooms, bots, fair dice) and print its address."""
+    """Run the game server (rooms, bots, fair dice) and print where to open it.
+
+    Before it starts it checks what it needs: an address of this machine and a free port,
+    the database (and its driver) and Redis for --cluster. Each problem is one line on
+    standard error: exit 2 for a bad option, 1 for a machine that is not ready (port in
+    use, database or Redis unreachable). No password is ever printed.
+    """
+    from dudo.server.addresses import (
+        ListenError,
+        check_listen,
+        is_all_interfaces,
+        machine_addresses,
+    )
     from dudo.server.app import ServerSettings
+    from dudo.server.banner import Banner
     from dudo.server.logs import configure as configure_logs
+    from dudo.server.logs import resolve_format
     from dudo.server.nodes import Launch
     from dudo.server.nodes import serve as run_server
-    from dudo.store import StoreError, open_store
+    from dudo.server.preflight import StartError, check_database, check_redis, database_kind
+    from dudo.store.base import hide_password
 
-    try:
-        open_store(database)
-    except StoreError as error:
-        _fail(str(error))
     level = log_level.upper()
     if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
         _fail(f"--log-level must be debug, info, warning or error, not {log_level!r}")
-    configure_logs(level)
+    try:
+        chosen_format = resolve_format(log_format.strip().lower())
+    except ValueError as error:
+        _fail(str(error))
+    if lan and host not in (None, "0.0.0.0", "::"):
+        _fail(f"--lan listens on all interfaces (0.0.0.0), so it takes no --host {host}: "
+              "leave out one or the other")
+    host = host if host is not None else ("0.0.0.0" if lan else "127.0.0.1")
+    try:
+        kind = database_kind(database)
+    except StartError as error:
+        _cannot_start(str(error), error.exit_code)
     try:
         ServerSettings.from_env(database)
     except ValueError as error:
@@ -625,8 +669,9 @@ def serve(
               "Redis")
     if cluster is not None:
         if not cluster.startswith(("redis://", "rediss://", "unix://")):
-            _fail(f"--cluster must be a Redis URL (redis://HOST:PORT/DB), not {cluster!r}")
-        if database.startswith("memory:"):
+            _fail(f"--cluster must be a Redis URL (redis://HOST:PORT/DB), not "
+                  f"{hide_password(cluster)!r}")
+        if kind == "memory":
             _fail("--cluster needs a database all nodes share: postgresql://... (or "
                   "sqlite:///FILE for workers on one machine), not memory://")
         if advertise is not None:
@@ -644,17 +689,52 @@ def serve(
                       "worker opens a relay port of its own")
             if workers == 1 and not port_given:
                 _fail(f"--advertise must name a port too: http://HOST:PORT, not {advertise!r}")
-    shown = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
-    where = f"database {database.split('@')[-1]}"
-    if cluster:
-        where += f", cluster {cluster.split('@')[-1]}"
-        if workers > 1:
-            where += f", {workers} nodes"
-    typer.echo(f"dudo {__version__}: open http://{shown}:{port}/ ({where})")
     proxies = [part.strip() for part in forwarded_allow_ips.split(",") if part.strip()]
-    run_server(Launch(host=host, port=port, database=database, log_level=log_level,
-                      proxies=proxies, cluster=cluster, advertise=advertise,
-                      workers=workers))
+    launch = Launch(host=host, port=port, database=database, log_level=log_level,
+                    proxies=proxies, cluster=cluster, advertise=advertise, workers=workers,
+                    log_format=chosen_format)
+    configure_logs(level, chosen_format)
+    try:
+        check_listen(host, port)
+        check_database(database)
+        if cluster is not None:
+            check_redis(cluster)
+    except (ListenError, StartError) as error:
+        _cannot_start(str(error), error.exit_code)
+    launch.banner = Banner(
+        version=__version__, host=host, port=port, database=hide_password(database),
+        cluster=hide_password(cluster) if cluster else None, workers=workers, lan=lan,
+        addresses=machine_addresses() if is_all_interfaces(host) else [],
+        log_format=chosen_format)
+    from contextlib import suppress
+
+    with suppress(KeyboardInterrupt):  # uvicorn raises Ctrl-C again once it
+        run_server(launch)  # has stopped; it is how a person stops it, not an error
+    if chosen_format == "text":
+        typer.echo("dudo stopped")
+
+
+@app.command()
+def backup(
+    path: Annotated[str, typer.Argument(help="The new file to write the copy to (it must "
+                                              "not exist yet).", metavar="PATH")],
+    database: Annotated[str, typer.Option(
+        envvar="DUDO_DATABASE", help="The SQLite database to copy: sqlite:///FILE.")
+    ] = "sqlite:///dudo.db",
+) -> None:
+    """Copy a SQLite database, even while the server runs on it, with SQLite's online
+    backup API: one consistent moment, every game in it. `dudo serve --database
+    sqlite:///PATH` on the copy carries on every live room. PostgreSQL: use pg_dump."""
+    from dudo.store.backup import BackupError, backup_sqlite, sqlite_database
+
+    try:
+        report = backup_sqlite(sqlite_database(database), Path(path))
+    except BackupError as error:
+        _fail(str(error))
+    rooms = f"{report.live_rooms} live room{'s' if report.live_rooms != 1 else ''}"
+    games = f"{report.games} finished game{'s' if report.games != 1 else ''}"
+    typer.echo(f"backed up {sqlite_database(database)} to {report.path} "
+               f"({report.size / 1024:.0f} KB: {rooms}, {games})")
 
 
 @app.command()
@@ -834,7 +914,9 @@ def analyze(
             if decision.outcome and reveal is not None:
                 lost = ("nobody loses" if reveal.loser is None
                         else f"{name(reveal.loser)} {'+' if points else '−'}{reveal.change}")
-                notes.append(f"{decision.outcome}: {reveal.count} counted, {lost}")
+                counted = ("" if reveal.count is None  # a Common Hand reveal counts no face
+                           else f" {reveal.count} counted,")
+                notes.append(f"{decision.outcome}:{counted} {lost}")
             table.add_row(f"{entry.number}.{decision.index + 1}", name(decision.seat),
                           move(decision.action), chance,
                           "same" if decision.agrees else move(decision.hard),

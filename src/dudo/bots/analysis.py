@@ -21,6 +21,11 @@ risk taken and how often the seat chose what hard would have. The chances are wh
 seat could know; the outcome is what the cups held: a good call can lose, and the analysis
 says both.
 
+A game of Common Hand (``bids: poker``) is weighed the same way with the exact odds of
+hands (:func:`dudo.bots.poker.view_odds`): ``own`` is then how many of the seat's dice the
+hand uses, ``p`` the chance of one unseen die showing a named face, and there is no count
+(``standing_count`` and ``after.count`` are ``null``) and no calza.
+
 This is the bots layer: it reads a record (a plain dict) and returns plain data; the server
 (``GET /api/games/{id}/analysis``) and ``dudo analyze`` only carry it.
 """
@@ -34,9 +39,23 @@ from typing import Any
 
 from dudo.bids import Bid
 from dudo.bots.base import bid_odds, exact_odds, exactly, match_chance, own_matches, quantity_bid
+from dudo.bots.poker import view_odds
 from dudo.bots.registry import make_bot
 from dudo.dice import ScriptedDice
-from dudo.game import CALZA, DUDO, Action, Call, Game, Phase, PlayerOut, Revealed, action_to_json
+from dudo.game import (
+    CALZA,
+    DUDO,
+    Action,
+    AnyBid,
+    Call,
+    Game,
+    Phase,
+    PlayerOut,
+    Revealed,
+    action_to_json,
+    bid_to_json,
+)
+from dudo.hands import Hand
 from dudo.rules import Rules
 from dudo.scenario import ScenarioError, parse_action, replay, start_game
 from dudo.view import SeatView, view
@@ -78,8 +97,13 @@ class Odds:
                 "holds": round(self.holds, 6), "exact": round(self.exact, 6)}
 
 
-def odds(seat_view: SeatView, bid: Bid) -> Odds:
+def odds(seat_view: SeatView, bid: AnyBid) -> Odds:
     """The odds of ``bid`` from ``seat_view``'s own dice, the others' dice unseen."""
+    if isinstance(bid, Hand):
+        used = sum(min(k, seat_view.dice.count(face)) for face, k in bid.needs())
+        return Odds(own=used, unseen=seat_view.dice_in_play - len(seat_view.dice),
+                    chance=len(bid.needs()) / 6,
+                    holds=view_odds(bid, seat_view.dice, seat_view.dice_in_play), exact=0.0)
     return Odds(own=own_matches(seat_view.dice, bid.face, seat_view.wild),
                 unseen=seat_view.dice_in_play - len(seat_view.dice),
                 chance=match_chance(bid.face, seat_view.wild),
@@ -112,6 +136,12 @@ def expected_change(seat_view: SeatView, action: Action | None) -> float:
 
     if action is None:
         return 0.0
+    if isinstance(seat_view.standing, Hand) or isinstance(action, Hand):
+        if action is DUDO:  # the caller loses when the hand holds
+            assert seat_view.standing is not None
+            return -odds(seat_view, seat_view.standing).holds * loss(1)
+        assert isinstance(action, Hand)
+        return -(1 - odds(seat_view, action).holds) * loss(1)
     if action is CALZA:
         standing = quantity_bid(seat_view.standing)
         assert standing is not None
@@ -132,6 +162,12 @@ def risk(seat_view: SeatView, action: Action | None) -> float:
     """The chance ``action`` loses (a call at once, a bid if it is called)."""
     if action is None:
         return 0.0
+    if isinstance(seat_view.standing, Hand) or isinstance(action, Hand):
+        if action is DUDO:
+            assert seat_view.standing is not None
+            return odds(seat_view, seat_view.standing).holds
+        assert isinstance(action, Hand)
+        return 1 - odds(seat_view, action).holds
     standing = quantity_bid(seat_view.standing)
     if action is DUDO:
         assert standing is not None
@@ -151,8 +187,9 @@ def _action_json(action: Action | None) -> dict[str, Any] | None:
     return data
 
 
-def _bid_json(bid: Bid | None) -> list[int] | None:
-    return None if bid is None else [bid.quantity, bid.face]
+def _bid_json(bid: AnyBid | None) -> list[int] | dict[str, Any] | None:
+    """A quantity bid as ``[q, f]``, a hand as its object (``{"hand": ...}``)."""
+    return None if bid is None else bid_to_json(bid)
 
 
 @dataclass
@@ -164,7 +201,7 @@ class Decision:
     seat: int
     action: Action
     kind: str  # "open", "raise", "dudo" or "calza"
-    standing: Bid | None
+    standing: AnyBid | None
     standing_odds: Odds | None
     bid_odds: Odds | None
     risk: float
@@ -174,7 +211,7 @@ class Decision:
     best_alternative: float
     # What the cups held (the engine's count) and what the step left standing.
     standing_count: int | None
-    after: Bid | None
+    after: AnyBid | None
     after_count: int | None
     wild_after: bool
     bluff: bool = False
@@ -285,7 +322,7 @@ class PlayerSummary:
         self.hard_ev += decision.hard_ev
         self.agreed_with_hard += decision.agrees
         self.mistakes += decision.mistake is not None
-        if isinstance(decision.action, Bid):
+        if isinstance(decision.action, Bid | Hand):
             self.bids += 1
             self.bluffs += decision.bluff
         elif decision.action is DUDO:
@@ -347,6 +384,13 @@ def _best_alternative(seat_view: SeatView, action: Action) -> float:
     """The best chance to win among the seat's other choices: a raise holding, or a call
     of the standing bid being right."""
     best = 0.0
+    if seat_view.rules.bids == "poker":
+        if DUDO in seat_view.legal and action is not DUDO and seat_view.standing is not None:
+            best = 1 - odds(seat_view, seat_view.standing).holds
+        for hand in seat_view.legal.hands:
+            if hand != action:
+                best = max(best, odds(seat_view, hand).holds)
+        return best
     standing = quantity_bid(seat_view.standing)
     if DUDO in seat_view.legal and action is not DUDO and standing is not None:
         best = 1 - bid_odds(seat_view, standing)
@@ -386,9 +430,6 @@ def analyze(record: Mapping[str, Any], *, hard: bool = True) -> Analysis:
         raise AnalysisError(str(error)) from None
     rules = final.rules
     players = final.players
-    if rules.bids == "poker":
-        raise AnalysisError("the analysis weighs quantity bids only: it cannot weigh a game "
-                            "of Common Hand (bids: poker) yet")
     game = start_game(rules, players, scenario.get("start", {}), ScriptedDice([]))
     raw_bots = record.get("bots", [])
     bot_seats = sorted({seat for seat in raw_bots if type(seat) is int}) if isinstance(
@@ -411,10 +452,9 @@ def analyze(record: Mapping[str, Any], *, hard: bool = True) -> Analysis:
             decision = _weigh(seen, number, index, seat, action, game,
                               hard_bots[seat] if hard else None)
             events = game.apply(seat, action)
-            decision.after = (quantity_bid(game.standing) if game.phase is Phase.BIDDING
-                              else None)
+            decision.after = game.standing if game.phase is Phase.BIDDING else None
             decision.after_count = (game.count(decision.after.face)
-                                    if decision.after is not None else None)
+                                    if isinstance(decision.after, Bid) else None)
             decision.wild_after = game.wild
             for event in events:
                 if isinstance(event, Revealed):
@@ -430,9 +470,9 @@ def analyze(record: Mapping[str, Any], *, hard: bool = True) -> Analysis:
 
 def _weigh(seen: SeatView, number: int, index: int, seat: int, action: Action, game: Game,
            hard_bot: Any) -> Decision:
-    standing = quantity_bid(seen.standing)
+    standing = seen.standing
     standing_odds = odds(seen, standing) if standing is not None else None
-    bid_view = odds(seen, action) if isinstance(action, Bid) else None
+    bid_view = odds(seen, action) if isinstance(action, Bid | Hand) else None
     kind = action.value if isinstance(action, Call) else "raise" if standing else "open"
     chosen: Action | None = None
     if hard_bot is not None:
@@ -443,7 +483,7 @@ def _weigh(seen: SeatView, number: int, index: int, seat: int, action: Action, g
         ev=expected_change(seen, action),
         hard=chosen, hard_ev=expected_change(seen, chosen) if hard_bot is not None else 0.0,
         best_alternative=_best_alternative(seen, action),
-        standing_count=game.count(standing.face) if standing is not None else None,
+        standing_count=game.count(standing.face) if isinstance(standing, Bid) else None,
         after=None, after_count=None, wild_after=seen.wild)
     if action is DUDO and standing_odds is not None and standing_odds.holds >= BAD_CALL:
         decision.mistake = "call_on_likely_bid"
@@ -463,7 +503,7 @@ def _judge_call(current: RoundAnalysis, decision: Decision, reveal: Revealed,
         if reveal.outcome == "fails":
             # The called bid is the last bid of the round: its bidder's decision.
             for earlier in reversed(current.decisions):
-                if isinstance(earlier.action, Bid):
+                if isinstance(earlier.action, Bid | Hand):
                     if earlier.bluff:
                         earlier.caught = True
                         summary[earlier.seat].bluffs_caught += 1

@@ -3,12 +3,15 @@
 It trusts its own cup too much, guesses the rest of the table roughly (sometimes
 forgetting that ones are wild), raises by the smallest step on a face it likes, calls
 "liar" when a bid feels too big, and now and then calls too early or too late.
+
+In Common Hand (``bids: poker``) it plays as :mod:`dudo.bots.poker_play` describes.
 """
 
 from __future__ import annotations
 
 from dudo.bids import Bid
-from dudo.bots.base import Persona, SeededBot, own_matches, quantity_bid, simple_poker_action
+from dudo.bots.base import Persona, SeededBot, own_matches, quantity_bid
+from dudo.bots.poker_play import easy_poker_action
 from dudo.game import CALZA, DUDO, Action
 from dudo.view import SeatView
 
@@ -28,7 +31,7 @@ class EasyBot(SeededBot):
 
     def act(self, view: SeatView) -> Action | None:
         if view.rules.bids == "poker":
-            return simple_poker_action(view)
+            return easy_poker_action(view, self.rng)
         legal = view.legal
         if not view.my_turn:
             return None

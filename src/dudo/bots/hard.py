@@ -26,6 +26,8 @@ What sets it apart from the normal bot:
    (``dudo.bots.endgame``) it plays that equilibrium strategy instead.
 
 It sees only its seat's view: the bids are public, the belief is its own inference.
+
+In Common Hand (``bids: poker``) it plays as :mod:`dudo.bots.poker_hard` describes.
 """
 
 from __future__ import annotations
@@ -40,8 +42,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dudo.bids import Bid, Ladder, Order, ladder, quantity_limits
-from dudo.bots.base import Persona, SeededBot, quantity_bid, simple_poker_action
+from dudo.bots.base import Persona, SeededBot, quantity_bid
 from dudo.bots.endgame import endgame_policy
+from dudo.bots.poker_hard import PokerPlayer
 from dudo.game import CALZA, DUDO, Action, Revealed
 from dudo.rules import Rules
 from dudo.view import SeatView
@@ -386,6 +389,7 @@ class HardBot(SeededBot):
         self.profiles: dict[int, Profile] = {}
         self._seen_reveal: Revealed | None = None
         self._belief: Belief | None = None
+        self._poker: PokerPlayer | None = None
 
     # -- learning from reveals -------------------------------------------------------------
 
@@ -426,7 +430,9 @@ class HardBot(SeededBot):
 
     def act(self, view: SeatView) -> Action | None:
         if view.rules.bids == "poker":
-            return simple_poker_action(view)
+            if self._poker is None:
+                self._poker = PokerPlayer(self.rng)
+            return self._poker.act(view)
         self._learn(view)
         legal = view.legal
         if not legal:

@@ -44,10 +44,12 @@ from typing import Any
 
 from dudo.bots.arena import BATCH, Standing, _derive, bot_seed, dice_seed
 from dudo.bots.base import quantity_bid
+from dudo.bots.poker import view_odds
 from dudo.bots.registry import make_bot
 from dudo.bots.table import play_bot_game
 from dudo.dice import SeededDice
 from dudo.game import CALZA, DUDO, BidPlaced, Event, Game, PlayerOut, Revealed
+from dudo.hands import Hand
 from dudo.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 
 MAX_ENTRANTS = 16
@@ -280,6 +282,12 @@ def is_bluff(game: Game, seat: int, quantity: int, face: int) -> bool:
     return quantity > own + _expected_unseen(game, seat, face)
 
 
+def is_hand_bluff(game: Game, seat: int, hand: Hand) -> bool:
+    """The Common Hand form of :func:`is_bluff`: a hand that the seat's own cup makes less
+    likely than not (the exact odds, every other die unseen)."""
+    return view_odds(hand, game.cups[seat], sum(game.dice_counts)) < 0.5
+
+
 def count_events(game: Game, stats: Sequence[BotStats], events: list[Event],
                  out: list[int]) -> None:
     """Count into ``stats`` (one per seat) what ``events`` show each seat did: bids and
@@ -291,8 +299,11 @@ def count_events(game: Game, stats: Sequence[BotStats], events: list[Event],
         if isinstance(event, BidPlaced):
             # The round of the bid is still the game's round: its cups and dice counts.
             bidder = stats[event.seat]
-            bid = quantity_bid(event.bid)
-            bluff = is_bluff(game, event.seat, bid.quantity, bid.face)
+            if isinstance(event.bid, Hand):
+                bluff = is_hand_bluff(game, event.seat, event.bid)
+            else:
+                bid = quantity_bid(event.bid)
+                bluff = is_bluff(game, event.seat, bid.quantity, bid.face)
             bidder.bids += 1
             bidder.bluffs += bluff
             if len(game.bids) == 1:

@@ -18,6 +18,8 @@ raise) losing to a public two-threshold bot: it called too often, and it called 
 that such bots only make when they hold them. With these thresholds and the trusted opening,
 chosen on arena seed 1000, it wins that match in Perudo and in the tavern
 (docs/benchmarks.md).
+
+In Common Hand (``bids: poker``) it plays as :mod:`dudo.bots.poker_play` describes.
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ from dudo.bots.base import (
     match_chance,
     own_matches,
     quantity_bid,
-    simple_poker_action,
 )
+from dudo.bots.poker_play import normal_poker_action
 from dudo.game import CALZA, DUDO, Action
 from dudo.view import SeatView
 
@@ -83,7 +85,7 @@ class NormalBot(SeededBot):
 
     def act(self, view: SeatView) -> Action | None:
         if view.rules.bids == "poker":
-            return simple_poker_action(view)
+            return normal_poker_action(view, self.rng)
         self._shown = opening_shown(view)
         legal = view.legal
         standing = quantity_bid(view.standing)

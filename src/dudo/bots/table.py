@@ -52,8 +52,9 @@ def check_answer(bot: Bot, seat: int, seen: SeatView, action: object,
                            "return one of view.legal")
         return None
     if not isinstance(action, Bid | Hand | Call):
+        kind = "Hand" if seen.rules.bids == "poker" else "Bid"
         raise BotError(f"{bot_label(bot, seat)} returned {_shown(action)}, which is not an "
-                       "action: return one of view.legal (a Bid, DUDO or CALZA)")
+                       f"action: return one of view.legal (a {kind}, DUDO or CALZA)")
     if action not in seen.legal:
         why = reason(action)
         shown = (f"{action} ({action.words()})" if isinstance(action, Bid)

@@ -49,12 +49,14 @@ from dudo.server.protocol import (
     error_message,
     parse_client_message,
 )
+from dudo.server.proxies import SCOPE_KEY, ForwardedHeaders, OriginWarnings
 from dudo.server.refusals import HandshakeRefusals
 from dudo.server.relay import ADDRESS_HEADER, Relay
 from dudo.server.replays import replay_routes
 from dudo.server.room import RoomConfig, RoomError
 from dudo.server.share import clean_origin, qr_svg, share_link
 from dudo.store import Store, open_store
+from dudo.store.base import hide_password
 
 log = logging.getLogger("dudo.server")
 
@@ -77,6 +79,9 @@ class ServerSettings:
     # Origins (``https://host[:port]``) whose pages may open a WebSocket besides the site's
     # own (the Host the request came to); DUDO_ALLOWED_ORIGINS, comma separated.
     allowed_origins: tuple[str, ...] = ()
+    # The reverse proxies in front (--forwarded-allow-ips): only they may name the client's
+    # address, scheme and public host (dudo.server.proxies).
+    proxies: tuple[str, ...] = ()
     limits: SiteLimits = field(default_factory=SiteLimits)
     sweep_interval: float = 60.0  # seconds between looks for idle rooms (DUDO_SWEEP_INTERVAL)
     # A cluster node (dudo serve --cluster): Redis's URL, and the address other nodes
@@ -344,6 +349,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
     """
     settings = settings or ServerSettings.from_env()
     allowed_origins = parse_origins(",".join(settings.allowed_origins))
+    origin_warnings = OriginWarnings()
     metrics = Metrics()
     gate = Gate(settings.gate)
     state: dict[str, Any] = {}
@@ -376,7 +382,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             tasks.append(asyncio.create_task(keeper.beat_forever(), name="dudo-heartbeat"))
         recovered = await lobby.recover()
         state["lobby"], state["store"] = lobby, chosen
-        log_event(log, "server_started", database=settings.database.split("@")[-1],
+        log_event(log, "server_started", database=hide_password(settings.database),
                   rooms_recovered=recovered,
                   node=lobby.cluster.node_id if lobby.cluster else None)
         if lobby.cluster is not None:
@@ -537,6 +543,16 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             return refused(error)
         return JSONResponse(await room.call("summary"))
 
+    def own_origin(connection: Request | WebSocket, origin: str | None) -> bool:
+        """Whether ``origin`` is this site's (its Host, an allowed origin, or the public host
+        a trusted proxy names in X-Forwarded-Host / Forwarded): one rule for the table's
+        socket and the share panel's QR code."""
+        if origin_allowed(origin, connection.headers.get("host"), allowed_origins):
+            return True
+        forwarded = connection.scope.get(SCOPE_KEY)
+        return (forwarded is not None and forwarded.believed
+                and origin_allowed(origin, forwarded.host))
+
     async def room_qr(request: Request) -> Response:
         """The share panel's QR code (dudo.server.share): the room's link for the page's
         ``?origin=``, with the host's ``?invite=`` key if given. An unknown room, or a key
@@ -545,8 +561,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
                                 "message": "there is nothing at this address"}, 404)
         invite = request.query_params.get("invite") or None
         origin = clean_origin(request.query_params.get("origin", ""))
-        if not relayed(request) and (origin is None or not origin_allowed(
-                origin, request.headers.get("host"), allowed_origins)):
+        if not relayed(request) and (origin is None or not own_origin(request, origin)):
             return JSONResponse({"error": "bad_request", "message": "origin: give this "
                                  "site's own origin, as the page's location.origin"}, 400)
         try:
@@ -677,9 +692,12 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
     async def seated_socket(websocket: WebSocket, address: str, offered: list[str]) -> None:
         # Any page may open a WebSocket anywhere (no same-origin rule for sockets): only
         # this site's own pages, and origins the operator allows, may take a seat.
+        # Behind a proxy that does not pass Host on, the public host comes in
+        # X-Forwarded-Host (or Forwarded), believed only from --forwarded-allow-ips.
         origin = websocket.headers.get("origin")
-        if not origin_allowed(origin, websocket.headers.get("host"), allowed_origins):
-            log_event(log, "origin_refused", origin=(origin or "")[:200])
+        if not own_origin(websocket, origin):
+            origin_warnings.refused(origin or "", websocket.headers.get("host"),
+                                    websocket.scope.get(SCOPE_KEY))
             await websocket.send_text(json.dumps(error_message(
                 "bad_origin", "pages from another site cannot connect to this server")))
             await websocket.close(code=4403)
@@ -805,7 +823,8 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
     application = Starlette(routes=routes, lifespan=lifespan,
                             exception_handlers={HTTPException: http_error,
                                                 RedisError: cluster_unreachable},
-                            middleware=[Middleware(SecurityHeaders),
+                            middleware=[Middleware(ForwardedHeaders, proxies=settings.proxies),
+                                        Middleware(SecurityHeaders),
                                         Middleware(CompressDynamic), Middleware(CatchAll)])
     application.state.gate = gate  # dudo serve drops a flooding address's connections
     return application

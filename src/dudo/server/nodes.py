@@ -25,6 +25,7 @@ import uvicorn
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from dudo.server.app import ServerSettings, create_app
+from dudo.server.banner import Banner
 from dudo.server.gate import Gate
 from dudo.server.logs import configure as configure_logs
 from dudo.server.logs import log_event
@@ -44,12 +45,24 @@ class Launch:
     cluster: str | None = None
     advertise: str | None = None
     workers: int = 1
+    log_format: str = "json"  # "text" or "json" (resolved: workers inherit the terminal)
+    banner: Banner | None = None  # shown once the server listens
 
 
 class DrainingServer(uvicorn.Server):
     """uvicorn, but a cluster node hands its rooms to the others before it closes its
     sockets and waits for connections: clients are sent to reconnect with 4412 while the
-    surviving nodes are already taking the rooms over."""
+    surviving nodes are already taking the rooms over. ``banner`` is shown once it
+    listens (the application started, the sockets bound), not before."""
+
+    def __init__(self, config: uvicorn.Config, banner: Banner | None = None) -> None:
+        super().__init__(config)
+        self.banner = banner
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.banner is not None and self.started and not self.should_exit:
+            self.banner.show()
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         app = self.config.app
@@ -106,8 +119,8 @@ def uvicorn_config(launch: Launch, app: Any) -> uvicorn.Config:
         options["http"] = gated_protocol(gate)
     return uvicorn.Config(app, host=launch.host, port=launch.port, **options,
                           log_level=launch.log_level.lower(), log_config=None,
-                          proxy_headers=bool(launch.proxies),
-                          forwarded_allow_ips=launch.proxies or None, access_log=False,
+                          # The app believes the proxies itself (dudo.server.proxies).
+                          proxy_headers=False, access_log=False,
                           ws_max_size=16 * 1024, ws_ping_interval=20, ws_ping_timeout=20,
                           ws_per_message_deflate=False, timeout_graceful_shutdown=10)
 
@@ -115,6 +128,7 @@ def uvicorn_config(launch: Launch, app: Any) -> uvicorn.Config:
 def settings_for(launch: Launch, advertise: str | None) -> ServerSettings:
     settings = ServerSettings.from_env(launch.database)
     settings.cluster = launch.cluster
+    settings.proxies = tuple(launch.proxies)
     settings.advertise = advertise
     return settings
 
@@ -148,14 +162,14 @@ def serve(launch: Launch) -> None:
     if launch.cluster:
         advertise = launch.advertise or default_advertise(launch.host, launch.port)
     app = create_app(settings_for(launch, advertise))
-    DrainingServer(uvicorn_config(launch, app)).run()
+    DrainingServer(uvicorn_config(launch, app), launch.banner).run()
 
 
-def _worker(launch: Launch, shared: socket.socket, number: int) -> None:
+def _worker(launch: Launch, shared: socket.socket, number: int, first: bool) -> None:
     """One node of ``--workers``: the shared socket for clients and a private one for the
     other nodes' relays: on the loopback, or on all addresses under the host that
     ``--advertise http://HOST`` names (worker groups on several machines)."""
-    configure_logs(launch.log_level.upper())
+    configure_logs(launch.log_level.upper(), launch.log_format)
     private = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     private.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     private.bind(("0.0.0.0" if launch.advertise else "127.0.0.1", 0))
@@ -164,7 +178,8 @@ def _worker(launch: Launch, shared: socket.socket, number: int) -> None:
     address = f"{reached_at}:{private.getsockname()[1]}"
     app = create_app(settings_for(launch, address))
     log_event(log, "worker_started", worker=number, relay_address=address)
-    DrainingServer(uvicorn_config(launch, app)).run(sockets=[shared, private])
+    banner = launch.banner if number == 0 and first else None  # once, not per worker
+    DrainingServer(uvicorn_config(launch, app), banner).run(sockets=[shared, private])
 
 
 def run_workers(launch: Launch) -> None:
@@ -179,8 +194,8 @@ def run_workers(launch: Launch) -> None:
     spawn = multiprocessing.get_context("spawn")
     workers: dict[int, Any] = {}
 
-    def start(number: int) -> None:
-        process = spawn.Process(target=_worker, args=(launch, shared, number),
+    def start(number: int, first: bool = False) -> None:
+        process = spawn.Process(target=_worker, args=(launch, shared, number, first),
                                 name=f"dudo-node-{number}")
         process.start()
         workers[number] = process
@@ -198,7 +213,7 @@ def run_workers(launch: Launch) -> None:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     for number in range(launch.workers):
-        start(number)
+        start(number, first=True)
     while not stopping:
         time.sleep(0.5)
         for number, process in list(workers.items()):

@@ -12,7 +12,14 @@ statistics and ``dudo verify``.
 
 from __future__ import annotations
 
-from dudo.store.base import LogConflict, LogEntry, MemoryStore, Store, StoreError
+from dudo.store.base import (
+    LogConflict,
+    LogEntry,
+    MemoryStore,
+    Store,
+    StoreError,
+    hide_password,
+)
 
 
 def open_store(url: str) -> Store:
@@ -23,8 +30,9 @@ def open_store(url: str) -> Store:
         from dudo.store.sql import SqlStore
 
         return SqlStore(url)
-    raise StoreError(f"unknown database URL {url!r}: use sqlite:///FILE, postgresql://... "
-                     "or memory://")
+    raise StoreError(f"unknown database URL {hide_password(url)!r}: use sqlite:///FILE, "
+                     "postgresql://... or memory://")
 
 
-__all__ = ["LogConflict", "LogEntry", "MemoryStore", "Store", "StoreError", "open_store"]
+__all__ = ["LogConflict", "LogEntry", "MemoryStore", "Store", "StoreError", "hide_password",
+           "open_store"]

@@ -3,9 +3,25 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+PASSWORD_SHOWN = "***"
+# user:password@ in any URL, up to the last "@" before the host (a password holds no "/"
+# or space: URLs percent-encode them), and a password=... parameter.
+URL_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*:)[^\s/]+(@)")
+PASSWORD_PARAMETER = re.compile(r"((?:^|[?&\s])password=)[^&\s\"']+", re.IGNORECASE)
+
+
+def hide_password(text: str) -> str:
+    """A URL, or any text quoting URLs, fit to print: the password of each
+    ``user:password@`` and of each ``password=`` parameter replaced by ``***`` (database
+    and Redis URLs carry them). By the URL's shape, so it hides a password nobody told
+    it about, and leaves alone the same word elsewhere (CI's password is "dudo")."""
+    text = URL_PASSWORD.sub(rf"\1{PASSWORD_SHOWN}\2", text)
+    return PASSWORD_PARAMETER.sub(rf"\1{PASSWORD_SHOWN}", text)
 
 
 class StoreError(RuntimeError):

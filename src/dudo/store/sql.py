@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -43,7 +44,7 @@ from sqlalchemy.engine import Engine, create_engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from dudo.store.base import LogConflict, LogEntry, StoreError
+from dudo.store.base import LogConflict, LogEntry, StoreError, hide_password
 
 log = logging.getLogger("dudo.store")
 metadata = MetaData()
@@ -163,6 +164,22 @@ class WalCheckpointer:
             self._thread.join()
 
 
+def error_reason(error: BaseException) -> str:
+    """What went wrong, in the driver's own words on one short line: SQLAlchemy's wrapper
+    (its SQL, its parameters, its link to a web page) taken off, and no password in it."""
+    root: BaseException = getattr(error, "orig", None) or error
+    if isinstance(root, OSError) and root.errno and root.errno > 0:
+        reason = os.strerror(root.errno)  # "Connection refused", not asyncio's wording
+    elif isinstance(root, OSError) and root.strerror:
+        reason = root.strerror  # a host name that does not resolve
+    elif isinstance(root, TimeoutError):
+        reason = "no answer (timed out)"
+    else:
+        reason = (str(root).strip().splitlines() or [type(root).__name__])[0]
+    reason = reason.split(" (Background on this error at:")[0]
+    return hide_password(reason)[:300]
+
+
 def async_url(url: str) -> str:
     """Pick the async driver for a plain database URL."""
     if url.startswith("sqlite:"):
@@ -214,7 +231,8 @@ class SqlStore:
         try:
             engine = create_async_engine(async_url(url), **options)
         except Exception as error:  # a malformed URL or missing driver
-            raise StoreError(f"cannot use database {self.url!r}: {error}") from error
+            raise StoreError(f"cannot use database {hide_password(self.url)}: "
+                             f"{error_reason(error)}") from error
         if engine.dialect.name == "sqlite":
             event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
             self._sync_engine = create_engine(self.url)
@@ -228,8 +246,14 @@ class SqlStore:
                     await connection.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))
                 await connection.run_sync(metadata.create_all)
                 await connection.run_sync(_add_missing_columns)
-        except Exception as error:
-            raise StoreError(f"cannot open database {self.url!r}: {error}") from error
+        except BaseException as error:
+            # Let go of what was set up (the SQLite thread, the engines' pools), so that a
+            # failed start leaves no thread behind to outlive its event loop.
+            await self.close()
+            if not isinstance(error, Exception):
+                raise  # cancelled (a caller's timeout): no reason to give
+            raise StoreError(f"cannot open database {hide_password(self.url)}: "
+                             f"{error_reason(error)}") from error
         self._queue = asyncio.Queue()
         if self._checkpointer is not None:
             self._checkpointer.start()
