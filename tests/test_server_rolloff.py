@@ -34,15 +34,23 @@ def entries(store: MemoryStore, code: str, kind: str) -> list[Any]:
     return [entry for entry in store.logs[code] if entry.kind == kind]
 
 
-def play_out(sock: Sock, seat: int) -> dict[str, Any]:
+def play_out(sock: Sock, seat: int, clock: FakeClock | None = None) -> dict[str, Any]:
     """Play ``seat`` to the end of the game (lowest legal bid, or call once one stands);
-    returns the final state."""
+    returns the final state. With a ``clock``, a round waiting to be rolled is rolled by
+    moving the clock on."""
     acted = 0
     while True:
         state = sock.wait_for(lambda m: m["room"]["status"] == "over" or (
-            bidding(m) and m["game"]["turn"] == seat))
+            bidding(m) and m["game"]["turn"] == seat) or (
+            clock is not None and m["game"] is not None and m["game"]["phase"] == "roll"))
         if state["room"]["status"] == "over":
             return state
+        if not bidding(state):
+            assert clock is not None
+            clock.advance(5.0)
+            sock.state = None
+            sock.ping()
+            continue
         legal = state["game"]["legal"]
         acted += 1
         if "dudo" in legal["calls"]:
@@ -215,3 +223,36 @@ def test_a_tie_rolls_again_only_among_the_tied_and_a_rematch_rolls_off_again() -
     assert len(record["rolloff_fairness"]) == len(attempts)
     assert again["rolloff"]["attempts"] and again["rolloff"]["opener"] is not None
     assert len(entries(store, table.code, "rematch")) == 1
+
+
+def test_a_room_restarted_during_the_rolloff_carries_on_where_it_stood() -> None:
+    """The roll-off lives in the room's log like rounds do: a room rebuilt from it after a
+    restart shows the same attempts, takes seeds for the same attempt, and its game's
+    record verifies."""
+    store, clock = MemoryStore(), FakeClock()
+    config = fast(seed_window=5.0, reveal_pause=5.0)
+    first = make_app(config, store=store, clock=clock, entropy=CountingEntropy("restart"))
+    with TestClient(first) as client:
+        table = seat_table(client, 2, rules=DUDO, bots=[None, "easy"])
+        with connect(client, table.code, table.tokens[0], "host") as host:
+            host.reply_to({"type": "start", "id": "go"})
+            clock.advance(5.0)
+            host.ping()
+            before = host.wait_for(lambda m: len(m.get("rolloff", {}).get("attempts", [])) >= 1)
+            seen = before["rolloff"], before["fair"]["round"], before["fair"]["commitment"]
+    second = make_app(config, store=store, clock=clock, entropy=CountingEntropy("restart 2"))
+    with TestClient(second) as client, connect(client, table.code, table.tokens[0],
+                                               "again") as host:
+        state = host.state or {}
+        assert (state["rolloff"], state["fair"]["round"], state["fair"]["commitment"]) == seen
+        label = state["fair"]["round"]
+        reply = host.reply_to({"type": "seed", "id": "s", "round": label, "seed": "abcd"})
+        assert reply["type"] == "ack", reply
+        while not bidding(host.state or {}):
+            clock.advance(5.0)
+            host.ping()
+        over = play_out(host, 0, clock)
+        record = client.get(f"/api/games/{over['fair']['game_id']}").json()
+    verify_record(record)
+    assert record["start"]["rolloff"][:len(seen[0]["attempts"])] == [
+        attempt["rolls"] for attempt in seen[0]["attempts"]]
