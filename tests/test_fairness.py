@@ -266,3 +266,36 @@ def test_a_real_game_record_verifies_and_hiding_its_bot_fails_dudo_verify(
     assert caught.returncode == 1
     assert "NOT VERIFIED" in caught.stderr + caught.stdout
     assert "bot seats do not match the commitment" in caught.stderr + caught.stdout
+
+
+def test_rolloff_attempts_are_labelled_apart_from_rounds_and_from_each_other() -> None:
+    from dudo.fairness import rolloff_counts, rolloff_label
+
+    seed = "ab" * 32
+    labels = [rolloff_label(k) for k in (1, 2, 3)] + [1, 2, 3]
+    assert len({commitment(seed, label, [1]) for label in labels}) == 6
+    seats = [server_seat_seed(seed, label, 0) for label in labels]
+    assert len(set(seats)) == 6
+    assert rolloff_counts(4, (1, 3)) == [0, 2, 0, 2]
+    with pytest.raises(FairnessError, match="from 1"):
+        rolloff_label(0)
+
+
+def test_a_terminal_record_with_a_rolloff_verifies_and_a_changed_pair_does_not() -> None:
+    from dudo.bots.table import bot_step
+    from dudo.game import Game
+    from dudo.rules import Rules
+    from dudo.terminal_records import CommittedDice, game_record
+
+    dice = CommittedDice(3, seed=21, bot_seats=[0, 1, 2])
+    game = Game(Rules.from_json({"preset": "dudo", "starting_dice": 1}), 3, dice=dice)
+    bots = [make_bot("easy", seed=seat) for seat in range(3)]
+    while game.winners == ():
+        bot_step(game, bots)
+    record = game_record(game, dice, "t", ["a", "b", "c"], [0, 1, 2])
+    lines = verify_record(record)
+    assert lines[0].startswith("roll-off attempt 1: commitment")
+    forged = copy.deepcopy(record)
+    forged["start"]["rolloff"][0][0][0] = forged["start"]["rolloff"][0][0][0] % 6 + 1
+    with pytest.raises(FairnessError, match="roll-off"):
+        verify_record(forged)

@@ -58,7 +58,8 @@ GAMES = [
 Cups = tuple[tuple[int, ...], ...]
 
 
-def honest_dice(server_seed: str, round_number: int, seat: int, count: int) -> tuple[int, ...]:
+def honest_dice(server_seed: str, round_number: int | str, seat: int,
+                count: int) -> tuple[int, ...]:
     rng = random.Random(f"A|{server_seed}|{round_number}|{seat}")
     return tuple(rng.randint(1, 6) for _ in range(count))
 
@@ -80,8 +81,13 @@ class Dealer:
     swap: int | None = None
     deals: list[tuple[str, int, Cups]] = field(default_factory=list)
 
-    def __call__(self, server_seed: str, seat_seeds: list[str], round_number: int,
+    def __call__(self, server_seed: str, seat_seeds: list[str], round_number: int | str,
                  dice_counts: tuple[int, ...]) -> Cups:
+        if isinstance(round_number, str):
+            # A roll-off attempt ("rolloff-k", the dudo preset): its dice are public at
+            # once, so there is nothing hidden to swap; rounds alone are counted.
+            return tuple(honest_dice(server_seed, round_number, seat, count)
+                         for seat, count in enumerate(dice_counts))
         cups = tuple(honest_dice(server_seed, round_number, seat, count)
                      for seat, count in enumerate(dice_counts))
         if len(self.deals) + 1 == self.swap:
@@ -309,6 +315,11 @@ def round_secrets(log: list[LogEntry]) -> list[tuple[list[str], list[str], int |
     for entry in log:
         if entry.kind in ("started", "rematch"):
             server, seat_seeds = [entry.data["server_seed"]], []
+        elif entry.kind == "rolled" and "next" in entry.data:
+            # A roll-off attempt: its dice and seeds are public at once (dudo.fairness),
+            # and the next attempt's (or round 1's) commitment comes with them.
+            found.append((server, list(entry.data["seat_seeds"]), entry.seq + 1))
+            server, seat_seeds = [entry.data["next"]["server_seed"]], []
         elif entry.kind == "rolled":
             seat_seeds = list(entry.data["seat_seeds"])
         elif entry.kind == "action" and "call" in entry.data["action"]:
@@ -324,7 +335,7 @@ def round_commitments(log: list[LogEntry]) -> Iterator[tuple[str, str]]:
     """Every (commitment, server seed) the log published."""
     for entry in log:
         fair = (entry.data if entry.kind in ("started", "rematch")
-                else entry.data.get("next") if entry.kind == "action" else None)
+                else entry.data.get("next") if entry.kind in ("action", "rolled") else None)
         if fair:
             yield fair["commitment"], fair["server_seed"]
 

@@ -14,6 +14,7 @@ from dudo.bids import Bid
 from dudo.bots.registry import make_bot
 from dudo.dice import ScriptedDice
 from dudo.game import CALZA, DUDO, Action, Game, Revealed
+from dudo.hands import Hand
 from dudo.rules import Rules
 from dudo.tui import DIE_WIDTH, QuitGame, TerminalGame, distinct_names, draw_dice
 from dudo.view import view
@@ -151,7 +152,7 @@ def test_each_face_number_and_star_sit_under_their_own_die() -> None:
 
 def reveal_of(rules: Rules, cups: list[list[int]], actions: list[tuple[int, Action]]
               ) -> tuple[Game, Revealed]:
-    game = Game(rules, len(cups), dice=ScriptedDice([cups]), opener=0)
+    game = Game(rules, len(cups), dice=ScriptedDice([cups]), opener=0)  # no roll-off
     game.roll()
     events = []
     for seat, action in actions:
@@ -194,7 +195,8 @@ def test_bots_that_share_a_name_are_told_apart() -> None:
 
 def test_a_full_table_fits_24_lines() -> None:
     bots = [make_bot(level, seed=seat) for seat, level in enumerate(["easy"] * 9)]
-    game = Game(Rules.preset("dudo"), 10, dice=ScriptedDice([[[2, 3, 4, 5, 6]] * 10]), opener=0)
+    game = Game(Rules.preset("dudo"), 10, dice=ScriptedDice([[[2, 3, 4, 5, 6]] * 10]),
+                opener=0)
     game.roll()
     for _ in range(9):  # a long bid history, as the player sees it on their turn
         game.apply(game.turn, game.legal_actions(game.turn).bids[0])
@@ -238,3 +240,89 @@ def test_after_a_reveal_the_game_waits_for_enter_or_the_pause() -> None:
     leaving, reveal = terminal_with(None, "quit")
     with pytest.raises(QuitGame, match="You left the table"):
         leaving.show([reveal])
+
+
+# -- the variants of issue 25: the roll-off and Common Hand ---------------------------------
+
+def test_the_rolloff_is_shown_before_round_1_and_its_record_verifies(tmp_path: Path) -> None:
+    result = play(["1 6s", "dudo"] * 200, "--bots", "easy,easy", "--seed", "11", "--rules",
+                  "dudo", "--set", "starting_dice=1", "--name", "Tester", records=tmp_path)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Roll-off: who opens round 1" in out
+    assert out.index("Roll-off: who opens round 1") < out.index("Round 1")
+    [record] = list(tmp_path.glob("*.json"))
+    data = json.loads(record.read_text())
+    attempts = data["start"]["rolloff"]
+    assert len(data["rolloff_fairness"]) == len(attempts)
+    assert [entry["round"] for entry in data["rolloff_fairness"]] == [
+        f"rolloff-{n}" for n in range(1, len(attempts) + 1)]
+    assert len(data["fairness"]) == len(data["rounds"])
+    for number, pairs in enumerate(attempts, start=1):
+        assert f"Roll {number}: " in out
+        for a, b in pairs:
+            assert f"+{b}={a + b}" in out or f"{a}+{b}" in out
+    env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(SRC), "COLUMNS": "100"}
+    verify = subprocess.run([sys.executable, "-m", "dudo", "verify", str(record)],
+                            capture_output=True, text=True, env=env)
+    assert verify.returncode == 0, verify.stderr
+    assert "roll-off attempt 1: commitment" in verify.stdout
+    # A roll-off die changed in the record is caught.
+    pair = data["start"]["rolloff"][-1][0]
+    pair[0] = pair[0] % 6 + 1
+    record.write_text(json.dumps(data))
+    tampered = subprocess.run([sys.executable, "-m", "dudo", "verify", str(record)],
+                              capture_output=True, text=True, env=env)
+    assert tampered.returncode == 1 and "NOT VERIFIED" in tampered.stderr
+    assert "roll-off" in tampered.stderr
+
+
+def test_every_seed_gives_each_rolloff_attempt_its_own_seed() -> None:
+    """A tie rolls again on a fresh server seed: the terminal's committed dice never loop
+    on one roll (the engine asks its dice source for round 0 at every attempt)."""
+    from dudo.terminal_records import CommittedDice
+
+    ties = 0
+    for seed in range(60):
+        dice = CommittedDice(2, seed)
+        game = Game(Rules.preset("dudo"), 2, dice=dice)
+        assert game.rolloff is not None and game.rolloff.opener is not None
+        seeds = [entry["server_seed"] for entry in dice.rolloff_fairness]
+        assert len(set(seeds)) == len(seeds) == len(game.rolloff.attempts)
+        assert dice.fairness == []  # no round was rolled, and no round 0 either
+        ties += len(game.rolloff.attempts) > 1
+    assert ties  # about one game in nine ties at its first attempt
+
+
+def test_common_hand_is_played_with_hands_typed_in_words() -> None:
+    lines = ["3x4", "royal flush", "pair of 9s", "full house 4s over 4s", "help",
+             "pair of 2s", "dudo", "full house 6s over 5s"] + ["dudo", "pair of 1s"] * 60
+    result = play(lines, "--bots", "easy", "--seed", "4", "--rules", "common-hand",
+                  "--set", "first_opener=host", "--set", "starting_dice=2")
+    assert result.returncode == 0, result.stderr
+    out = " ".join(result.stdout.split())
+    assert "Type a hand like pair of 3s, two pair 5s and 2s" in out
+    assert ("Not a hand: '3x4' is a quantity bid, but this table bids poker hands "
+            "(Common Hand)") in out
+    assert "not a hand: 'royal flush'" in out
+    assert "not a hand: 'pair of 9s'" in out and "not a face" in out
+    assert "not a hand: 'full house 4s over 4s'" in out
+    assert "Bids: Tester: pair of 2s" in out or "pair of 2s" in out
+    assert "the dice contain" in out.lower() or "the dice lack" in out.lower()
+    assert "wins the game" in out or "You win the game!" in out
+
+
+def test_a_hand_refused_by_the_engine_says_what_to_bid_instead() -> None:
+    rules = Rules.preset("common-hand")
+    game = Game(rules, 2, dice=ScriptedDice([[[1, 2, 3, 4, 5], [6, 6, 6, 2, 2]]]), opener=0)
+    game.roll()
+    game.apply(0, Hand.parse("three 4s"))
+    console = recorded()
+    answers = iter(["pair of 6s", "dudo"])
+    terminal = TerminalGame(game, [make_bot("easy", seed=1)], "Ana", console,
+                            lambda _prompt: next(answers))
+    game.apply(1, Hand.parse("full house 6s over 2s"))
+    assert terminal.ask_player() == DUDO
+    text = " ".join(console.export_text().split())
+    assert "Not allowed:" in text and "The lowest raise is full house 6s over 3s" in text
+    assert "you may call dudo" in text

@@ -193,6 +193,49 @@ def test_your_turn_fits_the_first_screen_at_every_size(server: str, browser: Bro
     page.context.close()
 
 
+# A Common Hand turn (issue 25): the hand picker instead of quantity and faces.
+MUST_SEE_HAND = {
+    "your dice": ".my-dice",
+    "the standing bid": "#standing .standing-bid",
+    "whose turn": ".your-turn",
+    "the timer": ".your-turn .timer",
+    "hand": "#hand-kind",
+    "bid": "#bid-go",
+    "liar": "#call-dudo",
+}
+
+
+def test_the_hand_picker_fits_the_first_screen_at_every_size(server: str,
+                                                             browser: Browser) -> None:
+    page, _ = seated(browser, server, [None, "normal"],
+                     rules={"preset": "common-hand", "first_opener": "host"}, timer=300,
+                     width=360, height=640)
+    page.click("#start")
+    deadline = time.monotonic() + 30
+    while not (page.locator("#hand-kind").count() and page.locator("#standing").count()):
+        assert time.monotonic() < deadline, "no turn of ours with a hand to beat"
+        before = page.evaluate("document.body.dataset.version")
+        if try_click(page, "#bid-go") or try_click(page, "#next-round"):
+            wait_for_news(page, before)
+        else:
+            page.wait_for_timeout(50)
+    # A kind with two faces, so both lists show (if one is still legal).
+    must = dict(MUST_SEE_HAND)
+    kinds = page.locator("#hand-kind option").evaluate_all("(os) => os.map((o) => o.value)")
+    for wanted in ("full_house", "two_pair"):
+        if wanted in kinds:
+            page.select_option("#hand-kind", wanted)
+            must["faces"] = "#hand-faces"
+            break
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(150)
+        page.screenshot(path=str(ARTIFACTS / f"hand-turn-{width}x{height}.png"))
+        on_first_screen(page, must)
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
 RIM = """() => {
     const felt = document.querySelector('.felt');
     const style = getComputedStyle(felt);

@@ -41,6 +41,7 @@ import websockets
 from dudo.bots.base import Bot
 from dudo.bots.table import bot_raised, check_answer
 from dudo.game import Call
+from dudo.hands import Hand
 from dudo.rules import Rules
 from dudo.view import SeatView
 
@@ -327,6 +328,8 @@ class Table:
         message: dict[str, Any] = {"id": self.new_id(), "version": version}
         if isinstance(action, Call):
             message.update(type="call", call=action.value)
+        elif isinstance(action, Hand):  # Common Hand: the hand object as the bid
+            message.update(type="bid", bid=action.to_json())
         else:
             message.update(type="bid", quantity=action.quantity, face=action.face)
         self._sent = {message["id"]: message}

@@ -37,6 +37,16 @@ Records made before that (fairness entries without ``"version": 2``) committed t
 version from a new record does not help a forger, since its commitment is not the hash
 of the seed alone.
 
+The roll-off (``first_opener: rolloff``, RULES.md) is rolled on the same scheme, as rounds
+before round 1: attempt *k* is committed, seeded and derived exactly like a round whose
+``<round>`` is the label ``rolloff-<k>`` (:func:`rolloff_label`), never a number, so no
+attempt can share a seed, a commitment or a dice stream with a real round or with another
+attempt. Every seat has a seed in an attempt; only the seats rolling get dice, two each
+(the counts are ``2`` for a rolling seat, ``0`` for the others). The record keeps the
+attempts' material in ``rolloff_fairness`` (one entry per attempt, with ``"attempt": k``
+and ``"round": "rolloff-k"``) next to the dice in ``start.rolloff``, and
+:func:`verify_record` checks that those dice follow from the seeds.
+
 Seeds travel as hex strings. This module is pure: drawing the secrets is the server's job.
 """
 
@@ -54,6 +64,7 @@ DOMAIN = "dudo-dice-v1"
 SEAT_DOMAIN = "dudo-seat-v1"
 COMMIT_DOMAIN = "dudo-commit-v2"
 SCHEME = 2  # the "version" of a fairness entry whose commitment binds its bot seats
+ROLLOFF_PREFIX = "rolloff-"
 _HEX = re.compile(r"[0-9a-fA-F]+")
 SEED_BYTES = 32
 MAX_SEAT_SEED_CHARS = 128
@@ -63,7 +74,30 @@ class FairnessError(ValueError):
     """A seed, commitment or record that does not check out."""
 
 
-def commitment(server_seed: str, round_number: int, bot_seats: Sequence[int]) -> str:
+RoundLabel = int | str
+"""A round's number (1, 2, ...) or a roll-off attempt's label (``rolloff-1``, ...)."""
+
+
+def rolloff_label(attempt: int) -> str:
+    """The round label of roll-off attempt ``attempt`` (from 1): never a round's number."""
+    if type(attempt) is not int or attempt < 1:
+        raise FairnessError(f"roll-off attempts count from 1, not {attempt!r}")
+    return f"{ROLLOFF_PREFIX}{attempt}"
+
+
+def rolloff_counts(players: int, rolling: Sequence[int]) -> list[int]:
+    """The dice counts of a roll-off attempt: two dice for each seat rolling, none else."""
+    return [2 if seat in rolling else 0 for seat in range(players)]
+
+
+def _named(label: RoundLabel) -> str:
+    """How an error names a round or an attempt."""
+    if isinstance(label, str) and label.startswith(ROLLOFF_PREFIX):
+        return f"roll-off attempt {label[len(ROLLOFF_PREFIX):]}"
+    return f"round {label}"
+
+
+def commitment(server_seed: str, round_number: RoundLabel, bot_seats: Sequence[int]) -> str:
     """The commitment (hex) to a round: its server seed (hex), its number and the seats the
     server's bots play, so a record cannot later leave a bot out."""
     seats = ",".join(str(seat) for seat in sorted(bot_seats))
@@ -85,7 +119,7 @@ def check_seat_seed(seed: str) -> str:
     return seed.lower()
 
 
-def server_seat_seed(server_seed: str, round_number: int, seat: int) -> str:
+def server_seat_seed(server_seed: str, round_number: RoundLabel, seat: int) -> str:
     """The seed of a seat the server speaks for, bound to the committed server seed."""
     message = f"{SEAT_DOMAIN}|{round_number}|{seat}".encode()
     return hmac.new(bytes.fromhex(server_seed), message, hashlib.sha256).hexdigest()[:32]
@@ -95,7 +129,7 @@ def _is_hex(text: object) -> bool:
     return isinstance(text, str) and len(text) % 2 == 0 and _HEX.fullmatch(text) is not None
 
 
-def derive_dice(server_seed: str, seat_seeds: Sequence[str], round_number: int,
+def derive_dice(server_seed: str, seat_seeds: Sequence[str], round_number: RoundLabel,
                 dice_counts: Sequence[int]) -> Cups:
     """Every seat's dice for a round, from the server seed and all seats' seeds."""
     if len(seat_seeds) != len(dice_counts):
@@ -113,15 +147,16 @@ def derive_dice(server_seed: str, seat_seeds: Sequence[str], round_number: int,
 
 
 def verify_round(server_seed: str, expected_commitment: str, seat_seeds: Sequence[str],
-                 round_number: int, dice: Sequence[Sequence[int]],
+                 round_number: RoundLabel, dice: Sequence[Sequence[int]],
                  server_seats: Sequence[int] = (), bot_seats: Sequence[int] = (),
                  scheme: int = SCHEME) -> None:
     """Raise :class:`FairnessError` unless the round's dice follow from its seeds, every
     seed the server chose (``server_seats``) follows from the committed server seed, and
     every bot's seat is among those. Under ``scheme`` 2 the bot seats are part of the
     commitment; under 1 (old records) the commitment is to the seed alone."""
+    name = _named(round_number)
     if not _is_hex(server_seed):
-        raise FairnessError(f"round {round_number}: the server seed is not hex bytes")
+        raise FairnessError(f"{name}: the server seed is not hex bytes")
     if scheme == SCHEME:
         expected = commitment(server_seed, round_number, bot_seats)
         what = "the server seed and the bot seats do not match"
@@ -129,31 +164,121 @@ def verify_round(server_seed: str, expected_commitment: str, seat_seeds: Sequenc
         expected = legacy_commitment(server_seed)
         what = "the server seed does not match"
     if not hmac.compare_digest(expected, expected_commitment):
-        raise FairnessError(f"round {round_number}: {what} the commitment published before "
+        raise FairnessError(f"{name}: {what} the commitment published before "
                             "the roll")
     for seat in bot_seats:
         if seat not in server_seats:
-            raise FairnessError(f"round {round_number}: seat {seat} is a bot, yet its seed "
+            raise FairnessError(f"{name}: seat {seat} is a bot, yet its seed "
                                 "is not marked as the server's own")
     for seat in server_seats:
         if not 0 <= seat < len(seat_seeds):
-            raise FairnessError(f"round {round_number}: there is no seat {seat}")
+            raise FairnessError(f"{name}: there is no seat {seat}")
         if not hmac.compare_digest(seat_seeds[seat],
                                    server_seat_seed(server_seed, round_number, seat)):
-            raise FairnessError(f"round {round_number}: the server's seed for seat {seat} "
+            raise FairnessError(f"{name}: the server's seed for seat {seat} "
                                 "does not follow from the committed server seed (it could "
                                 "have been chosen after seeing the players' seeds)")
     counts = [len(cup) for cup in dice]
     derived = derive_dice(server_seed, seat_seeds, round_number, counts)
     if [list(cup) for cup in derived] != [list(cup) for cup in dice]:
-        raise FairnessError(f"round {round_number}: the dice are not the ones the seeds give "
+        raise FairnessError(f"{name}: the dice are not the ones the seeds give "
                             f"(expected {[list(c) for c in derived]})")
 
 
+def _check_entry(fair: Any, label: RoundLabel, dice: Sequence[Sequence[int]],
+                 bots: Sequence[int], *, require_v2: bool = False) -> str:
+    """Check one fairness entry (a round's or a roll-off attempt's) against its dice; the
+    line that says what held."""
+    name = _named(label)
+    try:
+        if not isinstance(fair, dict):
+            raise FairnessError(f"{name}: no fairness material")
+        if "server_seats" not in fair:
+            raise FairnessError(f"{name}: the record does not say which seat "
+                                "seeds the server chose ('server_seats'), so they cannot "
+                                "be checked (records from before fairness v2)")
+        server_seats = fair["server_seats"]
+        if not isinstance(server_seats, list) or not all(
+                type(seat) is int for seat in server_seats):
+            raise FairnessError(f"{name}: 'server_seats' must list seat numbers")
+        scheme = fair.get("version", 1)
+        if require_v2 and scheme != SCHEME:
+            raise FairnessError(f"{name}: roll-off material must be fairness version {SCHEME}")
+        if scheme == SCHEME:
+            bound = fair.get("bot_seats")
+            if not isinstance(bound, list) or not all(type(seat) is int for seat in bound):
+                raise FairnessError(f"{name}: 'bot_seats' must list the seats "
+                                    "the commitment binds as bots")
+            for seat in bots:
+                if seat not in bound:
+                    raise FairnessError(f"{name}: seat {seat} is a bot, yet the "
+                                        "commitment does not bind it as one")
+        elif scheme == 1:
+            bound = list(bots)
+        else:
+            raise FairnessError(f"{name}: unknown fairness version {scheme!r}")
+        verify_round(fair["server_seed"], fair["commitment"], fair["seat_seeds"], label,
+                     dice, server_seats, bound, scheme)
+    except (KeyError, TypeError, ValueError) as error:
+        if isinstance(error, FairnessError):
+            raise
+        raise FairnessError(f"{name}: malformed fairness material ({error})") from None
+    binds = f"binds bot seats {sorted(bound)}, " if scheme == SCHEME else "matches, "
+    return (f"{name}: commitment {fair['commitment'][:16]}… {binds}"
+            f"{len(server_seats)} server seat seeds bound to it, "
+            f"{sum(len(cup) for cup in dice)} dice recomputed")
+
+
+def _verify_rolloff(record: dict[str, Any], bots: Sequence[int]) -> list[str]:
+    """Check the roll-off: every attempt's dice in ``start.rolloff`` follow from its
+    fairness entry in ``rolloff_fairness``. A record whose rules roll off must have one."""
+    from dudo.rolloff import RollOff, RollOffError
+
+    start = record.get("start") or {}
+    rules = record.get("rules") or {}
+    attempts = start.get("rolloff") if isinstance(start, dict) else None
+    material = record.get("rolloff_fairness")
+    if attempts is None:
+        if material:
+            raise FairnessError("the record has roll-off fairness material but no roll-off "
+                                "('start.rolloff')")
+        if isinstance(rules, dict) and rules.get("first_opener") == "rolloff":
+            raise FairnessError("the rules roll off for the first opener, but the record "
+                                "has no roll-off ('start.rolloff'): who opens cannot be "
+                                "checked")
+        return []
+    if not isinstance(attempts, list) or not isinstance(material, list):
+        raise FairnessError("a roll-off needs its attempts ('start.rolloff') and their "
+                            "fairness material ('rolloff_fairness')")
+    if len(material) != len(attempts):
+        raise FairnessError(f"{len(attempts)} roll-off attempts but fairness material for "
+                            f"{len(material)}")
+    players = record["players"]
+    counts = start.get("dice_counts") or [1] * players
+    try:
+        alive = [seat for seat in range(players) if counts[seat]]
+        roll_off = RollOff.of(alive, attempts)
+    except (RollOffError, TypeError, IndexError) as error:
+        raise FairnessError(f"the roll-off does not stand: {error}") from None
+    lines = []
+    for number, (attempt, fair) in enumerate(zip(roll_off.attempts, material, strict=True),
+                                             start=1):
+        label = rolloff_label(number)
+        if isinstance(fair, dict) and fair.get("round", label) != label:
+            raise FairnessError(f"roll-off attempt {number}: its material is labelled "
+                                f"{fair.get('round')!r}, not {label!r}")
+        pairs = dict(zip(attempt.seats, attempt.rolls, strict=True))
+        dice = [list(pairs.get(seat, ())) for seat in range(players)]
+        lines.append(_check_entry(fair, label, dice, bots, require_v2=True))
+    lines.append(f"roll-off: {len(roll_off.attempts)} attempt(s), seat {roll_off.opener} opens")
+    return lines
+
+
 def verify_record(record: dict[str, Any]) -> list[str]:
-    """Check a finished game's record: every round's dice follow from its seeds and every
-    action is legal under the game's rules. Returns a line per round; raises
-    :class:`FairnessError` at the first thing that does not check out."""
+    """Check a finished game's record: the roll-off's dice (if the rules roll off) and every
+    round's dice follow from their seeds, and every action is legal under the game's rules.
+    Returns a line per round; raises :class:`FairnessError` at the first thing that does not
+    check out."""
     from dudo.scenario import ScenarioError, replay
 
     rounds = record.get("rounds")
@@ -167,41 +292,13 @@ def verify_record(record: dict[str, Any]) -> list[str]:
     bots = record.get("bots", [])
     if not isinstance(bots, list) or not all(type(seat) is int for seat in bots):
         raise FairnessError("'bots' must list the seats played by bots")
-    lines = []
+    lines = _verify_rolloff(record, bots)
     for number, (entry, fair) in enumerate(zip(rounds, fairness, strict=False), start=1):
         try:
-            if "server_seats" not in fair:
-                raise FairnessError(f"round {number}: the record does not say which seat "
-                                    "seeds the server chose ('server_seats'), so they cannot "
-                                    "be checked (records from before fairness v2)")
-            server_seats = fair["server_seats"]
-            if not isinstance(server_seats, list) or not all(
-                    type(seat) is int for seat in server_seats):
-                raise FairnessError(f"round {number}: 'server_seats' must list seat numbers")
-            scheme = fair.get("version", 1)
-            if scheme == SCHEME:
-                bound = fair.get("bot_seats")
-                if not isinstance(bound, list) or not all(type(seat) is int for seat in bound):
-                    raise FairnessError(f"round {number}: 'bot_seats' must list the seats "
-                                        "the commitment binds as bots")
-                for seat in bots:
-                    if seat not in bound:
-                        raise FairnessError(f"round {number}: seat {seat} is a bot, yet the "
-                                            "commitment does not bind it as one")
-            elif scheme == 1:
-                bound = bots
-            else:
-                raise FairnessError(f"round {number}: unknown fairness version {scheme!r}")
-            verify_round(fair["server_seed"], fair["commitment"], fair["seat_seeds"], number,
-                         entry["dice"], server_seats, bound, scheme)
-        except (KeyError, TypeError, ValueError) as error:
-            if isinstance(error, FairnessError):
-                raise
-            raise FairnessError(f"round {number}: malformed fairness material ({error})") from None
-        binds = f"binds bot seats {sorted(bound)}, " if scheme == SCHEME else "matches, "
-        lines.append(f"round {number}: commitment {fair['commitment'][:16]}… {binds}"
-                     f"{len(server_seats)} server seat seeds bound to it, "
-                     f"{sum(len(cup) for cup in entry['dice'])} dice recomputed")
+            dice = entry["dice"]
+        except (KeyError, TypeError):
+            raise FairnessError(f"round {number}: the record has no dice for it") from None
+        lines.append(_check_entry(fair, number, dice, bots))
     scenario: dict[str, Any] = {key: record[key] for key in ("rules", "players", "start", "rounds")
                 if key in record}
     try:

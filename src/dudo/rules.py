@@ -178,7 +178,8 @@ def _validate(rules: Rules) -> None:
     if rules.ones_bids == "halve" and not rules.wild_ones:
         raise RulesError(
             "option 'ones_bids' cannot be 'halve' without wild ones "
-            "(halving only makes sense when ones count for every face); use 'plain' or 'never'"
+            "(halving only makes sense when ones count for every face): with "
+            "wild_ones=false also set ones_bids=plain (or ones_bids=never)"
         )
     if rules.format == "points" and rules.palifico:
         raise RulesError(

@@ -7,6 +7,12 @@ every seat's seed is derived from it (all seats are the program's own, so all of
 holds the seeds, so ``dudo verify FILE`` recomputes every die and replays every action, and
 ``dudo analyze FILE`` weighs every decision, exactly as for a game played on a server.
 
+The roll-off (``first_opener: rolloff``) is rolled the same way, each attempt as a round
+labelled ``rolloff-<k>`` (:func:`dudo.fairness.rolloff_label`): the engine rolls the
+roll-off on its dice source as round 0, and each such roll here is the next attempt, with
+its own server seed (a tie never rolls the same dice again) and its material in
+``rolloff_fairness``.
+
 With ``--seed`` the server seeds come from that seed (a game you can replay, so its
 commitments prove nothing to you, but its record still checks out); without it they are
 drawn from the operating system's secret generator.
@@ -29,7 +35,15 @@ from pathlib import Path
 from typing import Any
 
 from dudo.dice import Cups
-from dudo.fairness import SCHEME, SEED_BYTES, commitment, derive_dice, server_seat_seed
+from dudo.fairness import (
+    SCHEME,
+    SEED_BYTES,
+    RoundLabel,
+    commitment,
+    derive_dice,
+    rolloff_label,
+    server_seat_seed,
+)
 from dudo.game import Game
 
 
@@ -48,6 +62,8 @@ class CommittedDice:
     :meth:`commitment_for` gives the commitment of the round about to be rolled (drawing
     its seed if need be); :meth:`roll` then deals the dice from that seed and remembers the
     round's fairness material in the form the server publishes (``fairness`` entries).
+    A roll of round 0 is the engine rolling off for the first opener: it is the next
+    roll-off attempt (``rolloff_fairness`` entries).
     """
 
     def __init__(self, players: int, seed: int | None = None,
@@ -58,10 +74,11 @@ class CommittedDice:
         self.bot_seats = list(range(1, players)) if bot_seats is None else sorted(bot_seats)
         self._seed = seed
         self._lots = random.Random(seed) if seed is not None else random.SystemRandom()
-        self._pending: dict[int, str] = {}
+        self._pending: dict[RoundLabel, str] = {}
         self.fairness: list[dict[str, Any]] = []
+        self.rolloff_fairness: list[dict[str, Any]] = []
 
-    def _server_seed(self, round_number: int) -> str:
+    def _server_seed(self, round_number: RoundLabel) -> str:
         if round_number not in self._pending:
             if self._seed is None:
                 self._pending[round_number] = secrets.token_hex(SEED_BYTES)
@@ -71,20 +88,33 @@ class CommittedDice:
                     hashlib.sha256).hexdigest()
         return self._pending[round_number]
 
-    def commitment_for(self, round_number: int) -> str:
-        """The commitment to the server seed of ``round_number`` (before its roll)."""
+    def commitment_for(self, round_number: RoundLabel) -> str:
+        """The commitment to the server seed of ``round_number`` (before its roll): a
+        round's number, or a roll-off attempt's label."""
         return commitment(self._server_seed(round_number), round_number, self.bot_seats)
 
+    def next_rolloff_label(self) -> str:
+        """The label of the roll-off attempt a roll of round 0 deals next."""
+        return rolloff_label(len(self.rolloff_fairness) + 1)
+
     def roll(self, dice_counts: Sequence[int], round_number: int) -> Cups:
-        server_seed = self._server_seed(round_number)
-        seat_seeds = [server_seat_seed(server_seed, round_number, seat)
+        if round_number == 0:  # the engine rolling off: the next attempt, its own seed
+            label: RoundLabel = self.next_rolloff_label()
+            kept = self.rolloff_fairness
+        else:
+            label, kept = round_number, self.fairness
+        server_seed = self._server_seed(label)
+        seat_seeds = [server_seat_seed(server_seed, label, seat)
                       for seat in range(self.players)]
-        self.fairness.append({
-            "version": SCHEME, "round": round_number,
-            "commitment": commitment(server_seed, round_number, self.bot_seats),
+        entry: dict[str, Any] = {
+            "version": SCHEME, "round": label,
+            "commitment": commitment(server_seed, label, self.bot_seats),
             "server_seed": server_seed, "seat_seeds": seat_seeds,
-            "server_seats": list(range(self.players)), "bot_seats": list(self.bot_seats)})
-        return derive_dice(server_seed, seat_seeds, round_number, dice_counts)
+            "server_seats": list(range(self.players)), "bot_seats": list(self.bot_seats)}
+        if round_number == 0:
+            entry["attempt"] = len(kept) + 1
+        kept.append(entry)
+        return derive_dice(server_seed, seat_seeds, label, dice_counts)
 
     def draw(self, seats: Sequence[int]) -> int:
         return self._lots.choice(list(seats))
@@ -103,6 +133,8 @@ def game_record(game: Game, dice: CommittedDice, game_id: str, names: Sequence[s
     record["names"] = list(names)
     record["bots"] = list(bots)
     record["fairness"] = list(dice.fairness)
+    if dice.rolloff_fairness:
+        record["rolloff_fairness"] = list(dice.rolloff_fairness)
     return record
 
 

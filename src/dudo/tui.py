@@ -4,6 +4,11 @@ Everything the player sees comes from the engine's view of their seat, and every
 type goes through the engine's legality check, so the terminal never decides a rule. Input
 is read line by line from any callable, which is how the tests drive a whole game.
 
+With ``first_opener: rolloff`` (the ``dudo`` preset) the roll-off that decided who opens
+round 1 gets a screen of its own first: each attempt's two dice per player, who tied, who
+opens. With ``bids: poker`` (Common Hand) bids are poker hands typed in words, such as
+``full house 4s over 2s``, ``pair of 3s`` or ``low straight`` (:meth:`Hand.parse`).
+
 The screen reads like a table at 80x24: each turn of the player's starts a fresh screen
 (cleared on a terminal, a rule in a log) with the round, the last round's outcome, the
 players, the bids and the player's dice, drawn once. After a call the reveal gets a screen
@@ -38,7 +43,7 @@ from dudo.game import (
     PlayerOut,
     Revealed,
 )
-from dudo.hands import Hand
+from dudo.hands import BadHandText, Hand
 from dudo.rules_text import rules_sheet
 from dudo.view import SeatView, view
 
@@ -55,6 +60,11 @@ DIE_WIDTH = 8
 HELP = ("Type a bid like [bold]4 5s[/] or [bold]4x5[/] (four 5s), [bold]dudo[/] (or "
         "[bold]liar[/]) to call the standing bid, [bold]calza[/] to call it exact, "
         "[bold]rules[/] for the rules, [bold]quit[/] to leave.")
+HAND_HELP = ("Type a hand like [bold]pair of 3s[/], [bold]two pair 5s and 2s[/], "
+             "[bold]three 6s[/], [bold]low straight[/], [bold]high straight[/], "
+             "[bold]full house 4s over 2s[/], [bold]four 2s[/] or [bold]five 6s[/] (the dice "
+             "under all cups together must show it), [bold]dudo[/] (or [bold]liar[/]) to "
+             "call the standing hand, [bold]rules[/] for the rules, [bold]quit[/] to leave.")
 CALL_WORDS = ("dudo", "liar", "d", "l")
 CALZA_WORDS = ("calza", "c", "exact", "spot on")
 LET_GO_WORDS = ("", "n", "no", "pass", "p", "let it go", "go", "skip")
@@ -152,6 +162,9 @@ class TerminalGame:
         self.intro_shown = False
         self.rounds_played = 0
         self.calza_prompts = True
+        self.poker = game.rules.bids == "poker"
+        self.help = HAND_HELP if self.poker else HELP
+        self.rolloff_shown = False
 
     def who(self, seat: int) -> str:
         """The subject of a sentence: "You" for the player, else the bot's name."""
@@ -167,6 +180,8 @@ class TerminalGame:
         game = self.game
         while game.phase is not Phase.OVER:
             if game.phase is Phase.ROLL:
+                if game.rolloff is not None and not self.rolloff_shown:
+                    self.show_rolloff()
                 game.roll()
                 if game.turn != 0:
                     self.show_round_start()
@@ -222,32 +237,54 @@ class TerminalGame:
         if text in CALZA_WORDS:
             return CALZA
         if text in ("", *HELP_WORDS):
-            self.console.print(HELP)
+            self.console.print(self.help)
             return None
         if text == "rules":
             self.console.print(rules_sheet(self.game.rules))
             return None
+        if self.poker:
+            return self.parse_hand(text)
         try:
             return Bid.parse(text)
         except BadBidText as error:
-            self.console.print(f"[red]{escape(str(error))}[/]")
+            if self._is_hand(text):
+                self.console.print(f"[red]Not a bid here:[/] {escape(text)!r} is a poker hand, "
+                                   "but this table bids a quantity and a face, like 4 5s.")
+            else:
+                self.console.print(f"[red]{escape(str(error))}[/]")
+            return None
+
+    def parse_hand(self, text: str) -> Hand | None:
+        """A Common Hand bid typed in words; a clear error (and None) for anything else."""
+        try:
+            return Hand.parse(text)
+        except BadHandText as error:
+            if self._is_bid(text):
+                self.console.print(f"[red]Not a hand:[/] {escape(repr(text))} is a quantity "
+                                   "bid, but this table bids poker hands (Common Hand), like "
+                                   "pair of 3s or full house 4s over 2s.")
+            else:
+                self.console.print(f"[red]{escape(str(error))}[/]")
             return None
 
     def hint(self, seen: SeatView, reason: str) -> str:
         """What the player may do instead, as full sentences after the refusal."""
-        bids = seen.legal.bids
+        bids = seen.legal.any_bids
         sentences = []
-        if reason == "over_cap":
+        if reason == "over_cap" and self.poker:
+            sentences.append(f"With {seen.dice_in_play} dice in play a hand may need at most "
+                             f"{seen.dice_in_play} dice")
+        elif reason == "over_cap":
             faces, ones = quantity_limits(seen.dice_in_play, seen.rules.cap_at_dice_in_play)
             sentences.append(f"With {seen.dice_in_play} dice in play a bid names at most "
                              f"{faces} of a face 2 to 6 and {ones} aces")
         if seen.standing is None:
             if bids:
-                sentences.append(f"You open: the lowest bid is {bids[0].words()} ({bids[0]})")
+                sentences.append(f"You open: the lowest bid is {self.typed(bids[0])}")
         else:
             options = []
             if bids:
-                options.append(f"the lowest raise is {bids[0].words()} ({bids[0]})")
+                options.append(f"the lowest raise is {self.typed(bids[0])}")
             if DUDO in seen.legal:
                 options.append("you may call dudo")
             if options:
@@ -281,17 +318,31 @@ class TerminalGame:
                                    " Type off to stop these questions.")
             elif answer == "rules":
                 self.console.print(rules_sheet(self.game.rules))
-            elif answer in CALL_WORDS or self._is_bid(answer):
+            elif answer in CALL_WORDS or self._is_bid(answer) or self._is_hand(answer):
                 self.console.print(f"[red]Not now:[/] it is {self.names[self.game.turn]}'s "
                                    f"turn; out of turn you may only call calza. {again}")
             else:
                 self.console.print(f"[red]Not understood:[/] {escape(repr(answer))}. {again}")
 
     @staticmethod
+    def typed(bid: Bid | Hand) -> str:
+        """A bid in words and as it may be typed: ``four 5s (4x5)``; a hand's words are
+        what is typed."""
+        return bid.words() if isinstance(bid, Hand) else f"{bid.words()} ({bid})"
+
+    @staticmethod
     def _is_bid(text: str) -> bool:
         try:
             Bid.parse(text)
         except BadBidText:
+            return False
+        return True
+
+    @staticmethod
+    def _is_hand(text: str) -> bool:
+        try:
+            Hand.parse(text)
+        except BadHandText:
             return False
         return True
 
@@ -304,8 +355,33 @@ class TerminalGame:
         self.console.rule(title)
         if not self.intro_shown:
             self.intro_shown = True
-            self.console.print(HELP)
+            self.console.print(self.help)
             self.console.print("At the table: " + ", ".join(self.labels[1:]) + ".")
+
+    def show_rolloff(self) -> None:
+        """The roll-off before round 1: each attempt's dice per player, who tied, who
+        opens (its dice come from the committed seeds like every round's: see the record)."""
+        self.rolloff_shown = True
+        roll_off = self.game.rolloff
+        assert roll_off is not None
+        self.new_screen("Roll-off: who opens round 1")
+        self.console.print("Everyone rolls two dice; the highest total opens. Those tied for "
+                           "the highest roll again.")
+        for number, attempt in enumerate(roll_off.attempts, start=1):
+            rolls = ", ".join(f"{self.names[seat]} {a}+{b}={a + b}"
+                              for seat, (a, b) in zip(attempt.seats, attempt.rolls,
+                                                      strict=True))
+            best = max(a + b for a, b in attempt.rolls)
+            if len(attempt.tied) > 1:
+                tied = " and ".join(self.who(seat) if seat else "you" for seat in attempt.tied)
+                result = f"{capitalised(tied)} tie at {best} and roll again."
+            else:
+                result = f"{self.verb(attempt.tied[0], 'roll', 'rolls')} the highest, {best}."
+            self.console.print(f"Roll {number}: {rolls}. {result}")
+        opener = roll_off.opener
+        assert opener is not None
+        self.console.print(f"[bold]{self.verb(opener, 'open', 'opens')} round 1.[/]")
+        self.wait_for_round(1)
 
     def round_title(self) -> str:
         header = self.game.round_header()
@@ -400,7 +476,9 @@ class TerminalGame:
 
     def wait_after_reveal(self) -> None:
         """Keep the outcome on screen until the player goes on (or the pause is over)."""
-        number = self.game.round_number
+        self.wait_for_round(self.game.round_number)
+
+    def wait_for_round(self, number: int) -> None:
         if self.pause is None:
             self.read(f"Press Enter for round {number} (or type quit): ")
         elif self.pause > 0:

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from dudo.game import Event, Revealed
+from dudo.game import Revealed
 from dudo.server import protocol as p
 from dudo.server.connection import Connection, dumps
-from dudo.server.room_state import RoomConfig, RoomState
+from dudo.server.room_state import RoomConfig, RoomEvent, RoomState
 from dudo.view import view
 
 SOCKETS_PER_SEAT = 4  # a fifth socket of a seat replaces its oldest
@@ -116,7 +116,7 @@ class Audience:
         for connection in self.connections():
             connection.send(message)
 
-    def broadcast(self, events: list[Event], skip: Connection | None = None,
+    def broadcast(self, events: list[RoomEvent], skip: Connection | None = None,
                   moved_by: str | None = None) -> None:
         """Send every connection its own state: one view per seat, one for spectators.
 
@@ -141,7 +141,7 @@ class Audience:
         """What anyone with the code may know about the room, now."""
         return self.state.summary(self.clock(), len(self.spectators))
 
-    def _shared_json(self, events: list[Event], moved_by: str | None = None) -> str:
+    def _shared_json(self, events: list[RoomEvent], moved_by: str | None = None) -> str:
         """The recipient-independent members of a state message, as JSON text.
         ``moved_by`` marks the action's own event (a bid, or a call's reveal)."""
         state = self.state
@@ -163,6 +163,10 @@ class Audience:
                 "bot_seats": fair.bot_seats if fair else None,
                 "last_revealed": state.revealed[-1] if state.revealed else None,
             }
+            rolloff = state.rolloff_json()
+            if rolloff is not None:  # public: everyone sees every roll-off die
+                shared["rolloff"] = rolloff
+                shared["fair"]["rolloff_revealed"] = state.rolloff_revealed
         return dumps(shared)[1:-1]
 
     def _state_text(self, seat: int | None, shared: str) -> str:
@@ -176,7 +180,7 @@ class Audience:
                 f'"you":{you},{shared},"game":{game}}}')
 
 
-def event_json(event: Event) -> dict[str, Any]:
+def event_json(event: RoomEvent) -> dict[str, Any]:
     """An engine event for clients; a reveal also carries every cup (it is the reveal)."""
     data = event.to_json()
     if isinstance(event, Revealed):

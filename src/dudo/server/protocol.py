@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 PROTOCOL_VERSION = 1
 MAX_MESSAGE_BYTES = 4096
@@ -28,14 +28,38 @@ class _Message(BaseModel):
     v: Literal[1] = 1
 
 
+class HandObject(BaseModel):
+    """A Common Hand bid (``bids: poker``): ``{"hand": "full_house", "faces": [4, 2]}``,
+    ``faces`` left out (or ``[]``) for the straights. Whether it names a hand at all is the
+    room's check (``bad_bid`` with the reason), not the schema's."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    hand: Annotated[str, Field(min_length=1, max_length=20)]
+    faces: Annotated[list[Annotated[int, Field(ge=-1000, le=1000)]],
+                     Field(max_length=2)] = []
+
+
 class BidMessage(_Message):
-    """Raise to ``quantity`` x ``face`` (the engine judges whether it is legal)."""
+    """Raise to ``quantity`` x ``face``, or (Common Hand) to the hand ``bid``: exactly one
+    of the two forms (the engine judges whether it is legal)."""
 
     type: Literal["bid"]
     id: ActionId
-    quantity: Annotated[int, Field(ge=-1000, le=1000)]
-    face: Annotated[int, Field(ge=-1000, le=1000)]
+    quantity: Annotated[int, Field(ge=-1000, le=1000)] | None = None
+    face: Annotated[int, Field(ge=-1000, le=1000)] | None = None
+    bid: HandObject | None = None
     version: int | None = None
+
+    @model_validator(mode="after")
+    def _one_form(self) -> BidMessage:
+        if self.bid is not None:
+            if self.quantity is not None or self.face is not None:
+                raise ValueError("a bid is quantity and face, or a hand as 'bid', not both")
+        elif self.quantity is None:
+            raise ValueError("Field required: quantity (or a hand as 'bid')")
+        elif self.face is None:
+            raise ValueError("Field required: face")
+        return self
 
 
 class CallMessage(_Message):
@@ -95,12 +119,17 @@ class RemoveMessage(_Message):
     seat: Annotated[int, Field(ge=1, le=5)]
 
 
+RollOffLabel = Annotated[str, Field(pattern=r"^rolloff-[1-9][0-9]{0,3}$")]
+
+
 class SeedMessage(_Message):
     """This seat's contribution to the roll of ``round`` (hex, up to 128 digits): taken
-    only while that round's commitment is out and its dice are not yet dealt."""
+    only while that round's commitment is out and its dice are not yet dealt. ``round`` is
+    a round's number, or a roll-off attempt's label (``"rolloff-1"``, ...) as the state's
+    ``fair.round`` names it."""
 
     type: Literal["seed"]
-    round: Annotated[int, Field(ge=1)]
+    round: Annotated[int, Field(ge=1)] | RollOffLabel
     seed: Annotated[str, Field(min_length=1, max_length=128)]
     id: ActionId | None = None
 

@@ -39,9 +39,13 @@ from dudo.fairness import (
     check_seat_seed,
     commitment,
     derive_dice,
+    rolloff_counts,
+    rolloff_label,
     server_seat_seed,
 )
-from dudo.game import REASONS, Action, Call, Event, GameOver, Phase
+from dudo.game import REASONS, Action, Call, GameOver, Phase
+from dudo.hands import BadHandText, Hand
+from dudo.rolloff import RollOff
 from dudo.rules import Rules, RulesError
 from dudo.server import protocol as p
 from dudo.server.audience import (
@@ -60,6 +64,7 @@ from dudo.server.room_state import (
     REPLIES_KEPT,
     Fair,
     RoomConfig,
+    RoomEvent,
     RoomState,
     Seat,
     action_from_json,
@@ -236,7 +241,7 @@ class Room:
     # -- the log --------------------------------------------------------------------------
 
     async def _commit(self, kind: str, data: dict[str, Any],
-                      ack: tuple[int, str] | None = None) -> list[Event]:
+                      ack: tuple[int, str] | None = None) -> list[RoomEvent]:
         """Store an entry, then apply it: nobody hears of a change that is not stored.
 
         ``ack`` (seat, message id) is logged with the entry, so the answer to that message
@@ -477,8 +482,22 @@ class Room:
                                          "seat": seat, "emote": message.emote})
             return False
         if isinstance(message, p.BidMessage | p.CallMessage):
-            action: Action = (Bid(message.quantity, message.face)
-                              if isinstance(message, p.BidMessage) else Call(message.call))
+            action: Action
+            if isinstance(message, p.CallMessage):
+                action = Call(message.call)
+            elif (message.bid is not None) != (state.rules.bids == "poker"):
+                raise RoomError("bad_bid", 'this table bids poker hands (Common Hand): send '
+                                'the hand as "bid", like {"hand": "pair", "faces": [3]}'
+                                if state.rules.bids == "poker" else
+                                "this table bids a quantity and a face, not a hand")
+            elif message.bid is not None:
+                try:
+                    action = Hand.from_json(message.bid.model_dump())
+                except BadHandText as error:
+                    raise RoomError("bad_bid", str(error)) from None
+            else:
+                assert message.quantity is not None and message.face is not None
+                action = Bid(message.quantity, message.face)
             if message.version is not None and message.version != state.version:
                 raise RoomError("stale", f"the table changed (version {state.version}); "
                                          "look again before acting")
@@ -648,8 +667,25 @@ class Room:
                 seeds.append(server_seat_seed(fair.server_seed, fair.round, index))
             else:
                 seeds.append(seat.seed)
-        await self._commit("rolled", {"seat_seeds": seeds, "server_seats": server_seats}, ack)
-        self.audience.broadcast([])
+        data: dict[str, Any] = {"seat_seeds": seeds, "server_seats": server_seats}
+        roll_off = self.state.rolloff
+        if self.state.rolling_off() and roll_off is not None:
+            # A roll-off attempt: its dice are public at once, so the commitment of what
+            # comes next (another attempt if it ties, else round 1) goes out with them.
+            players = len(self.state.seats)
+            cups = self.state.deal(fair.server_seed, seeds, fair.round,
+                                   rolloff_counts(players, roll_off.rolling))
+            trial = RollOff(roll_off.seats)
+            for attempt in roll_off.attempts:
+                trial.roll(attempt.rolls)
+            trial.roll([cups[seat] for seat in roll_off.rolling])
+            label = 1 if trial.opener is not None else rolloff_label(len(trial.attempts) + 1)
+            seed = self.entropy(32)
+            bots = self.state.bot_seats()
+            data["next"] = {"server_seed": seed, "bot_seats": bots,
+                            "commitment": commitment(seed, label, bots)}
+        events = await self._commit("rolled", data, ack)
+        self.audience.broadcast(events)
 
     async def _start_game(self, rematch: bool = False,
                           ack: tuple[int, str] | None = None) -> None:
@@ -657,7 +693,12 @@ class Room:
         seed = self.entropy(32)
         how = state.rules.first_opener
         players = len(state.seats)
-        if how == "host":
+        first: int | str = 1
+        opener: int | None
+        if how == "rolloff":  # rolled off, attempt by attempt, before round 1
+            opener = None
+            first = rolloff_label(1)
+        elif how == "host":
             opener = 0
         elif how == "rotate":
             opener = 0 if state.first_opener is None else (state.first_opener + 1) % players
@@ -665,10 +706,13 @@ class Room:
             opener = int(self.entropy(8), 16) % players
         log_event(log, "game_started", room=self.code, game=state.game_number + 1,
                   seats=[seat.kind for seat in state.seats], rules=state.rules.to_overrides())
-        await self._commit("rematch" if rematch else "started", {
+        data: dict[str, Any] = {
             "game": state.game_number + 1, "game_id": self.entropy(16),
             "first_opener": opener, "server_seed": seed, "bot_seats": state.bot_seats(),
-            "commitment": commitment(seed, 1, state.bot_seats())}, ack)
+            "commitment": commitment(seed, first, state.bot_seats())}
+        if how == "rolloff":
+            data["rolloff"] = True
+        await self._commit("rematch" if rematch else "started", data, ack)
         self.audience.broadcast([])
 
     async def _fill_with_bots(self, fill: Fill) -> None:

@@ -22,9 +22,10 @@ from dudo.bids import Bid
 from dudo.bots.base import Bot
 from dudo.bots.registry import LEVELS
 from dudo.dice import Cups
-from dudo.fairness import SCHEME
+from dudo.fairness import SCHEME, RoundLabel, rolloff_counts, rolloff_label
 from dudo.game import Action, Call, Event, Game, Phase
 from dudo.hands import Hand
+from dudo.rolloff import RollOff, RollOffAttempt
 from dudo.rules import Rules
 from dudo.server import protocol as p
 from dudo.server.connection import Connection, dumps
@@ -32,6 +33,9 @@ from dudo.server.names import skeleton
 from dudo.store import LogEntry
 
 REPLIES_KEPT = 128
+
+RoomEvent = Event | RollOffAttempt
+"""What applying an entry tells the table: the engine's events, or a roll-off attempt."""
 
 
 @dataclass
@@ -90,10 +94,11 @@ def hash_token(token: str) -> str:
 
 @dataclass
 class Fair:
-    """Fair-dice material of the current (or next) round; ``server_seed`` stays secret
-    until the round's reveal."""
+    """Fair-dice material of the current (or next) round, or of a roll-off attempt
+    (``round`` is then its label, ``rolloff-k``); ``server_seed`` stays secret until the
+    round's reveal (an attempt's, at its roll)."""
 
-    round: int
+    round: RoundLabel
     commitment: str
     server_seed: str
     seat_seeds: list[str] | None = None
@@ -141,6 +146,10 @@ class RoomState:
         self.first_opener: int | None = None
         self.fair: Fair | None = None
         self.revealed: list[dict[str, Any]] = []
+        # The roll-off of the game (first_opener: rolloff): in progress while the game is
+        # a placeholder waiting for its opener, then kept for the table and the record.
+        self.rolloff: RollOff | None = None
+        self.rolloff_revealed: list[dict[str, Any]] = []
         self.turn_started = 0.0
         self.deadline: float | None = None
         self.roll_at: float | None = None
@@ -148,13 +157,13 @@ class RoomState:
         self.stored_refusals: dict[int, deque[int]] = {}  # seat -> log seqs, oldest first
         self._rules_json: tuple[Rules | None, dict[str, Any]] = (None, {})
 
-    def apply(self, entry: LogEntry) -> list[Event]:
+    def apply(self, entry: LogEntry) -> list[RoomEvent]:
         """Apply one committed (or replayed) entry; the engine events it caused."""
         self.seq = entry.seq + 1
         if entry.kind not in ("refused", "seeded"):  # these change nothing anyone sees
             self.version += 1
         handler = getattr(self, f"_apply_{entry.kind}")
-        events: list[Event] = handler(entry.at, entry.data)
+        events: list[RoomEvent] = handler(entry.at, entry.data)
         if "ack" in entry.data:
             seat, action_id = entry.data["ack"]
             self.remember(seat, action_id, p.ack_message(action_id, self.version))
@@ -206,16 +215,35 @@ class RoomState:
         record["names"] = [seat.name for seat in self.seats]
         record["bots"] = self.bot_seats()
         record["fairness"] = list(self.revealed)
+        if self.rolloff is not None:
+            record["rolloff_fairness"] = list(self.rolloff_revealed)
         return record
+
+    def rolling_off(self) -> bool:
+        """Whether the game's first opener is still being rolled off."""
+        return self.rolloff is not None and self.rolloff.opener is None
+
+    def rolloff_json(self) -> dict[str, Any] | None:
+        """The roll-off as every client sees it (roll-off dice are public): each attempt's
+        seats, pairs and tied seats, who rolls next and, once known, who opens."""
+        if self.rolloff is None:
+            return None
+        attempts = []
+        for attempt in self.rolloff.attempts:
+            data = attempt.to_json()
+            del data["event"]
+            attempts.append(data)
+        return {"attempts": attempts, "rolling": list(self.rolloff.rolling),
+                "opener": self.rolloff.opener}
 
     # -- one handler per kind of entry ------------------------------------------------------
 
-    def _apply_refused(self, at: float, data: dict[str, Any]) -> list[Event]:
+    def _apply_refused(self, at: float, data: dict[str, Any]) -> list[RoomEvent]:
         self.remember(data["seat"], data["id"], data["reply"])
         self.stored_refusals.setdefault(data["seat"], deque()).append(self.seq - 1)
         return []
 
-    def _apply_created(self, at: float, data: dict[str, Any]) -> list[Event]:
+    def _apply_created(self, at: float, data: dict[str, Any]) -> list[RoomEvent]:
         self.rules = Rules.from_json(data["rules"])
         self.seats = [Seat(kind=s["kind"], level=s.get("level", "normal")) for s in data["seats"]]
         for seat in self.seats:
@@ -230,20 +258,20 @@ class RoomState:
             self.fill_at = at + self.config.quick_fill
         return []
 
-    def _apply_joined(self, at: float, data: dict[str, Any]) -> list[Event]:
+    def _apply_joined(self, at: float, data: dict[str, Any]) -> list[RoomEvent]:
         seat = self.seats[data["seat"]]
         seat.kind, seat.name, seat.token_hash = "human", data["name"], data["token_hash"]
         seat.away_since = None
         return []
 
-    def _apply_removed(self, at: float, data: dict[str, Any]) -> list[Event]:
+    def _apply_removed(self, at: float, data: dict[str, Any]) -> list[RoomEvent]:
         # Open again; the old token holds nothing (the room sends its sockets away).
         self.seats[data["seat"]] = Seat()
         if "invite" in data:
             self.invite = data["invite"]
         return []
 
-    def _apply_configured(self, at: float, data: dict[str, Any]) -> list[Event]:
+    def _apply_configured(self, at: float, data: dict[str, Any]) -> list[RoomEvent]:
         if "rules" in data:
             self.rules = Rules.from_json(data["rules"])
         if "timer" in data:
@@ -267,30 +295,43 @@ class RoomState:
                 seat.name = self._bot_name(seat) if seat.kind == "bot" else ""
         return []
 
-    def _apply_started(self, at: float, data: dict[str, Any]) -> list[Event]:
+    def _apply_started(self, at: float, data: dict[str, Any]) -> list[RoomEvent]:
         self.status = "playing"
         self.game_number = data["game"]
         self.game_id = data["game_id"]
         self.first_opener = data["first_opener"]
         self.fill_at = None
         players = len(self.seats)
+        self.revealed = []
+        self.rolloff_revealed = []
+        self.roll_at = at + self.config.seed_window
+        self.deadline = None
+        if data.get("rolloff"):
+            # Rolled off before round 1, attempt by attempt, each on the committed scheme
+            # (dudo.fairness). Until the opener is known the game is a placeholder in its
+            # roll phase: nobody bids, and the schedule's roll deals the next attempt.
+            self.rolloff = RollOff(range(players))
+            self.game = Game(self.rules, players, opener=0)
+            self.fair = Fair(rolloff_label(1), data["commitment"], data["server_seed"],
+                             bot_seats=data.get("bot_seats"))
+            return []
+        self.rolloff = None
         self.game = Game(self.rules, players, opener=data["first_opener"])
         self.fair = Fair(1, data["commitment"], data["server_seed"],
                          bot_seats=data.get("bot_seats"))
-        self.revealed = []
-        self.roll_at = at + self.config.seed_window
-        self.deadline = None
         return [self.game.round_header()]
 
     _apply_rematch = _apply_started
 
-    def _apply_seeded(self, at: float, data: dict[str, Any]) -> list[Event]:
+    def _apply_seeded(self, at: float, data: dict[str, Any]) -> list[RoomEvent]:
         self.seats[data["seat"]].seed = data["seed"]
         return []
 
-    def _apply_rolled(self, at: float, data: dict[str, Any]) -> list[Event]:
+    def _apply_rolled(self, at: float, data: dict[str, Any]) -> list[RoomEvent]:
         game, fair = self.game, self.fair
         assert game is not None and fair is not None
+        if self.rolling_off():
+            return self._rolled_off(at, data)
         cups = self.deal(fair.server_seed, data["seat_seeds"], game.round_number,
                          game.dice_counts)
         game.roll(cups)
@@ -303,12 +344,44 @@ class RoomState:
         self._turn_begins(at)
         return []
 
-    def _apply_action(self, at: float, data: dict[str, Any]) -> list[Event]:
+    def _rolled_off(self, at: float, data: dict[str, Any]) -> list[RoomEvent]:
+        """One roll-off attempt dealt: its pairs are public at once, with its fairness
+        material; then the next attempt's commitment, or round 1's once one seat opens."""
+        roll_off, fair = self.rolloff, self.fair
+        assert roll_off is not None and fair is not None
+        players = len(self.seats)
+        rolling = roll_off.rolling
+        cups = self.deal(fair.server_seed, data["seat_seeds"], fair.round,
+                         rolloff_counts(players, rolling))
+        attempt = roll_off.roll([cups[seat] for seat in rolling])
+        fair.seat_seeds = list(data["seat_seeds"])
+        fair.server_seats = list(data.get("server_seats", []))
+        material = fair.revealed()
+        material["attempt"] = len(roll_off.attempts)
+        self.rolloff_revealed.append(material)
+        for seat in self.seats:
+            seat.seed = None
+        following = data["next"]
+        events: list[RoomEvent] = [attempt]
+        if roll_off.opener is None:
+            label: RoundLabel = rolloff_label(len(roll_off.attempts) + 1)
+        else:
+            label = 1
+            self.game = Game(self.rules, players, rolloff=roll_off)
+            self.first_opener = roll_off.opener
+            events.append(self.game.round_header())
+        self.fair = Fair(label, following["commitment"], following["server_seed"],
+                         bot_seats=following.get("bot_seats"))
+        # A pause to see the dice (and a tie), as after a reveal.
+        self.roll_at = at + self.config.reveal_pause
+        return events
+
+    def _apply_action(self, at: float, data: dict[str, Any]) -> list[RoomEvent]:
         game = self.game
         assert game is not None
         seat = data["seat"]
         action = action_from_json(data["action"])
-        events = game.apply(seat, action)
+        events: list[RoomEvent] = list(game.apply(seat, action))
         if data.get("id"):
             self.remember(seat, data["id"], p.ack_message(data["id"], self.version))
         if game.phase is not Phase.BIDDING:

@@ -59,10 +59,14 @@ export class GameLog {
 
   static mergeBids(logged, actual) {
     // The state's list is the truth; marks (timer, stand-in) come from the events seen.
-    return actual.map(([seat, [q, f]], index) => {
+    // A bid is [q, f], or a poker hand {hand, faces} (kept as `hand`, q and f null).
+    return actual.map(([seat, bid], index) => {
+      const hand = Array.isArray(bid) ? null : {hand: bid.hand, faces: bid.faces || []};
+      const [q, f] = hand ? [null, null] : bid;
       const seen = logged[index];
-      const by = seen && seen.seat === seat && seen.q === q && seen.f === f ? seen.by : null;
-      return {seat, q, f, by};
+      const same = seen && seen.seat === seat && seen.q === q && seen.f === f
+        && JSON.stringify(seen.hand || null) === JSON.stringify(hand);
+      return {seat, q, f, hand, by: same ? seen.by : null};
     });
   }
 
@@ -81,7 +85,8 @@ export class GameLog {
       } else if (event.event === 'bid') {
         const n = game.phase === 'bidding' ? game.round : GameLog.revealedRound(game);
         current = this.round(n);
-        current.bids.push({seat: event.seat, q: event.quantity, f: event.face, by: event.by || null});
+        const hand = event.hand ? {hand: event.hand, faces: event.faces || []} : null;
+        current.bids.push({seat: event.seat, q: hand ? null : event.quantity, f: hand ? null : event.face, hand, by: event.by || null});
       } else if (event.event === 'reveal') {
         current = this.round(GameLog.revealedRound(game));
         const {event: _, cups, ...reveal} = event;

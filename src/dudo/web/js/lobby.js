@@ -5,6 +5,7 @@ import {die} from './dice.js';
 import {lang, t} from './i18n.js';
 import {morph} from './morph.js';
 import {DEFAULT_TIMER, DICE_CHOICES, chosenRules, loadCatalogue, optionControls, presetTitle,
+  wildAcesChanged,
   timerOptions} from './rooms.js';
 
 const ROOMS_EVERY = 10000; // how often the list of open rooms is asked for again
@@ -148,7 +149,10 @@ export function renderHome(main) {
         const open = [...main.querySelectorAll('[data-seat]')].some((select) => !select.value);
         main.querySelector('#timer').value = String(open ? DEFAULT_TIMER : 0);
       };
-      main.querySelector('#options').addEventListener('change', () => {
+      main.querySelector('#options').addEventListener('change', (event) => {
+        if (event.target.dataset.opt === 'wild_ones') {
+          wildAcesChanged(data, main.querySelector('#options'), main.querySelector('#preset').value);
+        }
         main.querySelector('#preset-rules').href = `/rules?${new URLSearchParams({...rulesNow(), lang})}`;
       });
       fillOptions();

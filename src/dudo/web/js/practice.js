@@ -1,7 +1,8 @@
 // The practice round: a guided game against easy bots. Tips appear at the moment they
 // matter, driven only by the state the server sent; each is shown once.
 import {escapeHtml} from './page.js';
-import {bidWords, t} from './i18n.js';
+import {t} from './i18n.js';
+import {anyBidWords} from './hands.js';
 
 const TIPS = [
   ['welcome', () => true],
@@ -43,13 +44,12 @@ export class Practice {
     const params = {};
     // While bidding, the bid is this round's standing one; the reveal's tip (between
     // rounds) quotes the bid that was called.
-    if (game && game.phase === 'bidding' && game.standing) params.bid = bidWords(...game.standing);
+    if (game && game.phase === 'bidding' && game.standing) params.bid = anyBidWords(game.standing);
     if (game && game.phase !== 'bidding' && game.last_reveal) {
-      const [q, f] = game.last_reveal.bid;
-      params.bid = bidWords(q, f);
+      params.bid = anyBidWords(game.last_reveal.bid);
       params.count = game.last_reveal.count;
     }
-    if (game && game.legal.bids.length) params.lowest = bidWords(...game.legal.bids[0]);
+    if (game && game.legal.bids.length) params.lowest = anyBidWords(game.legal.bids[0]);
     return params;
   }
 

@@ -8,6 +8,7 @@ import {bidWords, setLanguage, t} from './i18n.js';
 import {api, escapeHtml} from './page.js';
 import {forgetGame, myGames, rememberGame} from './mygames.js';
 import {cryptoAvailable, verifyRecord} from './verify.js';
+import {anyBidWords, handUses, handWords, isHand} from './hands.js';
 
 const main = document.getElementById('main');
 const live = document.getElementById('live');
@@ -326,20 +327,23 @@ class GamePage {
   actionWords(action, kind) {
     if (!action) return 'let the chance to call calza go by';
     if (action.bid) {
-      const [q, f] = action.bid;
-      return `${kind === 'open' ? 'opens with' : kind === 'raise' ? 'raises to' : 'bids'} ${bidWords(q, f)}`;
+      return `${kind === 'open' ? 'opens with' : kind === 'raise' ? 'raises to' : 'bids'} ${anyBidWords(action.bid)}`;
     }
     return action.call === 'calza' ? 'calls Calza (exact!)' : 'calls Liar!';
   }
 
   hardWords(action) {
     if (!action) return 'let it go';
-    if (action.bid) return `bid ${bidWords(...action.bid)}`;
+    if (action.bid) return `bid ${anyBidWords(action.bid)}`;
     return action.call === 'calza' ? 'call Calza' : 'call Liar!';
   }
 
   outcomeWords(reveal, out = []) {
     if (!reveal) return '';
+    if (isHand(reveal.bid)) {
+      const loser = reveal.loser == null ? '' : ` ${this.name(reveal.loser)} loses a die${(out || []).includes(reveal.loser) ? ' and is out' : ''}.`;
+      return `All the dice together ${reveal.outcome === 'holds' ? 'show' : 'do not show'} ${handWords(reveal.bid)}: ${reveal.outcome === 'holds' ? 'the bid holds' : 'the bid was a lie'}.${loser}`;
+    }
     const [q, f] = reveal.bid;
     const verdict = reveal.call === 'calza'
       ? (reveal.outcome === 'exact' ? 'exactly right' : 'not exact')
@@ -359,7 +363,9 @@ class GamePage {
     const played = this.record.rounds[round];
     if (step < 0) {
       const opener = played.actions[0]?.seat;
-      return `The dice are rolled${opener != null ? `; ${this.name(opener)} opens` : ''}.`;
+      const rolled = round === 0 && this.rolloffAttempts().length
+        ? `${this.rolloffWords()} ` : '';
+      return `${rolled}The dice are rolled${opener != null ? `; ${this.name(opener)} opens` : ''}.`;
     }
     const action = played.actions[step];
     const decision = this.decision(round, step);
@@ -373,6 +379,40 @@ class GamePage {
       }
     }
     return sentence;
+  }
+
+  // The roll-off before round 1 (start.rolloff): [{seats, rolls, tied}] per attempt.
+  rolloffAttempts() {
+    const attempts = this.record.start?.rolloff;
+    if (!Array.isArray(attempts)) return [];
+    const counts = this.record.start.dice_counts || Array(this.record.players).fill(1);
+    let rolling = counts.map((n, seat) => (n ? seat : null)).filter((seat) => seat != null);
+    return attempts.map((rolls) => {
+      const seats = rolling;
+      const totals = rolls.map(([a, b]) => a + b);
+      const best = Math.max(...totals);
+      const tied = seats.filter((_, i) => totals[i] === best);
+      rolling = tied;
+      return {seats, rolls, tied, best};
+    });
+  }
+
+  rolloffWords() {
+    return this.rolloffAttempts().map((attempt, i) => {
+      const rolls = attempt.seats.map((seat, j) => `${this.name(seat)} ${attempt.rolls[j][0]}+${attempt.rolls[j][1]}`).join(', ');
+      const result = attempt.tied.length > 1
+        ? `tied at ${attempt.best}: ${attempt.tied.map((seat) => this.name(seat)).join(' and ')} roll again`
+        : `${this.name(attempt.tied[0])} rolled the highest and opens`;
+      return `Roll-off ${i + 1}: ${rolls}; ${result}.`;
+    }).join(' ');
+  }
+
+  rolloffHtml() {
+    const attempts = this.rolloffAttempts();
+    const checked = this.verification?.rolloff || [];
+    return `<section class="replay-rolloff" id="replay-rolloff" aria-label="Roll-off for the first opener"><h4>Roll-off: who opens</h4><ol>${attempts.map((attempt, i) => `<li data-attempt="${i + 1}">
+      <span class="label">Roll ${i + 1}${checked[i] ? (checked[i].ok ? ' <span class="badge ok">verified ✓</span>' : ' <span class="badge bad">NOT verified ✗</span>') : ''}</span>
+      ${attempt.seats.map((seat, j) => `<span class="rolloff-roll${attempt.tied.includes(seat) ? ' top' : ''}">${escapeHtml(this.name(seat))} <span aria-hidden="true">${die(attempt.rolls[j][0], {size: 20})}${die(attempt.rolls[j][1], {size: 20})}</span><span class="sr-only">${attempt.rolls[j][0]} and ${attempt.rolls[j][1]}</span> = ${attempt.rolls[j][0] + attempt.rolls[j][1]}</span>`).join(' ')}</li>`).join('')}</ol></section>`;
   }
 
   // The standing bid after the step, how many dice count for it, and which do.
@@ -405,7 +445,8 @@ class GamePage {
     const decision = step >= 0 ? this.decision(round, step) : null;
     const reveal = info?.reveal;
     const revealedNow = action?.call && step === played.actions.length - 1;
-    const counts = (d) => standing && standing.wild != null && (d === standing.bid[1] || (standing.wild && d === 1 && standing.bid[1] !== 1));
+    const counts = (d) => (standing && isHand(standing.bid) ? handUses(standing.bid, d)
+      : standing && standing.wild != null && (d === standing.bid[1] || (standing.wild && d === 1 && standing.bid[1] !== 1)));
     const checked = this.verification?.rounds?.[round];
     const badges = [];
     if (info?.palifico) badges.push('<span class="badge pal">Palifico</span>');
@@ -437,7 +478,10 @@ class GamePage {
         ${marks.length ? `<span class="cup-marks">${escapeHtml(marks.join(' · '))}</span>` : ''}</li>`;
     }).join('');
     let standingLine = '<p class="standing-line">No bid yet.</p>';
-    if (standing) {
+    if (standing && isHand(standing.bid)) {
+      standingLine = `<p class="standing-line"><span class="label">${standing.called ? 'Called bid' : 'Standing bid'}</span>
+        <strong class="replay-bid" data-bid="${escapeHtml(standing.bid.hand)}">${escapeHtml(handWords(standing.bid))}</strong> by ${escapeHtml(this.name(standing.bidder))}.</p>`;
+    } else if (standing) {
       const [q, f] = standing.bid;
       const count = standing.count;
       const state = count == null ? '' : count >= q ? ' — true so far' : ` — short by ${q - count}`;
@@ -451,6 +495,7 @@ class GamePage {
         ${step < 0 ? 'the deal' : `step ${step + 1} of ${played.actions.length}`} ${badges.join(' ')}</h3>
       ${checked && !checked.ok ? `<p class="notice fair-problem">These dice do not check out: ${escapeHtml(checked.problem)}.</p>` : ''}
       <p class="step-sentence" id="step-sentence">${escapeHtml(this.stepSentence(round, step))}</p>
+      ${round === 0 && step < 0 && this.rolloffAttempts().length ? this.rolloffHtml() : ''}
       <ol class="cups-now">${seats}</ol>
       ${standingLine}
       ${decision ? this.insight(decision) : step >= 0 && this.analysisError ? `<p class="help">No analysis: ${escapeHtml(this.analysisError)}</p>` : ''}`;
@@ -462,14 +507,14 @@ class GamePage {
     const lines = [];
     if (d.bid_odds) {
       const o = d.bid_odds;
-      lines.push(`From ${escapeHtml(who)}'s seat, ${escapeHtml(bidWords(...d.action.bid))} was <strong>${pct(o.holds)}</strong> likely to hold: own dice gave ${o.own}, ${o.unseen} unseen dice, each counting ${o.p > 0.2 ? 'one in three' : 'one in six'}.`);
+      lines.push(`From ${escapeHtml(who)}'s seat, ${escapeHtml(anyBidWords(d.action.bid))} was <strong>${pct(o.holds)}</strong> likely to hold: own dice gave ${o.own}, ${o.unseen} unseen dice, each counting ${o.p > 0.2 ? 'one in three' : 'one in six'}.`);
       if (d.standing_odds) lines.push(`The bid before it was ${pct(d.standing_odds.holds)} likely from there.`);
     } else if (d.action.call === 'dudo') {
       const o = d.standing_odds;
-      lines.push(`From ${escapeHtml(who)}'s seat, ${escapeHtml(bidWords(...d.standing))} was <strong>${pct(o.holds)}</strong> likely to hold (own dice gave ${o.own}, ${o.unseen} unseen), so the call was ${pct(1 - o.holds)} likely to be right.`);
+      lines.push(`From ${escapeHtml(who)}'s seat, ${escapeHtml(anyBidWords(d.standing))} was <strong>${pct(o.holds)}</strong> likely to hold (own dice gave ${o.own}, ${o.unseen} unseen), so the call was ${pct(1 - o.holds)} likely to be right.`);
     } else {
       const o = d.standing_odds;
-      lines.push(`From ${escapeHtml(who)}'s seat, exactly ${escapeHtml(bidWords(...d.standing))} was <strong>${pct(o.exact)}</strong> likely (own dice gave ${o.own}, ${o.unseen} unseen).`);
+      lines.push(`From ${escapeHtml(who)}'s seat, exactly ${escapeHtml(anyBidWords(d.standing))} was <strong>${pct(o.exact)}</strong> likely (own dice gave ${o.own}, ${o.unseen} unseen).`);
     }
     const unit = this.points ? 'points' : 'dice';
     const ev = `${signed(this.points ? -d.ev : d.ev)} ${unit}`;
@@ -555,15 +600,18 @@ class GamePage {
     box.dataset.state = result.ok ? 'verified' : 'failed';
     const verdict = main.querySelector('#fair-verdict');
     verdict.className = `verdict ${result.ok ? 'ok' : 'bad'}`;
-    const failed = result.rounds.filter((round) => !round.ok);
+    const rolloff = result.rolloff || [];
+    const failed = [...rolloff, ...result.rounds].filter((round) => !round.ok);
     const summary = main.querySelector('#fair-summary a');
     summary.textContent = result.ok ? 'Fair dice: ✓ every die verified in your browser'
       : `Fair dice: ✗ NOT VERIFIED (${failed.length || 'the record'}${failed.length ? ` round${failed.length === 1 ? '' : 's'}` : ''}): see why`;
     summary.parentElement.className = `fair-summary ${result.ok ? 'ok' : 'bad'}`;
     verdict.textContent = result.ok
-      ? `✓ Verified: every die of all ${result.rounds.length} rounds follows from the published seeds.`
-      : `✗ NOT VERIFIED: ${result.problem || `round ${failed[0].round}: ${failed[0].problem}`}.`;
-    main.querySelector('#fair-rounds').innerHTML = result.rounds.map((round) => `<li data-round="${round.round}" data-ok="${round.ok}" class="${round.ok ? 'ok' : 'bad'}">
+      ? `✓ Verified: every die of all ${result.rounds.length} rounds${rolloff.length ? ` and of the roll-off (${rolloff.length} attempt${rolloff.length === 1 ? '' : 's'})` : ''} follows from the published seeds.`
+      : `✗ NOT VERIFIED: ${result.problem || `${failed[0].attempt ? `roll-off attempt ${failed[0].attempt}` : `round ${failed[0].round}`}: ${failed[0].problem}`}.`;
+    main.querySelector('#fair-rounds').innerHTML = rolloff.map((attempt) => `<li data-round="${attempt.round}" data-ok="${attempt.ok}" class="${attempt.ok ? 'ok' : 'bad'}">
+      <strong>Roll-off attempt ${attempt.attempt} ${attempt.ok ? '✓' : '✗ NOT verified'}</strong>
+      ${escapeHtml(attempt.ok ? attempt.checks.join(' · ') : attempt.problem)}</li>`).join('') + result.rounds.map((round) => `<li data-round="${round.round}" data-ok="${round.ok}" class="${round.ok ? 'ok' : 'bad'}">
       <strong>Round ${round.round} ${round.ok ? '✓' : '✗ NOT verified'}</strong>
       ${escapeHtml(round.ok ? round.checks.join(' · ') : round.problem)}</li>`).join('');
   }

@@ -36,8 +36,37 @@ export function closestPreset(data, rules) {
   return best;
 }
 
-export function optionControl(name, spec, value, prefix = 'opt') {
+// The wild-aces switch: one checkbox for wild_ones that also sets the ones rule that goes
+// with it (halving on aces needs wild aces, so `halve` without them is never sent).
+// On: the preset's own ones rule if its aces are wild, else halve; off: plain.
+export function onesRuleFor(data, preset, wild) {
+  const base = data.presets[preset]?.rules || {};
+  if (!wild) return 'plain';
+  return base.wild_ones && base.ones_bids ? base.ones_bids : 'halve';
+}
+
+export function wildAcesHelp(rules) {
+  if (rules.bids === 'poker') return t('create.wild_aces_poker');
+  if (!rules.wild_ones) return t('create.wild_aces_off');
+  return t('create.wild_aces_on', {rule: t(`choice.ones_bids.${rules.ones_bids}`)});
+}
+
+// The switch was flipped under `root`: set the ones rule to match and say so.
+export function wildAcesChanged(data, root, preset) {
+  const box = root.querySelector('[data-opt="wild_ones"]');
+  const ones = root.querySelector('[data-opt="ones_bids"]');
+  if (!box || !ones) return;
+  ones.value = onesRuleFor(data, preset, box.checked);
+  const help = root.querySelector(`#${box.id}-help`);
+  if (help) help.textContent = wildAcesHelp({bids: root.querySelector('[data-opt="bids"]')?.value, wild_ones: box.checked, ones_bids: ones.value});
+}
+
+export function optionControl(name, spec, value, prefix = 'opt', rules = {}) {
   const id = `${prefix}-${name}`;
+  if (name === 'wild_ones') {
+    return `<div class="option wild-aces"><label class="check"><input type="checkbox" id="${id}" data-opt="${name}" aria-describedby="${id}-help" ${value ? 'checked' : ''}> ${escapeHtml(t('create.wild_aces'))}</label>
+      <p class="help" id="${id}-help" aria-live="polite">${escapeHtml(wildAcesHelp({...rules, wild_ones: value}))}</p></div>`;
+  }
   const help = `<p class="help" id="${id}-help">${escapeHtml(t(`opt.${name}.help`))}</p>`;
   const label = escapeHtml(t(`opt.${name}`));
   if (spec.type === 'bool') {
@@ -57,7 +86,7 @@ export function optionControl(name, spec, value, prefix = 'opt') {
 }
 
 export function optionControls(data, rules, prefix = 'opt') {
-  return Object.entries(data.options).map(([name, spec]) => optionControl(name, spec, rules[name], prefix)).join('');
+  return Object.entries(data.options).map(([name, spec]) => optionControl(name, spec, rules[name], prefix, rules)).join('');
 }
 
 // {preset, option: value, ...} for the controls under `root`: only what differs from the preset.
@@ -70,6 +99,9 @@ export function chosenRules(data, root, preset) {
     if (input.type === 'number' || input.dataset.number) value = Number(value);
     if (value !== base[option]) rules[option] = value;
   }
+  // Halving on aces needs wild aces: with the switch off the ones rule is plain.
+  const wild = rules.wild_ones ?? base.wild_ones;
+  if (!wild && (rules.ones_bids ?? base.ones_bids) === 'halve') rules.ones_bids = 'plain';
   return rules;
 }
 

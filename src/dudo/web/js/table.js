@@ -12,8 +12,10 @@ import {Practice} from './practice.js';
 import {rememberGame} from './mygames.js';
 import {morph} from './morph.js';
 import {GameLog} from './gamelog.js';
+import {CATEGORIES, anyBidWords, eventBid, facesPart, handDice, handKey, handUses, handWords, isHand} from './hands.js';
 import {play, setSound, soundOn} from './sound.js';
-import {chosenRules, closestPreset, loadCatalogue, optionControls, presetTitle, timerOptions} from './rooms.js';
+import {chosenRules, closestPreset, loadCatalogue, optionControls, presetTitle, timerOptions,
+  wildAcesChanged} from './rooms.js';
 
 const EMOTES = ['👍', '😂', '😮', '🤔', '😈', '🎲'];
 
@@ -42,8 +44,10 @@ function reducedMotion() {
   return matchMedia('(prefers-reduced-motion: reduce)').matches;
 }
 
-// Whether a revealed die counts for the bid: its face, or an ace when aces are wild.
+// Whether a revealed die counts for the bid: its face, or an ace when aces are wild (with
+// poker bids: a die the hand names).
 function dieCounts(reveal, face) {
+  if (isHand(reveal.bid)) return handUses(reveal.bid, face);
   const bidFace = reveal.bid[1];
   return face === bidFace || (reveal.wild && face === 1 && bidFace !== 1);
 }
@@ -74,7 +78,7 @@ class Table {
     this.retry = 0;
     this.closed = false;
     this.seededRound = null;
-    this.pick = null; // [quantity, face] chosen in the picker
+    this.pick = null; // [quantity, face] chosen in the picker, or a hand {hand, faces}
     this.pickTurn = null; // the turn the pick was made for (a new turn gets a new default)
     this.emotes = new Map(); // seat -> [emote, until]
     this.showOdds = localStorage.getItem('dudo.odds') === '1';
@@ -254,7 +258,7 @@ class Table {
     for (const event of state.events || []) {
       const by = event.by ? ` ${this.byWords(event.by)}` : '';
       if (event.event === 'bid') {
-        announce(t('say.bid', {name: this.name(event.seat), bid: bidWords(event.quantity, event.face)}) + by);
+        announce(t('say.bid', {name: this.name(event.seat), bid: anyBidWords(eventBid(event))}) + by);
         play('bid');
       } else if (event.event === 'reveal') {
         announce(this.revealSentence(event) + by);
@@ -267,6 +271,9 @@ class Table {
         const names = event.winners.map((s) => this.name(s));
         announce(t('say.winner', {names: listNames(names), n: names.length}));
         if (event.winners.includes(me)) setTimeout(() => play('win'), 700);
+      } else if (event.event === 'rolloff') {
+        announce(this.rolloffSentence(event));
+        if (me != null && event.seats.includes(me)) play('roll');
       } else if (event.event === 'round') {
         announce(t('say.round', {n: event.number, name: this.name(event.opener)}));
         if (me != null && event.dice_counts[me]) play('roll');
@@ -333,10 +340,55 @@ class Table {
   }
 
   revealSentence(reveal) {
-    const [q, f] = reveal.bid;
     const call = reveal.call === 'calza' ? t('call.calza') : t('call.dudo');
+    if (isHand(reveal.bid)) {
+      const bid = handWords(reveal.bid);
+      const there = t(reveal.outcome === 'holds' ? 'reveal.hand_there' : 'reveal.hand_missing', {bid});
+      return `${t('reveal.sentence_hand', {caller: this.name(reveal.caller), call, bid})} ${there} ${this.outcomeSentence(reveal)}`;
+    }
+    const [q, f] = reveal.bid;
     return `${t('reveal.sentence', {caller: this.name(reveal.caller), call, bid: bidWords(q, f),
       count: reveal.count})} ${this.outcomeSentence(reveal)}`;
+  }
+
+  // One roll-off attempt in words: who tied (they roll again), or who opens.
+  rolloffSentence(attempt) {
+    const totals = attempt.rolls.map(([a, b]) => a + b);
+    const total = Math.max(...totals);
+    if (attempt.tied.length > 1) return t('rolloff.tied', {total, names: listNames(attempt.tied.map((s) => this.name(s)))});
+    const opener = attempt.tied[0];
+    return opener === this.state?.you.seat ? t('rolloff.you_open', {total}) : t('rolloff.opens', {name: this.name(opener), total});
+  }
+
+  // Whether the roll-off is shown: while it runs, and in round 1 until its first reveal.
+  showingRolloff() {
+    const {rolloff, game} = this.state;
+    if (!rolloff || !game) return false;
+    return rolloff.opener == null || (game.round === 1 && !game.last_reveal && game.phase !== 'over');
+  }
+
+  // The roll-off before round 1: each attempt's dice per seat, who tied, who opens.
+  rolloffPanel() {
+    if (!this.showingRolloff()) return '';
+    const {rolloff} = this.state;
+    const attempts = rolloff.attempts.map((attempt, i) => {
+      const best = Math.max(...attempt.rolls.map(([a, b]) => a + b));
+      const rows = attempt.seats.map((seat, j) => {
+        const [a, b] = attempt.rolls[j];
+        const top = a + b === best;
+        const words = t('rolloff.roll_of', {name: this.name(seat), a, b, total: a + b});
+        return `<li class="rolloff-roll${top ? ' top' : ''}" data-seat="${seat}"><span class="who">${nameHtml(this.name(seat))}</span>
+          <span class="pair" aria-hidden="true">${die(a, {size: 20})}${die(b, {size: 20})}</span>
+          <span class="total" aria-hidden="true">${escapeHtml(t('rolloff.total', {total: a + b}))}</span><span class="sr-only">${escapeHtml(words)}</span></li>`;
+      }).join('');
+      return `<li class="rolloff-attempt" data-attempt="${i + 1}" data-tied="${attempt.tied.join(',')}"><h3>${escapeHtml(t('rolloff.attempt', {n: i + 1}))}</h3>
+        <ol class="rolloff-rolls">${rows}</ol><p class="rolloff-result">${escapeHtml(this.rolloffSentence(attempt))}</p></li>`;
+    }).join('');
+    const waiting = rolloff.opener == null ? `<p class="help">${escapeHtml(t('rolloff.rolling'))}</p>` : '';
+    return `<section class="card rolloff" id="rolloff" data-key="rolloff-${this.state.fair?.game_id}" aria-labelledby="rolloff-title">
+      <h2 id="rolloff-title">${escapeHtml(t('rolloff.title'))}</h2>
+      ${attempts ? `<ol class="rolloff-attempts">${attempts}</ol>` : ''}${waiting}
+      <p class="help">${escapeHtml(t('rolloff.help'))} ${escapeHtml(t('rolloff.verified'))}</p></section>`;
   }
 
   winnerText(winners) {
@@ -421,7 +473,7 @@ class Table {
       html = `<div class="table-page lobby">${this.head()}${this.lobbyPanel()}
         ${this.practice ? this.practice.panel() : ''}${you.seat != null ? this.emoteBar() : ''}</div>`;
     } else {
-      const side = [this.actions()];
+      const side = [this.actions(), this.rolloffPanel()];
       if (this.practice) side.push(this.practice.panel());
       if (game && game.phase === 'over') side.push(this.standings(), this.nextGame());
       side.push(this.history());
@@ -747,7 +799,16 @@ class Table {
     }
     if (game.phase === 'roll') {
       const reveal = game.last_reveal;
-      if (!reveal) return `<div class="centre">${info}<p>${escapeHtml(t('table.rolling'))}</p></div>`;
+      if (!reveal) {
+        const rolloff = this.state.rolloff;
+        if (rolloff && rolloff.opener == null) {
+          const last = rolloff.attempts[rolloff.attempts.length - 1];
+          return `<div class="centre rolloff-centre" id="rolloff-centre"><p class="table-info">${escapeHtml(t('rolloff.title'))}</p>
+            <p>${escapeHtml(last ? this.rolloffSentence(last) : t('rolloff.rolling'))}</p></div>`;
+        }
+        return `<div class="centre">${info}<p>${escapeHtml(t('table.rolling'))}</p></div>`;
+      }
+      if (isHand(reveal.bid)) return this.handRevealCentre(reveal);
       const [q, f] = reveal.bid;
       const verdict = reveal.outcome === 'holds' ? t('reveal.holds') : reveal.outcome === 'fails' ? t('reveal.fails')
         : reveal.outcome === 'exact' ? t('reveal.exact') : t('reveal.not_exact');
@@ -763,7 +824,16 @@ class Table {
     const standing = game.standing;
     if (!standing) {
       const opener = game.turn === you.seat ? t('table.you_open') : t('table.opens', {name: this.name(game.turn)});
-      return `<div class="centre">${info}${this.turnLine(opener)}</div>`;
+      const rolled = this.showingRolloff() && this.state.rolloff.attempts.length
+        ? `<p class="help rolloff-line">${escapeHtml(this.rolloffSentence(this.state.rolloff.attempts[this.state.rolloff.attempts.length - 1]))}</p>` : '';
+      return `<div class="centre">${info}${this.turnLine(opener)}${rolled}</div>`;
+    }
+    if (isHand(standing)) {
+      return `<div class="centre" id="standing">${info}
+        <p class="label">${escapeHtml(t('table.standing', {name: this.name(game.bidder)}))}</p>
+        <div class="standing-bid hand" data-key="bid-${game.round}-${game.bids.length}" aria-hidden="true">${this.handDiceHtml(standing, 26)}</div>
+        <p class="words">${escapeHtml(handWords(standing))}</p>
+        ${this.turnLine()}</div>`;
     }
     const [q, f] = standing;
     const lastBid = game.bids.length ? game.bids[game.bids.length - 1] : null;
@@ -774,6 +844,25 @@ class Table {
       <div class="standing-bid" data-key="bid-${game.round}-${game.bids.length}"><span class="q">${q}</span> <span aria-hidden="true">×</span> ${die(f, {size: 40, label: t('die.face', {face: f})})}</div>
       <p class="words">${escapeHtml(bidWords(q, f))}</p>
       ${this.turnLine()}</div>`;
+  }
+
+  handDiceHtml(hand, size) {
+    return handDice(hand).map((d) => die(d, {size, label: t('die.face', {face: d})})).join('');
+  }
+
+  // A poker bid's reveal: the hand called, whether all the dice together show it.
+  handRevealCentre(reveal) {
+    const {room, you} = this.state;
+    const bid = handWords(reveal.bid);
+    const by = this.log.round(GameLog.revealedRound(this.state.game), false)?.reveal?.by;
+    const verdict = reveal.outcome === 'holds' ? t('reveal.holds') : t('reveal.fails');
+    return `<div class="centre reveal" id="reveal" data-key="reveal-${this.revealKey()}" style="--seats:${room.seats.length}">
+        <p class="call-name">${escapeHtml(t('reveal.caller', {name: this.name(reveal.caller), call: t('call.dudo_shout')}))}${by ? ` <span class="by">${escapeHtml(this.byWords(by))}</span>` : ''}</p>
+        <p class="count-line hand"><span aria-hidden="true">${this.handDiceHtml(reveal.bid, 22)}</span> <span class="vs">${escapeHtml(t(reveal.outcome === 'holds' ? 'reveal.hand_there' : 'reveal.hand_missing', {bid}))}</span></p>
+        <p class="verdict">${escapeHtml(verdict)}</p>
+        <p class="result">${escapeHtml(this.outcomeSentence(reveal))}</p>
+        ${you.seat != null ? `<button id="next-round" class="primary small">${escapeHtml(t('table.next_round'))} <span data-roll-at="${this.state.roll_at || ''}">${this.rollText()}</span></button>` : ''}
+      </div>`;
   }
 
   // The count as it goes up (a new node per number, so each one pops in); a screen reader
@@ -811,7 +900,7 @@ class Table {
       body = `<p class="help">${escapeHtml(t(game.last_reveal && game.phase === 'roll' ? 'table.dice_at_seat' : 'table.dice_hidden'))}</p>`;
     }
     let odds = '';
-    if (game.phase === 'bidding' && game.standing && game.dice.length && this.showOdds) {
+    if (game.phase === 'bidding' && game.standing && !isHand(game.standing) && game.dice.length && this.showOdds) {
       const [q, f] = game.standing;
       const o = bidOdds(game, q, f);
       odds = `<p class="odds" id="odds">${escapeHtml(t('odds.line', {
@@ -856,7 +945,7 @@ class Table {
 
   oddsToggle() {
     const {game} = this.state;
-    if (!game.dice.length) return '';
+    if (!game.dice.length || this.state.room.rules.bids === 'poker') return '';
     return `<label class="check small odds-toggle"><input type="checkbox" id="odds-toggle" ${this.showOdds ? 'checked' : ''}> ${escapeHtml(t('odds.toggle'))}</label>`;
   }
 
@@ -871,6 +960,7 @@ class Table {
       return `<section class="actions waiting" data-key="actions-waiting" aria-label="${escapeHtml(t('table.actions'))}">${waiting ? `<p class="help">${escapeHtml(waiting)} ${timerHtml(this.state.deadline)}</p>` : ''}${calls ? `<div class="calls">${calls}</div>` : ''}${this.oddsToggle()}</section>`;
     }
     const bids = legal.bids;
+    if (isHand(bids[0])) return this.handPicker(bids, calls);
     const has = (q, f) => bids.some(([bq, bf]) => bq === q && bf === f);
     const turnKey = `${this.state.fair?.game_id}:${game.round}:${game.bids.length}`;
     if (this.pickTurn !== turnKey || !this.pick || !has(...this.pick)) {
@@ -905,7 +995,48 @@ class Table {
       <div class="picker-foot">${this.oddsToggle()}<p class="help keys">${escapeHtml(t(calza ? 'picker.keys' : 'picker.keys_no_calza'))}</p></div></section>`;
   }
 
-  bidHtml(q, f) {
+  // The hand picker (Common Hand): a hand kind and its faces, both offering only what the
+  // seat's legal bids hold, in one row so the picker fits a phone's first screen.
+  defaultHand(bids) {
+    const game = this.state.game;
+    if (!game.dice.length) return bids[0];
+    const held = [1, 2, 3, 4, 5, 6].map((f) => game.dice.filter((d) => d === f).length);
+    const best = held.indexOf(Math.max(...held)) + 1;
+    return bids.find((hand) => hand.hand === 'pair' && hand.faces[0] === best) || bids[0];
+  }
+
+  handPicker(bids, calls) {
+    const game = this.state.game;
+    const turnKey = `${this.state.fair?.game_id}:${game.round}:${game.bids.length}`;
+    const legalKeys = new Set(bids.map(handKey));
+    if (this.pickTurn !== turnKey || !isHand(this.pick) || !legalKeys.has(handKey(this.pick))) {
+      this.pick = this.defaultHand(bids);
+      this.pickTurn = turnKey;
+    }
+    const pick = this.pick;
+    const kinds = CATEGORIES.filter((kind) => bids.some((hand) => hand.hand === kind));
+    const sameKind = bids.filter((hand) => hand.hand === pick.hand);
+    const kindOptions = kinds.map((kind) => `<option value="${kind}" ${kind === pick.hand ? 'selected' : ''}>${escapeHtml(t(`hand.kind.${kind}`))}</option>`).join('');
+    const faceOptions = sameKind.map((hand) => `<option value="${handKey(hand)}" ${handKey(hand) === handKey(pick) ? 'selected' : ''}>${escapeHtml(facesPart(hand))}</option>`).join('');
+    const words = handWords(pick);
+    return `<section class="actions picker hand-picker" data-key="actions-hand-picker" aria-label="${escapeHtml(t('table.actions'))}">
+      <p class="your-turn">${escapeHtml(t('table.your_turn'))} ${timerHtml(this.state.deadline)}</p>
+      <div class="pick-row hand-row">
+        <div class="hand-choice"><label for="hand-kind">${escapeHtml(t('hand.kind'))}</label>
+          <select id="hand-kind" data-hand-kind="1">${kindOptions}</select></div>
+        ${sameKind[0].faces?.length ? `<div class="hand-choice"><label for="hand-faces">${escapeHtml(t('hand.faces'))}</label>
+          <select id="hand-faces" data-hand-faces="1">${faceOptions}</select></div>` : ''}
+        <span class="hand-dice" aria-hidden="true">${this.handDiceHtml(pick, 20)}</span>
+      </div>
+      <div class="calls">
+        <button id="bid-go" class="primary bid" aria-keyshortcuts="B">${escapeHtml(t('picker.bid', {bid: words}))}</button>
+        ${calls}
+      </div>
+      <div class="picker-foot"><p class="help keys">${escapeHtml(t('picker.keys_hand'))}</p></div></section>`;
+  }
+
+  bidHtml(q, f, hand = null) {
+    if (hand) return `<span class="what hand" aria-hidden="true">${this.handDiceHtml(hand, 14)}</span><span class="sr-only">${escapeHtml(handWords(hand))}</span><span class="hand-words" aria-hidden="true"> ${escapeHtml(handWords(hand))}</span>`;
     return `<span class="what" aria-hidden="true">${q} × ${die(f, {size: 18})}</span><span class="sr-only">${escapeHtml(bidWords(q, f))}</span>`;
   }
 
@@ -916,7 +1047,7 @@ class Table {
     const rounds = this.log.rounds.filter((round) => round.bids.length || round.reveal).slice().reverse();
     if (!rounds.length) return '';
     const items = rounds.map((round) => {
-      const bids = round.bids.map((bid, i) => `<li data-key="b${round.n}-${i}"><span class="who">${nameHtml(this.name(bid.seat))}</span> ${this.bidHtml(bid.q, bid.f)}${bid.by ? ` <span class="by">${escapeHtml(this.byWords(bid.by))}</span>` : ''}</li>`).join('');
+      const bids = round.bids.map((bid, i) => `<li data-key="b${round.n}-${i}"><span class="who">${nameHtml(this.name(bid.seat))}</span> ${this.bidHtml(bid.q, bid.f, bid.hand)}${bid.by ? ` <span class="by">${escapeHtml(this.byWords(bid.by))}</span>` : ''}</li>`).join('');
       const reveal = round.reveal;
       const result = reveal ? `<p class="log-reveal">${escapeHtml(this.revealSentence(reveal))}${reveal.by ? ` <span class="by">${escapeHtml(this.byWords(reveal.by))}</span>` : ''}</p>` : '';
       const outs = round.outs.map((seat) => `<p class="log-out">${escapeHtml(t('say.out', {name: this.name(seat)}))}</p>`).join('');
@@ -1015,7 +1146,10 @@ class Table {
         break;
       }
       case 'next-round': this.act('next_round'); break;
-      case 'bid-go': { const [q, f] = this.pick; this.act('bid', {quantity: q, face: f}); break; }
+      case 'bid-go': {
+        if (isHand(this.pick)) { this.act('bid', {bid: this.pick}); break; }
+        const [q, f] = this.pick; this.act('bid', {quantity: q, face: f}); break;
+      }
       case 'call-dudo': this.act('call', {call: 'dudo'}); break;
       case 'call-calza': this.act('call', {call: 'calza'}); break;
       case 'q-down': this.movePick(-1); break;
@@ -1063,6 +1197,16 @@ class Table {
 
   changed(event) {
     const input = event.target;
+    if (input.dataset.handKind || input.dataset.handFaces) {
+      const bids = this.legal().bids.filter(isHand);
+      const chosen = input.dataset.handKind
+        ? bids.find((hand) => hand.hand === input.value)
+        : bids.find((hand) => handKey(hand) === input.value);
+      if (chosen) this.pick = chosen;
+      this.render();
+      this.main.querySelector(`#${input.id}`)?.focus();
+      return;
+    }
     if (input.id === 'odds-toggle') {
       this.showOdds = input.checked;
       localStorage.setItem('dudo.odds', this.showOdds ? '1' : '0');
@@ -1080,6 +1224,7 @@ class Table {
     } else if (input.dataset.opt && this.catalogue) {
       const root = this.main.querySelector('#set-options');
       const preset = this.main.querySelector('#set-preset').value;
+      if (input.dataset.opt === 'wild_ones') wildAcesChanged(this.catalogue, root, preset);
       this.act('configure', {rules: chosenRules(this.catalogue, root, preset)});
     } else if (input.id === 'set-timer') {
       this.act('configure', {timer: Number(input.value)});

@@ -8,6 +8,9 @@
 //  3. the dice are the stream HMAC-SHA256(key = server seed,
 //     "dudo-dice-v1|<round>|<seed 0>|...|<seed n-1>|<block>"), bytes b < 252 giving
 //     b % 6 + 1, dealt seat by seat.
+// The roll-off (first_opener: rolloff) is rolled the same way, attempt k as a round labelled
+// "rolloff-<k>" (two dice for each seat rolling, none for the others); its material is the
+// record's rolloff_fairness and its dice are start.rolloff, checked here too.
 // This mirrors dudo.fairness; `dudo verify` also replays the actions through the engine.
 
 const encoder = new TextEncoder();
@@ -66,6 +69,7 @@ export async function deriveDice(key, seatSeeds, round, counts) {
 // One round: {round, ok, checks: [sentences that held], problem: sentence | null}.
 export async function verifyRound(number, played, fair, bots, names = []) {
   const result = {round: number, ok: false, checks: [], problem: null};
+  const v2Only = typeof number === 'string'; // a roll-off attempt: always fairness v2
   const who = (seat) => (names[seat] ? `seat ${seat + 1} (${names[seat]})` : `seat ${seat + 1}`);
   try {
     if (!fair || typeof fair !== 'object') throw new Error('no fairness material for this round');
@@ -92,7 +96,7 @@ export async function verifyRound(number, played, fair, bots, names = []) {
       if (commitment !== fair.commitment) {
         throw new Error('the server seed and the bot seats do not match the commitment published before the roll');
       }
-    } else if (fair.version === undefined) {
+    } else if (fair.version === undefined && !v2Only) {
       commitment = await sha256Hex(serverSeed);
       if (commitment !== fair.commitment) {
         throw new Error('the server seed does not match the commitment published before the roll');
@@ -135,6 +139,45 @@ export async function verifyRound(number, played, fair, bots, names = []) {
   return result;
 }
 
+// The roll-off's attempts as rounds to check: [{label, dice}] (dice per seat: the pair of a
+// seat rolling, [] for the others), or a problem if start.rolloff does not stand (each
+// attempt one pair per seat rolling, the tied seats rolling next, the last one untied).
+export function rolloffAttempts(record) {
+  const start = record?.start || {};
+  const attempts = start.rolloff;
+  const players = record?.players;
+  if (attempts === undefined) {
+    if (record?.rules?.first_opener === 'rolloff') {
+      return {attempts: [], problem: 'the rules roll off for the first opener, but the record has no roll-off'};
+    }
+    if (Array.isArray(record?.rolloff_fairness) && record.rolloff_fairness.length) {
+      return {attempts: [], problem: 'the record has roll-off fairness material but no roll-off'};
+    }
+    return {attempts: [], problem: null};
+  }
+  if (!Array.isArray(attempts) || !Number.isInteger(players)) return {attempts: [], problem: 'the roll-off is not a list of attempts'};
+  const counts = Array.isArray(start.dice_counts) ? start.dice_counts : Array(players).fill(1);
+  let rolling = [...Array(players).keys()].filter((seat) => counts[seat] > 0);
+  const found = [];
+  for (let k = 0; k < attempts.length; k += 1) {
+    const pairs = attempts[k];
+    if (!rolling.length) return {attempts: found, problem: `roll-off attempt ${k + 1} comes after the tie was broken`};
+    if (!Array.isArray(pairs) || pairs.length !== rolling.length
+        || !pairs.every((pair) => Array.isArray(pair) && pair.length === 2 && pair.every((d) => Number.isInteger(d) && d >= 1 && d <= 6))) {
+      return {attempts: found, problem: `roll-off attempt ${k + 1}: ${rolling.length} pairs of dice 1..6 are needed`};
+    }
+    const dice = Array.from({length: players}, () => []);
+    rolling.forEach((seat, i) => { dice[seat] = pairs[i]; });
+    found.push({label: `rolloff-${k + 1}`, dice});
+    const totals = pairs.map(([a, b]) => a + b);
+    const best = Math.max(...totals);
+    const tied = rolling.filter((_, i) => totals[i] === best);
+    rolling = tied.length > 1 ? tied : [];
+  }
+  if (rolling.length) return {attempts: found, problem: `the roll-off leaves seats ${rolling.map((s) => s + 1).join(', ')} tied`};
+  return {attempts: found, problem: null};
+}
+
 // The whole record: {ok, rounds: [per round], problem: sentence about the record | null}.
 export async function verifyRecord(record) {
   const rounds = Array.isArray(record?.rounds) ? record.rounds : [];
@@ -146,7 +189,19 @@ export async function verifyRecord(record) {
   for (let i = 0; i < rounds.length; i += 1) {
     checked.push(await verifyRound(i + 1, rounds[i], fairness[i], bots, names));
   }
-  const problem = fairness.length < rounds.length
+  const rolloff = [];
+  const attempts = rolloffAttempts(record);
+  const material = Array.isArray(record?.rolloff_fairness) ? record.rolloff_fairness : [];
+  for (let i = 0; i < attempts.attempts.length; i += 1) {
+    const attempt = attempts.attempts[i];
+    const checkedAttempt = await verifyRound(attempt.label, {dice: attempt.dice}, material[i], bots, names);
+    checkedAttempt.attempt = i + 1;
+    rolloff.push(checkedAttempt);
+  }
+  let problem = fairness.length < rounds.length
     ? `${rounds.length} rounds but fairness material for ${fairness.length}` : null;
-  return {ok: !problem && checked.every((round) => round.ok), rounds: checked, problem};
+  problem = problem || attempts.problem || (attempts.attempts.length !== material.length
+    ? `${attempts.attempts.length} roll-off attempts but fairness material for ${material.length}` : null);
+  return {ok: !problem && checked.every((round) => round.ok) && rolloff.every((a) => a.ok),
+    rounds: checked, rolloff, problem};
 }
