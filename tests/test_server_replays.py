@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -83,7 +84,9 @@ def test_the_game_page_and_my_games_are_the_static_shell() -> None:
         for path in ("/g/f00d", "/my-games"):
             page = client.get(path)
             assert page.status_code == 200
-            assert '<script type="module" src="/static/js/replay.js">' in page.text
+            # The page names its module under the static tree's content-hashed prefix.
+            assert re.search(r'<script type="module" src="/static/[0-9a-f]+/js/replay.js">',
+                             page.text), page.text
         for path in ("/static/js/replay.js", "/static/js/verify.js", "/static/js/mygames.js",
                      "/static/css/replay.css"):
             assert client.get(path).status_code == 200, path
