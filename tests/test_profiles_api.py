@@ -3,8 +3,12 @@ ratings entered once, transfer codes, export and forget, and every bad input ref
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from starlette.testclient import TestClient
+
+from dudo.store import open_store
 
 from profilekit import me, new_secret, play_table, register
 from serverkit import fast_config, make_app
@@ -174,3 +178,30 @@ def test_names_are_cleaned_and_the_leaderboard_is_opt_in() -> None:
         good = client.post("/api/profile/edit", json={"secret": ana, "name": "  Ana B "})
         assert good.json()["profile"]["name"] == "Ana B"
         assert good.json()["profile"]["leaderboard"] is False
+
+
+def test_a_game_whose_node_died_at_its_end_is_rated_once_when_the_room_is_rebuilt(
+        tmp_path: Path) -> None:
+    """The first server saves the record and dies before the profiles hear of it (its
+    hook does nothing); the next one rebuilds the room from the log, enters the game, and
+    a third start enters nothing again."""
+    url = f"sqlite:///{tmp_path / 'dudo.db'}"
+    ana, ben = new_secret(), new_secret()
+
+    async def died(*_: object) -> None:
+        return None
+
+    with TestClient(make_app(fast_config(grace=0.0, after_game=died),
+                             store=open_store(url))) as client:
+        register(client, ana, "Ana")
+        register(client, ben, "Ben")
+        code, _ = play_table(client, [("Ana", ana), ("Ben", ben)], bots=0)
+        assert me(client, ana)["stats"]["total"]["games"] == 0
+    for _ in range(2):
+        with TestClient(make_app(fast_config(grace=0.0), store=open_store(url))) as client:
+            assert client.get(f"/api/rooms/{code}").json()["status"] == "over"
+            for secret in (ana, ben):
+                data = me(client, secret)
+                assert data["stats"]["total"]["games"] == 1
+                assert data["profile"]["rating"]["games"] == 1
+            assert client.get(f"/api/rooms/{code}/series").json()["games"] == 1
