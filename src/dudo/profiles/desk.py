@@ -23,12 +23,15 @@ Routes (all JSON; ``secret`` in the body):
 from __future__ import annotations
 
 import hashlib
+import io
 import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
+import segno
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -37,6 +40,7 @@ from starlette.routing import BaseRoute, Route
 from dudo.profiles.book import Profile, ProfileBook, TransferRefused
 from dudo.profiles.series import standings
 from dudo.profiles.stats import PlayedGame, profile_stats
+from dudo.server.share import clean_origin
 
 SECRET_PATTERN = "^[0-9a-f]{64}$"
 Secret = Annotated[str, Field(pattern=SECRET_PATTERN)]
@@ -63,6 +67,15 @@ def clean_code(text: str) -> str | None:
     if len(code) != CODE_LENGTH or any(ch not in CODE_ALPHABET for ch in code):
         return None
     return code
+
+
+def qr_code(link: str) -> str:
+    """The link as a QR code in SVG (not cached: it holds a live transfer code)."""
+    symbol = segno.make(link, error="m")
+    out = io.BytesIO()
+    symbol.save(out, kind="svg", xmldecl=False, omitsize=True, border=4, dark="#000",
+                light="#fff", svgclass=None, lineclass=None)
+    return out.getvalue().decode()
 
 
 def new_code() -> str:
@@ -99,6 +112,10 @@ class CreateProfile(WithSecret):
 class EditProfile(WithSecret):
     name: Annotated[str, Field(min_length=1, max_length=64)] | None = None
     leaderboard: bool | None = None
+
+
+class MakeTransfer(WithSecret):
+    origin: Annotated[str, Field(max_length=200)] | None = None  # the page's location.origin
 
 
 class ClaimProfile(WithSecret):
@@ -193,13 +210,20 @@ class ProfileDesk:
         return JSONResponse({"profile": edited.public()})
 
     async def transfer(self, request: Request) -> Response:
-        body: WithSecret = await self.body(request, WithSecret)
+        """A one-time code, its link (the code in the fragment, so it never reaches a
+        server's log as a URL) and the link as a QR code (SVG), for the other device."""
+        body: MakeTransfer = await self.body(request, MakeTransfer)
         profile = await self.holder(request, body.secret)
         code = new_code()
         expires = self.clock() + TRANSFER_LIFETIME
         await self.book().add_transfer(code_hash(code), profile.id, expires)
         shown = "-".join(code[i:i + 4] for i in range(0, CODE_LENGTH, 4))
-        return JSONResponse({"code": shown, "expires_at": expires, "link": f"/me#claim={shown}"})
+        origin = clean_origin(body.origin or "")
+        if origin is None or urlsplit(origin).netloc != request.headers.get("host"):
+            origin = str(request.base_url).rstrip("/")
+        link = f"{origin}/me#claim={shown}"
+        return JSONResponse({"code": shown, "expires_at": expires, "link": link,
+                             "qr": qr_code(link)})
 
     async def claim(self, request: Request) -> Response:
         body: ClaimProfile = await self.body(request, ClaimProfile)
@@ -270,8 +294,14 @@ class ProfileDesk:
                     return refusal.response()
             return endpoint
 
+        async def page(request: Request) -> Response:
+            from dudo.server.pages import WEB, static_tree
+
+            return static_tree(WEB).page("profile.html", request)
+
         post = ["POST"]
         return [
+            Route("/me", page),
             Route("/api/profile", guarded(self.create), methods=post),
             Route("/api/profile/me", guarded(self.me), methods=post),
             Route("/api/profile/edit", guarded(self.edit), methods=post),
