@@ -145,7 +145,7 @@ class ProfilePage {
     return `<section class="card" aria-labelledby="board-title"><h2 id="board-title">${escapeHtml(t('profile.leaderboard'))}</h2>
       <p><label><input type="checkbox" id="board-opt-in" ${profile.leaderboard ? 'checked' : ''}> ${escapeHtml(t('profile.leaderboard_join'))}</label></p>
       <p class="help">${escapeHtml(t('profile.leaderboard_help'))}</p>
-      ${rows ? `<div class="table-wrap" tabindex="0" role="region" aria-labelledby="board-title"><table class="board-table" id="board"><thead><tr><th scope="col">#</th><th scope="col">${escapeHtml(t('profile.name'))}</th><th scope="col">${escapeHtml(t('profile.rating_col'))}</th><th scope="col">${escapeHtml(t('profile.stat.games'))}</th></tr></thead><tbody>${rows}</tbody></table></div>` : `<p>${escapeHtml(t('profile.leaderboard_empty'))}</p>`}
+      ${rows ? `<div class="table-wrap"><table class="board-table" id="board"><thead><tr><th scope="col">#</th><th scope="col">${escapeHtml(t('profile.name'))}</th><th scope="col">${escapeHtml(t('profile.rating_col'))}</th><th scope="col">${escapeHtml(t('profile.stat.games'))}</th></tr></thead><tbody>${rows}</tbody></table></div>` : `<p>${escapeHtml(t('profile.leaderboard_empty'))}</p>`}
     </section>`;
   }
 
