@@ -3,13 +3,13 @@ ratings entered once, transfer codes, export and forget, and every bad input ref
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
 
 from dudo.store import open_store
-
 from profilekit import me, new_secret, play_table, register
 from serverkit import fast_config, make_app
 
@@ -205,3 +205,32 @@ def test_a_game_whose_node_died_at_its_end_is_rated_once_when_the_room_is_rebuil
                 assert data["stats"]["total"]["games"] == 1
                 assert data["profile"]["rating"]["games"] == 1
             assert client.get(f"/api/rooms/{code}/series").json()["games"] == 1
+
+
+def test_the_operator_forgets_a_profile_with_dudo_forget(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from dudo.cli import app as cli
+
+    url = f"sqlite:///{tmp_path / 'dudo.db'}"
+    ana, ben = new_secret(), new_secret()
+    with TestClient(make_app(fast_config(grace=0.0), store=open_store(url))) as client:
+        made = register(client, ana, "Ana")
+        register(client, ben, "Ben")
+        play_table(client, [("Ana", ana), ("Ben", ben)], bots=0)
+    runner = CliRunner()
+    bad = runner.invoke(cli, ["forget", "not-an-id!", "--database", url])
+    assert bad.exit_code == 2 and "is not a profile id" in bad.stderr
+    done = runner.invoke(cli, ["forget", made["id"], "--database", url])
+    assert done.exit_code == 0, done.output
+    assert f"forgot profile {made['id']}" in done.stdout
+    again = runner.invoke(cli, ["forget", made["id"], "--database", url])
+    assert again.exit_code == 2 and "no profile" in again.stderr
+    database = sqlite3.connect(tmp_path / "dudo.db")
+    for table in ("profiles", "profile_keys", "profile_games", "transfer_codes"):
+        rows = database.execute(f"SELECT * FROM {table}").fetchall()
+        assert made["id"] not in repr(rows), table
+    assert database.execute("SELECT count(*) FROM games").fetchone() == (1,)
+    with TestClient(make_app(fast_config(grace=0.0), store=open_store(url))) as client:
+        assert client.post("/api/profile/me", json={"secret": ana}).status_code == 404
+        assert me(client, ben)["stats"]["total"]["games"] == 1
