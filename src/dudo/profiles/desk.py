@@ -295,7 +295,8 @@ class ProfileDesk:
             return endpoint
 
         async def page(request: Request) -> Response:
-            from dudo.server.pages import WEB, static_tree
+            from dudo.server.assets import static_tree
+            from dudo.server.pages import WEB
 
             return static_tree(WEB).page("profile.html", request)
 
