@@ -16,7 +16,9 @@ pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page, expect
 
 from serverkit import server_process, sqlite_url
-from test_web import axe_check, chromium, create_room, new_page
+from test_web import axe_check, check_fits, chromium, create_room
+from test_web import new_page as plain_page
+from test_web_csp import RECORD_VIOLATIONS
 
 TIMINGS = {"DUDO_BOT_DELAY": "0", "DUDO_REVEAL_PAUSE": "0", "DUDO_SEED_WINDOW": "0",
            "DUDO_GRACE": "0", "DUDO_QUICK_FILL": "0.5"}
@@ -33,6 +35,15 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def browser() -> Iterator[Browser]:
     with chromium() as launched:
         yield launched
+
+
+def new_page(browser: Browser, width: int = 1280, height: int = 800) -> Page:
+    """A page in a context of its own (a device of its own), which records every breach
+    of the content security policy (none are allowed: the page draws its plots and QR
+    code without inline scripts or styles)."""
+    page = plain_page(browser, width, height)
+    page.context.add_init_script(RECORD_VIOLATIONS)
+    return page
 
 
 def wait_over(server: str, code: str, game: int) -> None:
@@ -69,6 +80,7 @@ def test_profiles_stats_series_transfer_and_forget(server: str, browser: Browser
     expect(ana.locator('tr[data-preset="perudo"]')).to_be_visible()
     assert "rated games" in ana.inner_text("#rating-line")  # two profiles: rated
     axe_check(ana, "profile")
+    check_fits(ana, "profile-1280")
 
     # The leaderboard is opt-in: nobody until Ana ticks the box.
     expect(ana.locator("#board")).to_have_count(0)
@@ -80,7 +92,12 @@ def test_profiles_stats_series_transfer_and_forget(server: str, browser: Browser
     ana.goto(f"{server}/r/{code}")
     expect(ana.locator("#series-table tbody tr")).to_have_count(3)
     expect(ana.locator("#series-title")).to_contain_text("1 game")
+    # Scanned without motion: the game log's lines fade in, and axe would catch one
+    # mid-fade (the series panel itself does not move).
+    ana.emulate_media(reduced_motion="reduce")
     axe_check(ana, "series")
+    ana.emulate_media(reduced_motion="no-preference")
+    check_fits(ana, "series-1280")
     ana.click("#rematch")
     ana.goto(f"{server}/me")
     wait_over(server, code, 2)
@@ -105,6 +122,7 @@ def test_profiles_stats_series_transfer_and_forget(server: str, browser: Browser
     phone.click("#claim-form button[type=submit]")
     expect(phone.locator("#profile-name")).to_have_text("Ana")
     expect(phone.locator('[data-stat="games"]')).to_have_text("2")
+    check_fits(phone, "profile-390")
     # The same code again, on a third browser: refused, in words.
     third = new_page(browser)
     third.goto(link)
@@ -122,3 +140,4 @@ def test_profiles_stats_series_transfer_and_forget(server: str, browser: Browser
     expect(phone.locator("h1")).to_contain_text("does not know your profile")
     for page in (ana, ben, phone, third):
         assert not page.js_errors, page.js_errors  # type: ignore[attr-defined]
+        assert page.evaluate("window.__violations") == []

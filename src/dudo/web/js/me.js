@@ -60,7 +60,7 @@ function statGrid(total) {
 function presetTable(presets) {
   const names = Object.keys(presets).sort();
   if (!names.length) return '';
-  const cols = ['games', 'wins', 'rounds', 'calls_right', 'calls_wrong', 'calza_right', 'best_streak'];
+  const cols = ['games', 'wins', 'calls_right', 'best_streak'];
   return `<div class="table-wrap" tabindex="0" role="region" aria-labelledby="presets-title"><table class="presets-table">
     <caption id="presets-title">${escapeHtml(t('profile.per_preset'))}</caption>
     <thead><tr><th scope="col">${escapeHtml(t('profile.preset'))}</th>${cols.map((c) => `<th scope="col">${escapeHtml(t(`profile.stat.${c}`))}</th>`).join('')}</tr></thead>
@@ -198,7 +198,7 @@ class ProfilePage {
       const answer = await claimProfile(code);
       if (!answer.ok) { this.claimCode = code; toast(errorText(answer.data)); return; }
       this.claimCode = '';
-      toast(t('profile.claimed', {name: answer.data.profile.name}), 'ok');
+      toast(t('profile.claimed', {name: answer.data.profile.name}), 'info');
       this.unknown = false;
       await this.load();
     });
