@@ -54,7 +54,7 @@ from dudo.server.protocol import (
     parse_client_message,
 )
 from dudo.server.refusals import HandshakeRefusals
-from dudo.server.relay import ADDRESS_HEADER, Relay
+from dudo.server.relay import ADDRESS_HEADER, PROFILE_HEADER, Relay
 from dudo.server.replays import replay_routes
 from dudo.server.room import RoomConfig, RoomError
 from dudo.server.share import clean_origin, qr_svg, share_link
@@ -530,8 +530,10 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
                 return await relay_http(request, room, await read_body(request))
             body: JoinRoom = await read_json(request, JoinRoom)
             try:
-                joined = await room.call("join", clean_name(body.name), body.invite,
-                                         await profile_of(request, body.profile))
+                profile = await profile_of(request, body.profile)
+                if relayed(request) and request.headers.get(PROFILE_HEADER):
+                    profile = request.headers[PROFILE_HEADER][:32]  # found by the sender
+                joined = await room.call("join", clean_name(body.name), body.invite, profile)
             except RoomError as error:
                 if error.code == "locked" and body.invite:
                     await lobby().wrong_key(client_of(request), client_id_of(request))

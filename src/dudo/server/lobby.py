@@ -70,7 +70,8 @@ class Elsewhere:
 
 # Joining a room on another node (the app relays it): (address, code, name, client) -> the
 # join's answer, or a RoomError.
-JoinElsewhere = Callable[[str, str, str, str], Awaitable[dict[str, Any]]]
+# (address, code, name, client address, profile id or None) -> the seat ticket
+JoinElsewhere = Callable[[str, str, str, str, str | None], Awaitable[dict[str, Any]]]
 
 
 def normalise_code(text: str) -> str | None:
@@ -555,7 +556,8 @@ class Lobby:
                         joined: dict[str, Any] = await where.call("join", name, None,
                                                                   profile)
                     elif self.join_elsewhere is not None:
-                        joined = await self.join_elsewhere(where.address, code, name, client)
+                        joined = await self.join_elsewhere(where.address, code, name, client,
+                                                           profile)
                     else:
                         raise RoomError("full", "cannot reach that table")
                     return joined
