@@ -112,7 +112,12 @@ def test_a_transfer_code_moves_the_profile_once() -> None:
     with app_client() as client:
         made = register(client, old, "Ana")
         code = client.post("/api/profile/transfer", json={"secret": old}).json()
-        assert code["link"].startswith("/me#claim=")
+        assert code["link"] == f"http://testserver/me#claim={code['code']}"
+        assert code["qr"].startswith("<svg")
+        # The page's origin names the link's site, but only this site's own.
+        other = client.post("/api/profile/transfer",
+                            json={"secret": old, "origin": "https://evil.example"}).json()
+        assert other["link"].startswith("http://testserver/me#claim=")
         claimed = client.post("/api/profile/claim", json={"secret": new, "code": code["code"]})
         assert claimed.status_code == 200, claimed.text
         assert claimed.json()["profile"]["id"] == made["id"]

@@ -19,14 +19,16 @@ from dudo.profiles.stats import game_story, places
 def finished_game(record: Mapping[str, Any], profiles: Sequence[str | None], series: float,
                   finished_at: float) -> FinishedGame:
     """The book's entry for a finished game's record (winners and places replayed)."""
+    story = game_story(record)
     winners: list[int] = []
-    for event in game_story(record):
+    for event in story:
         if event["event"] == "game_over":
             winners = list(event["winners"])
     return FinishedGame(game_id=str(record["game_id"]), room=str(record.get("room", "")),
                         series=series, finished_at=finished_at,
                         names=[str(name) for name in record.get("names", [])],
-                        winners=winners, places=places(record), profiles=list(profiles))
+                        winners=winners, places=places(record, story),
+                        profiles=list(profiles))
 
 
 def game_recorder(book: Callable[[], ProfileBook],

@@ -37,13 +37,14 @@ def game_story(record: Mapping[str, Any]) -> list[dict[str, Any]]:
         return []
 
 
-def places(record: Mapping[str, Any]) -> list[int]:
+def places(record: Mapping[str, Any], story: list[dict[str, Any]] | None = None) -> list[int]:
     """Each seat's place in the game, 1 for the winners: the later a seat went out, the
-    better its place; seats neither winning nor out (a points race) share the next place."""
+    better its place; seats neither winning nor out (a points race) share the next place.
+    ``story``: the record's :func:`game_story`, if already told."""
     players = int(record.get("players", 0))
     out: list[int] = []
     winners: list[int] = []
-    for event in game_story(record):
+    for event in game_story(record) if story is None else story:
         if event["event"] == "out":
             out.append(event["seat"])
         elif event["event"] == "game_over":
