@@ -11,7 +11,7 @@ from starlette.testclient import TestClient
 
 from dudo.store import open_store
 from profilekit import me, new_secret, play_table, register
-from serverkit import fast_config, make_app
+from serverkit import app_and_lobby, fast_config, make_app
 
 
 def app_client(**config: float) -> TestClient:
@@ -239,3 +239,29 @@ def test_the_operator_forgets_a_profile_with_dudo_forget(tmp_path: Path) -> None
     with TestClient(make_app(fast_config(grace=0.0), store=open_store(url))) as client:
         assert client.post("/api/profile/me", json={"secret": ana}).status_code == 404
         assert me(client, ben)["stats"]["total"]["games"] == 1
+
+
+def test_a_seat_taken_with_an_unknown_secret_counts_for_nobody_and_as_a_guess() -> None:
+    ana, stranger = new_secret(), new_secret()
+    app, holder = app_and_lobby(fast_config(grace=0.0))
+    with TestClient(app) as client:
+        register(client, ana)
+        created = client.post("/api/rooms", json={"name": "Ana", "seats": 2, "profile": ana})
+        code = created.json()["code"]
+        joined = client.post(f"/api/rooms/{code}/join", json={"name": "X", "profile": stranger})
+        assert joined.status_code == 200
+        assert holder.lobby is not None
+        assert sum(len(misses) for misses in holder.lobby.guesses.clients.misses.values()) == 1
+        malformed = client.post(f"/api/rooms/{code}/join", json={"name": "Y", "profile": "1"})
+        assert malformed.status_code == 400 and malformed.json()["error"] == "bad_request"
+        room = client.get(f"/api/rooms/{code}").json()
+        assert [seat["name"] for seat in room["seats"]] == ["Ana", "X"]
+        assert "profile" not in str(room)  # the summary shows no profile either
+
+
+def test_unknown_rooms_have_no_series_and_count_as_guesses() -> None:
+    with app_client() as client:
+        answers = [client.get("/api/rooms/QQQQ/series") for _ in range(25)]
+        assert answers[0].status_code == 200 and answers[0].json()["games"] == 0
+        assert answers[-1].status_code == 429
+        assert answers[-1].json()["error"] == "too_many_guesses"
