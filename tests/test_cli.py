@@ -61,7 +61,7 @@ def test_every_command_still_has_help(command: str, flag: str) -> None:
 
 
 def test_the_commands_are_the_known_ones() -> None:
-    assert COMMANDS == ["analyze", "arena", "play", "purge", "rules", "scenario", "serve",
+    assert COMMANDS == ["analyze", "arena", "forget", "play", "purge", "rules", "scenario", "serve",
                         "verify"]
 
 
