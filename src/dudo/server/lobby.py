@@ -68,9 +68,8 @@ class Elsewhere:
     address: str  # the holder's http://host:port
 
 
-# Joining a room on another node (the app relays it): (address, code, name, client) -> the
-# join's answer, or a RoomError.
-# (address, code, name, client address, profile id or None) -> the seat ticket
+# Joining a room on another node (the app relays it): (address, code, name, client, the
+# player's profile id or None) -> the join's answer, or a RoomError.
 JoinElsewhere = Callable[[str, str, str, str, str | None], Awaitable[dict[str, Any]]]
 
 
