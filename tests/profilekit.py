@@ -32,19 +32,26 @@ def me(client: TestClient, secret: str) -> dict[str, Any]:
     return data
 
 
-def wait_over(client: TestClient, code: str, game: int, timeout: float = 60.0) -> None:
+def wait_over(client: TestClient, code: str, game: int, timeout: float = 60.0,
+              entered: bool = True) -> None:
+    """Until the room's ``game``-th game is over and (``entered``) in the profile book: a
+    moment after the game-over state goes out, the room's series counts it. (The series
+    is asked only once the game is over: a room without one counts as a guess.)"""
     end = time.monotonic() + timeout
-    while time.monotonic() < end:
+    while True:
         room = client.get(f"/api/rooms/{code}").json()
         if room["status"] == "over" and room["game"] >= game:
-            return
+            break
+        assert time.monotonic() < end, f"game {game} of room {code} did not end"
         time.sleep(0.02)
-    raise AssertionError(f"game {game} of room {code} did not end")
+    while entered and client.get(f"/api/rooms/{code}/series").json()["games"] < game:
+        assert time.monotonic() < end, f"game {game} of room {code} was not entered"
+        time.sleep(0.02)
 
 
 def play_table(client: TestClient, players: list[tuple[str, str | None]],
-               bots: int = 1, games: int = 1, rules: dict[str, Any] | None = None
-               ) -> tuple[str, list[str]]:
+               bots: int = 1, games: int = 1, rules: dict[str, Any] | None = None,
+               entered: bool = True) -> tuple[str, list[str]]:
     """A room with ``players`` ((name, profile secret or None); the first is the host)
     and ``bots`` normal bots, ``games`` games played to the end (the host asks for each
     rematch); returns the room code and the seat tokens."""
@@ -74,5 +81,5 @@ def play_table(client: TestClient, players: list[tuple[str, str | None]],
         assert reply["type"] == "ack", reply
         for context in sockets:  # everyone leaves: stand-ins play (grace 0)
             context.__exit__(None, None, None)
-        wait_over(client, code, number)
+        wait_over(client, code, number, entered=entered)
     return code, tokens

@@ -200,7 +200,7 @@ def test_a_game_whose_node_died_at_its_end_is_rated_once_when_the_room_is_rebuil
                              store=open_store(url))) as client:
         register(client, ana, "Ana")
         register(client, ben, "Ben")
-        code, _ = play_table(client, [("Ana", ana), ("Ben", ben)], bots=0)
+        code, _ = play_table(client, [("Ana", ana), ("Ben", ben)], bots=0, entered=False)
         assert me(client, ana)["stats"]["total"]["games"] == 0
     for _ in range(2):
         with TestClient(make_app(fast_config(grace=0.0), store=open_store(url))) as client:

@@ -67,6 +67,16 @@ function presetTable(presets) {
     <tbody>${names.map((name) => `<tr data-preset="${escapeHtml(name)}"><th scope="row">${escapeHtml(name)}</th>${cols.map((c) => `<td>${presets[name][c]}</td>`).join('')}</tr>`).join('')}</tbody></table></div>`;
 }
 
+// The newest games, each a link to its page (the replay and the analysis).
+function recentGames(timeline) {
+  if (!timeline.length) return '';
+  const items = timeline.slice(-10).reverse().map((game) => {
+    const when = new Date(game.at * 1000).toLocaleDateString(document.documentElement.lang || 'en');
+    return `<li><a href="/g/${encodeURIComponent(game.game_id)}">${escapeHtml(t(game.won ? 'profile.game_won' : 'profile.game_lost', {preset: game.preset, when}))}</a></li>`;
+  }).join('');
+  return `<h3>${escapeHtml(t('profile.recent'))}</h3><ol class="recent-games" id="recent-games">${items}</ol>`;
+}
+
 class ProfilePage {
   constructor() {
     this.data = null;
@@ -127,7 +137,7 @@ class ProfilePage {
       <section class="card" aria-labelledby="stats-title"><h2 id="stats-title">${escapeHtml(t('profile.stats'))}</h2>
         ${statGrid(stats.total)}${presetTable(stats.presets)}
         <p class="help">${escapeHtml(t('profile.stats_help'))}</p></section>
-      <section class="card" aria-labelledby="plots-title"><h2 id="plots-title">${escapeHtml(t('profile.over_time'))}</h2>${plots(stats.timeline)}</section>
+      <section class="card" aria-labelledby="plots-title"><h2 id="plots-title">${escapeHtml(t('profile.over_time'))}</h2>${plots(stats.timeline)}${recentGames(stats.timeline)}</section>
       ${this.boardCard(profile)}
       ${this.transferCard()}
       ${this.claimCard()}
