@@ -265,3 +265,16 @@ def test_unknown_rooms_have_no_series_and_count_as_guesses() -> None:
         assert answers[0].status_code == 200 and answers[0].json()["games"] == 0
         assert answers[-1].status_code == 429
         assert answers[-1].json()["error"] == "too_many_guesses"
+
+
+def test_the_creation_limit_forgets_quiet_addresses() -> None:
+    from dudo.profiles.desk import CreationLimit
+
+    now = [0.0]
+    limit = CreationLimit(limit=2, window=10.0, clock=lambda: now[0])
+    assert limit.take("a") and limit.take("a") and not limit.take("a")
+    for number in range(10_001):
+        limit.take(f"x{number}")
+    now[0] = 11.0
+    assert limit.take("a")  # the window has passed
+    assert len(limit.made) == 1  # the quiet addresses are gone

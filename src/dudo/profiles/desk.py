@@ -92,6 +92,9 @@ class CreationLimit:
 
     def take(self, address: str) -> bool:
         now = self.clock()
+        if len(self.made) > 10_000:  # many addresses: forget those with nothing recent
+            self.made = {key: times for key, times in self.made.items()
+                         if times and times[-1] > now - self.window}
         recent = [at for at in self.made.get(address, []) if at > now - self.window]
         if len(recent) >= self.limit:
             self.made[address] = recent
