@@ -37,11 +37,12 @@ def browser() -> Iterator[Browser]:
         yield launched
 
 
-def new_page(browser: Browser, width: int = 1280, height: int = 800) -> Page:
+def new_page(browser: Browser, width: int = 1280, height: int = 800,
+             locale: str = "en-US") -> Page:
     """A page in a context of its own (a device of its own), which records every breach
     of the content security policy (none are allowed: the page draws its plots and QR
     code without inline scripts or styles)."""
-    page = plain_page(browser, width, height)
+    page = plain_page(browser, width, height, locale)
     page.context.add_init_script(RECORD_VIOLATIONS)
     return page
 
@@ -131,11 +132,13 @@ def test_profiles_stats_series_transfer_and_forget(server: str, browser: Browser
     expect(phone.locator("#profile-name")).to_have_text("Ana")
     expect(phone.locator('[data-stat="games"]')).to_have_text("2")
     check_fits(phone, "profile-390")
-    # The same code again, on a third browser: refused, in words.
-    third = new_page(browser)
+    # The same code again, on a third browser (a German one): refused, in its words.
+    third = new_page(browser, 360, 740, locale="de-DE")
     third.goto(link)
+    expect(third.locator("h1")).to_have_text("Dein Profil auf dieses Gerät holen")
+    check_fits(third, "claim-de-360")
     third.click("#claim-form button[type=submit]")
-    expect(third.locator(".toast")).to_contain_text("used already")
+    expect(third.locator(".toast")).to_contain_text("schon benutzt")
 
     # Export, then forget: the profile is gone from the server for both devices.
     with ana.expect_download() as download:
