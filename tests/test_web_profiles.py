@@ -87,7 +87,7 @@ def test_profiles_stats_series_transfer_and_forget(server: str, browser: Browser
     expect(ana.locator('tr[data-preset="perudo"]')).to_be_visible()
     expect(ana.locator("#recent-games a")).to_have_count(1)
     assert (ana.get_attribute("#recent-games a", "href") or "").startswith("/g/")
-    assert "rated games" in ana.inner_text("#rating-line")  # two profiles: rated
+    assert "after 1 rated game" in ana.inner_text("#rating-line")  # two profiles: rated
     axe_check(ana, "profile")
     check_fits(ana, "profile-1280")
 

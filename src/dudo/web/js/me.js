@@ -23,7 +23,8 @@ function linePlot(id, title, values, marks = null, kind = '') {
   const y = (v) => 6 + (1 - v) * (height - bottom - 6);
   const grid = [0, 0.5, 1].map((v) => `<line class="grid" x1="${left}" x2="${width - 4}" y1="${y(v)}" y2="${y(v)}"/><text x="2" y="${y(v) + 3}">${Math.round(v * 100)}%</text>`).join('');
   const points = values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
-  const dots = marks ? marks.map((won, i) => `<circle class="${won ? 'won' : 'lost'}" cx="${x(i).toFixed(1)}" cy="${y(values[i]).toFixed(1)}" r="3"/>`).join('') : '';
+  // A dot per game (filled for a win where `marks` says), so one game shows too.
+  const dots = values.map((v, i) => `<circle class="${marks ? (marks[i] ? 'won' : 'lost') : `point ${kind}`}" cx="${x(i).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3"/>`).join('');
   return `<svg class="plot" id="${id}" viewBox="0 0 ${width} ${height}" role="img" aria-labelledby="${id}-title">
     <title id="${id}-title">${escapeHtml(title)}</title>${grid}
     <line class="axis" x1="${left}" x2="${left}" y1="4" y2="${height - bottom}"/>
