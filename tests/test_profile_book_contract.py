@@ -39,7 +39,7 @@ def key() -> str:
 def game(profiles: list[str | None], room: str | None = None, series: float = 5.0,
          places: list[int] | None = None, at: float = 10.0) -> FinishedGame:
     seats = len(profiles)
-    return FinishedGame(game_id=secrets.token_hex(16), room=room or secrets.token_hex(2),
+    return FinishedGame(game_id=secrets.token_hex(16), room=room or secrets.token_hex(4),
                         series=series, finished_at=at, names=[f"P{i}" for i in range(seats)],
                         winners=[0], places=places or list(range(1, seats + 1)),
                         profiles=profiles)
@@ -127,7 +127,7 @@ def test_one_profile_alone_or_twice_at_a_table_is_not_rated(backend: str,
 @pytest.mark.parametrize("backend", backends())
 def test_a_rooms_series_is_its_latest_run_of_games(backend: str, tmp_path: Path) -> None:
     async def body(book: ProfileBook) -> None:
-        room = secrets.token_hex(2).upper()
+        room = secrets.token_hex(4).upper()
         old = game([None, None], room=room, series=1.0, at=2.0)
         first = game([None, None], room=room, series=9.0, at=11.0)
         second = game([None, None], room=room, series=9.0, at=12.0)
@@ -153,13 +153,18 @@ def test_the_leaderboard_lists_only_who_chose_it_and_forget_removes_all(
         await book.edit(ana.id, leaderboard=True)
         await book.edit(ben.id, leaderboard=True)
         await book.enter_game(game([ana.id, ben.id, cho.id], places=[1, 2, 3]))
-        assert [p.name for p in await book.leaderboard()] == ["Ana", "Ben"]
+        ours = {ana.id, ben.id, cho.id}  # a shared PostgreSQL holds other runs' too
+
+        async def listed() -> list[str]:
+            return [p.name for p in await book.leaderboard(10_000) if p.id in ours]
+
+        assert await listed() == ["Ana", "Ben"]
         await book.add_transfer(secrets.token_hex(32), ana.id, 1e12)
         assert await book.forget(ana.id)
         assert not await book.forget(ana.id)
         assert await book.by_key(ana_key) is None and await book.by_id(ana.id) is None
         assert await book.games_of(ana.id) == []
-        assert [p.name for p in await book.leaderboard()] == ["Ben"]
+        assert await listed() == ["Ben"]
 
     run(backend, tmp_path, body)
 
