@@ -13,7 +13,7 @@ ENGINE = ["bids", "hands", "rolloff", "rules", "game", "dice", "view", "scenario
 FORBIDDEN_IN_ENGINE = {"asyncio", "socket", "sqlite3", "time", "datetime", "os", "threading",
                        "subprocess", "secrets", "urllib", "http", "typer", "rich"}
 UPPER_LAYERS = {"dudo.bots", "dudo.store", "dudo.server", "dudo.client", "dudo.tui",
-                "dudo.cli", "dudo.openspiel"}
+                "dudo.cli", "dudo.openspiel", "dudo.profiles"}
 
 
 def imports_of(module: str) -> set[str]:

@@ -61,8 +61,8 @@ def test_every_command_still_has_help(command: str, flag: str) -> None:
 
 
 def test_the_commands_are_the_known_ones() -> None:
-    assert COMMANDS == ["analyze", "arena", "backup", "play", "purge", "rules", "scenario", "serve",
-                        "verify"]
+    assert COMMANDS == ["analyze", "arena", "backup", "forget", "play", "purge", "rules",
+                        "scenario", "serve", "verify"]
 
 
 def test_dudo_alone_still_shows_the_help() -> None:

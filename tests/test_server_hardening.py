@@ -212,7 +212,12 @@ def test_fuzz_every_http_route_answers_4xx_in_shape_never_5xx() -> None:
             "/r/{code}/qr.svg",
             "/api/quick", "/api/games/{game_id}", "/healthz", "/metrics",
             "/g/{game_id}", "/my-games", "/api/games/{game_id}/analysis",
-            "/api/games/{game_id}/scenario", "/ws/{code}"} == set(templates)
+            "/api/games/{game_id}/scenario", "/ws/{code}",
+            # profiles (dudo.profiles.desk)
+            "/me", "/api/profile", "/api/profile/me", "/api/profile/edit",
+            "/api/profile/transfer", "/api/profile/claim", "/api/profile/export",
+            "/api/profile/forget", "/api/leaderboard", "/api/rooms/{code}/series",
+            } == set(templates)
     with TestClient(app) as client:
         unlimited_guesses(holder)
         code = seat_table(client, 6, humans=1).code

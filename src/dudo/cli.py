@@ -774,6 +774,47 @@ def purge(
                f"(closed more than {older_than:g} days ago); game records kept")
 
 
+@app.command()
+def forget(
+    profile: Annotated[str, typer.Argument(
+        help="The profile's public id (shown on its /me page and in its export).")],
+    database: Annotated[str, typer.Option(
+        envvar="DUDO_DATABASE",
+        help="sqlite:///FILE (default sqlite:///dudo.db) or postgresql://...")
+    ] = "sqlite:///dudo.db",
+) -> None:
+    """Forget a player's profile: delete everything the server keeps for it (the profile,
+    its device keys, transfer codes, rating and links to finished games). The games'
+    records stay, as for any player without a profile. Safe while the server runs."""
+    import asyncio
+
+    from dudo.profiles.book import open_book
+    from dudo.store import StoreError, open_store
+
+    if not (profile.isascii() and profile.isalnum()) or len(profile) > 32:
+        _fail(f"{profile!r} is not a profile id: 16 letters and digits, as /me shows it")
+    missing = _missing_sqlite_file(database)
+    if missing is not None:
+        _fail(f"no database at {missing!r}: run dudo forget where the server keeps its "
+              "database, or name it with --database sqlite:///FILE (or DUDO_DATABASE)")
+
+    async def run() -> bool:
+        store = open_store(database)
+        await store.open()
+        try:
+            return await (await open_book(store)).forget(profile)
+        finally:
+            await store.close()
+
+    try:
+        gone = asyncio.run(run())
+    except StoreError as error:
+        _fail(str(error))
+    if not gone:
+        _fail(f"no profile {profile!r} in this database (forgotten already?)")
+    typer.echo(f"forgot profile {profile}: its keys, rating and game links are deleted")
+
+
 def _missing_sqlite_file(database: str) -> str | None:
     """The file a ``sqlite:///FILE`` URL names, if it does not exist (opening it would
     create an empty database); ``None`` for any other URL or a file that exists."""

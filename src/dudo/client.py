@@ -46,6 +46,12 @@ from dudo.rules import Rules
 from dudo.view import SeatView
 
 
+def new_profile_secret() -> str:
+    """A profile secret as a browser makes it: 32 random bytes in hex. Keep it: it is the
+    profile (the server stores only its hash)."""
+    return secrets.token_hex(32)
+
+
 class ClientError(RuntimeError):
     """The server refused a request; ``code`` is its machine-readable reason."""
 
@@ -67,8 +73,12 @@ class SeatTicket:
 class Client:
     """HTTP side of the protocol: create, join, quick game; then :meth:`table` to play."""
 
-    def __init__(self, base_url: str, timeout: float = 10.0) -> None:
+    def __init__(self, base_url: str, timeout: float = 10.0,
+                 profile: str | None = None) -> None:
+        """``profile``: this program's profile secret (64 hex digits, see
+        :func:`new_profile_secret`); the seats it takes then count for that profile."""
         self.base_url = base_url.rstrip("/")
+        self.profile = profile
         # A random id of this client: the server's limit on unknown room codes counts it
         # apart from other clients behind the same address.
         self.http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout,
@@ -93,18 +103,33 @@ class Client:
                           timer: int = 0, public: bool = False) -> SeatTicket:
         data = await self._post("/api/rooms", {
             "name": name, "rules": rules or {"preset": "perudo"}, "seats": seats,
-            "bots": bots or [], "timer": timer, "public": public})
+            "bots": bots or [], "timer": timer, "public": public, **self._profile()})
         return SeatTicket(data["code"], data["seat"], data["token"], data["name"])
 
     async def join(self, code: str, name: str) -> SeatTicket:
-        data = await self._post(f"/api/rooms/{code}/join", {"name": name})
+        data = await self._post(f"/api/rooms/{code}/join", {"name": name, **self._profile()})
         return SeatTicket(data["code"], data["seat"], data["token"], data["name"])
 
     async def quick(self, name: str, rules: dict[str, Any] | None = None) -> SeatTicket:
         """A seat at a quick table playing ``rules`` (Perudo by default)."""
-        data = await self._post("/api/quick", {"name": name, **({"rules": rules} if rules
-                                                                else {})})
+        data = await self._post("/api/quick", {"name": name, **self._profile(),
+                                               **({"rules": rules} if rules else {})})
         return SeatTicket(data["code"], data["seat"], data["token"], data["name"])
+
+    def _profile(self) -> dict[str, str]:
+        return {"profile": self.profile} if self.profile else {}
+
+    async def register_profile(self, name: str) -> dict[str, Any]:
+        """Register this program's profile (once; again gives it back)."""
+        if not self.profile:
+            raise ClientError("no_profile", "make the Client with profile=new_profile_secret()")
+        data = await self._post("/api/profile", {"secret": self.profile, "name": name})
+        profile: dict[str, Any] = data["profile"]
+        return profile
+
+    async def my_profile(self) -> dict[str, Any]:
+        """The profile, its rating and its stats (docs/protocol.md, "Profiles")."""
+        return await self._post("/api/profile/me", {"secret": self.profile or ""})
 
     async def _get(self, path: str) -> dict[str, Any]:
         response = await self.http.get(path)

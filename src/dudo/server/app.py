@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import os
@@ -31,6 +32,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from dudo import __version__
+from dudo.profiles.book import open_book
+from dudo.profiles.desk import SECRET_PATTERN, CreationLimit, ProfileDesk, key_hash
+from dudo.profiles.series import game_recorder
 from dudo.rules import Rules, RulesError
 from dudo.server.assets import CompressDynamic
 from dudo.server.cluster import Cluster, ClusterSettings
@@ -51,7 +55,7 @@ from dudo.server.protocol import (
 )
 from dudo.server.proxies import SCOPE_KEY, ForwardedHeaders, OriginWarnings
 from dudo.server.refusals import HandshakeRefusals
-from dudo.server.relay import ADDRESS_HEADER, Relay
+from dudo.server.relay import ADDRESS_HEADER, PROFILE_HEADER, Relay
 from dudo.server.replays import replay_routes
 from dudo.server.room import RoomConfig, RoomError
 from dudo.server.share import clean_origin, qr_svg, share_link
@@ -290,6 +294,7 @@ class QuietBadFrames(logging.Filter):
 
 
 Level = Annotated[str, Field(pattern="^(easy|normal|hard)$")]
+ProfileSecret = Annotated[str, Field(pattern=SECRET_PATTERN)]
 
 
 class CreateRoom(BaseModel):
@@ -301,18 +306,21 @@ class CreateRoom(BaseModel):
     timer: Annotated[int, Field(ge=0, le=600)] = 0
     public: bool = False
     show_lost_dice: bool = True  # a display option: dice lost so far, drawn greyed
+    profile: ProfileSecret | None = None  # this device's profile secret (dudo.profiles)
 
 
 class JoinRoom(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: Annotated[str, Field(min_length=1, max_length=64)]
     invite: Annotated[str, Field(max_length=64)] | None = None  # for a locked room
+    profile: ProfileSecret | None = None
 
 
 class QuickGame(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: Annotated[str, Field(min_length=1, max_length=64)]
     rules: dict[str, Any] | None = None  # house rules; players are matched by them
+    profile: ProfileSecret | None = None
 
 
 class Metrics:
@@ -363,7 +371,12 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         logging.getLogger("uvicorn.error").addFilter(refusals)
         chosen = store or open_store(settings.database)
         await chosen.open()
-        lobby = (lobby_factory or Lobby)(chosen, settings.room)
+        state["book"] = await open_book(chosen)
+        room_config = settings.room
+        if room_config.after_game is None:
+            room_config = dataclasses.replace(
+                room_config, after_game=game_recorder(lambda: state["book"]))
+        lobby = (lobby_factory or Lobby)(chosen, room_config)
         lobby.configure(settings.limits)
         tasks = []
         if settings.cluster:
@@ -487,6 +500,17 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         return await relay.forward(where.address, request.method, request.url.path + query,
                                    body, client_of(request), client_id_of(request))
 
+    async def profile_of(request: Request, secret: str | None) -> str | None:
+        """The public id of the profile a join names by its secret; an unknown secret
+        counts as a guess and the seat is taken without a profile."""
+        if secret is None:
+            return None
+        found = await state["book"].by_key(key_hash(secret))
+        if found is None:
+            await lobby().wrong_key(client_of(request), client_id_of(request))
+            return None
+        return str(found.id)
+
     async def create_room(request: Request) -> Response:
         try:
             body: CreateRoom = await read_json(request, CreateRoom)
@@ -497,7 +521,8 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             joined = await lobby().create(name, rules=rules, seats=body.seats, bots=body.bots,
                                           timer=body.timer, public=body.public,
                                           show_lost_dice=body.show_lost_dice,
-                                          client=client_of(request))
+                                          client=client_of(request),
+                                          profile=await profile_of(request, body.profile))
         except RoomError as error:
             return refused(error)
         except (RulesError, ValueError) as error:
@@ -511,7 +536,10 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
                 return await relay_http(request, room, await read_body(request))
             body: JoinRoom = await read_json(request, JoinRoom)
             try:
-                joined = await room.call("join", clean_name(body.name), body.invite)
+                profile = await profile_of(request, body.profile)
+                if relayed(request) and request.headers.get(PROFILE_HEADER):
+                    profile = request.headers[PROFILE_HEADER][:32]  # found by the sender
+                joined = await room.call("join", clean_name(body.name), body.invite, profile)
             except RoomError as error:
                 if error.code == "locked" and body.invite:
                     await lobby().wrong_key(client_of(request), client_id_of(request))
@@ -527,7 +555,8 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             wanted: QuickGame = await read_json(request, QuickGame)
             rules = Rules.from_json(wanted.rules) if wanted.rules is not None else None
             joined = await lobby().quick(clean_name(wanted.name), client=client_of(request),
-                                         rules=rules)
+                                         rules=rules,
+                                         profile=await profile_of(request, wanted.profile))
         except RoomError as error:
             return refused(error)
         except (RulesError, ValueError) as error:
@@ -781,7 +810,24 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             with contextlib.suppress(Exception):
                 await websocket.close()
 
+    async def guess_blocked(request: Request) -> bool:
+        found = lobby()
+        client, client_id = client_of(request), client_id_of(request)
+        if found.cluster is None:
+            return found.guesses.blocked(client, client_id)
+        return await found._guess_blocked(client, client_id)
+
+    async def guess_missed(request: Request) -> None:
+        await lobby().wrong_key(client_of(request), client_id_of(request))
+
+    desk = ProfileDesk(book=lambda: state["book"],
+                       load_game=lambda game_id: state["store"].load_game(game_id),
+                       read_json=read_json, client_of=client_of, guess_blocked=guess_blocked,
+                       guess_missed=guess_missed, clean_name=clean_name,
+                       creations=CreationLimit())
+
     routes = [
+        *desk.routes(),
         *page_routes(),
         Route("/api/rooms", create_room, methods=["POST"]),
         Route("/api/rooms", public_rooms, methods=["GET"]),
@@ -827,4 +873,5 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
                                         Middleware(SecurityHeaders),
                                         Middleware(CompressDynamic), Middleware(CatchAll)])
     application.state.gate = gate  # dudo serve drops a flooding address's connections
+    application.state.profiles = desk  # the profile API (dudo.profiles.desk), for tests
     return application

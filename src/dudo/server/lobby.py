@@ -68,9 +68,9 @@ class Elsewhere:
     address: str  # the holder's http://host:port
 
 
-# Joining a room on another node (the app relays it): (address, code, name, client) -> the
-# join's answer, or a RoomError.
-JoinElsewhere = Callable[[str, str, str, str], Awaitable[dict[str, Any]]]
+# Joining a room on another node (the app relays it): (address, code, name, client, the
+# player's profile id or None) -> the join's answer, or a RoomError.
+JoinElsewhere = Callable[[str, str, str, str, str | None], Awaitable[dict[str, Any]]]
 
 
 def normalise_code(text: str) -> str | None:
@@ -472,7 +472,8 @@ class Lobby:
 
     async def create(self, name: str, *, rules: Rules, seats: int, bots: list[str | None],
                      timer: int, public: bool, quick: bool = False,
-                     show_lost_dice: bool = True, client: str = "unknown") -> dict[str, Any]:
+                     show_lost_dice: bool = True, client: str = "unknown",
+                     profile: str | None = None) -> dict[str, Any]:
         """A new room with its creator in seat 0 (the host)."""
         if not MIN_SEATS <= seats <= MAX_SEATS:
             raise RoomError("bad_seats", f"a table has {MIN_SEATS} to {MAX_SEATS} seats")
@@ -485,7 +486,7 @@ class Lobby:
             self._creating -= 1
         log_event(log, "room_created", room=room.code, seats=seats, public=public,
                   quick=quick, rules=rules.to_overrides())
-        joined: dict[str, Any] = await room.call("join", name, None)
+        joined: dict[str, Any] = await room.call("join", name, None, profile)
         return joined
 
     async def _new_room(self, **settings: Any) -> Room:
@@ -516,26 +517,29 @@ class Lobby:
         raise RoomError("server_full", "could not find a free room code")
 
     async def quick(self, name: str, client: str = "unknown",
-                    rules: Rules | None = None) -> dict[str, Any]:
+                    rules: Rules | None = None, profile: str | None = None) -> dict[str, Any]:
         """Seat the player at an open public quick table playing the same rules (Perudo
         unless the player chose others), or start a new one."""
         rules = rules or Rules.preset("perudo")
         if self.cluster is not None:
-            return await self._quick_in_cluster(name, client, rules)
+            return await self._quick_in_cluster(name, client, rules, profile)
         async with self._lock:
             for room in self.rooms.values():
                 if (room.quick and room.public and room.status == "lobby"
                         and room.rules == rules
                         and any(seat.kind == "open" for seat in room.seats)):
                     try:
-                        joined: dict[str, Any] = await room.call("join", name, None)
+                        joined: dict[str, Any] = await room.call("join", name, None,
+                                                                 profile)
                         return joined
                     except RoomError:
                         continue
             return await self.create(name, rules=rules, seats=4, bots=[], timer=30,
-                                     public=True, quick=True, client=client)
+                                     public=True, quick=True, client=client,
+                                     profile=profile)
 
-    async def _quick_in_cluster(self, name: str, client: str, rules: Rules) -> dict[str, Any]:
+    async def _quick_in_cluster(self, name: str, client: str, rules: Rules,
+                                profile: str | None = None) -> dict[str, Any]:
         """Quick games across nodes: open quick tables are listed in Redis by their rules;
         one node at a time seats players for one rule set (a lock), joining a table here
         or relaying the join to the node that holds it."""
@@ -548,16 +552,19 @@ class Lobby:
                     if isinstance(where, Room):
                         if where.rules != rules:
                             raise RoomError("full", "other rules")
-                        joined: dict[str, Any] = await where.call("join", name, None)
+                        joined: dict[str, Any] = await where.call("join", name, None,
+                                                                  profile)
                     elif self.join_elsewhere is not None:
-                        joined = await self.join_elsewhere(where.address, code, name, client)
+                        joined = await self.join_elsewhere(where.address, code, name, client,
+                                                           profile)
                     else:
                         raise RoomError("full", "cannot reach that table")
                     return joined
                 except RoomError:
                     await self.cluster.drop_quick(key, code)  # full, started or gone
             joined = await self.create(name, rules=rules, seats=4, bots=[], timer=30,
-                                       public=True, quick=True, client=client)
+                                       public=True, quick=True, client=client,
+                                       profile=profile)
             await self.cluster.add_quick(key, joined["code"])
             return joined
 

@@ -35,6 +35,9 @@ log = logging.getLogger("dudo.relay")
 RELAY_HEADER = "x-dudo-relay"
 ADDRESS_HEADER = "x-dudo-address"
 CLIENT_HEADER = "x-dudo-client"
+# A quick game's join relayed to the node holding the table: the public id of the player's
+# profile (dudo.profiles), already found by the node the player reached (never the secret).
+PROFILE_HEADER = "x-dudo-relay-profile"
 
 
 class Relay:
@@ -63,10 +66,11 @@ class Relay:
         return headers
 
     async def forward(self, address: str, method: str, path: str, body: bytes | None,
-                      client: str, client_id: str | None) -> Response:
+                      client: str, client_id: str | None,
+                      extra: dict[str, str] | None = None) -> Response:
         """An HTTP request answered by the holder, its answer passed on as it is."""
         self.requests += 1
-        headers = self._headers(client, client_id)
+        headers = {**self._headers(client, client_id), **(extra or {})}
         if body is not None:
             headers["content-type"] = "application/json"
         try:
@@ -78,10 +82,12 @@ class Relay:
         return Response(answer.content, status_code=answer.status_code,
                         media_type=answer.headers.get("content-type", "application/json"))
 
-    async def join(self, address: str, code: str, name: str, client: str) -> dict[str, Any]:
+    async def join(self, address: str, code: str, name: str, client: str,
+                   profile: str | None = None) -> dict[str, Any]:
         """Join a room another node holds (quick games); a refusal as a RoomError."""
         answer = await self.forward(address, "POST", f"/api/rooms/{code}/join",
-                                    json.dumps({"name": name}).encode(), client, None)
+                                    json.dumps({"name": name}).encode(), client, None,
+                                    {PROFILE_HEADER: profile} if profile else None)
         data = json.loads(bytes(answer.body))
         if answer.status_code != 200:
             raise RoomError(data.get("error", "full"), data.get("message", "refused"))

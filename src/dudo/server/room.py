@@ -362,9 +362,9 @@ class Room:
             _, connection = command
             self.audience.disconnect(connection)
         elif kind == "join":
-            _, name, invite, future = command
+            _, name, invite, *profile, future = command
             try:
-                future.set_result(await self._join(name, invite))
+                future.set_result(await self._join(name, invite, *profile))
             except RoomError as error:
                 future.set_exception(error)
         elif kind == "summary":
@@ -396,7 +396,8 @@ class Room:
         key = self.state.invite
         return bool(invite and key and hmac.compare_digest(invite.encode(), key.encode()))
 
-    async def _join(self, name: str, invite: str | None = None) -> dict[str, Any]:
+    async def _join(self, name: str, invite: str | None = None,
+                    profile: str | None = None) -> dict[str, Any]:
         state = self.state
         # Between games (after the game is over) open seats take players too: a spectator
         # can sit down for the rematch.
@@ -412,8 +413,10 @@ class Room:
         token = secrets.token_urlsafe(24)
         seat = open_seats[0]
         name = distinct_name(name, [other.name for other in state.seats if other.name])
-        await self._commit("joined", {"seat": seat, "name": name,
-                                      "token_hash": hash_token(token)})
+        joined: dict[str, Any] = {"seat": seat, "name": name, "token_hash": hash_token(token)}
+        if profile is not None:  # a profile's public id (dudo.profiles), never its secret
+            joined["profile"] = profile
+        await self._commit("joined", joined)
         self.audience.broadcast([])
         if state.quick and not any(s.kind == "open" for s in state.seats):
             await self._start_game()
@@ -730,4 +733,13 @@ class Room:
     async def _save_game(self) -> None:
         if self.state.game is None:
             return
-        await self.store.save_game(self.state.game_id, self.code, self.state.record())
+        record = self.state.record()
+        await self.store.save_game(self.state.game_id, self.code, record)
+        after = self.config.after_game
+        if after is not None:
+            try:
+                await after(record, [seat.profile for seat in self.state.seats],
+                            self.state.created_at)
+            except Exception:  # the game is saved; stats and ratings must not stop the room
+                log.exception("room %s: the finished game could not be entered for profiles",
+                              self.code)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,6 +52,10 @@ class RoomConfig:
     close_when_idle: float = 1800.0
     close_empty_lobby: float = 300.0  # a room nobody has sat in for this long
     max_spectators: int = 200  # per room; more are told the room is full of watchers
+    # Told of each finished game (its record, each seat's profile id or None, and when the
+    # room was created), after the record is saved and again when a room is rebuilt after
+    # a crash: the profile book (dudo.profiles) enters a game once.
+    after_game: Callable[[dict[str, Any], list[str | None], float], Awaitable[None]] | None = None
 
 
 @dataclass
@@ -68,6 +72,7 @@ class Seat:
     name: str = ""
     level: str = "normal"
     token_hash: str | None = None
+    profile: str | None = None  # the public id of the profile that took the seat, if any
     # The seed this seat sent for the round waiting to be rolled (logged as "seeded").
     seed: str | None = None
     # Runtime only (not logged): who is here, answers already given.
@@ -128,6 +133,7 @@ class RoomState:
         self.deal = deal
         self.seq = 0
         self.version = 0
+        self.created_at = 0.0
         self.rules = Rules.preset("perudo")
         self.seats: list[Seat] = []
         self.timer: int = 0
@@ -244,6 +250,7 @@ class RoomState:
         return []
 
     def _apply_created(self, at: float, data: dict[str, Any]) -> list[RoomEvent]:
+        self.created_at = at
         self.rules = Rules.from_json(data["rules"])
         self.seats = [Seat(kind=s["kind"], level=s.get("level", "normal")) for s in data["seats"]]
         for seat in self.seats:
@@ -261,6 +268,7 @@ class RoomState:
     def _apply_joined(self, at: float, data: dict[str, Any]) -> list[RoomEvent]:
         seat = self.seats[data["seat"]]
         seat.kind, seat.name, seat.token_hash = "human", data["name"], data["token_hash"]
+        seat.profile = data.get("profile")
         seat.away_since = None
         return []
 

@@ -1,6 +1,7 @@
 // What every view takes from the page: the server's API, the browser's memory, messages
 // for the player (toasts) and for screen readers (the live region), safe HTML.
 import {has, t} from './i18n.js';
+import {withProfile} from './profile.js';
 
 export function randomHex(bytes) {
   const values = crypto.getRandomValues(new Uint8Array(bytes));
@@ -80,7 +81,8 @@ export function clientId() {
   return id;
 }
 
-export async function api(path, body) {
+export async function api(path, given) {
+  const body = await withProfile(path, given);
   const headers = {'X-Dudo-Client': clientId()};
   const options = body === undefined ? {headers} : {
     method: 'POST', headers: {...headers, 'Content-Type': 'application/json'},

@@ -11,6 +11,7 @@ import {bidOdds} from './odds.js';
 import {Practice} from './practice.js';
 import {rememberGame} from './mygames.js';
 import {morph} from './morph.js';
+import {SeriesPanel} from './series.js';
 import {GameLog} from './gamelog.js';
 import {CATEGORIES, anyBidWords, eventBid, facesPart, handDice, handKey, handUses, handWords, isHand} from './hands.js';
 import {play, setSound, soundOn} from './sound.js';
@@ -71,6 +72,7 @@ class Table {
   constructor(main, code, params) {
     this.main = main;
     this.code = code;
+    this.series = new SeriesPanel(code, () => this.render());
     this.session = memory.seat(code);
     this.watch = params.get('watch') === '1' && !this.session;
     this.state = null;
@@ -475,7 +477,10 @@ class Table {
     } else {
       const side = [this.actions(), this.rolloffPanel()];
       if (this.practice) side.push(this.practice.panel());
-      if (game && game.phase === 'over') side.push(this.standings(), this.nextGame());
+      if (game && game.phase === 'over') {
+        this.series.follow(room.game);
+        side.push(this.standings(), this.series.panel(), this.nextGame());
+      }
       side.push(this.history());
       if (you.seat != null) side.push(this.emoteBar());
       html = `<div class="table-page ${room.status}" data-seats="${room.seats.length}">${this.head()}

@@ -1,0 +1,280 @@
+"""The profile API through a real app: registering, stats from games played to the end,
+ratings entered once, transfer codes, export and forget, and every bad input refused."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from dudo.store import open_store
+from profilekit import me, new_secret, play_table, register
+from serverkit import app_and_lobby, fast_config, make_app
+
+
+def app_client(**config: float) -> TestClient:
+    return TestClient(make_app(fast_config(grace=0.0, **config)))
+
+
+def test_a_profile_is_registered_once_and_its_secret_is_never_stored_or_echoed() -> None:
+    secret = new_secret()
+    with app_client() as client:
+        first = client.post("/api/profile", json={"secret": secret, "name": "Ana"})
+        assert first.status_code == 201
+        again = client.post("/api/profile", json={"secret": secret, "name": "Other"})
+        assert again.status_code == 200
+        assert again.json()["profile"] == first.json()["profile"]
+        assert secret not in first.text
+        book = client.app.state.profiles.book()  # type: ignore[attr-defined]
+        assert secret not in repr(book.keys) and secret not in repr(book.profiles)
+        shown = me(client, secret)
+        assert shown["profile"]["name"] == "Ana"
+        assert shown["stats"]["total"]["games"] == 0
+
+
+def test_stats_and_ratings_come_from_games_played_through_the_server() -> None:
+    ana, ben = new_secret(), new_secret()
+    with app_client() as client:
+        register(client, ana, "Ana")
+        register(client, ben, "Ben")
+        code, _ = play_table(client, [("Ana", ana), ("Ben", ben)], bots=1, games=2)
+        mine, theirs = me(client, ana), me(client, ben)
+        for data in (mine, theirs):
+            total = data["stats"]["total"]
+            assert total["games"] == 2
+            assert total["rounds"] >= 2
+            assert data["profile"]["rating"]["games"] == 2
+            assert data["stats"]["presets"]["perudo"]["games"] == 2
+            assert len(data["stats"]["timeline"]) == 2
+        # Exactly one game has one winner: the three seats share two wins' worth at most.
+        assert mine["stats"]["total"]["wins"] + theirs["stats"]["total"]["wins"] <= 2
+        assert mine["profile"]["rating"]["mu"] != 25.0
+        series = client.get(f"/api/rooms/{code}/series").json()
+        assert series["games"] == 2
+        assert {row["name"] for row in series["rows"]} >= {"Ana", "Ben"}
+        assert sum(row["wins"] for row in series["rows"]) == 2
+        # The public record carries no profile.
+        records = client.app.state.profiles  # type: ignore[attr-defined]
+        for game_id, _, _ in client.portal.call(records.book().games_of,  # type: ignore
+                                                mine["profile"]["id"]):
+            record = client.get(f"/api/games/{game_id}").text
+            assert mine["profile"]["id"] not in record and ana not in record
+
+
+def test_a_game_with_one_profile_is_counted_but_not_rated() -> None:
+    ana = new_secret()
+    with app_client() as client:
+        register(client, ana)
+        play_table(client, [("Ana", ana), ("Anon", None)], bots=1)
+        data = me(client, ana)
+        assert data["stats"]["total"]["games"] == 1
+        assert data["profile"]["rating"]["games"] == 0
+        assert data["profile"]["rating"]["mu"] == 25.0
+
+
+@pytest.mark.parametrize(("body", "error"), [
+    ({"secret": "abc"}, "bad_request"),
+    ({"secret": "g" * 64}, "bad_request"),
+    ({"secret": "A" * 64}, "bad_request"),
+    ({}, "bad_request"),
+    ({"secret": "0" * 64, "extra": 1}, "bad_request"),
+])
+def test_malformed_secrets_are_refused(body: dict[str, object], error: str) -> None:
+    with app_client() as client:
+        answer = client.post("/api/profile/me", json=body)
+        assert answer.status_code == 400 and answer.json()["error"] == error
+
+
+def test_a_secret_of_another_server_is_unknown_here_and_counts_as_a_guess() -> None:
+    with app_client() as client:
+        unknown = client.post("/api/profile/me", json={"secret": new_secret()})
+        assert unknown.status_code == 404 and unknown.json()["error"] == "no_profile"
+        for _ in range(30):
+            last = client.post("/api/profile/me", json={"secret": new_secret()})
+        assert last.status_code == 429 and last.json()["error"] == "too_many_guesses"
+
+
+def test_a_flood_of_new_profiles_is_limited_and_makes_nothing() -> None:
+    with app_client() as client:
+        answers = [client.post("/api/profile", json={"secret": new_secret()})
+                   for _ in range(12)]
+        assert [a.status_code for a in answers[:10]] == [201] * 10
+        assert answers[10].status_code == 429
+        assert answers[10].json()["error"] == "too_many_profiles"
+        book = client.app.state.profiles.book()  # type: ignore[attr-defined]
+        assert len(book.profiles) == 10
+
+
+def test_a_transfer_code_moves_the_profile_once() -> None:
+    old, new = new_secret(), new_secret()
+    with app_client() as client:
+        made = register(client, old, "Ana")
+        code = client.post("/api/profile/transfer", json={"secret": old}).json()
+        assert code["link"] == f"http://testserver/me#claim={code['code']}"
+        assert code["qr"].startswith("<svg")
+        # The page's origin names the link's site, but only this site's own.
+        other = client.post("/api/profile/transfer",
+                            json={"secret": old, "origin": "https://evil.example"}).json()
+        assert other["link"].startswith("http://testserver/me#claim=")
+        claimed = client.post("/api/profile/claim", json={"secret": new, "code": code["code"]})
+        assert claimed.status_code == 200, claimed.text
+        assert claimed.json()["profile"]["id"] == made["id"]
+        assert me(client, new)["profile"]["id"] == made["id"]
+        assert me(client, old)["profile"]["id"] == made["id"]  # the first device keeps it
+        again = client.post("/api/profile/claim",
+                            json={"secret": new_secret(), "code": code["code"]})
+        assert again.status_code == 409 and again.json()["error"] == "code_used"
+        typed = code["code"].lower().replace("-", " ")
+        assert client.post("/api/profile/claim", json={
+            "secret": new_secret(), "code": typed}).json()["error"] == "code_used"
+
+
+def test_forged_and_expired_transfer_codes_are_refused_and_change_nothing() -> None:
+    old = new_secret()
+    with app_client() as client:
+        register(client, old)
+        forged = client.post("/api/profile/claim",
+                             json={"secret": new_secret(), "code": "ABCD-EFGH-JKMN"})
+        assert forged.status_code == 404 and forged.json()["error"] == "code_unknown"
+        garbage = client.post("/api/profile/claim",
+                              json={"secret": new_secret(), "code": "not a code!"})
+        assert garbage.json()["error"] == "code_unknown"
+        desk = client.app.state.profiles  # type: ignore[attr-defined]
+        code = client.post("/api/profile/transfer", json={"secret": old}).json()["code"]
+        real_clock = desk.clock
+        desk.clock = lambda: real_clock() + 601
+        late = new_secret()
+        expired = client.post("/api/profile/claim", json={"secret": late, "code": code})
+        assert expired.status_code == 410 and expired.json()["error"] == "code_expired"
+        desk.clock = real_clock
+        assert client.post("/api/profile/me", json={"secret": late}).status_code == 404
+
+
+def test_export_holds_everything_and_forget_deletes_it() -> None:
+    ana, ben = new_secret(), new_secret()
+    with app_client() as client:
+        profile = register(client, ana, "Ana")
+        register(client, ben, "Ben")
+        client.post("/api/profile/edit", json={"secret": ana, "leaderboard": True})
+        client.post("/api/profile/edit", json={"secret": ben, "leaderboard": True})
+        play_table(client, [("Ana", ana), ("Ben", ben)], bots=0)
+        board = client.get("/api/leaderboard").json()["players"]
+        assert sorted(p["name"] for p in board) == ["Ana", "Ben"]
+        exported = client.post("/api/profile/export", json={"secret": ana})
+        assert "attachment" in exported.headers["content-disposition"]
+        data = exported.json()
+        assert data["profile"]["id"] == profile["id"] and len(data["games"]) == 1
+        gone = client.post("/api/profile/forget", json={"secret": ana})
+        assert gone.json() == {"forgotten": profile["id"]}
+        assert client.post("/api/profile/me", json={"secret": ana}).status_code == 404
+        assert [p["name"] for p in client.get("/api/leaderboard").json()["players"]] == ["Ben"]
+        book = client.app.state.profiles.book()  # type: ignore[attr-defined]
+        assert profile["id"] not in repr(vars(book))
+
+
+def test_names_are_cleaned_and_the_leaderboard_is_opt_in() -> None:
+    ana = new_secret()
+    with app_client() as client:
+        register(client, ana)
+        bad = client.post("/api/profile/edit", json={"secret": ana, "name": "\u200b"})
+        assert bad.status_code == 400 and bad.json()["error"] == "bad_name"
+        good = client.post("/api/profile/edit", json={"secret": ana, "name": "  Ana B "})
+        assert good.json()["profile"]["name"] == "Ana B"
+        assert good.json()["profile"]["leaderboard"] is False
+
+
+def test_a_game_whose_node_died_at_its_end_is_rated_once_when_the_room_is_rebuilt(
+        tmp_path: Path) -> None:
+    """The first server saves the record and dies before the profiles hear of it (its
+    hook does nothing); the next one rebuilds the room from the log, enters the game, and
+    a third start enters nothing again."""
+    url = f"sqlite:///{tmp_path / 'dudo.db'}"
+    ana, ben = new_secret(), new_secret()
+
+    async def died(*_: object) -> None:
+        return None
+
+    with TestClient(make_app(fast_config(grace=0.0, after_game=died),
+                             store=open_store(url))) as client:
+        register(client, ana, "Ana")
+        register(client, ben, "Ben")
+        code, _ = play_table(client, [("Ana", ana), ("Ben", ben)], bots=0, entered=False)
+        assert me(client, ana)["stats"]["total"]["games"] == 0
+    for _ in range(2):
+        with TestClient(make_app(fast_config(grace=0.0), store=open_store(url))) as client:
+            assert client.get(f"/api/rooms/{code}").json()["status"] == "over"
+            for secret in (ana, ben):
+                data = me(client, secret)
+                assert data["stats"]["total"]["games"] == 1
+                assert data["profile"]["rating"]["games"] == 1
+            assert client.get(f"/api/rooms/{code}/series").json()["games"] == 1
+
+
+def test_the_operator_forgets_a_profile_with_dudo_forget(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from dudo.cli import app as cli
+
+    url = f"sqlite:///{tmp_path / 'dudo.db'}"
+    ana, ben = new_secret(), new_secret()
+    with TestClient(make_app(fast_config(grace=0.0), store=open_store(url))) as client:
+        made = register(client, ana, "Ana")
+        register(client, ben, "Ben")
+        play_table(client, [("Ana", ana), ("Ben", ben)], bots=0)
+    runner = CliRunner()
+    bad = runner.invoke(cli, ["forget", "not-an-id!", "--database", url])
+    assert bad.exit_code == 2 and "is not a profile id" in bad.stderr
+    done = runner.invoke(cli, ["forget", made["id"], "--database", url])
+    assert done.exit_code == 0, done.output
+    assert f"forgot profile {made['id']}" in done.stdout
+    again = runner.invoke(cli, ["forget", made["id"], "--database", url])
+    assert again.exit_code == 2 and "no profile" in again.stderr
+    database = sqlite3.connect(tmp_path / "dudo.db")
+    for table in ("profiles", "profile_keys", "profile_games", "transfer_codes"):
+        rows = database.execute(f"SELECT * FROM {table}").fetchall()
+        assert made["id"] not in repr(rows), table
+    assert database.execute("SELECT count(*) FROM games").fetchone() == (1,)
+    with TestClient(make_app(fast_config(grace=0.0), store=open_store(url))) as client:
+        assert client.post("/api/profile/me", json={"secret": ana}).status_code == 404
+        assert me(client, ben)["stats"]["total"]["games"] == 1
+
+
+def test_a_seat_taken_with_an_unknown_secret_counts_for_nobody_and_as_a_guess() -> None:
+    ana, stranger = new_secret(), new_secret()
+    app, holder = app_and_lobby(fast_config(grace=0.0))
+    with TestClient(app) as client:
+        register(client, ana)
+        created = client.post("/api/rooms", json={"name": "Ana", "seats": 2, "profile": ana})
+        code = created.json()["code"]
+        joined = client.post(f"/api/rooms/{code}/join", json={"name": "X", "profile": stranger})
+        assert joined.status_code == 200
+        assert holder.lobby is not None
+        assert sum(len(misses) for misses in holder.lobby.guesses.clients.misses.values()) == 1
+        malformed = client.post(f"/api/rooms/{code}/join", json={"name": "Y", "profile": "1"})
+        assert malformed.status_code == 400 and malformed.json()["error"] == "bad_request"
+        room = client.get(f"/api/rooms/{code}").json()
+        assert [seat["name"] for seat in room["seats"]] == ["Ana", "X"]
+        assert "profile" not in str(room)  # the summary shows no profile either
+
+
+def test_unknown_rooms_have_no_series_and_count_as_guesses() -> None:
+    with app_client() as client:
+        answers = [client.get("/api/rooms/QQQQ/series") for _ in range(25)]
+        assert answers[0].status_code == 200 and answers[0].json()["games"] == 0
+        assert answers[-1].status_code == 429
+        assert answers[-1].json()["error"] == "too_many_guesses"
+
+
+def test_the_creation_limit_forgets_quiet_addresses() -> None:
+    from dudo.profiles.desk import CreationLimit
+
+    now = [0.0]
+    limit = CreationLimit(limit=2, window=10.0, clock=lambda: now[0])
+    assert limit.take("a") and limit.take("a") and not limit.take("a")
+    for number in range(10_001):
+        limit.take(f"x{number}")
+    now[0] = 11.0
+    assert limit.take("a")  # the window has passed
+    assert len(limit.made) == 1  # the quiet addresses are gone
