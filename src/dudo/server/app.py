@@ -13,7 +13,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -40,6 +40,7 @@ from dudo.server.lease import LeaseKeeper
 from dudo.server.lobby import Elsewhere, Lobby, SiteLimits
 from dudo.server.logs import log_event
 from dudo.server.names import clean_name
+from dudo.server.outage import within
 from dudo.server.pages import STYLE_HASH, embed_requested, error_page, page_routes
 from dudo.server.protocol import (
     MAX_MESSAGE_BYTES,
@@ -60,6 +61,8 @@ DEFAULT_DATABASE = "sqlite:///dudo.db"
 # The WebSocket subprotocol a client offers (with "token.<seat token>" beside it); the
 # server accepts it by name, as browsers require when a client offers any.
 SUBPROTOCOL = "dudo.v1"
+# /healthz waits at most this long for the database (and Redis), so it answers within 1 s.
+HEALTH_PATIENCE = 0.8
 
 
 @dataclass
@@ -430,8 +433,11 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
     def refused(error: RoomError) -> JSONResponse:
         status = {"no_room": 404, "too_many_guesses": 429, "full": 409, "started": 409,
                   "server_full": 503, "too_large": 413, "too_many_rooms": 429, "locked": 403,
-                  "unsupported_media_type": 415, "moved": 503}.get(error.code, 400)
-        return JSONResponse({"error": error.code, "message": str(error)}, status_code=status)
+                  "unsupported_media_type": 415, "moved": 503,
+                  "unavailable": 503}.get(error.code, 400)
+        headers = {"Retry-After": "1"} if error.code == "unavailable" else None
+        return JSONResponse({"error": error.code, "message": str(error)}, status_code=status,
+                            headers=headers)
 
     async def read_json(request: Request, model: type[BaseModel]) -> Any:
         """The body as ``model``: JSON (by Content-Type: a form cannot send it from another
@@ -547,21 +553,34 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
                                  "message": "no finished game with that id"}, 404)
         return JSONResponse(record)
 
+    async def answers(check: Awaitable[Any], patience: float = HEALTH_PATIENCE) -> bool:
+        """Whether a probe comes back true in time (a blackholed database or Redis must
+        not hold /healthz up: it answers within a second whatever they do)."""
+        try:
+            return bool(await within(check, patience))
+        except Exception:
+            return False
+
+    async def database_answers() -> bool:
+        await state["store"].is_live("....")  # one round trip; no room has that code
+        return True
+
     async def health(request: Request) -> Response:
         answer: dict[str, Any] = {"status": "ok", "version": __version__,
                                   "protocol": PROTOCOL_VERSION, "rooms": len(lobby().rooms)}
         cluster: Cluster | None = state.get("cluster")
+        # Healthy when the database answers (one round trip) and, in a cluster, Redis
+        # does and the node holds its lease: a load balancer stops sending it players
+        # otherwise. Both probes run at once, each for at most HEALTH_PATIENCE.
+        probes = [answers(database_answers())]
+        if cluster is not None:
+            probes.append(answers(cluster.ping()))
+        database, *rest = await asyncio.gather(*probes)
+        answer["database"] = database
         if cluster is None:
-            return JSONResponse(answer)
-        # A node is healthy when it reaches Redis, holds its lease and reaches the
-        # database: a load balancer stops sending it players otherwise.
-        database = True
-        try:
-            async with asyncio.timeout(2.0):
-                await state["store"].is_live("....")  # one round trip
-        except Exception:
-            database = False
-        redis_ok = await cluster.ping()
+            return JSONResponse(answer | {"status": "ok" if database else "unhealthy"},
+                                status_code=200 if database else 503)
+        redis_ok = rest[0]
         healthy = redis_ok and database and cluster.healthy and not lobby().draining
         answer.update(status="ok" if healthy else "unhealthy", node=cluster.node_id,
                       redis=redis_ok, database=database, lease=cluster.healthy,
@@ -601,6 +620,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             f"dudo_uptime_seconds {time.time() - metrics.started:.0f}",
             *(state["collector"].metrics() if "collector" in state else []),
             *refusals.metrics(),
+            *lobby().health.metrics(),
             *cluster_metrics(),
         ]
         return PlainTextResponse("\n".join(lines) + "\n")

@@ -36,6 +36,7 @@ from dudo.rules import Rules
 from dudo.server.cluster import Cluster, rules_key
 from dudo.server.gate import Buckets
 from dudo.server.logs import log_event
+from dudo.server.outage import StoreHealth
 from dudo.server.room import MAX_SEATS, MIN_SEATS, Room, RoomConfig, RoomError, system_entropy
 from dudo.store import Store
 
@@ -161,6 +162,7 @@ class Lobby:
         self.adopted = 0  # rooms taken over from nodes that died or left
         self._taking: dict[str, asyncio.Lock] = {}
         self._published: dict[str, tuple[bool, str | None, bool]] = {}
+        self.health = StoreHealth()  # shared by the rooms: one log line per outage
         self.configure(SiteLimits())
 
     def configure(self, limits: SiteLimits) -> None:
@@ -236,7 +238,7 @@ class Lobby:
         """Rebuild one room from its log and start it; None if its log will not replay."""
         try:
             room = await Room.load(code, self.store, self.config, self.clock,
-                                   self.entropy, self.deal)
+                                   self.entropy, self.deal, self.health)
         except Exception:
             log.exception("room %s cannot be rebuilt from its log: left out", code,
                           extra={"fields": {"event": "room_unrecoverable", "room": code}})
@@ -504,9 +506,15 @@ class Lobby:
                     continue
                 if verdict != "ok":
                     raise self._full(verdict)
-            room = await Room.create(code, self.store, self.config, clock=self.clock,
-                                     entropy=self.entropy, deal=self.deal,
-                                     reuse_closed_before=reuse_before, **settings)
+            try:
+                room = await Room.create(code, self.store, self.config, clock=self.clock,
+                                         entropy=self.entropy, deal=self.deal,
+                                         reuse_closed_before=reuse_before,
+                                         health=self.health, **settings)
+            except RoomError:  # the store is away: 503 unavailable
+                if self.cluster is not None:
+                    await self.cluster.unreserve(code)
+                raise
             if room is None and self.cluster is not None:
                 await self.cluster.unreserve(code)
             if room is not None:
@@ -530,7 +538,9 @@ class Lobby:
                     try:
                         joined: dict[str, Any] = await room.call("join", name, None)
                         return joined
-                    except RoomError:
+                    except RoomError as error:
+                        if error.code == "unavailable":
+                            raise  # the store is away: no other table can seat them
                         continue
             return await self.create(name, rules=rules, seats=4, bots=[], timer=30,
                                      public=True, quick=True, client=client)
@@ -554,7 +564,9 @@ class Lobby:
                     else:
                         raise RoomError("full", "cannot reach that table")
                     return joined
-                except RoomError:
+                except RoomError as error:
+                    if error.code == "unavailable":
+                        raise
                     await self.cluster.drop_quick(key, code)  # full, started or gone
             joined = await self.create(name, rules=rules, seats=4, bots=[], timer=30,
                                        public=True, quick=True, client=client)

@@ -47,6 +47,9 @@ class RoomConfig:
     close_when_idle: float = 1800.0
     close_empty_lobby: float = 300.0  # a room nobody has sat in for this long
     max_spectators: int = 200  # per room; more are told the room is full of watchers
+    # How long a room waits for the store before answering 'unavailable' (the write may
+    # still land: see dudo.server.outage); players hear back within about this long.
+    write_patience: float = 1.5
 
 
 @dataclass
