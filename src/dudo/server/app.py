@@ -121,14 +121,19 @@ class ServerSettings:
             settings.room.max_spectators = _env_number("max_spectators", value, int,
                                                        "whole number")
         for name in ("max_rooms", "max_lobbies", "creation_burst", "guesses_per_client",
-                     "guesses_per_address"):
+                     "guesses_per_address", "ipv4_prefix", "ipv6_prefix"):
             value = os.environ.get(f"DUDO_{name.upper()}")
             if value is not None:
                 setattr(settings.limits, name, _env_number(name, value, int, "whole number"))
-        for name in ("creations_per_minute", "closed_retention"):
+        for name in ("creations_per_minute", "closed_retention", "group_share",
+                     "evict_idle_after"):
             value = os.environ.get(f"DUDO_{name.upper()}")
             if value is not None:
                 setattr(settings.limits, name, _env_number(name, value, float, "number"))
+        if not (0 <= settings.limits.ipv4_prefix <= 32 and 0 <= settings.limits.ipv6_prefix <= 128):
+            raise ValueError("DUDO_IPV4_PREFIX is 0..32 and DUDO_IPV6_PREFIX 0..128")
+        if not 0 < settings.limits.group_share <= 1:
+            raise ValueError("DUDO_GROUP_SHARE is a share of the lobbies: above 0, at most 1")
         return settings
 
 

@@ -123,6 +123,9 @@ class Room:
         self.health = health or StoreHealth()
         self.backoff: Backoff | None = None
         self.record_unsaved = False
+        # The creator's network (dudo.server.networks), for its share of the lobbies;
+        # None for a room rebuilt after a restart (counted for no one).
+        self.group: str | None = None
         self.config = config
         self.clock = clock
         # Injected so tests can replay a room exactly; production uses the defaults.
