@@ -51,7 +51,7 @@ from dudo.server.protocol import (
 )
 from dudo.server.refusals import HandshakeRefusals
 from dudo.server.relay import ADDRESS_HEADER, Relay
-from dudo.server.replays import replay_routes
+from dudo.server.replays import Analyses, replay_routes, worker_pool
 from dudo.server.room import RoomConfig, RoomError
 from dudo.store import Store, open_store
 
@@ -106,6 +106,12 @@ class ServerSettings:
                     raise ValueError(f"DUDO_{name.upper()} must be a positive number of "
                                      "seconds")
                 setattr(settings.cluster_settings, name, number)
+        value = os.environ.get("DUDO_REDIS_CONNECTIONS")
+        if value is not None:
+            settings.cluster_settings.redis_connections = _env_number(
+                "redis_connections", value, int, "whole number")
+            if settings.cluster_settings.redis_connections < 1:
+                raise ValueError("DUDO_REDIS_CONNECTIONS must be at least 1")
         value = os.environ.get("DUDO_SWEEP_INTERVAL")
         if value is not None:
             settings.sweep_interval = _env_number("sweep_interval", value, float, "number")
@@ -356,6 +362,11 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
 
     quiet = QuietBadFrames()
     refusals = HandshakeRefusals()
+    # DUDO_ANALYSIS_WORKER=thread: analyses in a thread of the server, as they once were
+    # (bench/analysis_flood.py compares the two).
+    analyses = Analyses(lambda game_id: state["store"].load_game(game_id),
+                        executor=None if os.environ.get("DUDO_ANALYSIS_WORKER") == "thread"
+                        else worker_pool)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -414,6 +425,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             await chosen.close()
             logging.getLogger("uvicorn.error").removeFilter(quiet)
             logging.getLogger("uvicorn.error").removeFilter(refusals)
+            analyses.close()
 
     def lobby() -> Lobby:
         found: Lobby = state["lobby"]
@@ -625,6 +637,11 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             f"dudo_uptime_seconds {time.time() - metrics.started:.0f}",
             *(state["collector"].metrics() if "collector" in state else []),
             *refusals.metrics(),
+            "# TYPE dudo_analyses_made_total counter",
+            f"dudo_analyses_made_total {analyses.made}",
+            "# TYPE dudo_analyses_refused_total counter",
+            *(f'dudo_analyses_refused_total{{reason="{reason}"}} {count}'
+              for reason, count in sorted(analyses.refused.items())),
             *lobby().health.metrics(),
             *cluster_metrics(),
         ]
@@ -766,7 +783,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         Route("/api/rooms/{code}/join", join_room, methods=["POST"]),
         Route("/api/quick", quick_game, methods=["POST"]),
         Route("/api/games/{game_id}", game_record),
-        *replay_routes(lambda game_id: state["store"].load_game(game_id)),
+        *replay_routes(analyses.load, client_of, analyses),
         Route("/healthz", health),
         Route("/metrics", metrics_endpoint),
         WebSocketRoute("/ws/{code}", room_socket),
