@@ -27,6 +27,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import multiprocessing
 import os
 import signal
 import statistics
@@ -83,9 +84,9 @@ class Server:
         ticks = os.sysconf("SC_CLK_TCK")
         total = 0.0
         pids = [self.process.pid]
-        with contextlib.suppress(OSError):
-            children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children")
-            pids += [int(pid) for pid in children.read_text().split()]
+        for task in Path(f"/proc/{self.process.pid}/task").glob("*"):
+            with contextlib.suppress(OSError):  # children of any thread (the worker's)
+                pids += [int(pid) for pid in (task / "children").read_text().split()]
         for pid in pids:
             with contextlib.suppress(OSError):
                 fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -107,15 +108,16 @@ class Server:
             self.process.kill()
 
 
-async def play_games(base: str, count: int, parallel: int = 4) -> list[str]:
-    """``count`` finished games (a program and two bots each); their ids."""
+async def play_games(base: str, count: int, seats: int, dice: int,
+                     parallel: int = 4) -> list[str]:
+    """``count`` finished games (a program and bots in the other seats); their ids."""
     ids: list[str] = []
 
     async def one(number: int) -> None:
         async with Client(base) as client:
             seat = await client.create_room(
-                f"P{number}", rules={"preset": "perudo", "starting_dice": 4}, seats=3,
-                bots=[None, "normal", "easy"])
+                f"P{number}", rules={"preset": "perudo", "starting_dice": dice}, seats=seats,
+                bots=[None] + [("normal", "easy")[n % 2] for n in range(seats - 1)])
             async with client.table(seat) as table:
                 await table.start()
                 await table.play(make_bot("normal", seed=number))
@@ -169,6 +171,11 @@ async def flood(base: str, ids: list[str], clients: int, seconds: float) -> dict
     return {str(code): count for code, count in sorted(statuses.items())}
 
 
+def flood_process(base: str, ids: list[str], clients: int, seconds: float,
+                  results: Any) -> None:
+    results.put(asyncio.run(flood(base, ids, clients, seconds)))
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as directory:
         env = {"DUDO_ANALYSIS_CACHE": str(max(1, args.games // 4))}
@@ -179,7 +186,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         server = Server(f"sqlite:///{directory}/bench.db", env)
         try:
             started = time.monotonic()
-            ids = await play_games(server.base, args.games)
+            ids = await play_games(server.base, args.games, args.seats, args.dice)
             made_in = time.monotonic() - started
             room = httpx.post(f"{server.base}/api/rooms",
                               json={"name": "Live", "seats": 2, "bots": [None, "easy"]}).json()
@@ -191,16 +198,25 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 baseline = summary(await ping_for(socket, args.seconds))
                 cpu_before = server.cpu_seconds()
                 made_before = server.metric("dudo_analyses_made_total")
-                pings, answers = await asyncio.gather(
-                    ping_for(socket, args.seconds),
-                    flood(server.base, ids, args.clients, args.seconds))
+                # The flood runs in a process of its own, so that the pinger's event loop
+                # measures the server, not the flood's clients.
+                context = multiprocessing.get_context("spawn")
+                results = context.Queue()
+                flooder = context.Process(target=flood_process, args=(
+                    server.base, ids, args.clients, args.seconds, results))
+                flooder.start()
+                await asyncio.sleep(1.0)  # (the flood's process starting up)
+                pings = await ping_for(socket, args.seconds - 1.5)
+                answers = results.get(timeout=120)
+                flooder.join(timeout=30)
                 during = summary(pings)
                 cpu = server.cpu_seconds() - cpu_before
                 made = server.metric("dudo_analyses_made_total") - made_before
         finally:
             server.stop()
     return {"worker": args.worker, "client_limit": not args.no_client_limit,
-            "games": len(ids), "games_played_in_s": round(made_in, 1),
+            "games": len(ids), "seats": args.seats, "dice": args.dice,
+            "games_played_in_s": round(made_in, 1),
             "clients": args.clients, "seconds": args.seconds, "baseline": baseline,
             "during_flood": during, "p99_ratio": round(during["p99_ms"] / baseline["p99_ms"], 2),
             "analyses_made": int(made), "answers": answers, "server_cpu_s": round(cpu, 1)}
@@ -210,6 +226,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--seats", type=int, default=6, help="seats of the games played")
+    parser.add_argument("--dice", type=int, default=5, help="starting dice of those games")
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--worker", choices=["process", "thread"], default="process")
     parser.add_argument("--no-client-limit", action="store_true",

@@ -68,7 +68,7 @@ def analysis_json(record: dict[str, Any]) -> bytes:
 def _lower_priority() -> None:
     """The worker yields the CPU to the server's event loop when both want it."""
     with contextlib.suppress(OSError):  # not allowed: it still runs outside the GIL
-        os.nice(10)
+        os.nice(19)
 
 
 def worker_pool() -> Executor:
