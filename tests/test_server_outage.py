@@ -12,13 +12,16 @@ connection and on a full filesystem made for the test. In each outage:
   entry is in the log once);
 - creating a room, joining one and a quick game answer ``503 unavailable``; /healthz
   answers within 1 s (503 while the database does not answer);
-- afterwards the bots and the stand-in carry on by themselves to the end of the game.
+- afterwards the bots and the stand-in carry on by themselves to the end of the game, and
+  a program in a seat (``Table.play``, which resends the same id when told
+  ``unavailable``) finishes its game too.
 
 PostgreSQL runs when ``DUDO_TEST_POSTGRES`` holds a URL (CI sets it).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -27,6 +30,7 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -38,6 +42,8 @@ import httpx
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
+from dudo.bots import make_bot
+from dudo.client import Client
 from serverkit import free_port
 from tcpproxy import Proxy, proxy_to
 
@@ -153,9 +159,52 @@ def log_events(log: Path) -> list[dict[str, Any]]:
     return events
 
 
+class Program(threading.Thread):
+    """A program in a seat (``dudo.client``'s ``Table.play``), playing a whole game against
+    a bot through the outages: told ``unavailable``, it sends the same id again."""
+
+    def __init__(self, base: str) -> None:
+        super().__init__(daemon=True)
+        self.base = base
+        self.winners: list[int] | None = None
+        self.error: BaseException | None = None
+        self.started_playing = threading.Event()
+
+    def run(self) -> None:
+        async def play() -> list[int]:
+            async with Client(self.base) as client:
+                seat = await client.create_room(
+                    "Robo", rules={"preset": "perudo", "starting_dice": 3}, seats=2,
+                    bots=[None, "easy"])
+                async with client.table(seat) as table:
+                    await table.start()
+                    self.started_playing.set()
+                    return await table.play(make_bot("normal", seed=4), timeout=180)
+
+        try:
+            self.winners = asyncio.run(play())
+        except BaseException as error:  # reported by the test
+            self.error = error
+
+
+def post_until_served(url: str, body: dict[str, Any], patience: float = 15.0) -> int:
+    """POST, and again after each 503 ``unavailable`` as its Retry-After says; the final
+    status."""
+    deadline = time.monotonic() + patience
+    while True:
+        answer = httpx.post(url, json=body, timeout=10)
+        if answer.status_code != 503 or time.monotonic() > deadline:
+            return answer.status_code
+        assert answer.json()["error"] == "unavailable", answer.text
+        time.sleep(float(answer.headers["retry-after"]))
+
+
 def run_outages(base: str, log: Path, faults: list[Fault],
                 stored_ids: Callable[[str, str], int]) -> None:
     """The scenario, through each fault in turn (see the module's docstring)."""
+    program = Program(base)
+    program.start()
+    assert program.started_playing.wait(30), program.error
     # A room played by bots and a stand-in: its player leaves at once.
     ana = create(base, "Ana", 3, [None, "easy", "normal"],
                  {"preset": "perudo", "starting_dice": 4})
@@ -223,10 +272,12 @@ def run_outages(base: str, log: Path, faults: list[Fault],
         # Once per outage, not per retry: at most a line about checkpoints besides.
         warnings = [event for event in events if event.get("level") == "warning"]
         assert len(warnings) <= 4 * number, (fault.name, warnings)
-    # Everything works again: rooms are made, and the bots' room plays to its end.
-    assert httpx.post(f"{base}/api/rooms", json={"name": "Gus", "seats": 2}).status_code == 201
-    assert httpx.post(f"{base}/api/rooms/{lobby_room['code']}/join",
-                      json={"name": "Hal"}).status_code == 200
+    # Everything works again: rooms are made and joined (a room whose last write was
+    # still under way answers 503 with Retry-After a moment longer: the client waits as
+    # told), and the bots' room plays to its end.
+    assert post_until_served(f"{base}/api/rooms", {"name": "Gus", "seats": 2}) == 201
+    assert post_until_served(f"{base}/api/rooms/{lobby_room['code']}/join",
+                             {"name": "Hal"}) == 200
     bots_game = None
     deadline = time.monotonic() + 90
     while bots_game is None:
@@ -237,6 +288,8 @@ def run_outages(base: str, log: Path, faults: list[Fault],
         time.sleep(0.5)
     ben.close()
     assert game_id is not None
+    program.join(timeout=180)
+    assert program.error is None and program.winners, program.error
     text = log.read_text(encoding="utf-8", errors="replace")
     assert "Traceback" not in text, text[-3000:]
     assert not [event for event in log_events(log) if event.get("level") == "error"], text[-3000:]
