@@ -279,3 +279,86 @@ def test_wrong_invite_keys_count_against_the_guess_limit() -> None:
                            json={"name": "Bo"}).status_code == 403
         assert client.post(f"/api/rooms/{code}/join", headers={"X-Dudo-Client": "friend"},
                            json={"name": "Bo", "invite": invite}).status_code == 200
+
+
+def test_a_crowd_of_addresses_cannot_fill_the_site() -> None:
+    """220 addresses x 11 creations (loopback 127.0.x.y standing in for a botnet): once
+    they reached the 2,000-lobby cap in 15 s and a fresh visitor got 503 server_full. Now
+    a network (a /24 here) holds at most its share of the lobbies, and near the cap the
+    unattended lobbies (nobody at them, nobody but the creator ever sat down) give way
+    first, so a fresh address still creates a room and joins a quick game, and a lobby
+    whose host is there, or that a friend joined, never goes."""
+    from dudo.server.connection import Connection
+
+    async def scenario() -> None:
+        clock = FakeClock()
+        lobby = Lobby(MemoryStore(), fast_config(), clock=clock)
+        limits = SiteLimits()
+        lobby.configure(limits)
+        lobby.creations.clock = clock
+        # Two real lobbies first: a host waiting at the table, and one a friend joined.
+        waiting = await _create(lobby, client="198.51.100.7")
+        here = lobby.rooms[str(waiting["code"])]
+        here.audience.connect(Connection(lambda text: None, 0))
+        joined = await _create(lobby, client="198.51.100.8")
+        await lobby.rooms[str(joined["code"])].call("join", "Bo", None)
+
+        async def crowd(addresses: list[str]) -> list[object]:
+            results: list[object] = []
+            for address in addresses:
+                for _ in range(11):
+                    clock.advance(15.3 / 2420)  # the audit's pace: 2,420 tries in 15.3 s
+                    try:
+                        results.append(await _create(lobby, client=address))
+                    except Exception as error:
+                        results.append(getattr(error, "code", error))
+            return results
+
+        # One /24: it gets its share (5% of 2,000) and no more.
+        one_network = await crowd([f"127.0.0.{n}" for n in range(1, 221)])
+        share = int(limits.max_lobbies * limits.group_share)
+        assert sum(isinstance(r, dict) for r in one_network) == share
+        assert set(r for r in one_network if not isinstance(r, dict)) == {"too_many_rooms"}
+        # 220 networks: each address its burst of 10, the site reaches its cap, and the
+        # crowd's own unattended lobbies give way to newer ones.
+        many = await crowd([f"127.0.{n}.1" for n in range(1, 221)])
+        assert sum(isinstance(r, dict) for r in many) == 220 * limits.creation_burst
+        lobbies = [room for room in lobby.rooms.values() if room.status == "lobby"]
+        assert len(lobbies) == limits.max_lobbies
+        assert lobby.evicted > 0
+        # The real lobbies are still there (their hosts' activity is old too); a fresh
+        # address creates a room and plays.
+        assert here.code in lobby.rooms and str(joined["code"]) in lobby.rooms
+        fresh = await _create(lobby, client="127.0.250.1")
+        assert fresh["seat"] == 0 and str(fresh["code"]) in lobby.rooms
+        quick = await lobby.quick("Zoe", client="127.0.251.1")
+        assert quick["seat"] == 0 and lobby.rooms[str(quick["code"])].quick
+        await lobby.close()
+
+    asyncio.run(scenario())
+
+
+def test_networks_group_addresses_by_prefix() -> None:
+    from dudo.server.networks import network_of
+
+    assert network_of("203.0.113.77") == "203.0.113.0/24"
+    assert network_of("2001:db8:1:2:aaaa::1") == "2001:db8:1:2::/64"
+    assert network_of("::ffff:198.51.100.9") == "198.51.100.0/24"
+    assert network_of("203.0.113.77", ipv4_prefix=32) == "203.0.113.77/32"
+    assert network_of("2001:db8:1:2:aaaa::1", ipv6_prefix=48) == "2001:db8:1::/48"
+    assert network_of("testclient") == "testclient"
+
+
+def test_network_limits_are_read_from_the_environment(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import pytest
+
+    from dudo.server.app import ServerSettings
+
+    monkeypatch.setenv("DUDO_IPV4_PREFIX", "16")
+    monkeypatch.setenv("DUDO_IPV6_PREFIX", "56")
+    monkeypatch.setenv("DUDO_GROUP_SHARE", "0.2")
+    limits = ServerSettings.from_env().limits
+    assert (limits.ipv4_prefix, limits.ipv6_prefix, limits.group_share) == (16, 56, 0.2)
+    monkeypatch.setenv("DUDO_IPV4_PREFIX", "33")
+    with pytest.raises(ValueError, match="DUDO_IPV4_PREFIX"):
+        ServerSettings.from_env()

@@ -113,7 +113,7 @@ def test_analyses_are_made_once_in_a_worker_thread_and_kept(
         return record if game_id.startswith("g") else None
 
     async def scenario() -> None:
-        analyses = Analyses(load, size=2)
+        analyses = Analyses(load, size=2, executor=None, per_client_burst=100)
         first, second = await asyncio.gather(analyses.get("g1"), analyses.get("g1"))
         assert first is second and analyses.made == 1 and loads == ["g1"]
         assert await analyses.get("g1") is first and analyses.made == 1
@@ -139,7 +139,7 @@ def test_a_failed_analysis_reaches_everyone_who_waited(monkeypatch: pytest.Monke
         return {}
 
     async def scenario() -> None:
-        analyses = Analyses(load)
+        analyses = Analyses(load, executor=None)
         results = await asyncio.gather(analyses.get("x"), analyses.get("x"),
                                        return_exceptions=True)
         assert all(isinstance(result, AnalysisError) for result in results)
@@ -214,3 +214,84 @@ def test_the_record_itself_replays_with_dudo_scenario(record: dict[str, Any],
     typo.write_text(json.dumps({**record, "roudns": []}))
     refused = runner.invoke(cli, ["scenario", str(typo)])
     assert refused.exit_code == 2  # a key that is neither is still an error
+
+
+def test_analyses_are_made_in_a_worker_process(record: dict[str, Any]) -> None:
+    """Off the interpreter lock of the server: a thread competed with the event loop."""
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    async def load(game_id: str) -> dict[str, Any] | None:
+        return record
+
+    async def scenario() -> None:
+        analyses = Analyses(load)
+        try:
+            made = await analyses.get("g1", "203.0.113.1")
+            assert made == replays.analysis_json(record)
+            pool = analyses._executor
+            assert isinstance(pool, ProcessPoolExecutor)
+            workers = list(pool._processes)  # type: ignore[attr-defined]
+            assert len(workers) == 1 and os.getpid() not in workers
+        finally:
+            analyses.close()
+
+    asyncio.run(scenario())
+
+
+def test_each_client_gets_a_few_analyses_made_and_the_queue_is_bounded(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(replays, "analyze", lambda data: analyze_fast(data))
+    release = asyncio.Event()
+
+    async def load(game_id: str) -> dict[str, Any] | None:
+        if game_id.startswith("slow"):
+            await release.wait()
+        return {"game": game_id}
+
+    async def scenario() -> None:
+        analyses = Analyses(load, executor=None, max_waiting=2, per_client_burst=2,
+                            per_client_per_minute=6)
+        assert await analyses.get("g1", "a") and await analyses.get("g2", "a")
+        with pytest.raises(replays.AnalysesBusy) as refused:
+            await analyses.get("g3", "a")
+        assert refused.value.code == "too_many_analyses" and refused.value.retry_after == 10
+        assert await analyses.get("g1", "a")  # made already: served to anyone, at once
+        assert await analyses.get("g3", "b")  # another client has its own share
+        # Three games waiting for the worker (two beyond the one being made): no more.
+        waiting = [asyncio.ensure_future(analyses.get(f"slow{n}", f"c{n}")) for n in range(3)]
+        await asyncio.sleep(0.05)
+        with pytest.raises(replays.AnalysesBusy) as full:
+            await analyses.get("slow9", "d")
+        assert full.value.code == "busy"
+        assert analyses.refused == {"busy": 1, "too_many_analyses": 1}
+        release.set()
+        assert all(await asyncio.gather(*waiting))
+
+    asyncio.run(scenario())
+
+
+class _Made:
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+
+    def to_json(self) -> dict[str, Any]:
+        return self.data
+
+
+def analyze_fast(data: dict[str, Any]) -> _Made:
+    return _Made(data)
+
+
+def test_the_analysis_api_answers_429_with_retry_after(record: dict[str, Any]) -> None:
+    store = MemoryStore()
+    for number in range(6):
+        store.games[f"g{number}"] = record
+    with TestClient(make_app(store=store)) as client:
+        statuses = [client.get(f"/api/games/g{number}/analysis") for number in range(6)]
+        assert [answer.status_code for answer in statuses] == [200] * 4 + [429] * 2
+        assert statuses[4].json()["error"] == "too_many_analyses"
+        assert statuses[4].headers["retry-after"] == "10"
+        assert client.get("/api/games/g0/analysis").status_code == 200  # made already
+        metrics = client.get("/metrics").text
+        assert 'dudo_analyses_refused_total{reason="too_many_analyses"} 2' in metrics

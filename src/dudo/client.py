@@ -335,10 +335,13 @@ class Table:
                     if action is not None:
                         await self._send_action(action, version)
             reply = await self.receive(max(0.01, end - loop.time()))
-            if reply["type"] == "error" and reply.get("code") == "rate_limited":
+            if reply["type"] == "error" and reply.get("code") in ("rate_limited",
+                                                                  "unavailable"):
                 retry = self._sent.get(reply.get("id", ""))
                 if retry is not None:
-                    await asyncio.sleep(0.25)  # the server said slow down: same id again
+                    # The server said slow down, or it cannot save games just now (nothing
+                    # changed): the same id again, after the pause it advises.
+                    await asyncio.sleep(float(reply.get("retry_after", 0.25)))
                     await self.send(retry)
 
     def _ask(self, bot: Bot, seen: SeatView) -> Any:

@@ -14,7 +14,7 @@ import logging
 import os
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -45,6 +45,7 @@ from dudo.server.lease import LeaseKeeper
 from dudo.server.lobby import Elsewhere, Lobby, SiteLimits
 from dudo.server.logs import log_event
 from dudo.server.names import clean_name
+from dudo.server.outage import within
 from dudo.server.pages import STYLE_HASH, embed_requested, error_page, page_routes
 from dudo.server.protocol import (
     MAX_MESSAGE_BYTES,
@@ -56,7 +57,7 @@ from dudo.server.protocol import (
 from dudo.server.proxies import SCOPE_KEY, ForwardedHeaders, OriginWarnings
 from dudo.server.refusals import HandshakeRefusals
 from dudo.server.relay import ADDRESS_HEADER, PROFILE_HEADER, Relay
-from dudo.server.replays import replay_routes
+from dudo.server.replays import Analyses, replay_routes, worker_pool
 from dudo.server.room import RoomConfig, RoomError
 from dudo.server.share import clean_origin, qr_svg, share_link
 from dudo.store import Store, open_store
@@ -68,6 +69,8 @@ DEFAULT_DATABASE = "sqlite:///dudo.db"
 # The WebSocket subprotocol a client offers (with "token.<seat token>" beside it); the
 # server accepts it by name, as browsers require when a client offers any.
 SUBPROTOCOL = "dudo.v1"
+# /healthz waits at most this long for the database (and Redis), so it answers within 1 s.
+HEALTH_PATIENCE = 0.8
 
 
 @dataclass
@@ -114,6 +117,12 @@ class ServerSettings:
                     raise ValueError(f"DUDO_{name.upper()} must be a positive number of "
                                      "seconds")
                 setattr(settings.cluster_settings, name, number)
+        value = os.environ.get("DUDO_REDIS_CONNECTIONS")
+        if value is not None:
+            settings.cluster_settings.redis_connections = _env_number(
+                "redis_connections", value, int, "whole number")
+            if settings.cluster_settings.redis_connections < 1:
+                raise ValueError("DUDO_REDIS_CONNECTIONS must be at least 1")
         value = os.environ.get("DUDO_SWEEP_INTERVAL")
         if value is not None:
             settings.sweep_interval = _env_number("sweep_interval", value, float, "number")
@@ -129,14 +138,19 @@ class ServerSettings:
             settings.room.max_spectators = _env_number("max_spectators", value, int,
                                                        "whole number")
         for name in ("max_rooms", "max_lobbies", "creation_burst", "guesses_per_client",
-                     "guesses_per_address"):
+                     "guesses_per_address", "ipv4_prefix", "ipv6_prefix"):
             value = os.environ.get(f"DUDO_{name.upper()}")
             if value is not None:
                 setattr(settings.limits, name, _env_number(name, value, int, "whole number"))
-        for name in ("creations_per_minute", "closed_retention"):
+        for name in ("creations_per_minute", "closed_retention", "group_share",
+                     "evict_idle_after"):
             value = os.environ.get(f"DUDO_{name.upper()}")
             if value is not None:
                 setattr(settings.limits, name, _env_number(name, value, float, "number"))
+        if not (0 <= settings.limits.ipv4_prefix <= 32 and 0 <= settings.limits.ipv6_prefix <= 128):
+            raise ValueError("DUDO_IPV4_PREFIX is 0..32 and DUDO_IPV6_PREFIX 0..128")
+        if not 0 < settings.limits.group_share <= 1:
+            raise ValueError("DUDO_GROUP_SHARE is a share of the lobbies: above 0, at most 1")
         return settings
 
 
@@ -364,6 +378,11 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
 
     quiet = QuietBadFrames()
     refusals = HandshakeRefusals()
+    # DUDO_ANALYSIS_WORKER=thread: analyses in a thread of the server, as they once were
+    # (bench/analysis_flood.py compares the two).
+    analyses = Analyses(lambda game_id: state["store"].load_game(game_id),
+                        executor=None if os.environ.get("DUDO_ANALYSIS_WORKER") == "thread"
+                        else worker_pool)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -427,6 +446,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             await chosen.close()
             logging.getLogger("uvicorn.error").removeFilter(quiet)
             logging.getLogger("uvicorn.error").removeFilter(refusals)
+            analyses.close()
 
     def lobby() -> Lobby:
         found: Lobby = state["lobby"]
@@ -451,8 +471,11 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
     def refused(error: RoomError) -> JSONResponse:
         status = {"no_room": 404, "too_many_guesses": 429, "full": 409, "started": 409,
                   "server_full": 503, "too_large": 413, "too_many_rooms": 429, "locked": 403,
-                  "unsupported_media_type": 415, "moved": 503}.get(error.code, 400)
-        return JSONResponse({"error": error.code, "message": str(error)}, status_code=status)
+                  "unsupported_media_type": 415, "moved": 503,
+                  "unavailable": 503}.get(error.code, 400)
+        headers = {"Retry-After": "1"} if error.code == "unavailable" else None
+        return JSONResponse({"error": error.code, "message": str(error)}, status_code=status,
+                            headers=headers)
 
     async def read_json(request: Request, model: type[BaseModel]) -> Any:
         """The body as ``model``: JSON (by Content-Type: a form cannot send it from another
@@ -621,21 +644,34 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
                                  "message": "no finished game with that id"}, 404)
         return JSONResponse(record)
 
+    async def answers(check: Awaitable[Any], patience: float = HEALTH_PATIENCE) -> bool:
+        """Whether a probe comes back true in time (a blackholed database or Redis must
+        not hold /healthz up: it answers within a second whatever they do)."""
+        try:
+            return bool(await within(check, patience))
+        except Exception:
+            return False
+
+    async def database_answers() -> bool:
+        await state["store"].is_live("....")  # one round trip; no room has that code
+        return True
+
     async def health(request: Request) -> Response:
         answer: dict[str, Any] = {"status": "ok", "version": __version__,
                                   "protocol": PROTOCOL_VERSION, "rooms": len(lobby().rooms)}
         cluster: Cluster | None = state.get("cluster")
+        # Healthy when the database answers (one round trip) and, in a cluster, Redis
+        # does and the node holds its lease: a load balancer stops sending it players
+        # otherwise. Both probes run at once, each for at most HEALTH_PATIENCE.
+        probes = [answers(database_answers())]
+        if cluster is not None:
+            probes.append(answers(cluster.ping()))
+        database, *rest = await asyncio.gather(*probes)
+        answer["database"] = database
         if cluster is None:
-            return JSONResponse(answer)
-        # A node is healthy when it reaches Redis, holds its lease and reaches the
-        # database: a load balancer stops sending it players otherwise.
-        database = True
-        try:
-            async with asyncio.timeout(2.0):
-                await state["store"].is_live("....")  # one round trip
-        except Exception:
-            database = False
-        redis_ok = await cluster.ping()
+            return JSONResponse(answer | {"status": "ok" if database else "unhealthy"},
+                                status_code=200 if database else 503)
+        redis_ok = rest[0]
         healthy = redis_ok and database and cluster.healthy and not lobby().draining
         answer.update(status="ok" if healthy else "unhealthy", node=cluster.node_id,
                       redis=redis_ok, database=database, lease=cluster.healthy,
@@ -675,6 +711,12 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             f"dudo_uptime_seconds {time.time() - metrics.started:.0f}",
             *(state["collector"].metrics() if "collector" in state else []),
             *refusals.metrics(),
+            "# TYPE dudo_analyses_made_total counter",
+            f"dudo_analyses_made_total {analyses.made}",
+            "# TYPE dudo_analyses_refused_total counter",
+            *(f'dudo_analyses_refused_total{{reason="{reason}"}} {count}'
+              for reason, count in sorted(analyses.refused.items())),
+            *lobby().health.metrics(),
             *cluster_metrics(),
         ]
         return PlainTextResponse("\n".join(lines) + "\n")
@@ -836,7 +878,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         Route("/api/rooms/{code}/join", join_room, methods=["POST"]),
         Route("/api/quick", quick_game, methods=["POST"]),
         Route("/api/games/{game_id}", game_record),
-        *replay_routes(lambda game_id: state["store"].load_game(game_id)),
+        *replay_routes(analyses.load, client_of, analyses),
         Route("/healthz", health),
         Route("/metrics", metrics_endpoint),
         WebSocketRoute("/ws/{code}", room_socket),

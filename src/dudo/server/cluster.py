@@ -35,7 +35,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import RedisError
 
 from dudo.rules import Rules
@@ -122,6 +122,11 @@ class ClusterSettings:
     rescan_every: float = 30.0  # a look at the database for live rooms nobody holds
     stall_limit: float = 10.0  # an event loop silent this long no longer keeps the lease
     prefix: str = "dudo:"
+    # Connections to Redis this node opens at most; beyond them a command waits (up to
+    # redis_wait seconds) for one to come free, instead of failing with redis-py's "Too
+    # many connections" as a busy node once did (DUDO_REDIS_CONNECTIONS).
+    redis_connections: int = 64
+    redis_wait: float = 5.0
 
 
 class Cluster:
@@ -134,9 +139,11 @@ class Cluster:
         self.settings = settings or ClusterSettings()
         self._set_node_id(node_id or secrets.token_hex(6))
         # Typed Any: redis-py's stubs answer bytes | str whatever decode_responses says.
-        self.redis: Any = redis or Redis.from_url(url, decode_responses=True,
-                                                    socket_timeout=5,
-                                                    socket_connect_timeout=5)
+        # redis://[:PASSWORD@]HOST:PORT/DB, or rediss:// for TLS (redis-py's URL rules).
+        self.redis: Any = redis or Redis(connection_pool=BlockingConnectionPool.from_url(
+            url, max_connections=self.settings.redis_connections,
+            timeout=self.settings.redis_wait, decode_responses=True, socket_timeout=5,
+            socket_connect_timeout=5))
         self._claim = self.redis.register_script(CLAIM)
         self._reserve = self.redis.register_script(RESERVE)
         self._release = self.redis.register_script(RELEASE)
@@ -210,7 +217,7 @@ class Cluster:
 
     async def close(self) -> None:
         with contextlib.suppress(RedisError, OSError):
-            await self.redis.aclose()
+            await self.redis.aclose(close_connection_pool=True)
 
     # -- rooms --------------------------------------------------------------------------------
 

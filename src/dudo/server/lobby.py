@@ -23,7 +23,7 @@ import asyncio
 import json
 import logging
 import time
-from collections import defaultdict, deque
+from collections import Counter, defaultdict, deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +36,8 @@ from dudo.rules import Rules
 from dudo.server.cluster import Cluster, rules_key
 from dudo.server.gate import Buckets
 from dudo.server.logs import log_event
+from dudo.server.networks import network_of
+from dudo.server.outage import StoreHealth, within
 from dudo.server.room import MAX_SEATS, MIN_SEATS, Room, RoomConfig, RoomError, system_entropy
 from dudo.store import Store
 
@@ -58,6 +60,15 @@ class SiteLimits:
     guesses_per_address: int = 200  # ...and per address, in any guess_window seconds
     guess_window: float = 60.0
     closed_retention: float = 86_400.0  # seconds a closed room's log is kept
+    # Addresses grouped by network (dudo.server.networks): each network may hold at most
+    # this share of the lobbies (and always at least one address's burst).
+    ipv4_prefix: int = 24
+    ipv6_prefix: int = 64
+    group_share: float = 0.05
+    # Near the cap, a lobby nobody is at and nobody but its creator ever sat in gives
+    # way to a new one once it has been idle this long (its creator's page connects at
+    # once, and a reload takes a moment).
+    evict_idle_after: float = 10.0
 
 
 @dataclass(frozen=True)
@@ -151,6 +162,8 @@ class Lobby:
         self._lock = asyncio.Lock()
         self.closed_rooms = 0  # so far; the garbage collector's policy counts departures
         self._creating = 0  # creations under way, counted against the caps
+        self._creating_in: Counter[str] = Counter()  # ...and by the creator's network
+        self.evicted = 0  # unattended lobbies closed to make room near the cap
         self.unrecoverable: list[str] = []  # live rooms whose log would not replay
         self.refused_creations = 0
         # In a cluster (dudo serve --cluster): presence in Redis, and how to join a quick
@@ -161,6 +174,7 @@ class Lobby:
         self.adopted = 0  # rooms taken over from nodes that died or left
         self._taking: dict[str, asyncio.Lock] = {}
         self._published: dict[str, tuple[bool, str | None, bool]] = {}
+        self.health = StoreHealth()  # shared by the rooms: one log line per outage
         self.configure(SiteLimits())
 
     def configure(self, limits: SiteLimits) -> None:
@@ -236,7 +250,7 @@ class Lobby:
         """Rebuild one room from its log and start it; None if its log will not replay."""
         try:
             room = await Room.load(code, self.store, self.config, self.clock,
-                                   self.entropy, self.deal)
+                                   self.entropy, self.deal, self.health)
         except Exception:
             log.exception("room %s cannot be rebuilt from its log: left out", code,
                           extra={"fields": {"event": "room_unrecoverable", "room": code}})
@@ -445,30 +459,77 @@ class Lobby:
         return RoomError("server_full", "too many tables are waiting for players now: "
                                         "join one (quick game) or try again later")
 
-    async def _admit_creation(self, client: str) -> None:
-        """Refuse a new room if the address made too many lately or the site is full;
-        counts the creation as under way (the caller must call _creation_done). In a
-        cluster the caps are the whole site's, checked in Redis when the code is chosen,
-        and an address's bucket is the site's too."""
+    def network_of(self, client: str) -> str:
+        return network_of(client, self.limits.ipv4_prefix, self.limits.ipv6_prefix)
+
+    async def _admit_creation(self, client: str) -> str:
+        """Refuse a new room if the address or its network made too many lately, if its
+        network holds its share of the lobbies, or if the site is full (near the cap an
+        unattended lobby gives way first); counts the creation as under way (the caller
+        must call _creation_done) and returns the creator's network. In a cluster the
+        caps are the whole site's, checked in Redis when the code is chosen, and the
+        buckets are the site's too (the network's share is counted per node)."""
         if self.draining:
             raise RoomError("moved", "this server is shutting down: try again")
+        group = self.network_of(client)
+        limits = self.limits
+        evict = 0  # unattended lobbies to close once the creation is allowed
         if self.cluster is None:
-            lobbies = sum(1 for room in self.rooms.values() if room.status == "lobby")
-            if len(self.rooms) + self._creating >= self.limits.max_rooms:
-                raise self._full("rooms")
-            if lobbies + self._creating >= self.limits.max_lobbies:
-                raise self._full("lobbies")
+            lobbies = held = 0
+            for room in self.rooms.values():
+                if room.status == "lobby":
+                    lobbies += 1
+                    held += room.group == group
+            share = max(limits.creation_burst, int(limits.max_lobbies * limits.group_share))
+            if held + self._creating_in[group] >= share:
+                self.refused_creations += 1
+                raise RoomError("too_many_rooms", "many tables from your network are "
+                                                  "waiting for players: join one first")
+            evict = int(len(self.rooms) + self._creating >= limits.max_rooms
+                        or lobbies + self._creating >= limits.max_lobbies)
         if self.cluster is not None:
             allowed = await self.cluster.take_token(
-                f"create:{client}", self.limits.creations_per_minute / 60.0,
-                self.limits.creation_burst)
+                f"create:{client}", limits.creations_per_minute / 60.0,
+                limits.creation_burst)
         else:
             allowed = self.creations.take(client)
         if not allowed:
             self.refused_creations += 1
             raise RoomError("too_many_rooms", "you created many rooms just now: wait a "
                                               "minute, or share a room you made")
+        if evict and not await self._evict_unattended():
+            raise self._full("rooms" if len(self.rooms) >= limits.max_rooms else "lobbies")
         self._creating += 1
+        self._creating_in[group] += 1
+        return group
+
+    async def _evict_unattended(self) -> bool:
+        """Near the cap, close the lobby that waited longest with nobody at it: no
+        player's socket open, no one but its creator ever sat down, idle for
+        ``evict_idle_after`` (a crowd's rooms, made and left). A lobby whose host is
+        here, or that someone joined, never goes.
+        True if one went."""
+        idle_since = self.clock() - self.limits.evict_idle_after
+        unattended = [room for room in self.rooms.values()
+                      if room.status == "lobby" and not room.closed
+                      and room.last_activity <= idle_since
+                      and not room.audience.players_here()
+                      and sum(seat.kind == "human" for seat in room.seats) <= 1]
+        if not unattended:
+            return False
+        oldest = min(unattended, key=lambda room: room.last_activity)
+        try:
+            await within(self.store.close_room(oldest.code), self.config.write_patience)
+        except Exception:  # the store is away: nothing is closed, nothing made
+            return False
+        await oldest.stop()
+        oldest.closed = True
+        del self.rooms[oldest.code]
+        self._published.pop(oldest.code, None)
+        self.closed_rooms += 1
+        self.evicted += 1
+        log_event(log, "lobby_evicted", room=oldest.code)
+        return True
 
     async def create(self, name: str, *, rules: Rules, seats: int, bots: list[str | None],
                      timer: int, public: bool, quick: bool = False,
@@ -477,13 +538,17 @@ class Lobby:
         """A new room with its creator in seat 0 (the host)."""
         if not MIN_SEATS <= seats <= MAX_SEATS:
             raise RoomError("bad_seats", f"a table has {MIN_SEATS} to {MAX_SEATS} seats")
-        await self._admit_creation(client)
+        group = await self._admit_creation(client)
         try:
             room = await self._new_room(rules=rules, seats=seats, bots=[None, *bots[1:seats]],
                                         timer=timer, public=public, quick=quick,
                                         show_lost_dice=show_lost_dice)
+            room.group = group
         finally:
             self._creating -= 1
+            self._creating_in[group] -= 1
+            if not self._creating_in[group]:
+                del self._creating_in[group]
         log_event(log, "room_created", room=room.code, seats=seats, public=public,
                   quick=quick, rules=rules.to_overrides())
         joined: dict[str, Any] = await room.call("join", name, None, profile)
@@ -505,9 +570,15 @@ class Lobby:
                     continue
                 if verdict != "ok":
                     raise self._full(verdict)
-            room = await Room.create(code, self.store, self.config, clock=self.clock,
-                                     entropy=self.entropy, deal=self.deal,
-                                     reuse_closed_before=reuse_before, **settings)
+            try:
+                room = await Room.create(code, self.store, self.config, clock=self.clock,
+                                         entropy=self.entropy, deal=self.deal,
+                                         reuse_closed_before=reuse_before,
+                                         health=self.health, **settings)
+            except RoomError:  # the store is away: 503 unavailable
+                if self.cluster is not None:
+                    await self.cluster.unreserve(code)
+                raise
             if room is None and self.cluster is not None:
                 await self.cluster.unreserve(code)
             if room is not None:
@@ -532,7 +603,9 @@ class Lobby:
                         joined: dict[str, Any] = await room.call("join", name, None,
                                                                  profile)
                         return joined
-                    except RoomError:
+                    except RoomError as error:
+                        if error.code == "unavailable":
+                            raise  # the store is away: no other table can seat them
                         continue
             return await self.create(name, rules=rules, seats=4, bots=[], timer=30,
                                      public=True, quick=True, client=client,
@@ -560,7 +633,9 @@ class Lobby:
                     else:
                         raise RoomError("full", "cannot reach that table")
                     return joined
-                except RoomError:
+                except RoomError as error:
+                    if error.code == "unavailable":
+                        raise
                     await self.cluster.drop_quick(key, code)  # full, started or gone
             joined = await self.create(name, rules=rules, seats=4, bots=[], timer=30,
                                        public=True, quick=True, client=client,

@@ -60,6 +60,7 @@ from dudo.server.audience import (
 from dudo.server.connection import Connection, dumps
 from dudo.server.logs import log_event
 from dudo.server.names import distinct_name
+from dudo.server.outage import RETRY_ADVICE, Backoff, StoreHealth, within
 from dudo.server.room_state import (
     REPLIES_KEPT,
     Fair,
@@ -103,6 +104,14 @@ class RoomError(Exception):
         self.stored = stored
 
 
+def unavailable() -> RoomError:
+    """The store cannot take the room's writes just now: nothing changed, and the same
+    message (same id) may be sent again; it is answered exactly once."""
+    return RoomError("unavailable", "the server cannot store games just now: nothing "
+                                    f"changed; send it again in {RETRY_ADVICE:g} s",
+                     stored=False)
+
+
 class Room:
     """One room's actor loop over its state, schedule and audience. Build with
     :meth:`create` or :meth:`load`."""
@@ -110,9 +119,18 @@ class Room:
     def __init__(self, code: str, store: Store, config: RoomConfig,
                  clock: Callable[[], float] = time.time,
                  entropy: Callable[[int], str] = system_entropy,
-                 deal: Callable[..., Cups] = derive_dice) -> None:
+                 deal: Callable[..., Cups] = derive_dice,
+                 health: StoreHealth | None = None) -> None:
         self.code = code
         self.store = store
+        # The database's health, shared by the lobby's rooms (one log line per outage),
+        # and this room's own backoff while its writes fail (None: they work).
+        self.health = health or StoreHealth()
+        self.backoff: Backoff | None = None
+        self.record_unsaved = False
+        # The creator's network (dudo.server.networks), for its share of the lobbies;
+        # None for a room rebuilt after a restart (counted for no one).
+        self.group: str | None = None
         self.config = config
         self.clock = clock
         # Injected so tests can replay a room exactly; production uses the defaults.
@@ -180,15 +198,24 @@ class Room:
                      clock: Callable[[], float] = time.time,
                      entropy: Callable[[int], str] = system_entropy,
                      deal: Callable[..., Cups] = derive_dice,
-                     reuse_closed_before: float | None = None) -> Room | None:
-        """A new room, logged; None if the code is taken (see Store.create_room)."""
-        room = cls(code, store, config, clock, entropy, deal)
+                     reuse_closed_before: float | None = None,
+                     health: StoreHealth | None = None) -> Room | None:
+        """A new room, logged; None if the code is taken (see Store.create_room).
+        Raises RoomError ``unavailable`` if the store does not answer in time."""
+        room = cls(code, store, config, clock, entropy, deal, health)
         settings = [{"kind": "bot", "level": level} if level else {"kind": "open"}
                     for level in (bots + [None] * seats)[:seats]]
         entry = LogEntry(0, clock(), "created", {
             "rules": rules.to_json(), "seats": settings, "timer": timer, "public": public,
             "quick": quick, "invite": entropy(16), "show_lost_dice": show_lost_dice})
-        if not await store.create_room(code, public, entry, reuse_closed_before):
+        try:
+            made = await within(store.create_room(code, public, entry, reuse_closed_before),
+                                config.write_patience)
+        except Exception as error:  # refused, broken or too slow: try again later
+            room.health.failed(code, error)
+            raise unavailable() from None
+        room.health.succeeded()
+        if not made:
             return None
         room.state.apply(entry)
         return room
@@ -197,9 +224,10 @@ class Room:
     async def load(cls, code: str, store: Store, config: RoomConfig,
                    clock: Callable[[], float] = time.time,
                    entropy: Callable[[int], str] = system_entropy,
-                   deal: Callable[..., Cups] = derive_dice) -> Room:
+                   deal: Callable[..., Cups] = derive_dice,
+                   health: StoreHealth | None = None) -> Room:
         """Rebuild a room by replaying its log."""
-        room = cls(code, store, config, clock, entropy, deal)
+        room = cls(code, store, config, clock, entropy, deal, health)
         entries = await store.load_log(code)
         if not entries or entries[0].kind != "created":
             raise StoreError(f"room {code}: its log does not begin with its creation")
@@ -249,13 +277,99 @@ class Room:
         """
         if ack is not None:
             data = {**data, "ack": list(ack)}
+        if self.backoff is not None:
+            await self._recover()
         entry = LogEntry(self.state.seq, self.clock(), kind, data)
+        await self._store(entry)
+        return self.state.apply(entry)
+
+    async def _store(self, entry: LogEntry) -> None:
+        """Append one entry, waiting at most ``write_patience``: on failure the room backs
+        off and the caller gets ``unavailable`` (a write that timed out is kept as in
+        flight: it may still land, see :meth:`_recover`)."""
+        write = asyncio.ensure_future(self.store.append(self.code, [entry]))
         try:
-            await self.store.append(self.code, [entry])
+            async with asyncio.timeout(self.config.write_patience):
+                await asyncio.shield(write)
         except LogConflict:
             self._let_go()
             raise RoomError("moved", "this room is now held elsewhere: reconnect") from None
-        return self.state.apply(entry)
+        except Exception as error:  # StoreError, a driver's own, or TimeoutError
+            backoff = self.backoff = self.backoff or Backoff()
+            backoff.failed(asyncio.get_running_loop().time())
+            backoff.unconfirmed.append(entry)  # it may have landed all the same
+            if not write.done():
+                backoff.inflight = write
+            else:
+                write.exception()  # (retrieved: it is handled here)
+            self.health.failed(self.code, error)
+            raise unavailable() from None
+        if self.backoff is not None:
+            self.backoff = None
+            if self.record_unsaved:
+                await self._save_game()
+        self.health.succeeded()
+        # (A failed record save above set a new backoff: the next write waits for it.)
+
+    async def _recover(self) -> None:
+        """Before writing again after a failure: wait out the backoff and any write still
+        in flight, then take back whatever of ours the log holds beyond our state (a
+        write that failed or timed out, yet landed): its sender was told ``unavailable``
+        and that nothing changed, so nothing did; the same id sent again is judged anew,
+        exactly once. Entries beyond our state that are not ours mean another writer
+        holds the room now (it is let go). Raises ``unavailable`` while the store is
+        still out of reach."""
+        backoff = self.backoff
+        assert backoff is not None
+        now = asyncio.get_running_loop().time()
+        if backoff.inflight is not None:
+            if not backoff.inflight.done():
+                if backoff.ready(now):
+                    backoff.failed(now)  # still stuck: try again later
+                raise unavailable()
+            if not backoff.inflight.cancelled():
+                backoff.inflight.exception()  # retrieved: landed or not, the log says below
+            backoff.inflight = None
+        if not backoff.ready(now):
+            raise unavailable()
+        patience = self.config.write_patience
+        try:
+            stored = await within(self.store.load_log(self.code), patience)
+            beyond = [entry for entry in stored if entry.seq >= self.state.seq]
+            ours = {(entry.seq, entry.kind, entry.at, entry.data_json())
+                    for entry in backoff.unconfirmed}
+            if any((entry.seq, entry.kind, entry.at, entry.data_json()) not in ours
+                   for entry in beyond):
+                self._let_go()
+                raise RoomError("moved", "this room is now held elsewhere: reconnect")
+            if beyond:
+                await within(self.store.forget_entries(
+                    self.code, [entry.seq for entry in beyond]), patience)
+                log_event(log, "writes_taken_back", room=self.code,
+                          kinds=[entry.kind for entry in beyond])
+        except RoomError:
+            raise
+        except Exception as error:
+            backoff.failed(now)
+            self.health.failed(self.code, error)
+            raise unavailable() from None
+        backoff.unconfirmed.clear()
+
+    async def settle_store(self) -> bool:
+        """Before judging anything after a failed write: learn what the store holds (see
+        :meth:`_recover`), so a move is judged on the state the log says, never twice.
+        True if the room may go on to write; False while the store is still away."""
+        if self.backoff is None:
+            return True
+        try:
+            await self._recover()
+        except RoomError as error:
+            if error.code != "unavailable":
+                raise
+            return False
+        if self.record_unsaved:
+            await self._save_game()
+        return True
 
     def _let_go(self) -> None:
         """Another writer appended to our log first (two processes on one database, or a
@@ -270,14 +384,16 @@ class Room:
         """Store a refusal under its message id before answering, so that a retry, even
         after a restart, gets the same answer instead of being judged again (exactly
         once). The per-socket rate limit bounds how many a client can make us store."""
-        entry = LogEntry(self.state.seq, self.clock(), "refused",
-                         {"seat": seat, "id": action_id, "reply": reply})
         try:
-            await self.store.append(self.code, [entry])
-        except LogConflict:
-            self._let_go()
-            return dumps(reply)
-        except StoreError:  # the answer still goes out; only a restart would forget it
+            if self.backoff is not None:
+                await self._recover()
+            entry = LogEntry(self.state.seq, self.clock(), "refused",
+                             {"seat": seat, "id": action_id, "reply": reply})
+            await self._store(entry)
+        except RoomError as error:
+            if error.code == "moved":
+                return dumps(reply)
+            # The answer still goes out; only a restart would forget it.
             return self.state.remember(seat, action_id, reply)
         self.state.apply(entry)
         await self._forget_old_refusals(seat)
@@ -292,8 +408,8 @@ class Room:
             return
         old = [stored.popleft() for _ in range(len(stored) - REFUSALS_STORED)]
         try:
-            await self.store.forget_entries(self.code, old)
-        except StoreError:  # kept a little longer; the next batch tries again
+            await within(self.store.forget_entries(self.code, old), self.config.write_patience)
+        except Exception:  # kept a little longer; the next batch tries again
             stored.extendleft(reversed(old))
 
     # -- the actor loop -------------------------------------------------------------------
@@ -304,24 +420,29 @@ class Room:
             if not self.inbox.empty():
                 command = self.inbox.get_nowait()
             else:
-                due = self.schedule.next_due()
-                if due is None:  # nothing timed: no timeout to set up per wait
+                wake = self._next_wake()
+                if wake is None:  # nothing timed: no timeout to set up per wait
                     command = await self.inbox.get()
                 else:
-                    loop = asyncio.get_running_loop()
                     try:
-                        async with asyncio.timeout_at(loop.time() + max(0.0, due - self.clock())):
+                        async with asyncio.timeout_at(wake):
                             command = await self.inbox.get()
                     except TimeoutError:
                         command = None
             try:
                 if command is not None:
                     await self._handle(command)
-                if not self.closed:  # stopped by that command: nothing more of ours
+                # (Not if stopped by that command: nothing more of ours.)
+                if not self.closed and await self.settle_store():
                     await self._run_due()
             except asyncio.CancelledError:
                 raise
             except RoomError as error:
+                if error.code == "unavailable":
+                    # The store is away: already logged (once per outage), retried after
+                    # the backoff; a waiting request hears of it.
+                    self._fail_waiting(command, error)
+                    continue
                 if error.code != "moved":
                     raise
                 # Let go while a timer or bot moved (another node holds the room now):
@@ -332,6 +453,17 @@ class Room:
                 log.exception("room error", extra={"fields": {
                     "event": "room_error", "room": self.code, "command": kind}})
                 self._fail_waiting(command, RoomError("internal", "internal error"))
+
+    def _next_wake(self) -> float | None:
+        """When the loop must look again without a command (loop time): what the schedule
+        has due, but while backing off not before the next try."""
+        loop = asyncio.get_running_loop()
+        due = self.schedule.next_due()
+        wake = None if due is None else loop.time() + max(0.0, due - self.clock())
+        if self.backoff is not None and (due is not None or self.backoff.inflight is not None
+                                         or self.record_unsaved):
+            wake = max(wake or 0.0, self.backoff.next_try)
+        return wake
 
     @staticmethod
     def _fail_waiting(command: tuple[Any, ...] | None, error: RoomError) -> None:
@@ -352,6 +484,8 @@ class Room:
         if kind == "join" or (kind in ("message", "connect", "disconnect")
                               and command[1].seat is not None):
             self.last_activity = self.clock()  # spectators and lookups keep no room open
+        if kind in ("message", "join") and self.backoff is not None:
+            await self.settle_store()  # judged on what the log holds (a resent message)
         if kind == "message":
             _, connection, message = command
             await self._on_message(connection, message)
@@ -457,7 +591,12 @@ class Room:
             acknowledged = await self._act(seat, message)
         except RoomError as error:
             reply = p.error_message(error.code, str(error), action_id)
-            if action_id is None:
+            if error.code == "unavailable":
+                # Not remembered: the same id, sent again once the store is back, is
+                # judged then (and answered exactly once).
+                reply["retry_after"] = RETRY_ADVICE
+                connection.send(reply)
+            elif action_id is None:
                 connection.send(reply)
             elif not error.stored:
                 connection.send(self.state.remember(seat, action_id, reply))
@@ -731,10 +870,24 @@ class Room:
             self.audience.broadcast([])
 
     async def _save_game(self) -> None:
+        """Keep the finished game's record; if the store is away, keep trying (after the
+        backoff) until it takes it (saving twice changes nothing)."""
         if self.state.game is None:
             return
         record = self.state.record()
-        await self.store.save_game(self.state.game_id, self.code, record)
+        try:
+            await within(self.store.save_game(self.state.game_id, self.code, record),
+                         self.config.write_patience)
+        except Exception as error:
+            self.record_unsaved = True
+            backoff = self.backoff = self.backoff or Backoff()
+            backoff.failed(asyncio.get_running_loop().time())
+            self.health.failed(self.code, error)
+            return
+        self.record_unsaved = False
+        if self.backoff is not None and self.backoff.inflight is None:
+            self.backoff = None
+        self.health.succeeded()
         after = self.config.after_game
         if after is not None:
             try:

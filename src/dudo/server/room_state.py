@@ -56,6 +56,9 @@ class RoomConfig:
     # room was created), after the record is saved and again when a room is rebuilt after
     # a crash: the profile book (dudo.profiles) enters a game once.
     after_game: Callable[[dict[str, Any], list[str | None], float], Awaitable[None]] | None = None
+    # How long a room waits for the store before answering 'unavailable' (the write may
+    # still land: see dudo.server.outage); players hear back within about this long.
+    write_patience: float = 1.5
 
 
 @dataclass

@@ -75,6 +75,8 @@ games = Table(
 )
 
 BATCH = 256
+CONNECT_TIMEOUT = 1.0  # seconds (PostgreSQL)
+COMMAND_TIMEOUT = 3.0
 # The log's hot path on SQLite: one prepared statement through the driver's own
 # executemany, which costs a few microseconds per batch where a Core insert() costs tens.
 INSERT_LOG = "INSERT INTO room_log (code, seq, at, kind, data) VALUES (?, ?, ?, ?, ?)"
@@ -116,6 +118,7 @@ class WalCheckpointer:
         self.every = every
         self.checkpoints = 0
         self.busy = 0  # checkpoints that could not finish
+        self.failing = False  # the last one raised (said once, not every second)
         self.slowest = 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="dudo-checkpoint", daemon=True)
@@ -147,10 +150,15 @@ class WalCheckpointer:
         try:
             busy, _log_pages, _copied = cursor.execute(f"PRAGMA wal_checkpoint({mode})").fetchone()
         except Exception as error:
-            log.warning("checkpoint failed: %s", error)
+            if not self.failing:  # once per run of failures (a full disk: every second)
+                log.warning("checkpoint failed: %s (not said again until one works)", error)
+            self.failing = True
             return False
         finally:
             cursor.close()
+        if self.failing:
+            log.warning("checkpoints work again")
+            self.failing = False
         self.slowest = max(self.slowest, time.perf_counter() - started)
         if busy:
             self.busy += 1
@@ -226,8 +234,15 @@ class SqlStore:
     async def open(self) -> None:
         url, schema = split_schema(self.url)
         options: dict[str, Any] = {}
-        if schema is not None:
-            options["connect_args"] = {"server_settings": {"search_path": schema}}
+        if url.startswith(("postgresql:", "postgres:")):
+            # A database that refuses or drops connections fails a write in about a
+            # second, not asyncpg's default minute: rooms answer 'unavailable' and back
+            # off (dudo.server.outage). A statement stuck on a dead link ends too.
+            connect: dict[str, Any] = {"timeout": CONNECT_TIMEOUT,
+                                       "command_timeout": COMMAND_TIMEOUT}
+            if schema is not None:
+                connect["server_settings"] = {"search_path": schema}
+            options["connect_args"] = connect
         try:
             engine = create_async_engine(async_url(url), **options)
         except Exception as error:  # a malformed URL or missing driver
@@ -366,16 +381,21 @@ class SqlStore:
 
     async def _write_one_by_one(
             self, batch: list[tuple[str, list[LogEntry], asyncio.Future[None]]]) -> None:
+        broken: StoreError | None = None
         for code, entries, done in batch:
             rows = [(code, entry.seq, entry.at, entry.kind, entry.data_json())
                     for entry in entries]
+            if broken is not None:  # the database itself failed: the rest would too
+                if not done.done():
+                    done.set_exception(broken)
+                continue
             try:
                 await self._write(rows)
             except (IntegrityError, sqlite3.IntegrityError) as error:
                 failure: StoreError = LogConflict(
                     f"room {code}: another writer took sequence {entries[0].seq} ({error})")
             except Exception as error:
-                failure = StoreError(f"could not store the log: {error}")
+                failure = broken = StoreError(f"could not store the log: {error}")
             else:
                 self.commits += 1
                 self.appended += len(rows)

@@ -1,0 +1,122 @@
+"""When the database cannot take a room's writes: the room backs off, players are answered
+at once, and the site logs once per outage.
+
+A PostgreSQL refusing connections for 10 s once made every room played by bots retry its
+failed write in a hot loop (191 tracebacks a second per room), and a player's bid got no
+answer at all. Now a room whose write fails (or does not finish within
+``RoomConfig.write_patience``) keeps a :class:`Backoff`: until its next try, whatever would
+write is answered ``unavailable`` without touching the store, and the tries space out
+(0.25 s, doubling, at most 5 s). :class:`StoreHealth`, shared by the rooms of a process,
+logs one warning when writes start failing and one line when one works again.
+
+A write that failed or timed out may still have landed (the database was slow, not gone,
+or the commit's answer was lost): before anything else the room waits for it, reads its
+log and takes back (deletes) any such entry, since its sender was told nothing changed.
+The same message id sent again is then judged anew and applied exactly once. (A crash
+between the landing and the taking back leaves the entry in the log: the restarted room
+applies it, and the resent id gets its ``ack``, still exactly once.)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from dudo.server.logs import log_event
+
+log = logging.getLogger("dudo.store")
+T = TypeVar("T")
+
+FIRST_RETRY = 0.25
+MAX_RETRY = 5.0
+RETRY_ADVICE = 1.0  # seconds a client is told to wait before resending
+
+
+async def within(work: Awaitable[T], seconds: float) -> T:
+    """``work``'s result, or TimeoutError after ``seconds`` *without waiting for it to
+    stop*: a store call blocked in a driver's thread (SQLite's busy wait, a connection to
+    a blackholed host) cannot be cancelled promptly, and ``asyncio.timeout`` would wait
+    for its clean-up. The call runs on to its end in the background."""
+    task = asyncio.ensure_future(work)
+    try:
+        return await asyncio.wait_for(asyncio.shield(task), seconds)
+    except TimeoutError:
+        task.add_done_callback(_forget)
+        raise
+
+
+def _forget(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled():
+        task.exception()  # retrieved: whatever became of it is no longer anyone's business
+
+
+@dataclass
+class Backoff:
+    """One room's outage: when it may next try the store, and a write still in flight."""
+
+    delay: float = 0.0
+    next_try: float = 0.0  # loop time
+    tries: int = 0
+    inflight: asyncio.Future[Any] | None = None
+    # Entries whose write failed or timed out: any of them found in the log afterwards
+    # is taken back (its sender heard 'unavailable'), anything else there is not ours.
+    unconfirmed: list[Any] = field(default_factory=list)
+
+    def failed(self, now: float) -> None:
+        self.tries += 1
+        self.delay = min(MAX_RETRY, max(FIRST_RETRY, self.delay * 2))
+        self.next_try = now + self.delay
+
+    def ready(self, now: float) -> bool:
+        return now >= self.next_try
+
+
+class StoreHealth:
+    """Whether the database takes writes, as the rooms of this process find out: one
+    ``store_unavailable`` warning when the first write fails, one ``store_recovered`` line
+    (with how long it lasted and how many writes failed) when one works again."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.down_since: float | None = None
+        self.outages = 0
+        self.failures = 0  # failed or timed-out writes, all outages together
+        self._failures_now = 0
+        self._rooms: set[str] = set()
+
+    @property
+    def down(self) -> bool:
+        return self.down_since is not None
+
+    def failed(self, room: str, error: BaseException) -> None:
+        self.failures += 1
+        self._failures_now += 1
+        self._rooms.add(room)
+        if self.down_since is None:
+            self.down_since = self.clock()
+            self.outages += 1
+            reason = "timed out" if isinstance(error, TimeoutError) else str(error)
+            log_event(log, "store_unavailable", logging.WARNING, room=room,
+                      error=f"{type(error).__name__}: {reason}"[:300])
+
+    def succeeded(self) -> None:
+        if self.down_since is None:
+            return
+        log_event(log, "store_recovered", logging.WARNING,
+                  seconds=round(self.clock() - self.down_since, 3),
+                  failed_writes=self._failures_now, rooms=len(self._rooms))
+        self.down_since = None
+        self._failures_now = 0
+        self._rooms.clear()
+
+    def metrics(self) -> list[str]:
+        return [
+            "# TYPE dudo_store_unavailable gauge", f"dudo_store_unavailable {int(self.down)}",
+            "# TYPE dudo_store_outages_total counter", f"dudo_store_outages_total {self.outages}",
+            "# TYPE dudo_store_failed_writes_total counter",
+            f"dudo_store_failed_writes_total {self.failures}",
+        ]
