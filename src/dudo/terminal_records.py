@@ -98,7 +98,7 @@ class CommittedDice:
         return rolloff_label(len(self.rolloff_fairness) + 1)
 
     def roll(self, dice_counts: Sequence[int], round_number: int) -> Cups:
-        if round_number == 0:  # the engine rolling off: the next attempt, its own seed
+        if round_number <= 0:  # the engine rolling off (attempt n as round 1 - n): own seed
             label: RoundLabel = self.next_rolloff_label()
             kept = self.rolloff_fairness
         else:
@@ -111,7 +111,7 @@ class CommittedDice:
             "commitment": commitment(server_seed, label, self.bot_seats),
             "server_seed": server_seed, "seat_seeds": seat_seeds,
             "server_seats": list(range(self.players)), "bot_seats": list(self.bot_seats)}
-        if round_number == 0:
+        if round_number <= 0:
             entry["attempt"] = len(kept) + 1
         kept.append(entry)
         return derive_dice(server_seed, seat_seeds, label, dice_counts)
