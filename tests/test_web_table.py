@@ -94,7 +94,9 @@ def seated(browser: Browser, server: str, bots: list[str | None], *, rules: Any 
                             "public": public}
     if rules:
         body["rules"] = rules
-    ticket = httpx.post(f"{server}/api/rooms", json=body).json()
+    answer = httpx.post(f"{server}/api/rooms", json=body)
+    assert answer.status_code == 200, answer.text
+    ticket = answer.json()
     page = open_page(browser, width, height, locale, motion, init)
     page.goto(server + "/")
     page.evaluate("(t) => localStorage.setItem(`dudo.seat.${t.code}`, JSON.stringify("

@@ -105,7 +105,7 @@ class ServerSettings:
         if settings.gc_policy not in ("clock", "python"):
             raise ValueError(f"DUDO_GC must be 'clock' or 'python', not {settings.gc_policy!r}")
         for name in ("bot_delay", "reveal_pause", "seed_window", "grace", "quick_fill",
-                     "close_after_game", "close_when_idle", "close_empty_lobby"):
+                     "close_after_game", "close_when_idle", "close_empty_lobby", "write_patience"):
             value = os.environ.get(f"DUDO_{name.upper()}")
             if value is not None:
                 setattr(settings.room, name, _env_number(name, value, float, "seconds"))
