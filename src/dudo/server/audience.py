@@ -156,6 +156,7 @@ class Audience:
             fair = state.fair
             shared["deadline"] = state.deadline
             shared["roll_at"] = state.roll_at
+            shared["names"] = state.game_names
             shared["fair"] = {
                 "game_id": state.game_id,
                 "round": fair.round if fair else None,

@@ -138,6 +138,9 @@ class RoomState:
         self.game: Game | None = None
         self.game_id = ""
         self.game_number = 0
+        # The names the game is played by, as they were at its start: what is shown about
+        # it (winner, standings, log) stays its history when seats change afterwards.
+        self.game_names: list[str] = []
         self.first_opener: int | None = None
         self.fair: Fair | None = None
         self.revealed: list[dict[str, Any]] = []
@@ -203,7 +206,7 @@ class RoomState:
         record = self.game.record()
         record["game_id"] = self.game_id
         record["room"] = self.code
-        record["names"] = [seat.name for seat in self.seats]
+        record["names"] = list(self.game_names) or [seat.name for seat in self.seats]
         record["bots"] = self.bot_seats()
         record["fairness"] = list(self.revealed)
         return record
@@ -273,6 +276,7 @@ class RoomState:
         self.game_id = data["game_id"]
         self.first_opener = data["first_opener"]
         self.fill_at = None
+        self.game_names = [seat.name for seat in self.seats]
         players = len(self.seats)
         self.game = Game(self.rules, players, opener=data["first_opener"])
         self.fair = Fair(1, data["commitment"], data["server_seed"],

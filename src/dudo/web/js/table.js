@@ -12,6 +12,7 @@ import {Practice} from './practice.js';
 import {rememberGame} from './mygames.js';
 import {morph} from './morph.js';
 import {GameLog} from './gamelog.js';
+import {playedName, seatName} from './history.js';
 import {play, setSound, soundOn} from './sound.js';
 import {chosenRules, closestPreset, loadCatalogue, optionControls, presetTitle, timerOptions} from './rooms.js';
 
@@ -213,7 +214,7 @@ class Table {
       announce(text);
     } else if (message.type === 'emote') {
       this.emotes.set(message.seat, [message.emote, Date.now() + 3000]);
-      announce(`${this.name(message.seat)}: ${message.emote}`);
+      announce(`${seatName(this.state, message.seat)}: ${message.emote}`);
       this.render();
       setTimeout(() => this.render(), 3100);
     }
@@ -233,8 +234,9 @@ class Table {
     this.send({type: 'seed', round: fair.round, seed: randomHex(32)});
   }
 
+  // The name of a seat in this game (history.js: as it was when the game started).
   name(seat) {
-    return this.state?.room.seats[seat]?.name || t('seat.number', {n: seat + 1});
+    return playedName(this.state, seat);
   }
 
   title() {
@@ -433,7 +435,7 @@ class Table {
     morph(this.main, html);
     if (game && game.phase === 'over') {
       const id = this.state.fair?.game_id; // the finished game's page: replay, analysis, dice checked
-      if (id) rememberGame({id, room: this.code, names: room.seats.map((s) => s.name), seat: you.seat, winners: game.winners.map((s) => this.name(s))});
+      if (id) rememberGame({id, room: this.code, names: room.seats.map((_, i) => this.name(i)), seat: you.seat, winners: game.winners.map((s) => this.name(s))});
     }
   }
 
@@ -706,10 +708,10 @@ class Table {
     const place = `left:${x}%;top:${y}%;--x:-${x}%;--y:-${y}%;--i:${order.indexOf(index)}`;
     const diceWords = `${t('seat.dice', {n: count})}${lost ? `, ${t('seat.lost', {n: lost})}` : ''}`;
     return `<li class="${classes.join(' ')}" data-seat="${index}" style="${place}">
-      <span class="seat-name">${turn ? '<span aria-hidden="true">▶ </span>' : ''}${nameHtml(seat.name || t('seat.number', {n: index + 1}))}${index === you.seat ? ` <span class="you-tag">(${escapeHtml(t('seat.you'))})</span>` : ''}</span>
+      <span class="seat-name">${turn ? '<span aria-hidden="true">▶ </span>' : ''}${nameHtml(this.name(index))}${index === you.seat ? ` <span class="you-tag">(${escapeHtml(t('seat.you'))})</span>` : ''}</span>
       <span class="seat-status">${escapeHtml(status.join(' · '))}</span>
       ${reveal && reveal.cups[index]?.length
-        ? `<span class="seat-dice revealed" data-key="${diceKey}" role="group" aria-label="${escapeHtml(t('table.cup_of', {name: seat.name}))}">${dice}</span>`
+        ? `<span class="seat-dice revealed" data-key="${diceKey}" role="group" aria-label="${escapeHtml(t('table.cup_of', {name: this.name(index)}))}">${dice}</span>`
         : `<span class="seat-dice" data-key="${diceKey}" aria-hidden="true">${dice}</span><span class="sr-only">${escapeHtml(diceWords)}</span>`}
       ${points}${changeMark}${bubble}</li>`;
   }
