@@ -187,13 +187,17 @@ class RoomState:
         """What anyone with the code may know about the room (no dice, no tokens)."""
         if self._rules_json[0] is not self.rules:
             self._rules_json = (self.rules, self.rules.to_json())
-        return {
+        summary: dict[str, Any] = {
             "code": self.code, "status": self.status, "public": self.public,
             "quick": self.quick, "timer": self.timer, "rules": self._rules_json[1],
             "seats": [seat.public(now, self.config.grace) for seat in self.seats],
             "host": 0, "game": self.game_number, "spectators": spectators,
             "locked": self.locked, "show_lost_dice": self.show_lost_dice,
         }
+        if self.quick:
+            # When bots take the open seats of a quick table (and its game starts).
+            summary["fill_at"] = self.fill_at
+        return summary
 
     def bot_seats(self) -> list[int]:
         """The seats bots play (fixed while a game runs: seats change only between games)."""

@@ -13,6 +13,7 @@ import {rememberGame} from './mygames.js';
 import {morph} from './morph.js';
 import {GameLog} from './gamelog.js';
 import {playedName, seatName} from './history.js';
+import {quickLobby, tickQuick} from './quick.js';
 import {play, setSound, soundOn} from './sound.js';
 import {chosenRules, closestPreset, loadCatalogue, optionControls, presetTitle, timerOptions} from './rooms.js';
 
@@ -420,7 +421,8 @@ class Table {
     this.followReveal();
     let html;
     if (room.status === 'lobby') {
-      html = `<div class="table-page lobby">${this.head()}${this.lobbyPanel()}
+      const panel = room.quick ? quickLobby(this.state, this.seatList(), this.rulesLine()) : this.lobbyPanel();
+      html = `<div class="table-page lobby">${this.head()}${panel}
         ${this.practice ? this.practice.panel() : ''}${you.seat != null ? this.emoteBar() : ''}</div>`;
     } else {
       const side = [this.actions()];
@@ -492,7 +494,7 @@ class Table {
   // bots and open seats and removes players.
   seatList() {
     const {room, you} = this.state;
-    const host = you.host && room.status !== 'playing';
+    const host = you.host && room.status !== 'playing' && !(room.quick && room.status === 'lobby');
     const rows = room.seats.map((seat, index) => {
       let who;
       if (seat.kind === 'human') who = `${nameHtml(seat.name)}${seat.connected ? '' : ` <span class="badge">${escapeHtml(t('seat.away'))}</span>`}`;
@@ -970,6 +972,7 @@ class Table {
   }
 
   updateClocks() {
+    tickQuick(this.main);
     for (const element of this.main.querySelectorAll('[data-deadline]')) {
       const {left, text} = clockText(element.dataset.deadline);
       const span = element.querySelector('.left');
@@ -1006,6 +1009,12 @@ class Table {
     if (target.dataset.link) { this.copy(target.dataset.link); return; }
     switch (id) {
       case 'start': this.act('start'); break;
+      case 'quick-now': {
+        const seats = this.state.room.seats.map((s) => (s.kind === 'open' ? {kind: 'bot', level: 'normal'} : null));
+        this.act('configure', {seats});
+        this.act('start');
+        break;
+      }
       case 'fill-bots': {
         const seats = this.state.room.seats.map((s) => (s.kind === 'open' ? {kind: 'bot', level: 'easy'} : null));
         this.act('configure', {seats});
