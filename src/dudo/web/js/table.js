@@ -426,7 +426,10 @@ class Table {
         ${this.practice ? this.practice.panel() : ''}${you.seat != null ? this.emoteBar() : ''}</div>`;
     } else {
       const side = [this.actions()];
-      if (this.practice) side.push(this.practice.panel());
+      // Practice: during your turn the tip for this step comes first (on a phone, above the
+      // picker: both on the first screen).
+      const mine = game && game.phase === 'bidding' && game.turn === you.seat;
+      if (this.practice) side.splice(mine ? 0 : 1, 0, this.practice.panel(mine));
       if (game && game.phase === 'over') side.push(this.standings(), this.nextGame());
       side.push(this.history());
       if (you.seat != null) side.push(this.emoteBar());
