@@ -140,3 +140,92 @@ def test_your_own_name_is_never_cut(server: str, browser: Browser, width: int,
     page.screenshot(path=str(ARTIFACTS / f"own-name-{width}x{height}.png"))
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
+
+
+def room_seats(server: str, code: str) -> list[dict[str, object]]:
+    import httpx
+
+    seats: list[dict[str, object]] = httpx.get(f"{server}/api/rooms/{code}").json()["seats"]
+    return seats
+
+
+def test_leaving_mid_game_asks_first_and_a_bot_plays_on(server: str, browser: Browser) -> None:
+    from test_web_table import seated, wait_until
+
+    page, code = seated(browser, server, [None, "easy", "easy"],
+                        rules={"preset": "perudo", "starting_dice": 2}, width=390, height=844,
+                        motion="reduce")
+    axe_check(page, "lobby with leave")
+    page.click("#start")
+    page.wait_for_selector(".my-dice")
+    page.click("#leave")
+    dialog = page.locator("#leave-dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("A bot plays your seat to the end of this game")
+    expect(page.locator("#leave-no")).to_be_focused()
+    page.screenshot(path=str(ARTIFACTS / "leave-dialog-390.png"))
+    axe_check(page, "leave dialog")
+    page.keyboard.press("Escape")  # stays: nothing sent
+    expect(dialog).to_have_count(0)
+    expect(page.locator("#leave")).to_be_focused()
+    assert room_seats(server, code)[0]["kind"] == "human"
+    page.click("#leave")
+    page.click("#leave-yes")
+    page.wait_for_url(f"{server}/")
+    assert page.evaluate(f"localStorage.getItem('dudo.seat.{code}')") is None
+    seat = room_seats(server, code)[0]
+    assert seat.get("left") is True and seat["bot_playing"] is True, seat
+    # The game goes on without us; a bot keeps the seat afterwards.
+    watch = open_page(browser, 1280, 720)
+    watch.goto(f"{server}/r/{code}?watch=1")
+    wait_until(watch, "document.body.dataset.phase === 'over'", timeout=60000)
+    assert room_seats(server, code)[0]["kind"] == "bot"
+    for each in (page, watch):
+        assert not each.js_errors  # type: ignore[attr-defined]
+        each.context.close()
+
+
+def test_a_player_out_of_dice_can_leave_or_start_a_new_game(
+        server: str, browser: Browser) -> None:
+    from test_web_table import join_page, seated, wait_for_news, wait_until
+
+    ours, code = seated(browser, server, [None, None, "easy"], width=360, height=740,
+                        rules={"preset": "perudo", "starting_dice": 1, "calza": "off",
+                               "first_opener": "host"}, motion="reduce")
+    guest = join_page(browser, server, code, "Ben")
+    ours.click("#start")
+    while True:
+        look = wait_until(ours, """() => {
+            const s = window.dudo.view.state, g = s && s.game;
+            if (!g || (g.phase === 'roll' && !g.last_reveal)) return null;
+            if (g.phase === 'over') return {kind: 'over', version: s.version};
+            if (!g.dice_counts[0]) return {kind: 'out'};
+            if (g.phase === 'bidding' && g.turn === 0 && g.legal.bids.length)
+                return {kind: 'ours', version: s.version};
+            return null;
+        }""", timeout=30000)
+        if look["kind"] == "out":
+            break
+        if look["kind"] == "over":
+            ours.click("#rematch")
+            wait_for_news(ours, str(look["version"]))
+            continue
+        # Our highest bid, and Ben calls it: most likely we lose our one die.
+        ours.evaluate("(() => { const b = window.dudo.view.state.game.legal.bids;"
+                      " const [q, f] = b[b.length - 1]; window.dudo.view.act('bid', "
+                      "{quantity: q, face: f}); })()")
+        wait_until(guest, "window.dudo.view.state.game.legal.calls.includes('dudo')")
+        guest.evaluate("window.dudo.view.act('call', {call: 'dudo'})")
+        wait_for_news(ours, str(look["version"] + 1))
+    choices = ours.locator("#out-choices")
+    expect(choices).to_be_visible()
+    expect(choices).to_contain_text("Watch the others finish")
+    ours.screenshot(path=str(ARTIFACTS / "out-choices-360.png"))
+    axe_check(ours, "out of dice")
+    ours.click("#leave-new")
+    ours.wait_for_url(f"{server}/")
+    expect(ours.locator("#quick")).to_be_visible()
+    assert room_seats(server, code)[0].get("left") is True
+    for each in (ours, guest):
+        assert not each.js_errors  # type: ignore[attr-defined]
+        each.context.close()

@@ -95,6 +95,14 @@ class RemoveMessage(_Message):
     seat: Annotated[int, Field(ge=1, le=5)]
 
 
+class LeaveMessage(_Message):
+    """A player leaves the table: the seat opens in the lobby; during a game a bot plays
+    it to the end (then keeps it); between games a bot takes it."""
+
+    type: Literal["leave"]
+    id: ActionId
+
+
 class SeedMessage(_Message):
     """This seat's contribution to the roll of ``round`` (hex, up to 128 digits): taken
     only while that round's commitment is out and its dice are not yet dealt."""
@@ -118,7 +126,8 @@ class PingMessage(_Message):
 
 ClientMessage = Annotated[
     BidMessage | CallMessage | NextRoundMessage | StartMessage | RematchMessage
-    | ConfigureMessage | RemoveMessage | SeedMessage | EmoteMessage | PingMessage,
+    | ConfigureMessage | RemoveMessage | LeaveMessage | SeedMessage | EmoteMessage
+    | PingMessage,
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMessage)

@@ -45,6 +45,7 @@ from dudo.game import REASONS, Action, Call, Event, GameOver, Phase
 from dudo.rules import Rules, RulesError
 from dudo.server import protocol as p
 from dudo.server.audience import (
+    CLOSE_LEFT,
     CLOSE_MOVED,
     CLOSE_REMOVED,
     CLOSE_REPLACED,
@@ -532,10 +533,25 @@ class Room:
                                     CLOSE_REMOVED, list(leaving))
             self.audience.broadcast([])
             return True
+        if isinstance(message, p.LeaveMessage):
+            await self._leave(seat, message.id)
+            return False
         raise RoomError("unknown_type", f"{type(message).__name__} is not handled")
 
+    async def _leave(self, seat: int, action_id: str) -> None:
+        """The player leaves: the seat opens (lobby), a bot plays it to the end of the game
+        and keeps it (playing), or a bot takes it (between games). The seat's sockets get
+        the ack, then close 4411 (one message: a closing socket drops what is still queued);
+        its token holds nothing any more."""
+        state = self.state
+        leaving = list(state.seats[seat].connections)
+        await self._commit("left", {"seat": seat})
+        self.audience.send_away(p.ack_message(action_id, state.version), CLOSE_LEFT, leaving)
+        state.seats[seat].connections.difference_update(leaving)
+        self.audience.broadcast([])
+
     def _require_host(self, seat: int, what: str) -> None:
-        if seat != 0:
+        if seat != self.state.host_seat():
             raise RoomError("not_host", f"only the host may {what}")
 
     async def _configure(self, message: p.ConfigureMessage,

@@ -66,6 +66,9 @@ class Seat:
     token_hash: str | None = None
     # The seed this seat sent for the round waiting to be rolled (logged as "seeded").
     seed: str | None = None
+    # The player left during a game (logged as "left"): a bot plays the seat to the end
+    # of the game, and then takes it.
+    left: bool = False
     # Runtime only (not logged): who is here, answers already given.
     connections: set[Connection] = field(default_factory=set)
     away_since: float | None = None
@@ -77,11 +80,14 @@ class Seat:
 
     def public(self, now: float, grace: float) -> dict[str, Any]:
         away = self.kind == "human" and not self.connections
-        return {"kind": self.kind, "name": self.name,
-                "level": self.level if self.kind == "bot" else None,
-                "connected": bool(self.connections) if self.kind == "human" else None,
-                "bot_playing": away and self.away_since is not None
-                and now - self.away_since >= grace}
+        public = {"kind": self.kind, "name": self.name,
+                  "level": self.level if self.kind == "bot" else None,
+                  "connected": bool(self.connections) if self.kind == "human" else None,
+                  "bot_playing": self.left or (away and self.away_since is not None
+                                               and now - self.away_since >= grace)}
+        if self.left:
+            public["left"] = True
+        return public
 
 
 def hash_token(token: str) -> str:
@@ -141,6 +147,7 @@ class RoomState:
         # The names the game is played by, as they were at its start: what is shown about
         # it (winner, standings, log) stays its history when seats change afterwards.
         self.game_names: list[str] = []
+        self.game_bots: list[int] = []  # its bot seats (seats that a player left stay out)
         self.first_opener: int | None = None
         self.fair: Fair | None = None
         self.revealed: list[dict[str, Any]] = []
@@ -191,13 +198,21 @@ class RoomState:
             "code": self.code, "status": self.status, "public": self.public,
             "quick": self.quick, "timer": self.timer, "rules": self._rules_json[1],
             "seats": [seat.public(now, self.config.grace) for seat in self.seats],
-            "host": 0, "game": self.game_number, "spectators": spectators,
+            "host": self.host_seat(), "game": self.game_number, "spectators": spectators,
             "locked": self.locked, "show_lost_dice": self.show_lost_dice,
         }
         if self.quick:
             # When bots take the open seats of a quick table (and its game starts).
             summary["fill_at"] = self.fill_at
         return summary
+
+    def host_seat(self) -> int:
+        """Who runs the room: seat 0, or once its player has left, the first seat a
+        person holds (seat 0 if none)."""
+        for index, seat in enumerate(self.seats):
+            if seat.kind == "human" and not seat.left and seat.token_hash is not None:
+                return index
+        return 0
 
     def bot_seats(self) -> list[int]:
         """The seats bots play (fixed while a game runs: seats change only between games)."""
@@ -211,7 +226,7 @@ class RoomState:
         record["game_id"] = self.game_id
         record["room"] = self.code
         record["names"] = list(self.game_names) or [seat.name for seat in self.seats]
-        record["bots"] = self.bot_seats()
+        record["bots"] = list(self.game_bots) if self.game_names else self.bot_seats()
         record["fairness"] = list(self.revealed)
         return record
 
@@ -250,6 +265,25 @@ class RoomState:
             self.invite = data["invite"]
         return []
 
+    def _apply_left(self, at: float, data: dict[str, Any]) -> list[Event]:
+        index = data["seat"]
+        seat = self.seats[index]
+        if self.status == "lobby":
+            self.seats[index] = Seat()
+        elif self.status == "playing":
+            # The token holds nothing from now on; a bot plays the seat (schedule.py).
+            seat.token_hash = None
+            seat.left = True
+        else:
+            self._bot_takes(index)
+        return []
+
+    def _bot_takes(self, index: int) -> None:
+        """A bot (normal) takes the seat of a player who left."""
+        seat = Seat(kind="bot", level="normal")
+        self.seats[index] = seat
+        seat.name = self._bot_name(seat)
+
     def _apply_configured(self, at: float, data: dict[str, Any]) -> list[Event]:
         if "rules" in data:
             self.rules = Rules.from_json(data["rules"])
@@ -281,6 +315,7 @@ class RoomState:
         self.first_opener = data["first_opener"]
         self.fill_at = None
         self.game_names = [seat.name for seat in self.seats]
+        self.game_bots = self.bot_seats()
         players = len(self.seats)
         self.game = Game(self.rules, players, opener=data["first_opener"])
         self.fair = Fair(1, data["commitment"], data["server_seed"],
@@ -332,6 +367,9 @@ class RoomState:
         self.deadline = None
         if game.phase is Phase.OVER:
             self.status = "over"
+            for index, seat in enumerate(self.seats):
+                if seat.left:
+                    self._bot_takes(index)
             self.fair = None
             self.roll_at = None
         else:

@@ -14,6 +14,7 @@ import {morph} from './morph.js';
 import {GameLog} from './gamelog.js';
 import {playedName, seatName} from './history.js';
 import {quickLobby, tickQuick} from './quick.js';
+import {CLOSE_LEFT, Leaving, leaveButton, outChoices} from './leave.js';
 import {play, setSound, soundOn} from './sound.js';
 import {chosenRules, closestPreset, loadCatalogue, optionControls, presetTitle, timerOptions} from './rooms.js';
 
@@ -81,6 +82,7 @@ class Table {
     this.emotes = new Map(); // seat -> [emote, until]
     this.showOdds = localStorage.getItem('dudo.odds') === '1';
     this.practice = memory.practice(code) ? new Practice(this) : null;
+    this.leaving = new Leaving(this);
     if (this.practice) this.showOdds = localStorage.getItem('dudo.odds') !== '0';
     this.startSent = false;
     this.lastTurnAnnounced = null;
@@ -112,6 +114,7 @@ class Table {
     clearInterval(this.tick);
     clearInterval(this.pinger);
     this.stopCountUp();
+    this.leaving.close();
     document.removeEventListener('visibilitychange', this.onVisible);
     document.removeEventListener('keydown', this.keys);
     this.main.removeEventListener('click', this.onClick);
@@ -159,6 +162,7 @@ class Table {
         return;
       }
       if (event.code === 4404) { this.missing = true; this.render(); return; }
+      if (event.code === CLOSE_LEFT) { this.leaving.left(); return; }
       if (event.code === 4409) { // another tab took this seat: no tug of war, ask first
         this.replaced = true;
         toast(t('err.replaced'), 'info');
@@ -461,6 +465,7 @@ class Table {
         ${this.replaced ? `<button id="play-here" class="small primary">${escapeHtml(t('table.play_here'))}</button>` : ''}
         <button id="sound-toggle" class="icon small secondary" aria-pressed="${sound}" title="${escapeHtml(t('table.sound'))}"><span aria-hidden="true">${sound ? '🔊' : '🔇'}</span><span class="sr-only">${escapeHtml(t('table.sound'))}</span></button>
         ${notify}
+        ${leaveButton(this.state)}
         <button id="copy-link" class="small secondary" data-link="${escapeHtml(link)}"><span aria-hidden="true">🔗</span> <span class="wide-only">${escapeHtml(t('table.copy_link'))}</span><span class="sr-only narrow-only">${escapeHtml(t('table.copy_link'))}</span></button>
         <a class="small button-link" href="${rulesHref(room.rules)}" target="_blank"><span aria-hidden="true">📖</span> <span class="wide-only">${escapeHtml(t('table.rules'))}</span><span class="sr-only narrow-only">${escapeHtml(t('table.rules'))}</span></a>
       </div></section>`;
@@ -813,7 +818,7 @@ class Table {
     } else if (game.phase === 'over') {
       return '';
     } else if (game.dice_counts[you.seat] === 0 && !this.points()) {
-      body = `<p class="notice">${escapeHtml(t('table.you_are_out'))}</p>`;
+      body = `<p class="notice">${escapeHtml(t('table.you_are_out'))}</p>${outChoices(this.state)}`;
     } else {
       body = `<p class="help">${escapeHtml(t(game.last_reveal && game.phase === 'roll' ? 'table.dice_at_seat' : 'table.dice_hidden'))}</p>`;
     }
@@ -1037,6 +1042,8 @@ class Table {
       case 'tip-ok': this.practice?.dismiss(this.main.querySelector('#tip')?.dataset.tip); break;
       case 'watch': this.watch = true; this.connect(); this.render(); break;
       case 'play-here': this.replaced = false; this.connect(); this.render(); break;
+      case 'leave': case 'leave-out': this.leaving.ask(target); break;
+      case 'leave-new': this.leaving.leave('/'); break;
       case 'sound-toggle': setSound(!soundOn()); this.render(); break;
       case 'notify-toggle': this.toggleNotify(); break;
       default: break;
