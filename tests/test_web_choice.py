@@ -229,3 +229,53 @@ def test_a_player_out_of_dice_can_leave_or_start_a_new_game(
     for each in (ours, guest):
         assert not each.js_errors  # type: ignore[attr-defined]
         each.context.close()
+
+
+def test_the_keyboard_follows_the_turns_and_lists_its_keys(
+        server: str, browser: Browser) -> None:
+    from test_web_table import our_turn, seated, wait_until
+
+    page = None
+    sent: list[str] = []
+    page, _ = seated(browser, server, [None, "easy", "easy"], width=1280, height=720,
+                     rules={"preset": "perudo", "starting_dice": 3}, motion="reduce")
+    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
+    page.reload()
+    page.wait_for_selector(".share-code")
+    page.click("#start")
+    our_turn(page, standing=False)
+    expect(page.locator("#bid-go")).to_be_focused()
+    before = page.evaluate("document.body.dataset.version")
+    page.keyboard.press("Enter")  # bids what the picker shows
+    wait_until(page, f"document.body.dataset.version !== '{before}'")
+    # The picker went with the bid; focus did not fall to the page's start.
+    active = page.evaluate("document.activeElement.closest('.actions') ? 'actions'"
+                           " : document.activeElement.tagName")
+    assert active == "actions", active
+    assert any('"type":"bid"' in frame.replace(" ", "") for frame in sent), sent
+    # The next turn of ours: focus is on the picker again.
+    our_turn(page, standing=True)
+    expect(page.locator("#bid-go")).to_be_focused()
+    # The list of keys, from the key and from the table's button.
+    page.keyboard.press("?")
+    dialog = page.locator("#keys-dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("roll the next round now")
+    axe_check(page, "keys dialog")
+    page.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+    expect(page.locator("#bid-go")).to_be_focused()
+    page.click("#keys-help")
+    expect(dialog).to_be_visible()
+    page.click("#keys-close")
+    expect(dialog).to_have_count(0)
+    # L calls; N rolls the next round at once.
+    page.keyboard.press("l")
+    page.wait_for_selector("#next-round, .centre.over")
+    if page.locator("#next-round").count():
+        page.keyboard.press("n")
+        wait_until(page, "document.body.dataset.phase !== 'roll'"
+                         " || !document.querySelector('#next-round')")
+        assert any('"type":"next_round"' in frame.replace(" ", "") for frame in sent), sent
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()

@@ -15,6 +15,7 @@ import {GameLog} from './gamelog.js';
 import {playedName, seatName} from './history.js';
 import {quickLobby, tickQuick} from './quick.js';
 import {CLOSE_LEFT, Leaving, leaveButton, outChoices} from './leave.js';
+import {Keyboard, keysButton} from './keyboard.js';
 import {play, setSound, soundOn} from './sound.js';
 import {chosenRules, closestPreset, loadCatalogue, optionControls, presetTitle, timerOptions} from './rooms.js';
 
@@ -83,6 +84,7 @@ class Table {
     this.showOdds = localStorage.getItem('dudo.odds') === '1';
     this.practice = memory.practice(code) ? new Practice(this) : null;
     this.leaving = new Leaving(this);
+    this.keyboard = new Keyboard(this);
     if (this.practice) this.showOdds = localStorage.getItem('dudo.odds') !== '0';
     this.startSent = false;
     this.lastTurnAnnounced = null;
@@ -115,6 +117,7 @@ class Table {
     clearInterval(this.pinger);
     this.stopCountUp();
     this.leaving.close();
+    this.keyboard.close();
     document.removeEventListener('visibilitychange', this.onVisible);
     document.removeEventListener('keydown', this.keys);
     this.main.removeEventListener('click', this.onClick);
@@ -441,7 +444,9 @@ class Table {
         <div class="board" data-key="board">${this.tableDrawing()}${this.ownDice()}</div>
         <div class="side" data-key="side">${side.join('')}</div></div>`;
     }
+    this.keyboard.before();
     morph(this.main, html);
+    this.keyboard.after();
     if (game && game.phase === 'over') {
       const id = this.state.fair?.game_id; // the finished game's page: replay, analysis, dice checked
       if (id) rememberGame({id, room: this.code, names: room.seats.map((_, i) => this.name(i)), seat: you.seat, winners: game.winners.map((s) => this.name(s))});
@@ -465,6 +470,7 @@ class Table {
         ${this.replaced ? `<button id="play-here" class="small primary">${escapeHtml(t('table.play_here'))}</button>` : ''}
         <button id="sound-toggle" class="icon small secondary" aria-pressed="${sound}" title="${escapeHtml(t('table.sound'))}"><span aria-hidden="true">${sound ? '🔊' : '🔇'}</span><span class="sr-only">${escapeHtml(t('table.sound'))}</span></button>
         ${notify}
+        ${keysButton()}
         ${leaveButton(this.state)}
         <button id="copy-link" class="small secondary" data-link="${escapeHtml(link)}"><span aria-hidden="true">🔗</span> <span class="wide-only">${escapeHtml(t('table.copy_link'))}</span><span class="sr-only narrow-only">${escapeHtml(t('table.copy_link'))}</span></button>
         <a class="small button-link" href="${rulesHref(room.rules)}" target="_blank"><span aria-hidden="true">📖</span> <span class="wide-only">${escapeHtml(t('table.rules'))}</span><span class="sr-only narrow-only">${escapeHtml(t('table.rules'))}</span></a>
@@ -769,7 +775,7 @@ class Table {
         <p class="count-line">${this.countHtml(reveal)} × ${die(f, {size: 30, label: t('die.face', {face: f})})} <span class="vs">${escapeHtml(t('reveal.vs', {bid: bidWords(q, f)}))}</span></p>
         <p class="verdict">${escapeHtml(verdict)}</p>
         <p class="result">${escapeHtml(this.outcomeSentence(reveal))}</p>
-        ${you.seat != null ? `<button id="next-round" class="primary small">${escapeHtml(t('table.next_round'))} <span data-roll-at="${this.state.roll_at || ''}">${this.rollText()}</span></button>` : ''}
+        ${you.seat != null ? `<button id="next-round" class="primary small" aria-keyshortcuts="N">${escapeHtml(t('table.next_round'))} <span data-roll-at="${this.state.roll_at || ''}">${this.rollText()}</span></button>` : ''}
       </div>`;
     }
     const standing = game.standing;
@@ -880,7 +886,7 @@ class Table {
     if (!legal.bids.length) {
       if (!game.dice_counts[you.seat] && !this.points()) return ''; // out: the table says so
       const waiting = game.turn !== you.seat ? t('table.waiting_for', {name: this.name(game.turn)}) : '';
-      return `<section class="actions waiting" data-key="actions-waiting" aria-label="${escapeHtml(t('table.actions'))}">${waiting ? `<p class="help">${escapeHtml(waiting)} ${timerHtml(this.state.deadline)}</p>` : ''}${calls ? `<div class="calls">${calls}</div>` : ''}${this.oddsToggle()}</section>`;
+      return `<section class="actions waiting" data-key="actions-waiting" tabindex="-1" aria-label="${escapeHtml(t('table.actions'))}">${waiting ? `<p class="help">${escapeHtml(waiting)} ${timerHtml(this.state.deadline)}</p>` : ''}${calls ? `<div class="calls">${calls}</div>` : ''}${this.oddsToggle()}</section>`;
     }
     const bids = legal.bids;
     const has = (q, f) => bids.some(([bq, bf]) => bq === q && bf === f);
@@ -898,7 +904,7 @@ class Table {
     }).join('');
     const locked = game.palifico && new Set(bids.map(([, bf]) => bf)).size === 1;
     const calza = this.state.room.rules.calza !== 'off';
-    return `<section class="actions picker" data-key="actions-picker" aria-label="${escapeHtml(t('table.actions'))}">
+    return `<section class="actions picker" data-key="actions-picker" tabindex="-1" aria-label="${escapeHtml(t('table.actions'))}">
       <p class="your-turn">${escapeHtml(t('table.your_turn'))} ${timerHtml(this.state.deadline)}</p>
       <div class="pick-row">
         <div class="stepper" role="group" aria-label="${escapeHtml(t('picker.quantity'))}">
@@ -1042,6 +1048,7 @@ class Table {
       case 'tip-ok': this.practice?.dismiss(this.main.querySelector('#tip')?.dataset.tip); break;
       case 'watch': this.watch = true; this.connect(); this.render(); break;
       case 'play-here': this.replaced = false; this.connect(); this.render(); break;
+      case 'keys-help': this.keyboard.showHelp(); break;
       case 'leave': case 'leave-out': this.leaving.ask(target); break;
       case 'leave-new': this.leaving.leave('/'); break;
       case 'sound-toggle': setSound(!soundOn()); this.render(); break;
@@ -1132,6 +1139,8 @@ class Table {
     else if (key === '+' || key === '=') click('q-up');
     else if (key === '-') click('q-down');
     else if (FACE_KEYS.includes(key)) click(`face-${key}`);
+    else if (key === 'n') click('next-round');
+    else if (key === '?') { event.preventDefault(); this.keyboard.showHelp(); }
   }
 }
 
