@@ -279,3 +279,59 @@ def test_the_keyboard_follows_the_turns_and_lists_its_keys(
         assert any('"type":"next_round"' in frame.replace(" ", "") for frame in sent), sent
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
+
+
+def test_the_small_things(server: str, browser: Browser) -> None:
+    import httpx
+
+    from test_web_table import our_turn, seated
+
+    # "Fill open seats with bots" only when a seat is open.
+    full, _ = seated(browser, server, [None, "easy", "hard"])
+    expect(full.locator("#start")).to_be_visible()
+    expect(full.locator("#fill-bots")).to_have_count(0)
+    full.context.close()
+    host, code = seated(browser, server, [None, None, "hard"])
+    expect(host.locator("#fill-bots")).to_be_visible()
+    # The join page marks the bots as bots.
+    visitor = open_page(browser, 360, 640)
+    visitor.goto(f"{server}/r/{code}")
+    seat_list = visitor.locator(".join .seat-list li")
+    expect(seat_list).to_have_count(3)
+    expect(seat_list.nth(2)).to_contain_text("Bot (hard)")
+    expect(seat_list.nth(1)).to_contain_text("Open")
+    axe_check(visitor, "join page")
+    visitor.context.close()
+    host.context.close()
+    # One Rules picker on the home page, and practice plays the rules it shows.
+    home = open_page(browser, 1280, 800)
+    home.goto(server + "/")
+    home.wait_for_selector("#create-form")
+    labels = home.evaluate("""() => [...document.querySelectorAll('select')].map((s) =>
+        (s.labels[0] || {}).textContent || '').filter((text) => text.trim() === 'Rules')""")
+    assert len(labels) == 1, labels
+    home.select_option("#preset", "tavern")
+    expect(home.locator("#create-preset")).to_contain_text("Tavern")
+    home.fill("#name", "Tess")
+    home.click("#practice")
+    home.wait_for_selector(".felt", timeout=15000)
+    rules = home.evaluate("window.dudo.view.state.room.rules")
+    assert rules["calza"] == "off" and rules["ones_bids"] == "never", rules
+    home.context.close()
+    # The rules sheet has a header and a way back.
+    sheet = open_page(browser, 360, 640)
+    sheet.goto(f"{server}/rules?preset=perudo")
+    expect(sheet.locator("header.sheet-head a.brand")).to_have_attribute("href", "/")
+    sheet.click("header.sheet-head a.back")
+    sheet.wait_for_url(f"{server}/")
+    assert "<header" not in httpx.get(f"{server}/rules?preset=perudo&embed=1").text
+    sheet.context.close()
+    # German odds: "Chance, dass drei 5er stimmen".
+    german, _ = seated(browser, server, [None, "easy", "easy"], locale="de-DE",
+                       init="localStorage.setItem('dudo.odds', '1')")
+    german.click("#start")
+    our_turn(german, standing=False)
+    quantity = german.evaluate("window.dudo.view.pick[0]")
+    text = german.inner_text("#pick-odds")
+    assert ("stimmen" if quantity > 1 else "stimmt") in text, (quantity, text)
+    german.context.close()

@@ -365,7 +365,7 @@ class Table {
     }
     const room = info.data;
     const open = room.status !== 'playing' && room.seats.some((s) => s.kind === 'open');
-    const seats = room.seats.map((s, i) => `<li>${s.kind === 'open' ? `<em>${escapeHtml(t('seat.open'))}</em>` : nameHtml(s.name)}${i === 0 ? ` <span class="badge">${escapeHtml(t('seat.host'))}</span>` : ''}</li>`).join('');
+    const seats = room.seats.map((s, i) => `<li>${s.kind === 'open' ? `<em>${escapeHtml(t('seat.open'))}</em>` : nameHtml(s.name)}${s.kind === 'bot' ? ` <span class="badge bot">${escapeHtml(t(`seat.bot_${s.level}`))}</span>` : ''}${i === room.host ? ` <span class="badge">${escapeHtml(t('seat.host'))}</span>` : ''}</li>`).join('');
     const why = room.status === 'lobby' ? 'join.full' : room.status === 'over' ? 'join.over_full' : 'join.started';
     document.title = `dudo · ${t('join.title')} ${this.code}`;
     morph(this.main, `
@@ -524,7 +524,7 @@ class Table {
       } else if (host && index !== 0) {
         control = `<button class="small secondary" id="remove-${index}" data-remove="${index}">${escapeHtml(t('lobby.remove'))}<span class="sr-only"> ${escapeHtml(seat.name)}</span></button>`;
       }
-      const badges = `${index === 0 ? ` <span class="badge">${escapeHtml(t('seat.host'))}</span>` : ''}${index === you.seat ? ` <span class="badge you">${escapeHtml(t('seat.you'))}</span>` : ''}`;
+      const badges = `${index === room.host ? ` <span class="badge">${escapeHtml(t('seat.host'))}</span>` : ''}${index === you.seat ? ` <span class="badge you">${escapeHtml(t('seat.you'))}</span>` : ''}`;
       return `<li><span class="seat-no">${index + 1}</span> <span class="who">${who}${badges}</span> ${control}</li>`;
     }).join('');
     return `<ol class="seat-list">${rows}</ol>`;
@@ -579,7 +579,7 @@ class Table {
       ${this.takeSeatForm('join.take_seat')}
       ${this.rulesLine()}
       ${!you.host && room.locked ? `<p class="help">${escapeHtml(t('lobby.locked'))}</p>` : ''}
-      ${you.host ? `<div class="buttons"><button id="fill-bots" class="secondary">${escapeHtml(t('lobby.fill_bots'))}</button>
+      ${you.host ? `<div class="buttons">${room.seats.some((s) => s.kind === 'open') ? `<button id="fill-bots" class="secondary">${escapeHtml(t('lobby.fill_bots'))}</button>` : ''}
         <button id="start" class="primary">${escapeHtml(t('lobby.start'))}</button></div>`
         : `<p class="notice">${escapeHtml(t('lobby.wait_host'))}</p>`}
       ${you.host ? `<h2>${escapeHtml(t('lobby.settings'))}</h2>${this.settings()}` : ''}
@@ -832,7 +832,7 @@ class Table {
     if (game.phase === 'bidding' && game.standing && game.dice.length && this.showOdds) {
       const [q, f] = game.standing;
       const o = bidOdds(game, q, f);
-      odds = `<p class="odds" id="odds">${escapeHtml(t('odds.line', {
+      odds = `<p class="odds" id="odds">${escapeHtml(t('odds.line', {n: q,
         chance: Math.round(o.chance * 100), bid: bidWords(q, f), own: o.own, unseen: o.unseen,
         expected: o.expected.toFixed(1), p: o.p > 0.2 ? '1/3' : '1/6'}))}</p>`;
     }
@@ -918,7 +918,7 @@ class Table {
         <button id="bid-go" class="primary bid" aria-keyshortcuts="B">${escapeHtml(t('picker.bid', {bid: bidWords(q, f)}))}</button>
         ${calls}
       </div>
-      ${this.showOdds && game.dice.length ? `<p class="help" id="pick-odds">${escapeHtml(t('odds.pick', {bid: bidWords(q, f), chance: Math.round(bidOdds(game, q, f).chance * 100)}))}</p>` : ''}
+      ${this.showOdds && game.dice.length ? `<p class="help" id="pick-odds">${escapeHtml(t('odds.pick', {n: q, bid: bidWords(q, f), chance: Math.round(bidOdds(game, q, f).chance * 100)}))}</p>` : ''}
       ${locked ? `<p class="help">${escapeHtml(t('picker.locked', {face: bids[0][1]}))}</p>` : ''}
       <div class="picker-foot">${this.oddsToggle()}<p class="help keys">${escapeHtml(t(calza ? 'picker.keys' : 'picker.keys_no_calza'))}</p></div></section>`;
   }
