@@ -73,8 +73,7 @@ def test_a_player_who_leaves_mid_game_is_played_by_a_stand_in_then_a_bot() -> No
                                        "version": mine["version"], **message})
                 if reply["type"] != "ack":
                     assert reply["code"] == "stale", reply
-                host.until(lambda m, v=state["version"]: m["type"] == "state"
-                           and m["version"] > v)
+                host.wait_for(lambda m, v=state["version"]: m["version"] > v)
             assert state["room"]["seats"][1]["kind"] == "bot", state["room"]["seats"]
             assert state["names"][1] == table.names[1]  # the game keeps who played it
             assert marked and set(marked) <= {"stand_in"}, marked

@@ -148,6 +148,10 @@ class RoomState:
         # it (winner, standings, log) stays its history when seats change afterwards.
         self.game_names: list[str] = []
         self.game_bots: list[int] = []  # its bot seats (seats that a player left stay out)
+        # Moves a player did not make, per round: action index -> "timer" or "stand_in"
+        # (in the record as the action's "by", so the analysis credits the bot).
+        self.marks: list[dict[int, str]] = []
+        self.actions_this_round = 0
         self.first_opener: int | None = None
         self.fair: Fair | None = None
         self.revealed: list[dict[str, Any]] = []
@@ -228,6 +232,10 @@ class RoomState:
         record["names"] = list(self.game_names) or [seat.name for seat in self.seats]
         record["bots"] = list(self.game_bots) if self.game_names else self.bot_seats()
         record["fairness"] = list(self.revealed)
+        for played, marks in zip(record["rounds"], self.marks, strict=False):
+            for index, by in marks.items():
+                if index < len(played["actions"]):
+                    played["actions"][index]["by"] = by
         return record
 
     # -- one handler per kind of entry ------------------------------------------------------
@@ -316,6 +324,7 @@ class RoomState:
         self.fill_at = None
         self.game_names = [seat.name for seat in self.seats]
         self.game_bots = self.bot_seats()
+        self.marks = []
         players = len(self.seats)
         self.game = Game(self.rules, players, opener=data["first_opener"])
         self.fair = Fair(1, data["commitment"], data["server_seed"],
@@ -337,6 +346,8 @@ class RoomState:
         cups = self.deal(fair.server_seed, data["seat_seeds"], game.round_number,
                          game.dice_counts)
         game.roll(cups)
+        self.marks.append({})
+        self.actions_this_round = 0
         fair.seat_seeds = list(data["seat_seeds"])
         # Logs written before seat seeds were bound to the server seed have no list.
         fair.server_seats = list(data.get("server_seats", []))
@@ -352,6 +363,12 @@ class RoomState:
         seat = data["seat"]
         action = action_from_json(data["action"])
         events = game.apply(seat, action)
+        by = data.get("by")
+        mark = ("timer" if by == "timer" else
+                "stand_in" if by == "bot" and self.seats[seat].kind == "human" else None)
+        if mark is not None and self.marks:
+            self.marks[-1][self.actions_this_round] = mark
+        self.actions_this_round += 1
         if data.get("id"):
             self.remember(seat, data["id"], p.ack_message(data["id"], self.version))
         if game.phase is not Phase.BIDDING:
