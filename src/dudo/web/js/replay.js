@@ -4,7 +4,7 @@
 // Like the table, it decides no rule: counts and outcomes come from the engine's replay
 // (the analysis), the dice from the record.
 import {die} from './dice.js';
-import {bidWords, setLanguage, t} from './i18n.js';
+import {bidWords, pickLanguage, setLanguage, t} from './i18n.js';
 import {api, escapeHtml} from './page.js';
 import {forgetGame, myGames, rememberGame} from './mygames.js';
 import {cryptoAvailable, verifyRecord} from './verify.js';
@@ -22,14 +22,21 @@ const signed = (x) => `${x < 0 ? '−' : '+'}${Math.abs(x).toFixed(2)}`;
 
 async function fetchRecord(id) {
   // The record is stored a moment after the game-over state goes out: a quick click on
-  // the link may arrive first, so a 404 is asked again a few times.
+  // the link may arrive first, so a 404 is asked again a few times, but only for a game
+  // this browser saw end (an unknown id is told at once).
+  const seen = myGames().some((game) => game.id === id);
   let answer;
-  for (let attempt = 0; attempt < 8; attempt += 1) {
+  for (let attempt = 0; attempt < (seen ? 8 : 1); attempt += 1) {
     answer = await api(`/api/games/${id}`);
     if (answer.ok || answer.status !== 404) return answer;
     await new Promise((resolve) => setTimeout(resolve, 400));
   }
   return answer;
+}
+
+// A move the seat's player did not make: the record says who did (a bot either way).
+function byWords(by) {
+  return by === 'timer' ? 'the turn timer ran out: a bot moved' : 'a bot standing in';
 }
 
 function say(text) {
@@ -63,12 +70,18 @@ class GamePage {
   async load() {
     const answer = await fetchRecord(this.id);
     if (!answer.ok) {
-      document.title = 'dudo · no such game';
-      main.innerHTML = `<section class="card"><h1>No finished game here</h1>
-        <p>${escapeHtml(answer.data.message || 'The server has no finished game with this id.')}</p>
-        <p><a href="/my-games">My games</a> · <a href="/">Play</a></p></section>`;
+      // In the page's language: the server's code (no_game, bad_request...), never its
+      // lower-case words.
+      const code = answer.data.error || answer.data.code;
+      const why = code === 'no_game' ? 'replay.no_game' : code === 'bad_request' ? 'replay.bad_id'
+        : code === 'network' ? 'error.network' : 'replay.unavailable';
+      document.title = `dudo · ${t('replay.missing_title')}`;
+      main.innerHTML = `<section class="card replay-missing"><h1>${escapeHtml(t('replay.missing_title'))}</h1>
+        <p>${escapeHtml(t(why))}</p>
+        <p><a href="/my-games">${escapeHtml(t('replay.my_games'))}</a> · <a href="/">${escapeHtml(t('replay.play'))}</a></p></section>`;
       return;
     }
+    if (!this.translated) await setLanguage('en'); // the game's page itself is in English
     this.record = answer.data;
     const mine = myGames().find((game) => game.id === this.id);
     this.mySeat = mine && Number.isInteger(mine.seat) ? mine.seat : null;
@@ -299,6 +312,9 @@ class GamePage {
     main.querySelector('#first').disabled = at === 0;
     main.querySelector('#next').disabled = at === this.positions.length - 1;
     main.querySelector('#last').disabled = at === this.positions.length - 1;
+    // By round: nothing before the first deal, nothing after the last round's deal.
+    main.querySelector('#prev-round').disabled = at === 0;
+    main.querySelector('#next-round').disabled = round === this.record.rounds.length - 1;
     history.replaceState(null, '', `#r${round + 1}s${step + 1}`);
     this.renderStage();
     for (const item of main.querySelectorAll('.step.current')) {
@@ -365,6 +381,7 @@ class GamePage {
     const decision = this.decision(round, step);
     const words = this.actionWords(action, decision?.kind);
     let sentence = `${this.name(action.seat)} ${words}${/[.!?]$/.test(words) ? '' : '.'}`;
+    if (action.by) sentence += ` (${byWords(action.by)})`;
     const info = this.roundInfo(round);
     if (action.call && info?.reveal && step === played.actions.length - 1) {
       sentence += ` ${this.outcomeWords(info.reveal, info.out)}`;
@@ -503,6 +520,7 @@ class GamePage {
         <div><dt>Average risk</dt><dd data-stat="risk">${pct(p.average_risk)}</dd></div>
         <div><dt>Mistakes</dt><dd data-stat="mistakes">${p.mistakes}</dd></div>
         <div><dt>As hard would</dt><dd data-stat="hard">${p.agreed_with_hard} of ${p.decisions}</dd></div>
+        ${p.by_bot ? `<div><dt>Moves made by a bot for them (not counted)</dt><dd data-stat="by-bot">${p.by_bot}</dd></div>` : ''}
       </dl></li>`).join('');
     box.innerHTML = `<ul class="player-cards">${cards}</ul>
       <p class="help">Average risk: the chance, on average, that a move of theirs would lose if judged
@@ -528,7 +546,7 @@ class GamePage {
         return `<li class="step" id="log-r${r + 1}s${k + 1}">
           <a class="step-link" href="#r${r + 1}s${k + 1}"><span class="sr-only">Step </span>${k + 1}</a>
           <span class="step-who">${escapeHtml(this.name(action.seat))}</span>
-          <span class="step-what">${escapeHtml(this.actionWords(action, d?.kind))}</span>
+          <span class="step-what">${escapeHtml(this.actionWords(action, d?.kind))}${action.by ? ` <span class="by">${escapeHtml(byWords(action.by))}</span>` : ''}</span>
           ${d ? `<span class="step-chance"><span class="sr-only">chance from their seat </span>${chance}</span>
           <span class="step-hard">${d.hard.same ? '<span class="same">= hard</span>' : `hard: ${escapeHtml(this.hardWords(d.hard.action))}`}</span>` : ''}
           ${notes.length ? `<span class="step-notes">${notes.join(' ')}</span>` : ''}</li>`;
@@ -600,7 +618,7 @@ function renderMyGames() {
 }
 
 async function start() {
-  await setLanguage('en'); // this page is in English; option names come from the locale
+  await setLanguage(pickLanguage());
   const match = location.pathname.match(/^\/g\/([A-Za-z0-9]{1,40})\/?$/);
   if (match) {
     const page = new GamePage(match[1]);
