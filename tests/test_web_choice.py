@@ -335,3 +335,70 @@ def test_the_small_things(server: str, browser: Browser) -> None:
     text = german.inner_text("#pick-odds")
     assert ("stimmen" if quantity > 1 else "stimmt") in text, (quantity, text)
     german.context.close()
+
+
+BIG = """() => {
+    const box = (el) => {
+        const r = el.getBoundingClientRect();
+        return [r.left, r.top, r.right, r.bottom];
+    };
+    const size = (el) => parseFloat(getComputedStyle(el).fontSize);
+    const width = (selector) => [...document.querySelectorAll(selector)]
+        .map((d) => d.getBoundingClientRect().width);
+    const seats = [...document.querySelectorAll('.seat')];
+    const verdict = document.querySelector('.verdict');
+    return {
+        seats: seats.map(box),
+        centre: box(document.querySelector('.centre')),
+        names: seats.map((s) => size(s.querySelector('.seat-name'))),
+        others: width('.seat:not(.me) .seat-dice .die:not(.lost)'),
+        mine: width('.my-dice .die'),
+        verdict: verdict ? size(verdict) : null,
+        avatars: document.querySelectorAll('.seat .avatar').length,
+        colours: new Set(seats.map((s) => getComputedStyle(s).borderTopColor)).size,
+        badges: [...document.querySelectorAll('.seat .change')].map((badge) => {
+            const dice = [...badge.closest('.seat').querySelectorAll('.die')].map(box);
+            return {badge: box(badge), dice};
+        }),
+    };
+}"""
+
+
+def overlaps(a: list[float], b: list[float]) -> bool:
+    return a[0] < b[2] - 1 and b[0] < a[2] - 1 and a[1] < b[3] - 1 and b[1] < a[3] - 1
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_a_big_screen_gets_a_big_table(server: str, browser: Browser, players: int) -> None:
+    from test_web_table import our_turn, seated
+
+    page, _ = seated(browser, server, [None] + ["easy"] * (players - 1), width=1920,
+                     height=1080, motion="reduce", timer=300)
+    page.click("#start")
+    our_turn(page, standing=True)
+    look = page.evaluate(BIG)
+    page.screenshot(path=str(ARTIFACTS / f"big-table-{players}-1920.png"))
+    assert min(look["others"]) >= 40 and min(look["mine"]) >= 40, look
+    assert min(look["names"]) >= 20, look["names"]
+    assert look["avatars"] == players and look["colours"] == players, look
+    boxes = look["seats"]
+    for i, a in enumerate(boxes):
+        assert not overlaps(a, look["centre"]), (i, a, look["centre"])
+        for b in boxes[i + 1:]:
+            assert not overlaps(a, b), (a, b)
+    page.click("#call-dudo")
+    page.wait_for_selector("#reveal .verdict")
+    look = page.evaluate(BIG)
+    page.screenshot(path=str(ARTIFACTS / f"big-reveal-{players}-1920.png"))
+    assert look["verdict"] >= 28, look["verdict"]
+    for seat in look["badges"]:  # the −1 beside the dice, never on one
+        assert not any(overlaps(seat["badge"], die) for die in seat["dice"]), seat
+    boxes = look["seats"]
+    for i, a in enumerate(boxes):
+        assert not overlaps(a, look["centre"]), (i, a, look["centre"])
+        for b in boxes[i + 1:]:
+            assert not overlaps(a, b), (a, b)
+    if players == 6:
+        axe_check(page, "big reveal")
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()

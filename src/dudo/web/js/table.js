@@ -16,6 +16,7 @@ import {playedName, seatName} from './history.js';
 import {quickLobby, tickQuick} from './quick.js';
 import {CLOSE_LEFT, Leaving, leaveButton, outChoices} from './leave.js';
 import {Keyboard, keysButton} from './keyboard.js';
+import {avatar, seatColour} from './avatar.js';
 import {play, setSound, soundOn} from './sound.js';
 import {chosenRules, closestPreset, loadCatalogue, optionControls, presetTitle, timerOptions} from './rooms.js';
 
@@ -693,6 +694,7 @@ class Table {
     if (out) classes.push('out');
     if (index === you.seat) classes.push('me');
     if (game.phase === 'bidding' && game.bidder === index) classes.push('bidder');
+    if (game.phase === 'over' && game.winners.includes(index)) classes.push('winner');
     let dice;
     let diceKey;
     if (reveal && reveal.cups[index] && reveal.cups[index].length) {
@@ -721,10 +723,10 @@ class Table {
     const plus = reveal && (reveal.loser !== index || this.points());
     const changeMark = changed ? `<span class="change ${reveal.loser === index ? 'minus' : 'plus'}" data-key="change-${this.revealKey()}" aria-hidden="true">${plus ? '+' : '−'}${reveal.change}</span>` : '';
     const [x, y] = (LAYOUTS[order.length] || LAYOUTS[6])[order.indexOf(index)] || [50, 50];
-    const place = `left:${x}%;top:${y}%;--x:-${x}%;--y:-${y}%;--i:${order.indexOf(index)}`;
+    const place = `left:${x}%;top:${y}%;--x:-${x}%;--y:-${y}%;--i:${order.indexOf(index)};--seat-colour:${seatColour(index)}`;
     const diceWords = `${t('seat.dice', {n: count})}${lost ? `, ${t('seat.lost', {n: lost})}` : ''}`;
     return `<li class="${classes.join(' ')}" data-seat="${index}" style="${place}">
-      <span class="seat-name">${turn ? '<span aria-hidden="true">▶ </span>' : ''}${nameHtml(this.name(index))}${index === you.seat ? ` <span class="you-tag">(${escapeHtml(t('seat.you'))})</span>` : ''}</span>
+      <span class="seat-name">${avatar(this.name(index), index)}${turn ? '<span aria-hidden="true">▶ </span>' : ''}${nameHtml(this.name(index))}${index === you.seat ? ` <span class="you-tag">(${escapeHtml(t('seat.you'))})</span>` : ''}</span>
       <span class="seat-status">${escapeHtml(status.join(' · '))}</span>
       ${reveal && reveal.cups[index]?.length
         ? `<span class="seat-dice revealed" data-key="${diceKey}" role="group" aria-label="${escapeHtml(t('table.cup_of', {name: this.name(index)}))}">${dice}</span>`
