@@ -402,3 +402,22 @@ def test_a_big_screen_gets_a_big_table(server: str, browser: Browser, players: i
         axe_check(page, "big reveal")
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
+
+
+def test_the_winners_moment_is_quiet_under_reduced_motion(
+        server: str, browser: Browser) -> None:
+    from test_web_table import play_to_the_end, seated
+
+    page, _ = seated(browser, server, [None, "easy"], width=1920, height=1080,
+                     rules={"preset": "perudo", "starting_dice": 1})
+    page.click("#start")
+    play_to_the_end(page)
+    winner = page.locator(".seat.winner")
+    expect(winner).to_have_count(1)
+    moving = "getComputedStyle(document.querySelector('.seat.winner')).animationName"
+    assert page.evaluate(moving) == "winner-glow"
+    page.screenshot(path=str(ARTIFACTS / "winner-1920.png"))
+    page.emulate_media(reduced_motion="reduce")
+    assert page.evaluate(moving) == "none"
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
