@@ -54,3 +54,27 @@ def test_the_round_buttons_stop_at_the_ends(server: str, browser: Browser,
     expect(page.locator("#prev-round")).to_be_disabled()
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
+
+
+@pytest.mark.parametrize(("locale", "words"), [
+    ("de-DE", ["Wiederholung", "Wie jeder gespielt hat", "Jedes Gebot und jeder Ruf",
+               "Faire Würfel, geprüft in deinem Browser", "Die Würfel sind geworfen"]),
+    ("es-ES", ["Repetición", "Cómo jugó cada uno", "Cada apuesta y cada cante",
+               "Dados justos, comprobados en tu navegador", "Se tiran los dados"])])
+def test_the_game_page_speaks_german_and_spanish(server: str, browser: Browser,
+                                                 finished: dict[str, Any], locale: str,
+                                                 words: list[str]) -> None:
+    page = new_page(browser, 1280, 800, locale=locale)
+    open_game(page, server, finished["id"])
+    assert page.evaluate("document.documentElement.lang") == locale[:2]
+    text = page.inner_text("main")
+    for word in words:
+        assert word in text, (word, text[:400])
+    for english in ("How each player did", "Every bid and call", "The dice are rolled",
+                    "Calls right", "Download the record", "Step through"):
+        assert english not in text, english
+    page.keyboard.press("End")
+    assert "Round" not in page.inner_text("#stage"), page.inner_text("#stage")
+    axe_every_rule(page, f"game page {locale}")
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
