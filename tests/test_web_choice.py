@@ -421,3 +421,76 @@ def test_the_winners_moment_is_quiet_under_reduced_motion(
     assert page.evaluate(moving) == "none"
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
+
+
+VOICE_INDEPENDENT = """async () => {
+    const src = document.querySelector('script[type=module]').src;
+    const {reactions} = await import(src.replace(/app\\.js$/, 'voice.js'));
+    const base = {
+        room: {seats: [{kind: 'human', name: 'Ana'},
+                       {kind: 'bot', level: 'easy', name: 'Lucy'},
+                       {kind: 'bot', level: 'normal', name: 'Bo'},
+                       {kind: 'bot', level: 'hard', name: 'Mei'}]},
+        fair: {game_id: 'g1'},
+    };
+    const dice = () => Array.from({length: 5}, () => 1 + Math.floor(Math.random() * 6));
+    const moments = [];
+    for (let round = 1; round <= 12; round += 1) {
+        for (const loser of [0, 1, 2, 3]) {
+            moments.push({round, bids: [[0, [2, 3]], [1, [5, 3]]], phase: 'bidding',
+                          events: [{event: 'bid', seat: 1, quantity: 5, face: 3}]});
+            moments.push({round, bids: [], phase: 'roll', events: [{event: 'reveal',
+                          caller: (loser + 1) % 4, loser, change: 1, bid: [4, 2], count: 3,
+                          outcome: 'fails'}]});
+            moments.push({round, bids: [], phase: 'over',
+                          events: [{event: 'game_over', winners: [loser]}]});
+        }
+    }
+    const said = new Set();
+    let spoke = 0;
+    for (const m of moments) {
+        const lines = [];
+        for (let trial = 0; trial < 6; trial += 1) {
+            const cups = [dice(), dice(), dice(), dice()];
+            const events = m.events.map((e) => (e.event === 'reveal' ? {...e, cups} : e));
+            const game = {round: m.round, bids: m.bids, phase: m.phase, dice: cups[0],
+                          last_reveal: {cups}};
+            lines.push(JSON.stringify(reactions({...base, game, events})));
+        }
+        if (new Set(lines).size !== 1) return {differs: lines};
+        if (lines[0] !== '[]') { spoke += 1; said.add(lines[0]); }
+    }
+    return {spoke, distinct: said.size};
+}"""
+
+
+def test_bots_speak_from_public_moments_never_from_their_dice(
+        server: str, browser: Browser) -> None:
+    from test_web_table import play_turn, seated, wait_until
+
+    page, _ = seated(browser, server, [None, "easy", "normal", "hard"], width=1280,
+                     height=800, rules={"preset": "perudo", "starting_dice": 2})
+    # The same public moment with other dice (every cup, ours too) gives the same line.
+    look = page.evaluate(VOICE_INDEPENDENT)
+    assert "differs" not in look, look
+    assert look["spoke"] > 20 and look["distinct"] > 10, look
+    # At the table: a bot says something at a reveal, in its level's voice.
+    page.click("#start")
+    calls: dict[str, int] = {}
+    said = ""
+    for _ in range(200):
+        said = page.evaluate("document.querySelector('.seat .say')?.innerText || ''")
+        if said:
+            break
+        play_turn(page, calls, want_calza=False)
+    assert said, calls
+    expect(page.locator(".voice-toggle")).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / "bot-talk-1280.png"))
+    axe_check(page, "bot talk")
+    # Switched off: no line shows any more.
+    page.uncheck("#voice-toggle")
+    expect(page.locator(".seat .say")).to_have_count(0)
+    assert page.evaluate("localStorage.getItem('dudo.voices')") == "0"
+    wait_until(page, "!document.querySelector('.seat .say')")
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()

@@ -17,6 +17,7 @@ import {quickLobby, tickQuick} from './quick.js';
 import {CLOSE_LEFT, Leaving, leaveButton, outChoices} from './leave.js';
 import {Keyboard, keysButton} from './keyboard.js';
 import {avatar, seatColour} from './avatar.js';
+import {Voices} from './voice.js';
 import {play, setSound, soundOn} from './sound.js';
 import {chosenRules, closestPreset, loadCatalogue, optionControls, presetTitle, timerOptions} from './rooms.js';
 
@@ -86,6 +87,7 @@ class Table {
     this.practice = memory.practice(code) ? new Practice(this) : null;
     this.leaving = new Leaving(this);
     this.keyboard = new Keyboard(this);
+    this.voices = new Voices(this, announce);
     if (this.practice) this.showOdds = localStorage.getItem('dudo.odds') !== '0';
     this.startSent = false;
     this.lastTurnAnnounced = null;
@@ -204,6 +206,7 @@ class Table {
       this.log.observe(message);
       this.sendSeed();
       this.narrate(before, message);
+      this.voices.observe(message, (seat) => this.name(seat));
       if (this.practice && message.you.host && message.room.status === 'lobby' && !this.startSent
           && !message.room.seats.some((seat) => seat.kind === 'open')) {
         this.startSent = true;
@@ -441,6 +444,7 @@ class Table {
       if (game && game.phase === 'over') side.push(this.standings(), this.nextGame());
       side.push(this.history());
       if (you.seat != null) side.push(this.emoteBar());
+      side.push(this.voices.toggle());
       html = `<div class="table-page ${room.status}" data-seats="${room.seats.length}">${this.head()}
         <div class="board" data-key="board">${this.tableDrawing()}${this.ownDice()}</div>
         <div class="side" data-key="side">${side.join('')}</div></div>`;
@@ -731,7 +735,7 @@ class Table {
       ${reveal && reveal.cups[index]?.length
         ? `<span class="seat-dice revealed" data-key="${diceKey}" role="group" aria-label="${escapeHtml(t('table.cup_of', {name: this.name(index)}))}">${dice}</span>`
         : `<span class="seat-dice" data-key="${diceKey}" aria-hidden="true">${dice}</span><span class="sr-only">${escapeHtml(diceWords)}</span>`}
-      ${points}${changeMark}${bubble}</li>`;
+      ${points}${changeMark}${bubble}${this.voices.bubble(index)}</li>`;
   }
 
   ordinal(place) {
@@ -1093,6 +1097,7 @@ class Table {
 
   changed(event) {
     const input = event.target;
+    if (input.id === 'voice-toggle') { this.voices.set(input.checked); this.render(); return; }
     if (input.id === 'odds-toggle') {
       this.showOdds = input.checked;
       localStorage.setItem('dudo.odds', this.showOdds ? '1' : '0');
