@@ -469,7 +469,8 @@ def test_bots_speak_from_public_moments_never_from_their_dice(
     from test_web_table import play_turn, seated, wait_until
 
     page, _ = seated(browser, server, [None, "easy", "normal", "hard"], width=1280,
-                     height=800, rules={"preset": "perudo", "starting_dice": 2})
+                     height=800, rules={"preset": "perudo", "starting_dice": 2},
+                     motion="reduce")  # axe looks at a still page
     # The same public moment with other dice (every cup, ours too) gives the same line.
     look = page.evaluate(VOICE_INDEPENDENT)
     assert "differs" not in look, look
@@ -494,3 +495,30 @@ def test_bots_speak_from_public_moments_never_from_their_dice(
     wait_until(page, "!document.querySelector('.seat .say')")
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
+
+
+def test_table_talk_with_a_mute_per_player_and_the_hosts_switch(
+        server: str, browser: Browser) -> None:
+    from test_web_table import join_page, seated
+
+    host, code = seated(browser, server, [None, None, "easy"], width=1280, height=800)
+    guest = join_page(browser, server, code, "Ben")
+    host.fill("#chat-text", "<b>hola</b> 👋")
+    host.press("#chat-text", "Enter")
+    line = guest.locator(".chat-lines li")
+    expect(line).to_contain_text("<b>hola</b> 👋")  # text only, never markup
+    expect(guest.locator(".chat-lines b")).to_have_count(0)
+    expect(host.locator("#chat-text")).to_have_value("")
+    axe_check(guest, "table talk")
+    # Ben mutes Ana: her lines are gone for him, and come back when he wants.
+    guest.click('.chat-lines [data-mute="0"]')
+    expect(guest.locator(".chat-lines li")).to_have_count(0)
+    guest.click('.chat-muted [data-mute="0"]')
+    expect(guest.locator(".chat-lines li")).to_have_count(1)
+    # The host turns it off: no one can write.
+    host.uncheck("#chat-on")
+    expect(guest.locator(".chat")).to_contain_text("turned table talk off")
+    expect(guest.locator("#chat-text")).to_have_count(0)
+    for page in (host, guest):
+        assert not page.js_errors  # type: ignore[attr-defined]
+        page.context.close()

@@ -84,6 +84,7 @@ class ConfigureMessage(_Message):
     timer: Annotated[int, Field(ge=0, le=600)] | None = None
     public: bool | None = None
     locked: bool | None = None
+    chat: bool | None = None
     show_lost_dice: bool | None = None
 
 
@@ -120,6 +121,16 @@ class EmoteMessage(_Message):
     emote: Literal["👍", "😂", "😮", "🤔", "😈", "🎲"]
 
 
+CHAT_LIMIT = 140  # characters a table-talk line may have (after cleaning)
+
+
+class ChatMessage(_Message):
+    """A line of table talk for everyone at the table (text only; not kept)."""
+
+    type: Literal["chat"]
+    text: Annotated[str, Field(min_length=1, max_length=CHAT_LIMIT)]
+
+
 class PingMessage(_Message):
     type: Literal["ping"]
 
@@ -127,7 +138,7 @@ class PingMessage(_Message):
 ClientMessage = Annotated[
     BidMessage | CallMessage | NextRoundMessage | StartMessage | RematchMessage
     | ConfigureMessage | RemoveMessage | LeaveMessage | SeedMessage | EmoteMessage
-    | PingMessage,
+    | ChatMessage | PingMessage,
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMessage)

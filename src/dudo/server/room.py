@@ -56,7 +56,7 @@ from dudo.server.audience import (
 )
 from dudo.server.connection import Connection, dumps
 from dudo.server.logs import log_event
-from dudo.server.names import distinct_name
+from dudo.server.names import clean_chat, distinct_name
 from dudo.server.room_state import (
     REPLIES_KEPT,
     Fair,
@@ -477,6 +477,9 @@ class Room:
             self.audience.tell_everyone({"type": "emote", "v": p.PROTOCOL_VERSION,
                                          "seat": seat, "emote": message.emote})
             return False
+        if isinstance(message, p.ChatMessage):
+            self._chat(seat, message.text)
+            return False
         if isinstance(message, p.BidMessage | p.CallMessage):
             action: Action = (Bid(message.quantity, message.face)
                               if isinstance(message, p.BidMessage) else Call(message.call))
@@ -510,7 +513,9 @@ class Room:
             return True
         if isinstance(message, p.ConfigureMessage):
             self._require_host(seat, "change the room")
-            if state.status == "playing":
+            talk_only = message.chat is not None and set(message.model_fields_set) <= {
+                "type", "id", "v", "chat"}
+            if state.status == "playing" and not talk_only:  # table talk: any time
                 raise RoomError("not_now", "the room can change only before a game or "
                                            "between games")
             await self._configure(message, ack=(seat, message.id))
@@ -537,6 +542,22 @@ class Room:
             await self._leave(seat, message.id)
             return False
         raise RoomError("unknown_type", f"{type(message).__name__} is not handled")
+
+    def _chat(self, seat: int, text: str) -> None:
+        """Table talk: a cleaned line to every socket of the room, spectators too. Not
+        logged nor stored: it lives as long as the message on the wire (docs/protocol.md)."""
+        state = self.state
+        if not state.chat:
+            raise RoomError("chat_off", "the host has turned table talk off")
+        line = clean_chat(text)
+        if not line:
+            raise RoomError("bad_message", "chat: text: nothing to say")
+        now = self.clock()
+        if now - state.seats[seat].last_chat < self.config.chat_interval:
+            raise RoomError("rate_limited", "one line of table talk every two seconds, please")
+        state.seats[seat].last_chat = now
+        self.audience.tell_everyone({"type": "chat", "v": p.PROTOCOL_VERSION, "seat": seat,
+                                     "text": line})
 
     async def _leave(self, seat: int, action_id: str) -> None:
         """The player leaves: the seat opens (lobby), a bot plays it to the end of the game
@@ -576,6 +597,8 @@ class Room:
                 data["invite"] = self.entropy(16)
         if message.show_lost_dice is not None:
             data["show_lost_dice"] = message.show_lost_dice
+        if message.chat is not None:
+            data["chat"] = message.chat
         if message.seats is not None:
             if len(message.seats) != len(seats):
                 raise RoomError("bad_seats", f"seats lists {len(message.seats)} entries for "

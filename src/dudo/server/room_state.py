@@ -44,6 +44,7 @@ class RoomConfig:
     grace: float = 20.0
     quick_fill: float = 8.0
     emote_interval: float = 1.5
+    chat_interval: float = 2.0  # one line of table talk per seat this often at most
     close_after_game: float = 600.0
     close_when_idle: float = 1800.0
     close_empty_lobby: float = 300.0  # a room nobody has sat in for this long
@@ -77,6 +78,7 @@ class Seat:
     replies: OrderedDict[str, str] = field(default_factory=OrderedDict)
     bot: Bot | None = None
     last_emote: float = 0.0
+    last_chat: float = 0.0
 
     def public(self, now: float, grace: float) -> dict[str, Any]:
         away = self.kind == "human" and not self.connections
@@ -140,6 +142,7 @@ class RoomState:
         self.locked_before = False  # locking it again gives a new invite key
         self.invite = ""
         self.show_lost_dice = True  # a display option: dice lost so far, drawn greyed
+        self.chat = True  # table talk; the host may turn it off
         self.status = "lobby"
         self.game: Game | None = None
         self.game_id = ""
@@ -204,6 +207,7 @@ class RoomState:
             "seats": [seat.public(now, self.config.grace) for seat in self.seats],
             "host": self.host_seat(), "game": self.game_number, "spectators": spectators,
             "locked": self.locked, "show_lost_dice": self.show_lost_dice,
+            "chat": self.chat,
         }
         if self.quick:
             # When bots take the open seats of a quick table (and its game starts).
@@ -306,6 +310,8 @@ class RoomState:
             self.invite = data["invite"]
         if "show_lost_dice" in data:
             self.show_lost_dice = data["show_lost_dice"]
+        if "chat" in data:
+            self.chat = data["chat"]
         if "seats" in data:
             for seat, setting in zip(self.seats, data["seats"], strict=False):
                 if setting is None or seat.kind == "human":

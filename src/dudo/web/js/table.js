@@ -18,6 +18,7 @@ import {CLOSE_LEFT, Leaving, leaveButton, outChoices} from './leave.js';
 import {Keyboard, keysButton} from './keyboard.js';
 import {avatar, seatColour} from './avatar.js';
 import {Voices} from './voice.js';
+import {Chat} from './chat.js';
 import {play, setSound, soundOn} from './sound.js';
 import {chosenRules, closestPreset, loadCatalogue, optionControls, presetTitle, timerOptions} from './rooms.js';
 
@@ -88,6 +89,7 @@ class Table {
     this.leaving = new Leaving(this);
     this.keyboard = new Keyboard(this);
     this.voices = new Voices(this, announce);
+    this.chat = new Chat(this);
     if (this.practice) this.showOdds = localStorage.getItem('dudo.odds') !== '0';
     this.startSent = false;
     this.lastTurnAnnounced = null;
@@ -224,6 +226,8 @@ class Table {
       const text = errorText(message);
       toast(text);
       announce(text);
+    } else if (message.type === 'chat') {
+      this.chat.receive(message);
     } else if (message.type === 'emote') {
       this.emotes.set(message.seat, [message.emote, Date.now() + 3000]);
       announce(`${seatName(this.state, message.seat)}: ${message.emote}`);
@@ -434,7 +438,7 @@ class Table {
     if (room.status === 'lobby') {
       const panel = room.quick ? quickLobby(this.state, this.seatList(), this.rulesLine()) : this.lobbyPanel();
       html = `<div class="table-page lobby">${this.head()}${panel}
-        ${this.practice ? this.practice.panel() : ''}${you.seat != null ? this.emoteBar() : ''}</div>`;
+        ${this.practice ? this.practice.panel() : ''}${you.seat != null ? this.emoteBar() : ''}${this.chat.panel()}</div>`;
     } else {
       const side = [this.actions()];
       // Practice: during your turn the tip for this step comes first (on a phone, above the
@@ -444,7 +448,7 @@ class Table {
       if (game && game.phase === 'over') side.push(this.standings(), this.nextGame());
       side.push(this.history());
       if (you.seat != null) side.push(this.emoteBar());
-      side.push(this.voices.toggle());
+      side.push(this.voices.toggle(), this.chat.panel());
       html = `<div class="table-page ${room.status}" data-seats="${room.seats.length}">${this.head()}
         <div class="board" data-key="board">${this.tableDrawing()}${this.ownDice()}</div>
         <div class="side" data-key="side">${side.join('')}</div></div>`;
@@ -1021,6 +1025,7 @@ class Table {
       this.render();
       return;
     }
+    if (target.dataset.mute) { this.chat.toggleMute(Number(target.dataset.mute)); return; }
     if (target.dataset.emote) { this.send({type: 'emote', emote: target.dataset.emote}); return; }
     if (target.dataset.remove) {
       this.act('remove', {seat: Number(target.dataset.remove)});
@@ -1122,6 +1127,8 @@ class Table {
       this.act('configure', {public: input.checked});
     } else if (input.id === 'lock-room') {
       this.act('configure', {locked: input.checked});
+    } else if (input.id === 'chat-on') {
+      this.act('configure', {chat: input.checked});
     } else if (input.id === 'set-lost') {
       this.act('configure', {show_lost_dice: input.checked});
     }
@@ -1129,6 +1136,7 @@ class Table {
 
   submitted(event) {
     const form = event.target;
+    if (form.id === 'chat-form') { event.preventDefault(); this.chat.submit(form); return; }
     if (form.id === 'join-form' || form.id === 'take-form') {
       event.preventDefault();
       this.takeSeat(form.querySelector('input'));
