@@ -627,7 +627,7 @@ def test_home_lists_open_rooms_and_quick_game_takes_house_rules(
     quick = open_page(browser, 360, 740)
     quick.goto(server + "/")
     quick.fill("#name", "Rio")
-    quick.select_option("#quick-preset", "tavern")
+    quick.select_option("#preset", "tavern")
     quick.select_option("#quick-dice", "3")
     quick.click("#quick")
     quick.wait_for_selector(".felt", timeout=15000)

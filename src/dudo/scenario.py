@@ -112,6 +112,7 @@ def accepted_actions(data: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]
     game, output = _play(data, strict=False)
     kept = {key: value for key, value in data.items() if key not in ("start", "rounds")}
     kept.update(game.record())
+    _keep_marks(data.get("rounds", []), kept["rounds"])
     refused = []
     number = 1
     for event in output:
@@ -135,6 +136,21 @@ def _bid_words(bid: object) -> str:
             and all(type(number) is int for number in bid)):
         return Bid(bid[0], bid[1]).words()
     return json.dumps(bid)
+
+
+def _keep_marks(given: list[Any], accepted: list[dict[str, Any]]) -> None:
+    """Carry each accepted action's "by" over from the file's own actions (the accepted
+    ones are the file's in order, less the refused)."""
+    for raw_round, kept_round in zip(given, accepted, strict=False):
+        raws = [raw for raw in raw_round.get("actions", []) if isinstance(raw, dict)]
+        at = 0
+        for action in kept_round["actions"]:
+            while at < len(raws) and {k: v for k, v in raws[at].items() if k != "by"} != action:
+                at += 1
+            if at < len(raws):
+                if raws[at].get("by") in MOVED_BY:
+                    action["by"] = raws[at]["by"]
+                at += 1
 
 
 def _play(data: Mapping[str, Any], *, strict: bool) -> tuple[Game, list[dict[str, Any]]]:
@@ -242,6 +258,11 @@ def start_game(rules: Rules, players: int, start: Mapping[str, Any],
     return build(None, rolloff)
 
 
+# Who made a move the seat's player did not: the turn timer, or a bot standing in for an
+# absent player (a record's action may say so as "by"; the rules do not care).
+MOVED_BY = ("timer", "stand_in")
+
+
 def parse_action(raw: object, players: int, place: str = "action") -> tuple[int, Action]:
     """Read ``{"seat": s, "bid": [q, f]}``, ``{"seat": s, "bid": {"hand": ..., "faces":
     [...]}}`` or ``{"seat": s, "call": "dudo"|"calza"}``.
@@ -257,7 +278,11 @@ def parse_action(raw: object, players: int, place: str = "action") -> tuple[int,
     seat = raw["seat"]
     if type(seat) is not int or not 0 <= seat < players:
         raise ScenarioError(f"{place}: seat {_shown(seat)} is not a seat of this table")
-    keys = set(raw) - {"seat"}
+    by = raw.get("by")
+    if by is not None and by not in MOVED_BY:
+        raise ScenarioError(f"{place}: 'by' says who moved for the seat: 'timer' or "
+                            f"'stand_in', not {_shown(by)}")
+    keys = set(raw) - {"seat", "by"}
     if keys == {"bid"}:
         bid = raw["bid"]
         if isinstance(bid, dict):

@@ -57,7 +57,7 @@ from dudo.game import (
 )
 from dudo.hands import Hand
 from dudo.rules import Rules
-from dudo.scenario import ScenarioError, parse_action, replay, start_game
+from dudo.scenario import MOVED_BY, ScenarioError, parse_action, replay, start_game
 from dudo.view import SeatView, view
 
 FORMAT = 1
@@ -218,6 +218,8 @@ class Decision:
     caught: bool = False
     mistake: str | None = None
     outcome: str | None = None  # for calls: "right" or "wrong"
+    # Who made it when the seat's player did not: "timer" or "stand_in" (a bot either way).
+    by: str | None = None
 
     @property
     def agrees(self) -> bool:
@@ -254,7 +256,7 @@ class Decision:
             "bluff": self.bluff, "caught": self.caught,
             "mistake": None if self.mistake is None else {
                 "code": self.mistake, "text": self.mistake_text()},
-            "outcome": self.outcome,
+            "outcome": self.outcome, "by": self.by,
         }
 
 
@@ -302,6 +304,9 @@ class PlayerSummary:
     total_risk: float = 0.0
     ev: float = 0.0
     hard_ev: float = 0.0
+    # Moves a bot made for this seat (its timer ran out, or it stood in): the bot's, so
+    # they are counted here and in no other number of the player's.
+    by_bot: int = 0
 
     @property
     def calls_right(self) -> int:
@@ -347,6 +352,7 @@ class PlayerSummary:
             "mistakes": self.mistakes, "agreed_with_hard": self.agreed_with_hard,
             "average_risk": None if average is None else round(average, 6),
             "ev": round(self.ev, 6), "hard_ev": round(self.hard_ev, 6),
+            "by_bot": self.by_bot,
         }
 
 
@@ -463,8 +469,13 @@ def analyze(record: Mapping[str, Any], *, hard: bool = True) -> Analysis:
                     _judge_call(current, decision, event, summary)
                 elif isinstance(event, PlayerOut):
                     current.out.append(event.seat)
+            by = raw.get("by") if isinstance(raw, dict) else None
+            decision.by = by if by in MOVED_BY else None
             current.decisions.append(decision)
-            summary[seat].add(decision)
+            if decision.by is None:
+                summary[seat].add(decision)
+            else:
+                summary[seat].by_bot += 1
     return Analysis(rules, players, names, bot_seats, game_id, rounds, summary, final.winners)
 
 
@@ -506,7 +517,8 @@ def _judge_call(current: RoundAnalysis, decision: Decision, reveal: Revealed,
                 if isinstance(earlier.action, Bid | Hand):
                     if earlier.bluff:
                         earlier.caught = True
-                        summary[earlier.seat].bluffs_caught += 1
+                        if earlier.by is None:  # a bot's bluff is not the player's
+                            summary[earlier.seat].bluffs_caught += 1
                     break
     else:
         decision.outcome = "right" if reveal.outcome == "exact" else "wrong"

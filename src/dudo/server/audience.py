@@ -24,6 +24,7 @@ SOCKETS_PER_SEAT = 4  # a fifth socket of a seat replaces its oldest
 CLOSE_WATCHERS_FULL = 4429
 CLOSE_REPLACED = 4409
 CLOSE_REMOVED = 4410
+CLOSE_LEFT = 4411
 CLOSE_MOVED = 4412
 
 _YOU_SPECTATOR = '{"seat":null,"role":"spectator","host":false}'
@@ -156,6 +157,7 @@ class Audience:
             fair = state.fair
             shared["deadline"] = state.deadline
             shared["roll_at"] = state.roll_at
+            shared["names"] = state.game_names
             shared["fair"] = {
                 "game_id": state.game_id,
                 "round": fair.round if fair else None,
@@ -173,8 +175,8 @@ class Audience:
         """The full state for one recipient: the shared part plus its own game view."""
         state = self.state
         you = _YOU_SPECTATOR if seat is None else (
-            f'{{"seat":0,"role":"player","host":true,"invite":"{state.invite}"}}'
-            if seat == 0 else f'{{"seat":{seat},"role":"player","host":false}}')
+            f'{{"seat":{seat},"role":"player","host":true,"invite":"{state.invite}"}}'
+            if seat == state.host_seat() else f'{{"seat":{seat},"role":"player","host":false}}')
         game = "null" if state.game is None else dumps(view(state.game, seat).to_json())
         return (f'{{"type":"state","v":{p.PROTOCOL_VERSION},"version":{state.version},'
                 f'"you":{you},{shared},"game":{game}}}')

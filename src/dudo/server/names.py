@@ -33,6 +33,16 @@ def clean_name(value: str) -> str:
     return name
 
 
+def clean_chat(value: str) -> str:
+    """A line of table talk as shown: the same characters a name may have, on one line,
+    trimmed ('' if nothing visible is left)."""
+    spaced = " ".join(value.split())  # tabs and line breaks are spaces, one line
+    kept = "".join(ch for ch in spaced
+                   if unicodedata.category(ch)[0] != "C" or ch in _KEPT_FORMAT)
+    line = " ".join(kept.split())
+    return "" if all(ch in _KEPT_FORMAT for ch in line) else line
+
+
 def _trim(name: str, limit: int = MAX_NAME) -> str:
     name = name[:limit]
     while name and name[-1] in _KEPT_FORMAT:  # a joiner with nothing after it

@@ -341,8 +341,12 @@ async def rules_page(request: Request) -> Response:
         nav = (f'<nav aria-label="{t("page.presets")}">{t("page.presets")}: ' + " · ".join(
             f'<a href="/rules?preset={name}{keep_lang}">{html.escape(preset_title(name, lang))}'
             "</a>" for name in PRESETS) + "</nav>" + nav)
+    # The sheet's own header, with the way back to the game (not in an embed: its page
+    # has a header of its own).
+    head = ("" if embed else '<header class=sheet-head><a class=brand href="/">dudo</a>'
+            f'<a href="/" class=back>{t("page.back")}</a></header>')
     page = RULES_PAGE.format(lang=lang, title=t("page.title", title=title(rules, lang)),
-                             body="".join(parts), footer=footer, nav=nav,
+                             body="".join(parts), footer=footer, nav=nav, head=head,
                              embed=" embed" if embed else "")
     return HTMLResponse(page)
 
@@ -388,6 +392,9 @@ h3 { font-family: system-ui, sans-serif; font-size: 1rem; margin-bottom: .2rem; 
 a { color: #1e3a8a; }
 a:visited { color: #581c87; }
 nav, footer { font-family: system-ui, sans-serif; font-size: .9rem; margin: .75rem 0; }
+.sheet-head { display: flex; justify-content: space-between; align-items: center; gap: 1rem;
+  font-family: system-ui, sans-serif; border-bottom: 2px solid #14532d; padding: .3rem 0 .5rem; }
+.sheet-head .brand { font-weight: 800; font-size: 1.3rem; color: #14532d; text-decoration: none; }
 .note { color: #4a4a4a; font-style: italic; }
 .cups { border-collapse: collapse; margin: .4rem 0; }
 .cups th { text-align: left; padding: .2rem .6rem .2rem 0; font-family: system-ui, sans-serif;
@@ -400,7 +407,7 @@ button { font: inherit; padding: .2rem .6rem; }
 @media print {
   :root { background: #fff; }
   body { max-width: none; padding: 0; font-size: 11pt; }
-  nav, footer { display: none; }
+  nav, footer, .sheet-head { display: none; }
   h2 { break-after: avoid; }
   section, .cups { break-inside: avoid; }
   a, a:visited { color: inherit; text-decoration: none; }
@@ -426,7 +433,7 @@ RULES_PAGE = """<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
 <script src="/rules.js" defer></script>""" + _ICON + _STYLE_ELEMENT + """</head>
-<body class="rules{embed}"><main>{nav}{body}{footer}</main></body></html>
+<body class="rules{embed}">{head}<main>{nav}{body}{footer}</main></body></html>
 """
 
 RULES_ERROR = """<!doctype html>

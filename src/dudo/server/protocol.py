@@ -108,6 +108,7 @@ class ConfigureMessage(_Message):
     timer: Annotated[int, Field(ge=0, le=600)] | None = None
     public: bool | None = None
     locked: bool | None = None
+    chat: bool | None = None
     show_lost_dice: bool | None = None
 
 
@@ -120,6 +121,14 @@ class RemoveMessage(_Message):
 
 
 RollOffLabel = Annotated[str, Field(pattern=r"^rolloff-[1-9][0-9]{0,3}$")]
+
+
+class LeaveMessage(_Message):
+    """A player leaves the table: the seat opens in the lobby; during a game a bot plays
+    it to the end (then keeps it); between games a bot takes it."""
+
+    type: Literal["leave"]
+    id: ActionId
 
 
 class SeedMessage(_Message):
@@ -141,13 +150,24 @@ class EmoteMessage(_Message):
     emote: Literal["👍", "😂", "😮", "🤔", "😈", "🎲"]
 
 
+CHAT_LIMIT = 140  # characters a table-talk line may have (after cleaning)
+
+
+class ChatMessage(_Message):
+    """A line of table talk for everyone at the table (text only; not kept)."""
+
+    type: Literal["chat"]
+    text: Annotated[str, Field(min_length=1, max_length=CHAT_LIMIT)]
+
+
 class PingMessage(_Message):
     type: Literal["ping"]
 
 
 ClientMessage = Annotated[
     BidMessage | CallMessage | NextRoundMessage | StartMessage | RematchMessage
-    | ConfigureMessage | RemoveMessage | SeedMessage | EmoteMessage | PingMessage,
+    | ConfigureMessage | RemoveMessage | LeaveMessage | SeedMessage | EmoteMessage
+    | ChatMessage | PingMessage,
     Field(discriminator="type"),
 ]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMessage)

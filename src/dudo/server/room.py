@@ -49,6 +49,7 @@ from dudo.rolloff import RollOff
 from dudo.rules import Rules, RulesError
 from dudo.server import protocol as p
 from dudo.server.audience import (
+    CLOSE_LEFT,
     CLOSE_MOVED,
     CLOSE_REMOVED,
     CLOSE_REPLACED,
@@ -59,7 +60,7 @@ from dudo.server.audience import (
 )
 from dudo.server.connection import Connection, dumps
 from dudo.server.logs import log_event
-from dudo.server.names import distinct_name
+from dudo.server.names import clean_chat, distinct_name
 from dudo.server.outage import RETRY_ADVICE, Backoff, StoreHealth, within
 from dudo.server.room_state import (
     REPLIES_KEPT,
@@ -623,6 +624,9 @@ class Room:
             self.audience.tell_everyone({"type": "emote", "v": p.PROTOCOL_VERSION,
                                          "seat": seat, "emote": message.emote})
             return False
+        if isinstance(message, p.ChatMessage):
+            self._chat(seat, message.text)
+            return False
         if isinstance(message, p.BidMessage | p.CallMessage):
             action: Action
             if isinstance(message, p.CallMessage):
@@ -670,7 +674,9 @@ class Room:
             return True
         if isinstance(message, p.ConfigureMessage):
             self._require_host(seat, "change the room")
-            if state.status == "playing":
+            talk_only = message.chat is not None and set(message.model_fields_set) <= {
+                "type", "id", "v", "chat"}
+            if state.status == "playing" and not talk_only:  # table talk: any time
                 raise RoomError("not_now", "the room can change only before a game or "
                                            "between games")
             await self._configure(message, ack=(seat, message.id))
@@ -693,10 +699,41 @@ class Room:
                                     CLOSE_REMOVED, list(leaving))
             self.audience.broadcast([])
             return True
+        if isinstance(message, p.LeaveMessage):
+            await self._leave(seat, message.id)
+            return False
         raise RoomError("unknown_type", f"{type(message).__name__} is not handled")
 
+    def _chat(self, seat: int, text: str) -> None:
+        """Table talk: a cleaned line to every socket of the room, spectators too. Not
+        logged nor stored: it lives as long as the message on the wire (docs/protocol.md)."""
+        state = self.state
+        if not state.chat:
+            raise RoomError("chat_off", "the host has turned table talk off")
+        line = clean_chat(text)
+        if not line:
+            raise RoomError("bad_message", "chat: text: nothing to say")
+        now = self.clock()
+        if now - state.seats[seat].last_chat < self.config.chat_interval:
+            raise RoomError("rate_limited", "one line of table talk every two seconds, please")
+        state.seats[seat].last_chat = now
+        self.audience.tell_everyone({"type": "chat", "v": p.PROTOCOL_VERSION, "seat": seat,
+                                     "text": line})
+
+    async def _leave(self, seat: int, action_id: str) -> None:
+        """The player leaves: the seat opens (lobby), a bot plays it to the end of the game
+        and keeps it (playing), or a bot takes it (between games). The seat's sockets get
+        the ack, then close 4411 (one message: a closing socket drops what is still queued);
+        its token holds nothing any more."""
+        state = self.state
+        leaving = list(state.seats[seat].connections)
+        await self._commit("left", {"seat": seat})
+        self.audience.send_away(p.ack_message(action_id, state.version), CLOSE_LEFT, leaving)
+        state.seats[seat].connections.difference_update(leaving)
+        self.audience.broadcast([])
+
     def _require_host(self, seat: int, what: str) -> None:
-        if seat != 0:
+        if seat != self.state.host_seat():
             raise RoomError("not_host", f"only the host may {what}")
 
     async def _configure(self, message: p.ConfigureMessage,
@@ -721,6 +758,8 @@ class Room:
                 data["invite"] = self.entropy(16)
         if message.show_lost_dice is not None:
             data["show_lost_dice"] = message.show_lost_dice
+        if message.chat is not None:
+            data["chat"] = message.chat
         if message.seats is not None:
             if len(message.seats) != len(seats):
                 raise RoomError("bad_seats", f"seats lists {len(message.seats)} entries for "

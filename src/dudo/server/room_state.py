@@ -48,6 +48,7 @@ class RoomConfig:
     grace: float = 20.0
     quick_fill: float = 8.0
     emote_interval: float = 1.5
+    chat_interval: float = 2.0  # one line of table talk per seat this often at most
     close_after_game: float = 600.0
     close_when_idle: float = 1800.0
     close_empty_lobby: float = 300.0  # a room nobody has sat in for this long
@@ -78,6 +79,9 @@ class Seat:
     profile: str | None = None  # the public id of the profile that took the seat, if any
     # The seed this seat sent for the round waiting to be rolled (logged as "seeded").
     seed: str | None = None
+    # The player left during a game (logged as "left"): a bot plays the seat to the end
+    # of the game, and then takes it.
+    left: bool = False
     # Runtime only (not logged): who is here, answers already given.
     connections: set[Connection] = field(default_factory=set)
     away_since: float | None = None
@@ -86,14 +90,18 @@ class Seat:
     replies: OrderedDict[str, str] = field(default_factory=OrderedDict)
     bot: Bot | None = None
     last_emote: float = 0.0
+    last_chat: float = 0.0
 
     def public(self, now: float, grace: float) -> dict[str, Any]:
         away = self.kind == "human" and not self.connections
-        return {"kind": self.kind, "name": self.name,
-                "level": self.level if self.kind == "bot" else None,
-                "connected": bool(self.connections) if self.kind == "human" else None,
-                "bot_playing": away and self.away_since is not None
-                and now - self.away_since >= grace}
+        public = {"kind": self.kind, "name": self.name,
+                  "level": self.level if self.kind == "bot" else None,
+                  "connected": bool(self.connections) if self.kind == "human" else None,
+                  "bot_playing": self.left or (away and self.away_since is not None
+                                               and now - self.away_since >= grace)}
+        if self.left:
+            public["left"] = True
+        return public
 
 
 def hash_token(token: str) -> str:
@@ -148,10 +156,19 @@ class RoomState:
         self.locked_before = False  # locking it again gives a new invite key
         self.invite = ""
         self.show_lost_dice = True  # a display option: dice lost so far, drawn greyed
+        self.chat = True  # table talk; the host may turn it off
         self.status = "lobby"
         self.game: Game | None = None
         self.game_id = ""
         self.game_number = 0
+        # The names the game is played by, as they were at its start: what is shown about
+        # it (winner, standings, log) stays its history when seats change afterwards.
+        self.game_names: list[str] = []
+        self.game_bots: list[int] = []  # its bot seats (seats that a player left stay out)
+        # Moves a player did not make, per round: action index -> "timer" or "stand_in"
+        # (in the record as the action's "by", so the analysis credits the bot).
+        self.marks: list[dict[int, str]] = []
+        self.actions_this_round = 0
         self.first_opener: int | None = None
         self.fair: Fair | None = None
         self.revealed: list[dict[str, Any]] = []
@@ -202,13 +219,26 @@ class RoomState:
         """What anyone with the code may know about the room (no dice, no tokens)."""
         if self._rules_json[0] is not self.rules:
             self._rules_json = (self.rules, self.rules.to_json())
-        return {
+        summary: dict[str, Any] = {
             "code": self.code, "status": self.status, "public": self.public,
             "quick": self.quick, "timer": self.timer, "rules": self._rules_json[1],
             "seats": [seat.public(now, self.config.grace) for seat in self.seats],
-            "host": 0, "game": self.game_number, "spectators": spectators,
+            "host": self.host_seat(), "game": self.game_number, "spectators": spectators,
             "locked": self.locked, "show_lost_dice": self.show_lost_dice,
+            "chat": self.chat,
         }
+        if self.quick:
+            # When bots take the open seats of a quick table (and its game starts).
+            summary["fill_at"] = self.fill_at
+        return summary
+
+    def host_seat(self) -> int:
+        """Who runs the room: seat 0, or once its player has left, the first seat a
+        person holds (seat 0 if none)."""
+        for index, seat in enumerate(self.seats):
+            if seat.kind == "human" and not seat.left and seat.token_hash is not None:
+                return index
+        return 0
 
     def bot_seats(self) -> list[int]:
         """The seats bots play (fixed while a game runs: seats change only between games)."""
@@ -221,11 +251,15 @@ class RoomState:
         record = self.game.record()
         record["game_id"] = self.game_id
         record["room"] = self.code
-        record["names"] = [seat.name for seat in self.seats]
-        record["bots"] = self.bot_seats()
+        record["names"] = list(self.game_names) or [seat.name for seat in self.seats]
+        record["bots"] = list(self.game_bots) if self.game_names else self.bot_seats()
         record["fairness"] = list(self.revealed)
         if self.rolloff is not None:
             record["rolloff_fairness"] = list(self.rolloff_revealed)
+        for played, marks in zip(record["rounds"], self.marks, strict=False):
+            for index, by in marks.items():
+                if index < len(played["actions"]):
+                    played["actions"][index]["by"] = by
         return record
 
     def rolling_off(self) -> bool:
@@ -282,6 +316,25 @@ class RoomState:
             self.invite = data["invite"]
         return []
 
+    def _apply_left(self, at: float, data: dict[str, Any]) -> list[RoomEvent]:
+        index = data["seat"]
+        seat = self.seats[index]
+        if self.status == "lobby":
+            self.seats[index] = Seat()
+        elif self.status == "playing":
+            # The token holds nothing from now on; a bot plays the seat (schedule.py).
+            seat.token_hash = None
+            seat.left = True
+        else:
+            self._bot_takes(index)
+        return []
+
+    def _bot_takes(self, index: int) -> None:
+        """A bot (normal) takes the seat of a player who left."""
+        seat = Seat(kind="bot", level="normal")
+        self.seats[index] = seat
+        seat.name = self._bot_name(seat)
+
     def _apply_configured(self, at: float, data: dict[str, Any]) -> list[RoomEvent]:
         if "rules" in data:
             self.rules = Rules.from_json(data["rules"])
@@ -296,6 +349,8 @@ class RoomState:
             self.invite = data["invite"]
         if "show_lost_dice" in data:
             self.show_lost_dice = data["show_lost_dice"]
+        if "chat" in data:
+            self.chat = data["chat"]
         if "seats" in data:
             for seat, setting in zip(self.seats, data["seats"], strict=False):
                 if setting is None or seat.kind == "human":
@@ -312,6 +367,9 @@ class RoomState:
         self.game_id = data["game_id"]
         self.first_opener = data["first_opener"]
         self.fill_at = None
+        self.game_names = [seat.name for seat in self.seats]
+        self.game_bots = self.bot_seats()
+        self.marks = []
         players = len(self.seats)
         self.revealed = []
         self.rolloff_revealed = []
@@ -346,6 +404,8 @@ class RoomState:
         cups = self.deal(fair.server_seed, data["seat_seeds"], game.round_number,
                          game.dice_counts)
         game.roll(cups)
+        self.marks.append({})
+        self.actions_this_round = 0
         fair.seat_seeds = list(data["seat_seeds"])
         # Logs written before seat seeds were bound to the server seed have no list.
         fair.server_seats = list(data.get("server_seats", []))
@@ -393,6 +453,12 @@ class RoomState:
         seat = data["seat"]
         action = action_from_json(data["action"])
         events: list[RoomEvent] = list(game.apply(seat, action))
+        by = data.get("by")
+        mark = ("timer" if by == "timer" else
+                "stand_in" if by == "bot" and self.seats[seat].kind == "human" else None)
+        if mark is not None and self.marks:
+            self.marks[-1][self.actions_this_round] = mark
+        self.actions_this_round += 1
         if data.get("id"):
             self.remember(seat, data["id"], p.ack_message(data["id"], self.version))
         if game.phase is not Phase.BIDDING:
@@ -408,6 +474,9 @@ class RoomState:
         self.deadline = None
         if game.phase is Phase.OVER:
             self.status = "over"
+            for index, seat in enumerate(self.seats):
+                if seat.left:
+                    self._bot_takes(index)
             self.fair = None
             self.roll_at = None
         else:

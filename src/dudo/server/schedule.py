@@ -66,8 +66,8 @@ class Schedule:
         seat = self.state.seats[index]
         if seat.kind == "bot":
             return True
-        return (seat.kind == "human" and seat.away_since is not None
-                and now - seat.away_since >= self.config.grace)
+        return seat.kind == "human" and (seat.left or (
+            seat.away_since is not None and now - seat.away_since >= self.config.grace))
 
     def next_due(self) -> float | None:
         """When something is next due (it may be already), or None for nothing timed."""
@@ -85,7 +85,7 @@ class Schedule:
             return self.clock()
         seat = state.seats[game.turn]
         times = []
-        if seat.kind == "bot":
+        if seat.kind == "bot" or seat.left:
             times.append(state.turn_started + self.config.bot_delay)
         elif seat.away_since is not None:
             times.append(max(seat.away_since + self.config.grace,

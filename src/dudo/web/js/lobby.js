@@ -99,8 +99,8 @@ export function renderHome(main) {
           <button id="practice" class="secondary">${escapeHtml(t('home.practice'))}</button>
         </div>
         <div class="quick-rules">
-          <label for="quick-preset">${escapeHtml(t('home.quick_rules'))}</label>
-          <select id="quick-preset">${presetOptions}</select>
+          <label for="preset">${escapeHtml(t('home.quick_rules'))}</label>
+          <select id="preset">${presetOptions}</select>
           <label for="quick-dice">${escapeHtml(t('opt.starting_dice'))}</label>
           <select id="quick-dice">${diceOptions}</select>
         </div>
@@ -121,8 +121,7 @@ export function renderHome(main) {
       <section class="card create">
         <h2>${escapeHtml(t('home.create_title'))}</h2>
         <form id="create-form">
-          <div class="option"><label for="preset">${escapeHtml(t('create.preset'))}</label>
-            <select id="preset">${presetOptions}</select>
+          <div class="option"><p class="help" id="create-preset">${escapeHtml(t('create.preset_chosen', {rules: presetTitle(data, 'perudo')}))}</p>
             <p class="help"><a id="preset-rules" href="/rules" target="_blank">${escapeHtml(t('create.read_rules'))}</a></p></div>
           <details id="house-rules"><summary>${escapeHtml(t('create.house_rules'))}</summary><div id="options"></div></details>
           <div class="option"><label for="seats">${escapeHtml(t('create.seats'))}</label>
@@ -140,6 +139,8 @@ export function renderHome(main) {
         const preset = main.querySelector('#preset').value;
         main.querySelector('#options').innerHTML = optionControls(data, data.presets[preset].rules);
         main.querySelector('#preset-rules').href = `/rules?preset=${preset}&lang=${lang}`;
+        // One Rules picker on the page (beside the name): quick game, practice and a room.
+        main.querySelector('#create-preset').textContent = t('create.preset_chosen', {rules: presetTitle(data, preset)});
       };
       const rulesNow = () => chosenRules(data, main.querySelector('#options'), main.querySelector('#preset').value);
       // A turn timer by default when someone else may sit down (an open seat); none when
@@ -182,7 +183,7 @@ export function renderHome(main) {
       main.querySelector('#quick').addEventListener('click', async () => {
         const name = nameOrComplain(main);
         if (!name) return;
-        const preset = main.querySelector('#quick-preset').value;
+        const preset = main.querySelector('#preset').value;
         const dice = Number(main.querySelector('#quick-dice').value);
         const rules = {preset};
         if (dice !== data.presets[preset]?.rules.starting_dice) rules.starting_dice = dice;

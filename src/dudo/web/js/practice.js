@@ -53,10 +53,12 @@ export class Practice {
     return params;
   }
 
-  panel() {
+  // `inTurn`: shown during your turn, drawn compact (table.css) so that on a phone the
+  // tip and the picker fit the first screen together.
+  panel(inTurn = false) {
     const tip = this.current();
     if (!tip) return '';
-    return `<aside class="tip" id="tip" data-key="tip-${tip}" data-tip="${tip}" aria-labelledby="tip-title">
+    return `<aside class="tip${inTurn ? ' in-turn' : ''}" id="tip" data-key="tip-${tip}" data-tip="${tip}" aria-labelledby="tip-title">
       <h2 id="tip-title">${escapeHtml(t(`tip.${tip}.title`))}</h2>
       <p>${escapeHtml(t(`tip.${tip}`, this.params()))}</p>
       <button id="tip-ok" class="secondary small">${escapeHtml(t('tip.ok'))}</button>

@@ -4,8 +4,8 @@
 // Like the table, it decides no rule: counts and outcomes come from the engine's replay
 // (the analysis), the dice from the record.
 import {die} from './dice.js';
-import {bidWords, setLanguage, t} from './i18n.js';
-import {api, escapeHtml} from './page.js';
+import {bidWords, pickLanguage, setLanguage, t} from './i18n.js';
+import {api, errorText, escapeHtml, listNames} from './page.js';
 import {forgetGame, myGames, rememberGame} from './mygames.js';
 import {cryptoAvailable, verifyRecord} from './verify.js';
 import {anyBidWords, handUses, handWords, isHand} from './hands.js';
@@ -23,14 +23,27 @@ const signed = (x) => `${x < 0 ? '−' : '+'}${Math.abs(x).toFixed(2)}`;
 
 async function fetchRecord(id) {
   // The record is stored a moment after the game-over state goes out: a quick click on
-  // the link may arrive first, so a 404 is asked again a few times.
+  // the link may arrive first, so a 404 is asked again a few times, but only for a game
+  // this browser saw end (an unknown id is told at once).
+  const seen = myGames().some((game) => game.id === id);
   let answer;
-  for (let attempt = 0; attempt < 8; attempt += 1) {
+  for (let attempt = 0; attempt < (seen ? 8 : 1); attempt += 1) {
     answer = await api(`/api/games/${id}`);
     if (answer.ok || answer.status !== 404) return answer;
     await new Promise((resolve) => setTimeout(resolve, 400));
   }
   return answer;
+}
+
+// A move the seat's player did not make: the record says who did (a bot either way).
+function byWords(by) {
+  return t(by === 'timer' ? 'rp.by_timer' : 'rp.by_stand_in');
+}
+
+// A sentence with one part in bold: MARK in the words is where it goes (both escaped).
+const MARK = '\u0001';
+function strong(words, bold) {
+  return escapeHtml(words).replace(MARK, `<strong>${escapeHtml(bold)}</strong>`);
 }
 
 function say(text) {
@@ -50,7 +63,7 @@ class GamePage {
 
   name(seat) {
     const names = this.record.names || [];
-    return names[seat] || `Player ${seat + 1}`;
+    return names[seat] || t('rp.player', {n: seat + 1});
   }
 
   isBot(seat) {
@@ -64,10 +77,15 @@ class GamePage {
   async load() {
     const answer = await fetchRecord(this.id);
     if (!answer.ok) {
-      document.title = 'dudo · no such game';
-      main.innerHTML = `<section class="card"><h1>No finished game here</h1>
-        <p>${escapeHtml(answer.data.message || 'The server has no finished game with this id.')}</p>
-        <p><a href="/my-games">My games</a> · <a href="/">Play</a></p></section>`;
+      // In the page's language: the server's code (no_game, bad_request...), never its
+      // lower-case words.
+      const code = answer.data.error || answer.data.code;
+      const why = code === 'no_game' ? 'replay.no_game' : code === 'bad_request' ? 'replay.bad_id'
+        : code === 'network' ? 'error.network' : 'replay.unavailable';
+      document.title = `dudo · ${t('replay.missing_title')}`;
+      main.innerHTML = `<section class="card replay-missing"><h1>${escapeHtml(t('replay.missing_title'))}</h1>
+        <p>${escapeHtml(t(why))}</p>
+        <p><a href="/my-games">${escapeHtml(t('replay.my_games'))}</a> · <a href="/">${escapeHtml(t('replay.play'))}</a></p></section>`;
       return;
     }
     this.record = answer.data;
@@ -98,7 +116,7 @@ class GamePage {
       const winners = (this.analysis.winners || []).map((seat) => this.name(seat));
       rememberGame({id: this.id, winners});
       main.querySelector('#winners').textContent = winners.length
-        ? `${winners.length > 1 ? 'Winners' : 'Winner'}: ${winners.join(', ')}` : 'Not finished';
+        ? t('rp.winner', {n: winners.length, names: listNames(winners)}) : t('rp.not_finished');
       main.querySelector('#rules-name').textContent = this.rulesTitle();
       if (this.analysis.rules_overrides) {
         const href = `/rules?${new URLSearchParams(Object.entries(this.analysis.rules_overrides)
@@ -106,7 +124,7 @@ class GamePage {
         for (const link of document.querySelectorAll('#rules-link, #rules-sheet')) link.href = href;
       }
     } else {
-      this.analysisError = answer.data.message || 'the server could not analyse this game';
+      this.analysisError = errorText(answer.data) || t('rp.no_analysis');
     }
     main.querySelector('#analysis-state').dataset.state = answer.ok ? 'ready' : 'failed';
     this.renderSummary();
@@ -118,9 +136,7 @@ class GamePage {
     const box = main.querySelector('#fair');
     if (!cryptoAvailable()) {
       box.dataset.state = 'unavailable';
-      main.querySelector('#fair-verdict').textContent = 'This browser offers no Web Crypto on this page '
-        + '(it needs HTTPS or localhost), so the dice cannot be checked here: download the record and run '
-        + '“dudo verify” on it.';
+      main.querySelector('#fair-verdict').textContent = t('rp.no_crypto');
       return;
     }
     this.verification = await verifyRecord(this.record);
@@ -134,7 +150,7 @@ class GamePage {
   renderShell() {
     const record = this.record;
     const names = (record.names || []).map((_, seat) => this.name(seat));
-    const table = record.room ? `Table ${record.room}` : 'A game';
+    const table = record.room ? t('rp.table', {code: record.room}) : t('rp.a_game');
     document.title = `dudo · ${table} · ${names.join(', ')}`;
     const rulesHref = `/rules?${new URLSearchParams(Object.entries(record.rules || {})
       .map(([key, value]) => [key, String(value)]))}`;
@@ -143,70 +159,57 @@ class GamePage {
     main.innerHTML = `<article class="replay" data-game="${escapeHtml(this.id)}">
       <header class="replay-head">
         <h1>${escapeHtml(table)}: ${escapeHtml(names.join(', '))}</h1>
-        <p class="lead"><span id="rules-name">${escapeHtml(this.rulesTitle())}</span> · ${record.rounds.length} round${record.rounds.length === 1 ? '' : 's'} ·
+        <p class="lead"><span id="rules-name">${escapeHtml(this.rulesTitle())}</span> · ${escapeHtml(t('rp.rounds', {n: record.rounds.length}))} ·
           <span id="winners">…</span></p>
-        <p class="fair-summary" id="fair-summary"><a href="#fair">Fair dice: checking in your browser…</a></p>
+        <p class="fair-summary" id="fair-summary"><a href="#fair">${escapeHtml(t('rp.fair_checking'))}</a></p>
         <p class="downloads">
-          <a class="button-link small" href="/api/games/${this.id}" download="${file}">Download the record (JSON)</a>
-          <a class="button-link small" href="/api/games/${this.id}/scenario" download="dudo-${this.id}.scenario.json">Download as a scenario</a>
-          <button type="button" class="small secondary" id="print">Print</button>
+          <a class="button-link small" href="/api/games/${this.id}" download="${file}">${escapeHtml(t('rp.download'))}</a>
+          <a class="button-link small" href="/api/games/${this.id}/scenario" download="dudo-${this.id}.scenario.json">${escapeHtml(t('rp.download_scenario'))}</a>
+          <button type="button" class="small secondary" id="print">${escapeHtml(t('rp.print'))}</button>
         </p>
-        <p class="help">Share this page: anyone with the link sees the game, no sign-up. With the
-          record saved, <code>dudo verify</code> checks every die in a terminal and
-          <code>dudo analyze</code> prints this analysis.</p>
+        <p class="help">${escapeHtml(t('rp.share'))}</p>
       </header>
 
       <section class="card stage-card" aria-labelledby="replay-title">
-        <h2 id="replay-title">Replay</h2>
+        <h2 id="replay-title">${escapeHtml(t('rp.replay'))}</h2>
         <div id="stage" class="stage" aria-live="off"></div>
-        <div class="controls" role="group" aria-label="Step through the game">
-          <label for="slider" class="sr-only">Step</label>
+        <div class="controls" role="group" aria-label="${escapeHtml(t('rp.step_through'))}">
+          <label for="slider" class="sr-only">${escapeHtml(t('rp.step'))}</label>
           <input type="range" id="slider" min="0" max="${this.positions.length - 1}" value="0" step="1">
           <div class="control-buttons">
-            <button type="button" class="small secondary" id="first"><span aria-hidden="true">⏮</span> First</button>
-            <button type="button" class="small secondary" id="prev-round"><span aria-hidden="true">«</span> Round</button>
-            <button type="button" class="small primary" id="prev"><span aria-hidden="true">◀</span> Back</button>
-            <button type="button" class="small primary" id="next">Next <span aria-hidden="true">▶</span></button>
-            <button type="button" class="small secondary" id="next-round">Round <span aria-hidden="true">»</span></button>
-            <button type="button" class="small secondary" id="last">Last <span aria-hidden="true">⏭</span></button>
+            <button type="button" class="small secondary" id="first"><span aria-hidden="true">⏮</span> ${escapeHtml(t('rp.first'))}</button>
+            <button type="button" class="small secondary" id="prev-round"><span aria-hidden="true">«</span> ${escapeHtml(t('rp.round_button'))}</button>
+            <button type="button" class="small primary" id="prev"><span aria-hidden="true">◀</span> ${escapeHtml(t('rp.back'))}</button>
+            <button type="button" class="small primary" id="next">${escapeHtml(t('rp.next'))} <span aria-hidden="true">▶</span></button>
+            <button type="button" class="small secondary" id="next-round">${escapeHtml(t('rp.round_button'))} <span aria-hidden="true">»</span></button>
+            <button type="button" class="small secondary" id="last">${escapeHtml(t('rp.last'))} <span aria-hidden="true">⏭</span></button>
           </div>
-          <p class="help keys">Keys: ← and → step, Page Up and Page Down go by round, Home and End.</p>
+          <p class="help keys">${escapeHtml(t('rp.keys'))}</p>
         </div>
       </section>
 
       <section class="card" aria-labelledby="summary-title" id="analysis-state" data-state="loading">
-        <h2 id="summary-title">How each player did</h2>
-        <div id="summary"><p class="help">The analysis is being made…</p></div>
+        <h2 id="summary-title">${escapeHtml(t('rp.how_each'))}</h2>
+        <div id="summary"><p class="help">${escapeHtml(t('rp.analysing'))}</p></div>
       </section>
 
       <section class="card" aria-labelledby="log-title">
-        <h2 id="log-title">Every bid and call</h2>
-        <p class="help">The chance is how likely the bid was to hold <em>from the seat that made the
-          move</em>: its own dice, and the others' dice unseen (each counts for a face one time in
-          three while ones are wild, else one in six). “Hard” is what the hard bot would have done
-          on that seat's view. The expected value counts the dice the move should cost if it is
-          judged: a call at once, a bid if the next player calls it.
-          <strong>Mistake</strong> marks a call on a bid ${pct(0.8)} or more likely to hold, or a bid
-          under ${pct(0.2)} when a much better choice was at hand; a <strong>bluff</strong> is a bid
-          under ${pct(0.5)}.</p>
+        <h2 id="log-title">${escapeHtml(t('rp.every_move'))}</h2>
+        <p class="help">${escapeHtml(t('rp.log_help', {high: pct(0.8), low: pct(0.2), half: pct(0.5)}))}</p>
         <div id="log"></div>
       </section>
 
       <section class="card" id="fair" data-state="checking" aria-labelledby="fair-title">
-        <h2 id="fair-title">Fair dice, checked in your browser</h2>
-        <p id="fair-verdict" class="verdict">Checking every round…</p>
-        <p class="help">This page recomputes every die from the seeds in the record with your browser's
-          own cryptography (SHA-256 and HMAC-SHA256), without asking the server whether it is right:
-          the server's seed must match the commitment it published before the roll, the seeds it chose
-          for bots must follow from that seed, and the dice must follow from every seat's seed.
-          It is the check of <code>docs/protocol.md</code>, “Fair dice”, and of <code>dudo verify</code>.</p>
+        <h2 id="fair-title">${escapeHtml(t('rp.fair_title'))}</h2>
+        <p id="fair-verdict" class="verdict">${escapeHtml(t('rp.fair_checking_rounds'))}</p>
+        <p class="help">${escapeHtml(t('rp.fair_help'))}</p>
         <ol id="fair-rounds" class="fair-rounds"></ol>
       </section>
 
       <section class="card" aria-labelledby="rules-title">
-        <h2 id="rules-title">The rules of this table</h2>
+        <h2 id="rules-title">${escapeHtml(t('rp.rules_title'))}</h2>
         ${this.rulesList()}
-        <p><a id="rules-sheet" href="${escapeHtml(rulesHref)}">The full rules sheet for this table</a></p>
+        <p><a id="rules-sheet" href="${escapeHtml(rulesHref)}">${escapeHtml(t('rp.rules_sheet'))}</a></p>
       </section>
     </article>`;
   }
@@ -218,15 +221,15 @@ class GamePage {
     const preset = overrides?.preset;
     if (preset && presets.includes(preset)) {
       const title = t(`preset.${preset}`).split(' (')[0];
-      return Object.keys(overrides).length > 1 ? `${title} with house rules` : title;
+      return Object.keys(overrides).length > 1 ? t('rp.house_rules', {title}) : title;
     }
-    return `${rules.starting_dice ?? 5} dice each${rules.wild_ones ? ', ones wild' : ''}`;
+    return `${t('rp.dice_each', {n: rules.starting_dice ?? 5})}${rules.wild_ones ? t('rp.ones_wild') : ''}`;
   }
 
   rulesList() {
     const rules = this.record.rules || {};
     const value = (key, raw) => {
-      if (typeof raw === 'boolean') return raw ? 'yes' : 'no';
+      if (typeof raw === 'boolean') return raw ? t('rp.yes') : t('rp.no');
       const choice = `choice.${key}.${raw}`;
       const words = t(choice);
       return words === choice ? String(raw) : words;
@@ -295,11 +298,14 @@ class GamePage {
     const slider = main.querySelector('#slider');
     slider.value = String(at);
     const sentence = this.stepSentence(round, step);
-    slider.setAttribute('aria-valuetext', `Round ${round + 1}, step ${step + 1} of ${this.record.rounds[round].actions.length}: ${sentence}`);
+    slider.setAttribute('aria-valuetext', t('rp.position', {round: round + 1, step: step + 1, steps: this.record.rounds[round].actions.length, sentence}));
     main.querySelector('#prev').disabled = at === 0;
     main.querySelector('#first').disabled = at === 0;
     main.querySelector('#next').disabled = at === this.positions.length - 1;
     main.querySelector('#last').disabled = at === this.positions.length - 1;
+    // By round: nothing before the first deal, nothing after the last round's deal.
+    main.querySelector('#prev-round').disabled = at === 0;
+    main.querySelector('#next-round').disabled = round === this.record.rounds.length - 1;
     history.replaceState(null, '', `#r${round + 1}s${step + 1}`);
     this.renderStage();
     for (const item of main.querySelectorAll('.step.current')) {
@@ -311,7 +317,7 @@ class GamePage {
       current.classList.add('current');
       current.setAttribute('aria-current', 'step');
     }
-    if (announce) say(`Round ${round + 1}. ${sentence}`);
+    if (announce) say(t('rp.round_said', {n: round + 1, sentence}));
   }
 
   // -- what happened at a step -----------------------------------------------------------
@@ -325,17 +331,17 @@ class GamePage {
   }
 
   actionWords(action, kind) {
-    if (!action) return 'let the chance to call calza go by';
+    if (!action) return t('rp.let_calza_go');
     if (action.bid) {
-      return `${kind === 'open' ? 'opens with' : kind === 'raise' ? 'raises to' : 'bids'} ${anyBidWords(action.bid)}`;
+      return t(kind === 'open' ? 'rp.opens' : kind === 'raise' ? 'rp.raises' : 'rp.bids', {bid: anyBidWords(action.bid)});
     }
-    return action.call === 'calza' ? 'calls Calza (exact!)' : 'calls Liar!';
+    return action.call === 'calza' ? t('rp.calls_calza') : t('rp.calls_liar');
   }
 
   hardWords(action) {
-    if (!action) return 'let it go';
-    if (action.bid) return `bid ${anyBidWords(action.bid)}`;
-    return action.call === 'calza' ? 'call Calza' : 'call Liar!';
+    if (!action) return t('rp.hard_let_go');
+    if (action.bid) return t('rp.hard_bid', {bid: anyBidWords(action.bid)});
+    return action.call === 'calza' ? t('rp.hard_calza') : t('rp.hard_liar');
   }
 
   outcomeWords(reveal, out = []) {
@@ -346,17 +352,17 @@ class GamePage {
     }
     const [q, f] = reveal.bid;
     const verdict = reveal.call === 'calza'
-      ? (reveal.outcome === 'exact' ? 'exactly right' : 'not exact')
-      : (reveal.outcome === 'holds' ? 'the bid holds' : 'the bid was a lie');
+      ? t(reveal.outcome === 'exact' ? 'rp.exactly_right' : 'rp.not_exact')
+      : t(reveal.outcome === 'holds' ? 'rp.holds' : 'rp.lie');
     let who;
     if (reveal.loser == null) {
-      who = reveal.change ? `${this.name(reveal.caller)} wins a die back.` : `${this.name(reveal.caller)} was exactly right.`;
+      who = t(reveal.change ? 'rp.wins_die' : 'rp.was_exact', {name: this.name(reveal.caller)});
     } else if (this.points) {
-      who = `${this.name(reveal.loser)} takes ${reveal.change} penalty point${reveal.change === 1 ? '' : 's'}.`;
+      who = t('rp.takes_points', {name: this.name(reveal.loser), n: reveal.change});
     } else {
-      who = `${this.name(reveal.loser)} loses ${reveal.change === 1 ? 'a die' : `${reveal.change} dice`}${(out || []).includes(reveal.loser) ? ' and is out' : ''}.`;
+      who = t((out || []).includes(reveal.loser) ? 'rp.loses_out' : 'rp.loses', {name: this.name(reveal.loser), n: reveal.change});
     }
-    return `${reveal.count} ${reveal.count === 1 ? 'die counts' : 'dice count'} for ${bidWords(q, f)}: ${verdict}. ${who}`;
+    return `${t('rp.count_for', {n: reveal.count, bid: bidWords(q, f), verdict})} ${who}`;
   }
 
   stepSentence(round, step) {
@@ -365,17 +371,18 @@ class GamePage {
       const opener = played.actions[0]?.seat;
       const rolled = round === 0 && this.rolloffAttempts().length
         ? `${this.rolloffWords()} ` : '';
-      return `${rolled}The dice are rolled${opener != null ? `; ${this.name(opener)} opens` : ''}.`;
+      return rolled + (opener != null ? t('rp.rolled_opens', {name: this.name(opener)}) : t('rp.rolled'));
     }
     const action = played.actions[step];
     const decision = this.decision(round, step);
     const words = this.actionWords(action, decision?.kind);
     let sentence = `${this.name(action.seat)} ${words}${/[.!?]$/.test(words) ? '' : '.'}`;
+    if (action.by) sentence += ` (${byWords(action.by)})`;
     const info = this.roundInfo(round);
     if (action.call && info?.reveal && step === played.actions.length - 1) {
       sentence += ` ${this.outcomeWords(info.reveal, info.out)}`;
       if (round === this.record.rounds.length - 1 && this.analysis?.winners?.length) {
-        sentence += ` ${this.analysis.winners.map((seat) => this.name(seat)).join(' and ')} ${this.analysis.winners.length > 1 ? 'win' : 'wins'} the game.`;
+        sentence += ` ${t('rp.wins_game', {n: this.analysis.winners.length, names: listNames(this.analysis.winners.map((seat) => this.name(seat)))})}`;
       }
     }
     return sentence;
@@ -449,56 +456,58 @@ class GamePage {
       : standing && standing.wild != null && (d === standing.bid[1] || (standing.wild && d === 1 && standing.bid[1] !== 1)));
     const checked = this.verification?.rounds?.[round];
     const badges = [];
-    if (info?.palifico) badges.push('<span class="badge pal">Palifico</span>');
+    if (info?.palifico) badges.push(`<span class="badge pal">${escapeHtml(t('rp.palifico'))}</span>`);
     if (info && this.record.rules?.wild_ones) {
       const wild = standing?.wild ?? info.wild;
-      badges.push(`<span class="badge">${wild ? 'Ones wild' : 'Ones not wild'}</span>`);
+      badges.push(`<span class="badge">${escapeHtml(t(wild ? 'rp.ones_wild_badge' : 'rp.ones_not_wild'))}</span>`);
     }
     if (checked) {
-      badges.push(checked.ok ? '<span class="badge ok">Dice verified ✓</span>'
-        : '<span class="badge bad">Dice NOT verified ✗</span>');
+      badges.push(checked.ok ? `<span class="badge ok">${escapeHtml(t('rp.verified'))}</span>`
+        : `<span class="badge bad">${escapeHtml(t('rp.not_verified'))}</span>`);
     }
     const seats = played.dice.map((cup, seat) => {
       const classes = ['cup'];
       if (action && action.seat === seat) classes.push('actor');
       if (standing && standing.bidder === seat) classes.push('bidder');
       const marks = [];
-      if (action && action.seat === seat) marks.push(action.bid ? 'bids' : 'calls');
-      if (standing && standing.bidder === seat && !(action && action.seat === seat)) marks.push('standing bid');
-      if (revealedNow && reveal && reveal.loser === seat) marks.push(this.points ? `+${reveal.change} point${reveal.change === 1 ? '' : 's'}` : `−${reveal.change} ${reveal.change === 1 ? 'die' : 'dice'}`);
-      if (revealedNow && reveal && reveal.loser == null && reveal.change && reveal.caller === seat) marks.push('+1 die');
-      if (!cup.length) marks.push('out');
+      if (action && action.seat === seat) marks.push(t(action.bid ? 'rp.mark_bids' : 'rp.mark_calls'));
+      if (standing && standing.bidder === seat && !(action && action.seat === seat)) marks.push(t('rp.mark_standing'));
+      if (revealedNow && reveal && reveal.loser === seat) marks.push(t(this.points ? 'rp.mark_points' : 'rp.mark_dice', {n: reveal.change}));
+      if (revealedNow && reveal && reveal.loser == null && reveal.change && reveal.caller === seat) marks.push(t('rp.mark_plus_die'));
+      if (!cup.length) marks.push(t('rp.mark_out'));
       const counted = cup.filter(counts).length;
       const dice = cup.map((d) => die(d, {size: 30, counts: counts(d)})).join('');
-      const spoken = cup.length ? `dice ${cup.join(', ')}${standing && standing.wild != null ? `; ${counted} count` : ''}` : 'no dice';
+      const spoken = cup.length ? `${t('rp.spoken_dice', {dice: cup.join(', ')})}${standing && standing.wild != null ? `; ${t('rp.spoken_count', {n: counted})}` : ''}` : t('rp.no_dice');
       return `<li class="${classes.join(' ')}" data-seat="${seat}">
-        <span class="cup-name">${escapeHtml(this.name(seat))}${this.isBot(seat) ? ' <span class="badge">bot</span>' : ''}${seat === this.mySeat ? ' <span class="badge you">you</span>' : ''}</span>
+        <span class="cup-name">${escapeHtml(this.name(seat))}${this.isBot(seat) ? ` <span class="badge">${escapeHtml(t('rp.bot'))}</span>` : ''}${seat === this.mySeat ? ` <span class="badge you">${escapeHtml(t('rp.you'))}</span>` : ''}</span>
         <span class="cup-dice" aria-hidden="true">${dice}</span>
         <span class="sr-only">${escapeHtml(spoken)}</span>
         ${marks.length ? `<span class="cup-marks">${escapeHtml(marks.join(' · '))}</span>` : ''}</li>`;
     }).join('');
-    let standingLine = '<p class="standing-line">No bid yet.</p>';
+    let standingLine = `<p class="standing-line">${escapeHtml(t('rp.no_bid'))}</p>`;
     if (standing && isHand(standing.bid)) {
-      standingLine = `<p class="standing-line"><span class="label">${standing.called ? 'Called bid' : 'Standing bid'}</span>
-        <strong class="replay-bid" data-bid="${escapeHtml(standing.bid.hand)}">${escapeHtml(handWords(standing.bid))}</strong> by ${escapeHtml(this.name(standing.bidder))}.</p>`;
+      standingLine = `<p class="standing-line"><span class="label">${escapeHtml(t(standing.called ? 'rp.called_bid' : 'rp.standing_bid'))}</span>
+        <strong class="replay-bid" data-bid="${escapeHtml(standing.bid.hand)}">${escapeHtml(handWords(standing.bid))}</strong> ${escapeHtml(t('rp.by_name', {name: this.name(standing.bidder)}))}</p>`;
     } else if (standing) {
       const [q, f] = standing.bid;
       const count = standing.count;
-      const state = count == null ? '' : count >= q ? ' — true so far' : ` — short by ${q - count}`;
-      standingLine = `<p class="standing-line"><span class="label">${standing.called ? 'Called bid' : 'Standing bid'}</span>
-        <strong class="replay-bid" data-bid="${q}x${f}">${escapeHtml(bidWords(q, f))}</strong> by ${escapeHtml(this.name(standing.bidder))}.
-        ${count == null ? '' : `<span class="replay-count">Under all cups: <strong data-count="${count}">${count}</strong> ${count === 1 ? 'counts' : 'count'}${escapeHtml(state)}.</span>`}</p>`;
+      const state = count == null ? '' : count >= q ? t('rp.true_so_far') : t('rp.short_by', {n: q - count});
+      const under = count == null ? '' : escapeHtml(t('rp.under_cups', {n: count, count: '\u0000'}))
+        .replace('\u0000', `<strong data-count="${count}">${count}</strong>`);
+      standingLine = `<p class="standing-line"><span class="label">${escapeHtml(t(standing.called ? 'rp.called_bid' : 'rp.standing_bid'))}</span>
+        <strong class="replay-bid" data-bid="${q}x${f}">${escapeHtml(bidWords(q, f))}</strong> ${escapeHtml(t('rp.by_name', {name: this.name(standing.bidder)}))}
+        ${count == null ? '' : `<span class="replay-count">${under}${escapeHtml(state)}.</span>`}</p>`;
     }
     stage.dataset.round = String(round + 1);
     stage.dataset.step = String(step + 1);
-    stage.innerHTML = `<h3 class="stage-title">Round ${round + 1} <span class="of">of ${this.record.rounds.length}</span> ·
-        ${step < 0 ? 'the deal' : `step ${step + 1} of ${played.actions.length}`} ${badges.join(' ')}</h3>
-      ${checked && !checked.ok ? `<p class="notice fair-problem">These dice do not check out: ${escapeHtml(checked.problem)}.</p>` : ''}
+    stage.innerHTML = `<h3 class="stage-title">${escapeHtml(t('rp.stage_round', {n: round + 1, total: this.record.rounds.length}))} ·
+        ${escapeHtml(step < 0 ? t('rp.the_deal') : t('rp.step_of', {n: step + 1, total: played.actions.length}))} ${badges.join(' ')}</h3>
+      ${checked && !checked.ok ? `<p class="notice fair-problem">${escapeHtml(t('rp.bad_dice', {problem: checked.problem}))}</p>` : ''}
       <p class="step-sentence" id="step-sentence">${escapeHtml(this.stepSentence(round, step))}</p>
       ${round === 0 && step < 0 && this.rolloffAttempts().length ? this.rolloffHtml() : ''}
       <ol class="cups-now">${seats}</ol>
       ${standingLine}
-      ${decision ? this.insight(decision) : step >= 0 && this.analysisError ? `<p class="help">No analysis: ${escapeHtml(this.analysisError)}</p>` : ''}`;
+      ${decision ? this.insight(decision) : step >= 0 && this.analysisError ? `<p class="help">${escapeHtml(t('rp.no_analysis_for', {why: this.analysisError}))}</p>` : ''}`;
   }
 
   // What the analysis says about one decision, in words.
@@ -507,26 +516,26 @@ class GamePage {
     const lines = [];
     if (d.bid_odds) {
       const o = d.bid_odds;
-      lines.push(`From ${escapeHtml(who)}'s seat, ${escapeHtml(anyBidWords(d.action.bid))} was <strong>${pct(o.holds)}</strong> likely to hold: own dice gave ${o.own}, ${o.unseen} unseen dice, each counting ${o.p > 0.2 ? 'one in three' : 'one in six'}.`);
-      if (d.standing_odds) lines.push(`The bid before it was ${pct(d.standing_odds.holds)} likely from there.`);
+      lines.push(strong(t('rp.insight_bid', {who, bid: anyBidWords(d.action.bid), p: MARK, own: o.own, unseen: o.unseen, each: t(o.p > 0.2 ? 'rp.one_in_three' : 'rp.one_in_six')}), pct(o.holds)));
+      if (d.standing_odds) lines.push(escapeHtml(t('rp.insight_before', {p: pct(d.standing_odds.holds)})));
     } else if (d.action.call === 'dudo') {
       const o = d.standing_odds;
-      lines.push(`From ${escapeHtml(who)}'s seat, ${escapeHtml(anyBidWords(d.standing))} was <strong>${pct(o.holds)}</strong> likely to hold (own dice gave ${o.own}, ${o.unseen} unseen), so the call was ${pct(1 - o.holds)} likely to be right.`);
+      lines.push(strong(t('rp.insight_dudo', {who, bid: anyBidWords(d.standing), p: MARK, own: o.own, unseen: o.unseen, right: pct(1 - o.holds)}), pct(o.holds)));
     } else {
       const o = d.standing_odds;
-      lines.push(`From ${escapeHtml(who)}'s seat, exactly ${escapeHtml(anyBidWords(d.standing))} was <strong>${pct(o.exact)}</strong> likely (own dice gave ${o.own}, ${o.unseen} unseen).`);
+      lines.push(strong(t('rp.insight_calza', {who, bid: anyBidWords(d.standing), p: MARK, own: o.own, unseen: o.unseen}), pct(o.exact)));
     }
-    const unit = this.points ? 'points' : 'dice';
+    const unit = t(this.points ? 'rp.unit_points' : 'rp.unit_dice');
     const ev = `${signed(this.points ? -d.ev : d.ev)} ${unit}`;
     if (d.hard.same) {
-      lines.push(`Hard would have done the same (expected ${ev}).`);
+      lines.push(escapeHtml(t('rp.hard_same', {ev})));
     } else {
-      lines.push(`Hard would have: <strong>${escapeHtml(this.hardWords(d.hard.action))}</strong> (expected ${signed(this.points ? -d.hard.ev : d.hard.ev)} ${unit}; this move ${ev}).`);
+      lines.push(strong(t('rp.hard_other', {what: MARK, hard: `${signed(this.points ? -d.hard.ev : d.hard.ev)} ${unit}`, ev}), this.hardWords(d.hard.action)));
     }
     const marks = [];
-    if (d.mistake) marks.push(`<span class="mark mistake">Mistake</span> ${escapeHtml(d.mistake.text)}`);
-    if (d.bluff) marks.push(`<span class="mark bluff">Bluff</span>${d.caught ? ' and caught' : ''}`);
-    if (d.outcome) marks.push(`<span class="mark ${d.outcome}">${d.outcome === 'right' ? 'Right call' : 'Wrong call'}</span>`);
+    if (d.mistake) marks.push(`<span class="mark mistake">${escapeHtml(t('rp.mistake'))}</span> ${escapeHtml(d.mistake.text)}`);
+    if (d.bluff) marks.push(`<span class="mark bluff">${escapeHtml(t('rp.bluff'))}</span>${d.caught ? escapeHtml(t('rp.and_caught')) : ''}`);
+    if (d.outcome) marks.push(`<span class="mark ${d.outcome}">${escapeHtml(t(d.outcome === 'right' ? 'rp.right_call' : 'rp.wrong_call'))}</span>`);
     return `<div class="insight" data-seat="${d.seat}">${lines.map((line) => `<p>${line}</p>`).join('')}
       ${marks.length ? `<p class="marks">${marks.join(' ')}</p>` : ''}</div>`;
   }
@@ -536,22 +545,22 @@ class GamePage {
   renderSummary() {
     const box = main.querySelector('#summary');
     if (!this.analysis) {
-      box.innerHTML = `<p class="notice">The analysis is not available: ${escapeHtml(this.analysisError)}</p>`;
+      box.innerHTML = `<p class="notice">${escapeHtml(t('rp.analysis_missing', {why: this.analysisError}))}</p>`;
       return;
     }
     const cards = this.analysis.summary.map((p) => `<li class="player-card" data-seat="${p.seat}">
-      <h3>${escapeHtml(this.name(p.seat))}${p.bot ? ' <span class="badge">bot</span>' : ''}${p.seat === this.mySeat ? ' <span class="badge you">you</span>' : ''}${(this.analysis.winners || []).includes(p.seat) ? ' <span class="badge ok">winner</span>' : ''}</h3>
+      <h3>${escapeHtml(this.name(p.seat))}${p.bot ? ` <span class="badge">${escapeHtml(t('rp.bot'))}</span>` : ''}${p.seat === this.mySeat ? ` <span class="badge you">${escapeHtml(t('rp.you'))}</span>` : ''}${(this.analysis.winners || []).includes(p.seat) ? ` <span class="badge ok">${escapeHtml(t('rp.winner_badge'))}</span>` : ''}</h3>
       <dl class="stats">
-        <div><dt>Calls right</dt><dd data-stat="calls-right">${p.calls.right}</dd></div>
-        <div><dt>Calls wrong</dt><dd data-stat="calls-wrong">${p.calls.wrong}</dd></div>
-        <div><dt>Bluffs (caught)</dt><dd data-stat="bluffs">${p.bluffs} (${p.bluffs_caught})</dd></div>
-        <div><dt>Average risk</dt><dd data-stat="risk">${pct(p.average_risk)}</dd></div>
-        <div><dt>Mistakes</dt><dd data-stat="mistakes">${p.mistakes}</dd></div>
-        <div><dt>As hard would</dt><dd data-stat="hard">${p.agreed_with_hard} of ${p.decisions}</dd></div>
+        <div><dt>${escapeHtml(t('rp.calls_right'))}</dt><dd data-stat="calls-right">${p.calls.right}</dd></div>
+        <div><dt>${escapeHtml(t('rp.calls_wrong'))}</dt><dd data-stat="calls-wrong">${p.calls.wrong}</dd></div>
+        <div><dt>${escapeHtml(t('rp.bluffs'))}</dt><dd data-stat="bluffs">${p.bluffs} (${p.bluffs_caught})</dd></div>
+        <div><dt>${escapeHtml(t('rp.avg_risk'))}</dt><dd data-stat="risk">${pct(p.average_risk)}</dd></div>
+        <div><dt>${escapeHtml(t('rp.mistakes'))}</dt><dd data-stat="mistakes">${p.mistakes}</dd></div>
+        <div><dt>${escapeHtml(t('rp.as_hard'))}</dt><dd data-stat="hard">${escapeHtml(t('rp.n_of', {n: p.agreed_with_hard, total: p.decisions}))}</dd></div>
+        ${p.by_bot ? `<div><dt>${escapeHtml(t('rp.by_bot'))}</dt><dd data-stat="by-bot">${p.by_bot}</dd></div>` : ''}
       </dl></li>`).join('');
     box.innerHTML = `<ul class="player-cards">${cards}</ul>
-      <p class="help">Average risk: the chance, on average, that a move of theirs would lose if judged
-      (a call at once, a bid if called), from their own seat.</p>`;
+      <p class="help">${escapeHtml(t('rp.risk_help'))}</p>`;
   }
 
   renderLog() {
@@ -562,26 +571,26 @@ class GamePage {
       const checked = this.verification?.rounds?.[r];
       const cups = played.dice.map((cup, seat) => `<li><span class="cup-name">${escapeHtml(this.name(seat))}</span>
         <span class="cup-dice" aria-hidden="true">${cup.map((d) => die(d, {size: 20})).join('')}</span>
-        <span class="sr-only">${cup.length ? cup.join(', ') : 'no dice'}</span></li>`).join('');
+        <span class="sr-only">${escapeHtml(cup.length ? cup.join(', ') : t('rp.no_dice'))}</span></li>`).join('');
       const steps = played.actions.map((action, k) => {
         const d = info?.steps?.[k];
-        const chance = d ? (d.bid_odds ? pct(d.bid_odds.holds) : d.action.call === 'dudo' ? `bid ${pct(d.standing_odds.holds)}` : `exact ${pct(d.standing_odds.exact)}`) : '';
+        const chance = d ? (d.bid_odds ? pct(d.bid_odds.holds) : d.action.call === 'dudo' ? t('rp.chance_bid', {p: pct(d.standing_odds.holds)}) : t('rp.chance_exact', {p: pct(d.standing_odds.exact)})) : '';
         const notes = [];
-        if (d?.mistake) notes.push('<span class="mark mistake">Mistake</span>');
-        if (d?.bluff) notes.push(`<span class="mark bluff">Bluff${d.caught ? ', caught' : ''}</span>`);
-        if (d?.outcome) notes.push(`<span class="mark ${d.outcome}">${d.outcome === 'right' ? 'Right' : 'Wrong'}</span>`);
+        if (d?.mistake) notes.push(`<span class="mark mistake">${escapeHtml(t('rp.mistake'))}</span>`);
+        if (d?.bluff) notes.push(`<span class="mark bluff">${escapeHtml(t(d.caught ? 'rp.bluff_caught' : 'rp.bluff'))}</span>`);
+        if (d?.outcome) notes.push(`<span class="mark ${d.outcome}">${escapeHtml(t(d.outcome === 'right' ? 'rp.right' : 'rp.wrong'))}</span>`);
         return `<li class="step" id="log-r${r + 1}s${k + 1}">
-          <a class="step-link" href="#r${r + 1}s${k + 1}"><span class="sr-only">Step </span>${k + 1}</a>
+          <a class="step-link" href="#r${r + 1}s${k + 1}"><span class="sr-only">${escapeHtml(t('rp.step'))} </span>${k + 1}</a>
           <span class="step-who">${escapeHtml(this.name(action.seat))}</span>
-          <span class="step-what">${escapeHtml(this.actionWords(action, d?.kind))}</span>
-          ${d ? `<span class="step-chance"><span class="sr-only">chance from their seat </span>${chance}</span>
-          <span class="step-hard">${d.hard.same ? '<span class="same">= hard</span>' : `hard: ${escapeHtml(this.hardWords(d.hard.action))}`}</span>` : ''}
+          <span class="step-what">${escapeHtml(this.actionWords(action, d?.kind))}${action.by ? ` <span class="by">${escapeHtml(byWords(action.by))}</span>` : ''}</span>
+          ${d ? `<span class="step-chance"><span class="sr-only">${escapeHtml(t('rp.chance_from_seat'))}</span>${escapeHtml(chance)}</span>
+          <span class="step-hard">${d.hard.same ? `<span class="same">${escapeHtml(t('rp.same_hard'))}</span>` : escapeHtml(t('rp.hard_did', {what: this.hardWords(d.hard.action)}))}</span>` : ''}
           ${notes.length ? `<span class="step-notes">${notes.join(' ')}</span>` : ''}</li>`;
       }).join('');
       const outcome = info?.reveal ? `<p class="outcome">${escapeHtml(this.outcomeWords(info.reveal, info.out))}</p>` : '';
-      const badge = checked ? (checked.ok ? ' <span class="badge ok">dice verified ✓</span>' : ' <span class="badge bad">dice NOT verified ✗</span>') : '';
+      const badge = checked ? (checked.ok ? ` <span class="badge ok">${escapeHtml(t('rp.dice_verified_small'))}</span>` : ` <span class="badge bad">${escapeHtml(t('rp.dice_not_verified_small'))}</span>`) : '';
       return `<section class="round-log" aria-labelledby="round-${r + 1}-title">
-        <h3 id="round-${r + 1}-title"><a href="#r${r + 1}s0">Round ${r + 1}</a>${info?.palifico ? ' <span class="badge pal">Palifico</span>' : ''}${badge}</h3>
+        <h3 id="round-${r + 1}-title"><a href="#r${r + 1}s0">${escapeHtml(t('rp.round_n', {n: r + 1}))}</a>${info?.palifico ? ` <span class="badge pal">${escapeHtml(t('rp.palifico'))}</span>` : ''}${badge}</h3>
         <ul class="cups-log">${cups}</ul>
         <ol class="steps">${steps}</ol>${outcome}</section>`;
     }).join('');
@@ -603,16 +612,15 @@ class GamePage {
     const rolloff = result.rolloff || [];
     const failed = [...rolloff, ...result.rounds].filter((round) => !round.ok);
     const summary = main.querySelector('#fair-summary a');
-    summary.textContent = result.ok ? 'Fair dice: ✓ every die verified in your browser'
-      : `Fair dice: ✗ NOT VERIFIED (${failed.length || 'the record'}${failed.length ? ` round${failed.length === 1 ? '' : 's'}` : ''}): see why`;
+    summary.textContent = t(result.ok ? 'rp.fair_ok' : 'rp.fair_bad');
     summary.parentElement.className = `fair-summary ${result.ok ? 'ok' : 'bad'}`;
     verdict.textContent = result.ok
-      ? `✓ Verified: every die of all ${result.rounds.length} rounds${rolloff.length ? ` and of the roll-off (${rolloff.length} attempt${rolloff.length === 1 ? '' : 's'})` : ''} follows from the published seeds.`
-      : `✗ NOT VERIFIED: ${result.problem || `${failed[0].attempt ? `roll-off attempt ${failed[0].attempt}` : `round ${failed[0].round}`}: ${failed[0].problem}`}.`;
+      ? t('rp.verdict_ok', {n: result.rounds.length})
+      : t('rp.verdict_bad', {problem: result.problem || `${failed[0].attempt ? t('rp.rolloff_attempt', {n: failed[0].attempt}) : t('rp.fair_round', {n: failed[0].round})}: ${failed[0].problem}`});
     main.querySelector('#fair-rounds').innerHTML = rolloff.map((attempt) => `<li data-round="${attempt.round}" data-ok="${attempt.ok}" class="${attempt.ok ? 'ok' : 'bad'}">
-      <strong>Roll-off attempt ${attempt.attempt} ${attempt.ok ? '✓' : '✗ NOT verified'}</strong>
+      <strong>${escapeHtml(t('rp.rolloff_attempt', {n: attempt.attempt}))} ${attempt.ok ? '✓' : escapeHtml(t('rp.fair_round_bad'))}</strong>
       ${escapeHtml(attempt.ok ? attempt.checks.join(' · ') : attempt.problem)}</li>`).join('') + result.rounds.map((round) => `<li data-round="${round.round}" data-ok="${round.ok}" class="${round.ok ? 'ok' : 'bad'}">
-      <strong>Round ${round.round} ${round.ok ? '✓' : '✗ NOT verified'}</strong>
+      <strong>${escapeHtml(t('rp.fair_round', {n: round.round}))} ${round.ok ? '✓' : escapeHtml(t('rp.fair_round_bad'))}</strong>
       ${escapeHtml(round.ok ? round.checks.join(' · ') : round.problem)}</li>`).join('');
   }
 }
@@ -620,24 +628,24 @@ class GamePage {
 // -- /my-games ------------------------------------------------------------------------------
 
 function renderMyGames() {
-  document.title = 'dudo · my games';
+  document.title = `dudo · ${t('rp.title_mine')}`;
   const games = myGames();
   const when = (ms) => {
     try { return new Date(ms).toLocaleString(); } catch { return ''; }
   };
   const items = games.map((game) => {
     const names = Array.isArray(game.names) ? game.names.join(', ') : '';
-    const winners = Array.isArray(game.winners) && game.winners.length ? ` · won by ${game.winners.join(', ')}` : '';
+    const winners = Array.isArray(game.winners) && game.winners.length ? t('rp.won_by', {names: listNames(game.winners)}) : '';
     return `<li data-game="${escapeHtml(game.id)}">
-      <a href="/g/${escapeHtml(game.id)}">${escapeHtml(game.room ? `Table ${game.room}` : 'A game')}${names ? `: ${escapeHtml(names)}` : ''}</a>
+      <a href="/g/${escapeHtml(game.id)}">${escapeHtml(game.room ? t('rp.table', {code: game.room}) : t('rp.a_game'))}${names ? `: ${escapeHtml(names)}` : ''}</a>
       <span class="help">${escapeHtml(when(game.when))}${escapeHtml(winners)}</span>
-      <button type="button" class="small secondary" data-forget="${escapeHtml(game.id)}">Forget<span class="sr-only"> this game</span></button></li>`;
+      <button type="button" class="small secondary" data-forget="${escapeHtml(game.id)}">${escapeHtml(t('rp.forget'))}<span class="sr-only">${escapeHtml(t('rp.this_game'))}</span></button></li>`;
   }).join('');
   main.innerHTML = `<section class="card my-games-page" aria-labelledby="my-games-title">
-    <h1 id="my-games-title">My games</h1>
-    <p class="lead">The games finished or opened in this browser. The list stays on this device: there is no account, and nothing about it is sent anywhere.</p>
-    ${games.length ? `<ol class="my-games">${items}</ol>` : '<p>No games yet. Finish a game at a table and it appears here, with a replay, the analysis and the dice checked.</p>'}
-    <p><a href="/">Play a game</a></p></section>`;
+    <h1 id="my-games-title">${escapeHtml(t('rp.my_games_title'))}</h1>
+    <p class="lead">${escapeHtml(t('rp.my_games_lead'))}</p>
+    ${games.length ? `<ol class="my-games">${items}</ol>` : `<p>${escapeHtml(t('rp.no_games'))}</p>`}
+    <p><a href="/">${escapeHtml(t('rp.play_a_game'))}</a></p></section>`;
   for (const button of main.querySelectorAll('[data-forget]')) {
     button.addEventListener('click', () => {
       forgetGame(button.dataset.forget);
@@ -648,7 +656,7 @@ function renderMyGames() {
 }
 
 async function start() {
-  await setLanguage('en'); // this page is in English; option names come from the locale
+  await setLanguage(pickLanguage());
   const match = location.pathname.match(/^\/g\/([A-Za-z0-9]{1,40})\/?$/);
   if (match) {
     const page = new GamePage(match[1]);

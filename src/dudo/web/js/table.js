@@ -14,6 +14,13 @@ import {morph} from './morph.js';
 import {SeriesPanel} from './series.js';
 import {GameLog} from './gamelog.js';
 import {CATEGORIES, anyBidWords, eventBid, facesPart, handDice, handKey, handUses, handWords, isHand} from './hands.js';
+import {playedName, seatName} from './history.js';
+import {quickLobby, tickQuick} from './quick.js';
+import {CLOSE_LEFT, Leaving, leaveButton, outChoices} from './leave.js';
+import {Keyboard, keysButton} from './keyboard.js';
+import {avatar, seatColour} from './avatar.js';
+import {Voices} from './voice.js';
+import {Chat} from './chat.js';
 import {play, setSound, soundOn} from './sound.js';
 import {chosenRules, closestPreset, loadCatalogue, optionControls, presetTitle, timerOptions,
   wildAcesChanged} from './rooms.js';
@@ -85,6 +92,10 @@ class Table {
     this.emotes = new Map(); // seat -> [emote, until]
     this.showOdds = localStorage.getItem('dudo.odds') === '1';
     this.practice = memory.practice(code) ? new Practice(this) : null;
+    this.leaving = new Leaving(this);
+    this.keyboard = new Keyboard(this);
+    this.voices = new Voices(this, announce);
+    this.chat = new Chat(this);
     if (this.practice) this.showOdds = localStorage.getItem('dudo.odds') !== '0';
     this.startSent = false;
     this.lastTurnAnnounced = null;
@@ -116,6 +127,8 @@ class Table {
     clearInterval(this.tick);
     clearInterval(this.pinger);
     this.stopCountUp();
+    this.leaving.close();
+    this.keyboard.close();
     document.removeEventListener('visibilitychange', this.onVisible);
     document.removeEventListener('keydown', this.keys);
     this.main.removeEventListener('click', this.onClick);
@@ -163,6 +176,7 @@ class Table {
         return;
       }
       if (event.code === 4404) { this.missing = true; this.render(); return; }
+      if (event.code === CLOSE_LEFT) { this.leaving.left(); return; }
       if (event.code === 4409) { // another tab took this seat: no tug of war, ask first
         this.replaced = true;
         toast(t('err.replaced'), 'info');
@@ -200,6 +214,7 @@ class Table {
       this.log.observe(message);
       this.sendSeed();
       this.narrate(before, message);
+      this.voices.observe(message, (seat) => this.name(seat));
       if (this.practice && message.you.host && message.room.status === 'lobby' && !this.startSent
           && !message.room.seats.some((seat) => seat.kind === 'open')) {
         this.startSent = true;
@@ -217,9 +232,11 @@ class Table {
       const text = errorText(message);
       toast(text);
       announce(text);
+    } else if (message.type === 'chat') {
+      this.chat.receive(message);
     } else if (message.type === 'emote') {
       this.emotes.set(message.seat, [message.emote, Date.now() + 3000]);
-      announce(`${this.name(message.seat)}: ${message.emote}`);
+      announce(`${seatName(this.state, message.seat)}: ${message.emote}`);
       this.render();
       setTimeout(() => this.render(), 3100);
     }
@@ -239,8 +256,9 @@ class Table {
     this.send({type: 'seed', round: fair.round, seed: randomHex(32)});
   }
 
+  // The name of a seat in this game (history.js: as it was when the game started).
   name(seat) {
-    return this.state?.room.seats[seat]?.name || t('seat.number', {n: seat + 1});
+    return playedName(this.state, seat);
   }
 
   title() {
@@ -409,7 +427,7 @@ class Table {
     }
     const room = info.data;
     const open = room.status !== 'playing' && room.seats.some((s) => s.kind === 'open');
-    const seats = room.seats.map((s, i) => `<li>${s.kind === 'open' ? `<em>${escapeHtml(t('seat.open'))}</em>` : nameHtml(s.name)}${i === 0 ? ` <span class="badge">${escapeHtml(t('seat.host'))}</span>` : ''}</li>`).join('');
+    const seats = room.seats.map((s, i) => `<li>${s.kind === 'open' ? `<em>${escapeHtml(t('seat.open'))}</em>` : nameHtml(s.name)}${s.kind === 'bot' ? ` <span class="badge bot">${escapeHtml(t(`seat.bot_${s.level}`))}</span>` : ''}${i === room.host ? ` <span class="badge">${escapeHtml(t('seat.host'))}</span>` : ''}</li>`).join('');
     const why = room.status === 'lobby' ? 'join.full' : room.status === 'over' ? 'join.over_full' : 'join.started';
     document.title = `dudo · ${t('join.title')} ${this.code}`;
     morph(this.main, `
@@ -472,25 +490,32 @@ class Table {
     this.followReveal();
     let html;
     if (room.status === 'lobby') {
-      html = `<div class="table-page lobby">${this.head()}${this.lobbyPanel()}
-        ${this.practice ? this.practice.panel() : ''}${you.seat != null ? this.emoteBar() : ''}</div>`;
+      const panel = room.quick ? quickLobby(this.state, this.seatList(), this.rulesLine()) : this.lobbyPanel();
+      html = `<div class="table-page lobby">${this.head()}${panel}
+        ${this.practice ? this.practice.panel() : ''}${you.seat != null ? this.emoteBar() : ''}${this.chat.panel()}</div>`;
     } else {
       const side = [this.actions(), this.rolloffPanel()];
-      if (this.practice) side.push(this.practice.panel());
+      // Practice: during your turn the tip for this step comes first (on a phone, above the
+      // picker: both on the first screen).
+      const mine = game && game.phase === 'bidding' && game.turn === you.seat;
+      if (this.practice) side.splice(mine ? 0 : 1, 0, this.practice.panel(mine));
       if (game && game.phase === 'over') {
         this.series.follow(room.game);
         side.push(this.standings(), this.series.panel(), this.nextGame());
       }
       side.push(this.history());
       if (you.seat != null) side.push(this.emoteBar());
+      side.push(this.voices.toggle(), this.chat.panel());
       html = `<div class="table-page ${room.status}" data-seats="${room.seats.length}">${this.head()}
         <div class="board" data-key="board">${this.tableDrawing()}${this.ownDice()}</div>
         <div class="side" data-key="side">${side.join('')}</div></div>`;
     }
+    this.keyboard.before();
     morph(this.main, html);
+    this.keyboard.after();
     if (game && game.phase === 'over') {
       const id = this.state.fair?.game_id; // the finished game's page: replay, analysis, dice checked
-      if (id) rememberGame({id, room: this.code, names: room.seats.map((s) => s.name), seat: you.seat, winners: game.winners.map((s) => this.name(s))});
+      if (id) rememberGame({id, room: this.code, names: room.seats.map((_, i) => this.name(i)), seat: you.seat, winners: game.winners.map((s) => this.name(s))});
     }
   }
 
@@ -511,6 +536,8 @@ class Table {
         ${this.replaced ? `<button id="play-here" class="small primary">${escapeHtml(t('table.play_here'))}</button>` : ''}
         <button id="sound-toggle" class="icon small secondary" aria-pressed="${sound}" title="${escapeHtml(t('table.sound'))}"><span aria-hidden="true">${sound ? '🔊' : '🔇'}</span><span class="sr-only">${escapeHtml(t('table.sound'))}</span></button>
         ${notify}
+        ${keysButton()}
+        ${leaveButton(this.state)}
         <button id="copy-link" class="small secondary" data-link="${escapeHtml(link)}"><span aria-hidden="true">🔗</span> <span class="wide-only">${escapeHtml(t('table.copy_link'))}</span><span class="sr-only narrow-only">${escapeHtml(t('table.copy_link'))}</span></button>
         <a class="small button-link" href="${rulesHref(room.rules)}" target="_blank"><span aria-hidden="true">📖</span> <span class="wide-only">${escapeHtml(t('table.rules'))}</span><span class="sr-only narrow-only">${escapeHtml(t('table.rules'))}</span></a>
       </div></section>`;
@@ -547,7 +574,7 @@ class Table {
   // bots and open seats and removes players.
   seatList() {
     const {room, you} = this.state;
-    const host = you.host && room.status !== 'playing';
+    const host = you.host && room.status !== 'playing' && !(room.quick && room.status === 'lobby');
     const rows = room.seats.map((seat, index) => {
       let who;
       if (seat.kind === 'human') who = `${nameHtml(seat.name)}${seat.connected ? '' : ` <span class="badge">${escapeHtml(t('seat.away'))}</span>`}`;
@@ -563,7 +590,7 @@ class Table {
       } else if (host && index !== 0) {
         control = `<button class="small secondary" id="remove-${index}" data-remove="${index}">${escapeHtml(t('lobby.remove'))}<span class="sr-only"> ${escapeHtml(seat.name)}</span></button>`;
       }
-      const badges = `${index === 0 ? ` <span class="badge">${escapeHtml(t('seat.host'))}</span>` : ''}${index === you.seat ? ` <span class="badge you">${escapeHtml(t('seat.you'))}</span>` : ''}`;
+      const badges = `${index === room.host ? ` <span class="badge">${escapeHtml(t('seat.host'))}</span>` : ''}${index === you.seat ? ` <span class="badge you">${escapeHtml(t('seat.you'))}</span>` : ''}`;
       return `<li><span class="seat-no">${index + 1}</span> <span class="who">${who}${badges}</span> ${control}</li>`;
     }).join('');
     return `<ol class="seat-list">${rows}</ol>`;
@@ -618,7 +645,7 @@ class Table {
       ${this.takeSeatForm('join.take_seat')}
       ${this.rulesLine()}
       ${!you.host && room.locked ? `<p class="help">${escapeHtml(t('lobby.locked'))}</p>` : ''}
-      ${you.host ? `<div class="buttons"><button id="fill-bots" class="secondary">${escapeHtml(t('lobby.fill_bots'))}</button>
+      ${you.host ? `<div class="buttons">${room.seats.some((s) => s.kind === 'open') ? `<button id="fill-bots" class="secondary">${escapeHtml(t('lobby.fill_bots'))}</button>` : ''}
         <button id="start" class="primary">${escapeHtml(t('lobby.start'))}</button></div>`
         : `<p class="notice">${escapeHtml(t('lobby.wait_host'))}</p>`}
       ${you.host ? `<h2>${escapeHtml(t('lobby.settings'))}</h2>${this.settings()}` : ''}
@@ -732,6 +759,7 @@ class Table {
     if (out) classes.push('out');
     if (index === you.seat) classes.push('me');
     if (game.phase === 'bidding' && game.bidder === index) classes.push('bidder');
+    if (game.phase === 'over' && game.winners.includes(index)) classes.push('winner');
     let dice;
     let diceKey;
     if (reveal && reveal.cups[index] && reveal.cups[index].length) {
@@ -760,15 +788,15 @@ class Table {
     const plus = reveal && (reveal.loser !== index || this.points());
     const changeMark = changed ? `<span class="change ${reveal.loser === index ? 'minus' : 'plus'}" data-key="change-${this.revealKey()}" aria-hidden="true">${plus ? '+' : '−'}${reveal.change}</span>` : '';
     const [x, y] = (LAYOUTS[order.length] || LAYOUTS[6])[order.indexOf(index)] || [50, 50];
-    const place = `left:${x}%;top:${y}%;--x:-${x}%;--y:-${y}%;--i:${order.indexOf(index)}`;
+    const place = `left:${x}%;top:${y}%;--x:-${x}%;--y:-${y}%;--i:${order.indexOf(index)};--seat-colour:${seatColour(index)}`;
     const diceWords = `${t('seat.dice', {n: count})}${lost ? `, ${t('seat.lost', {n: lost})}` : ''}`;
     return `<li class="${classes.join(' ')}" data-seat="${index}" style="${place}">
-      <span class="seat-name">${turn ? '<span aria-hidden="true">▶ </span>' : ''}${nameHtml(seat.name || t('seat.number', {n: index + 1}))}${index === you.seat ? ` <span class="you-tag">(${escapeHtml(t('seat.you'))})</span>` : ''}</span>
+      <span class="seat-name">${avatar(this.name(index), index)}${turn ? '<span aria-hidden="true">▶ </span>' : ''}${nameHtml(this.name(index))}${index === you.seat ? ` <span class="you-tag">(${escapeHtml(t('seat.you'))})</span>` : ''}</span>
       <span class="seat-status">${escapeHtml(status.join(' · '))}</span>
       ${reveal && reveal.cups[index]?.length
-        ? `<span class="seat-dice revealed" data-key="${diceKey}" role="group" aria-label="${escapeHtml(t('table.cup_of', {name: seat.name}))}">${dice}</span>`
+        ? `<span class="seat-dice revealed" data-key="${diceKey}" role="group" aria-label="${escapeHtml(t('table.cup_of', {name: this.name(index)}))}">${dice}</span>`
         : `<span class="seat-dice" data-key="${diceKey}" aria-hidden="true">${dice}</span><span class="sr-only">${escapeHtml(diceWords)}</span>`}
-      ${points}${changeMark}${bubble}</li>`;
+      ${points}${changeMark}${bubble}${this.voices.bubble(index)}</li>`;
   }
 
   ordinal(place) {
@@ -823,7 +851,7 @@ class Table {
         <p class="count-line">${this.countHtml(reveal)} × ${die(f, {size: 30, label: t('die.face', {face: f})})} <span class="vs">${escapeHtml(t('reveal.vs', {bid: bidWords(q, f)}))}</span></p>
         <p class="verdict">${escapeHtml(verdict)}</p>
         <p class="result">${escapeHtml(this.outcomeSentence(reveal))}</p>
-        ${you.seat != null ? `<button id="next-round" class="primary small">${escapeHtml(t('table.next_round'))} <span data-roll-at="${this.state.roll_at || ''}">${this.rollText()}</span></button>` : ''}
+        ${you.seat != null ? `<button id="next-round" class="primary small" aria-keyshortcuts="N">${escapeHtml(t('table.next_round'))} <span data-roll-at="${this.state.roll_at || ''}">${this.rollText()}</span></button>` : ''}
       </div>`;
     }
     const standing = game.standing;
@@ -900,7 +928,7 @@ class Table {
     } else if (game.phase === 'over') {
       return '';
     } else if (game.dice_counts[you.seat] === 0 && !this.points()) {
-      body = `<p class="notice">${escapeHtml(t('table.you_are_out'))}</p>`;
+      body = `<p class="notice">${escapeHtml(t('table.you_are_out'))}</p>${outChoices(this.state)}`;
     } else {
       body = `<p class="help">${escapeHtml(t(game.last_reveal && game.phase === 'roll' ? 'table.dice_at_seat' : 'table.dice_hidden'))}</p>`;
     }
@@ -908,7 +936,7 @@ class Table {
     if (game.phase === 'bidding' && game.standing && !isHand(game.standing) && game.dice.length && this.showOdds) {
       const [q, f] = game.standing;
       const o = bidOdds(game, q, f);
-      odds = `<p class="odds" id="odds">${escapeHtml(t('odds.line', {
+      odds = `<p class="odds" id="odds">${escapeHtml(t('odds.line', {n: q,
         chance: Math.round(o.chance * 100), bid: bidWords(q, f), own: o.own, unseen: o.unseen,
         expected: o.expected.toFixed(1), p: o.p > 0.2 ? '1/3' : '1/6'}))}</p>`;
     }
@@ -962,7 +990,7 @@ class Table {
     if (!legal.bids.length) {
       if (!game.dice_counts[you.seat] && !this.points()) return ''; // out: the table says so
       const waiting = game.turn !== you.seat ? t('table.waiting_for', {name: this.name(game.turn)}) : '';
-      return `<section class="actions waiting" data-key="actions-waiting" aria-label="${escapeHtml(t('table.actions'))}">${waiting ? `<p class="help">${escapeHtml(waiting)} ${timerHtml(this.state.deadline)}</p>` : ''}${calls ? `<div class="calls">${calls}</div>` : ''}${this.oddsToggle()}</section>`;
+      return `<section class="actions waiting" data-key="actions-waiting" tabindex="-1" aria-label="${escapeHtml(t('table.actions'))}">${waiting ? `<p class="help">${escapeHtml(waiting)} ${timerHtml(this.state.deadline)}</p>` : ''}${calls ? `<div class="calls">${calls}</div>` : ''}${this.oddsToggle()}</section>`;
     }
     const bids = legal.bids;
     if (isHand(bids[0])) return this.handPicker(bids, calls);
@@ -981,7 +1009,7 @@ class Table {
     }).join('');
     const locked = game.palifico && new Set(bids.map(([, bf]) => bf)).size === 1;
     const calza = this.state.room.rules.calza !== 'off';
-    return `<section class="actions picker" data-key="actions-picker" aria-label="${escapeHtml(t('table.actions'))}">
+    return `<section class="actions picker" data-key="actions-picker" tabindex="-1" aria-label="${escapeHtml(t('table.actions'))}">
       <p class="your-turn">${escapeHtml(t('table.your_turn'))} ${timerHtml(this.state.deadline)}</p>
       <div class="pick-row">
         <div class="stepper" role="group" aria-label="${escapeHtml(t('picker.quantity'))}">
@@ -995,7 +1023,7 @@ class Table {
         <button id="bid-go" class="primary bid" aria-keyshortcuts="B">${escapeHtml(t('picker.bid', {bid: bidWords(q, f)}))}</button>
         ${calls}
       </div>
-      ${this.showOdds && game.dice.length ? `<p class="help" id="pick-odds">${escapeHtml(t('odds.pick', {bid: bidWords(q, f), chance: Math.round(bidOdds(game, q, f).chance * 100)}))}</p>` : ''}
+      ${this.showOdds && game.dice.length ? `<p class="help" id="pick-odds">${escapeHtml(t('odds.pick', {n: q, bid: bidWords(q, f), chance: Math.round(bidOdds(game, q, f).chance * 100)}))}</p>` : ''}
       ${locked ? `<p class="help">${escapeHtml(t('picker.locked', {face: bids[0][1]}))}</p>` : ''}
       <div class="picker-foot">${this.oddsToggle()}<p class="help keys">${escapeHtml(t(calza ? 'picker.keys' : 'picker.keys_no_calza'))}</p></div></section>`;
   }
@@ -1104,6 +1132,7 @@ class Table {
   }
 
   updateClocks() {
+    tickQuick(this.main);
     for (const element of this.main.querySelectorAll('[data-deadline]')) {
       const {left, text} = clockText(element.dataset.deadline);
       const span = element.querySelector('.left');
@@ -1132,6 +1161,7 @@ class Table {
       this.render();
       return;
     }
+    if (target.dataset.mute) { this.chat.toggleMute(Number(target.dataset.mute)); return; }
     if (target.dataset.emote) { this.send({type: 'emote', emote: target.dataset.emote}); return; }
     if (target.dataset.remove) {
       this.act('remove', {seat: Number(target.dataset.remove)});
@@ -1140,6 +1170,12 @@ class Table {
     if (target.dataset.link) { this.copy(target.dataset.link); return; }
     switch (id) {
       case 'start': this.act('start'); break;
+      case 'quick-now': {
+        const seats = this.state.room.seats.map((s) => (s.kind === 'open' ? {kind: 'bot', level: 'normal'} : null));
+        this.act('configure', {seats});
+        this.act('start');
+        break;
+      }
       case 'fill-bots': {
         const seats = this.state.room.seats.map((s) => (s.kind === 'open' ? {kind: 'bot', level: 'easy'} : null));
         this.act('configure', {seats});
@@ -1162,6 +1198,9 @@ class Table {
       case 'tip-ok': this.practice?.dismiss(this.main.querySelector('#tip')?.dataset.tip); break;
       case 'watch': this.watch = true; this.connect(); this.render(); break;
       case 'play-here': this.replaced = false; this.connect(); this.render(); break;
+      case 'keys-help': this.keyboard.showHelp(); break;
+      case 'leave': case 'leave-out': this.leaving.ask(target); break;
+      case 'leave-new': this.leaving.leave('/'); break;
       case 'sound-toggle': setSound(!soundOn()); this.render(); break;
       case 'notify-toggle': this.toggleNotify(); break;
       default: break;
@@ -1202,6 +1241,7 @@ class Table {
 
   changed(event) {
     const input = event.target;
+    if (input.id === 'voice-toggle') { this.voices.set(input.checked); this.render(); return; }
     if (input.dataset.handKind || input.dataset.handFaces) {
       const bids = this.legal().bids.filter(isHand);
       const chosen = input.dataset.handKind
@@ -1237,6 +1277,8 @@ class Table {
       this.act('configure', {public: input.checked});
     } else if (input.id === 'lock-room') {
       this.act('configure', {locked: input.checked});
+    } else if (input.id === 'chat-on') {
+      this.act('configure', {chat: input.checked});
     } else if (input.id === 'set-lost') {
       this.act('configure', {show_lost_dice: input.checked});
     }
@@ -1244,6 +1286,7 @@ class Table {
 
   submitted(event) {
     const form = event.target;
+    if (form.id === 'chat-form') { event.preventDefault(); this.chat.submit(form); return; }
     if (form.id === 'join-form' || form.id === 'take-form') {
       event.preventDefault();
       this.takeSeat(form.querySelector('input'));
@@ -1261,6 +1304,8 @@ class Table {
     else if (key === '+' || key === '=') click('q-up');
     else if (key === '-') click('q-down');
     else if (FACE_KEYS.includes(key)) click(`face-${key}`);
+    else if (key === 'n') click('next-round');
+    else if (key === '?') { event.preventDefault(); this.keyboard.showHelp(); }
   }
 }
 

@@ -1,0 +1,100 @@
+// Bots with character: a bot at the table says a line now and then, in its level's voice
+// (easy: cheerful, normal: steady, hard: sly; lines in the locales, voice.<level>.<moment>),
+// at public moments only: someone else's big raise, a call, a die it lost, its win.
+// Which bot speaks and which line it says follow from what every seat sees (the game, the
+// round, the number of bids, who did what), never from a cup: a line is no tell. Each
+// player can switch the talk off (remembered in this browser).
+import {escapeHtml} from './page.js';
+import {t} from './i18n.js';
+
+const SAY_MS = 3500;
+const KEY = 'dudo.voices';
+
+function hash(text) {
+  let h = 2166136261; // FNV-1a, 32 bits
+  for (const char of String(text)) {
+    h ^= char.codePointAt(0);
+    h = Math.imul(h, 16777619) >>> 0;
+  }
+  return h;
+}
+
+// The line a bot of `level` says at `moment`, chosen by public facts alone.
+export function chooseLine({level, moment, gameId, round, bids, seat}) {
+  const lines = t(`voice.${level}.${moment}`).split('|');
+  return lines[hash(`${gameId}|${round}|${bids}|${seat}|${moment}`) % lines.length];
+}
+
+// What the bots say about a state's news: [{seat, line}], at most one. Reads the events,
+// the public bids and the seats; not `game.dice` (the receiver's own) nor any cup.
+export function reactions(state) {
+  const game = state.game;
+  const seats = state.room.seats;
+  const bots = seats.map((seat, index) => (seat.kind === 'bot' ? index : null)).filter((i) => i != null);
+  if (!game || !bots.length) return [];
+  const gameId = state.fair?.game_id || '';
+  const round = game.round;
+  const bids = game.bids.length;
+  const speak = (seat, moment) => [{seat, line: chooseLine({level: seats[seat].level, moment, gameId, round, bids, seat})}];
+  const someBot = (not, salt) => {
+    const others = bots.filter((seat) => seat !== not);
+    return others.length ? others[hash(`${gameId}|${round}|${bids}|${salt}`) % others.length] : null;
+  };
+  for (const event of state.events || []) {
+    if (event.event === 'game_over') {
+      const winner = event.winners.find((seat) => bots.includes(seat));
+      if (winner != null) return speak(winner, 'win');
+    } else if (event.event === 'reveal') {
+      if (event.loser != null && bots.includes(event.loser) && event.change) return speak(event.loser, 'lost');
+      const who = bots.includes(event.caller) ? event.caller : someBot(null, 'call');
+      if (who != null) return speak(who, 'call');
+    } else if (event.event === 'bid' && game.phase === 'bidding' && bids >= 2) {
+      const previous = game.bids[bids - 2][1];
+      const jump = event.quantity - previous[0];
+      if (jump >= 2 && hash(`${gameId}|${round}|${bids}|raise`) % 2 === 0) {
+        const who = someBot(event.seat, 'raise');
+        if (who != null) return speak(who, 'big_raise');
+      }
+    }
+  }
+  return [];
+}
+
+export class Voices {
+  constructor(table, announce) {
+    this.table = table;
+    this.announce = announce;
+    this.said = new Map(); // seat -> [line, until]
+  }
+
+  get on() {
+    return localStorage.getItem(KEY) !== '0';
+  }
+
+  observe(state, name) {
+    if (!this.on) return;
+    for (const {seat, line} of reactions(state)) {
+      this.said.set(seat, [line, Date.now() + SAY_MS]);
+      this.announce(`${name(seat)}: ${line}`);
+      setTimeout(() => this.table.render(), SAY_MS + 100);
+    }
+  }
+
+  bubble(seat) {
+    const said = this.said.get(seat);
+    if (!this.on || !said || said[1] <= Date.now()) return '';
+    return `<span class="say" aria-hidden="true"><bdi>${escapeHtml(said[0])}</bdi></span>`;
+  }
+
+  // The switch, where there are bots at the table.
+  toggle() {
+    const state = this.table.state;
+    if (!state || !state.room.seats.some((seat) => seat.kind === 'bot')) return '';
+    return `<label class="check small voice-toggle"><input type="checkbox" id="voice-toggle" ${this.on ? 'checked' : ''}> ${escapeHtml(t('voice.toggle'))}</label>`;
+  }
+
+  set(on) {
+    localStorage.setItem(KEY, on ? '1' : '0');
+    if (!on) this.said.clear();
+  }
+}
