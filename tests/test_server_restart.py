@@ -1,25 +1,60 @@
 """A crash loses nothing: the real server, killed with SIGKILL mid-round and started again
 on the same database, gives every seat back its game (DESIGN.md, principle 3).
 
-These tests run ``dudo serve`` as a process (tests/serverkit.py) on SQLite in tmp_path and
-talk to it only through the public protocol (dudo.client), as players would.
+These tests run ``dudo serve`` as a process (tests/serverkit.py) on SQLite in tmp_path, and
+on PostgreSQL in a schema of their own where ``DUDO_TEST_POSTGRES`` names a server (CI does),
+and talk to it only through the public protocol (dudo.client), as players would.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from clusterkit import shared_database
 from dudo.bots import make_bot
 from dudo.client import Client, SeatTicket, Table
+from dudo.store import open_store
 from serverkit import server_process, sqlite_url
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """The server's database: SQLite in tmp_path, or a PostgreSQL schema of the test's own
+    (dropped afterwards). PostgreSQL is skipped without DUDO_TEST_POSTGRES, except in CI."""
+    if request.param == "sqlite":
+        yield sqlite_url(tmp_path)
+        return
+    from clusterkit import POSTGRES
+
+    if not POSTGRES and not os.environ.get("CI"):
+        pytest.skip("no PostgreSQL: set DUDO_TEST_POSTGRES to a URL")
+    with shared_database(tmp_path) as url:
+        yield url
+
+
+def action_log(database: str, code: str) -> list[tuple[float, dict[str, Any]]]:
+    """The room's stored actions, (when, data) in order, read through the store."""
+    async def read() -> list[tuple[float, dict[str, Any]]]:
+        store = open_store(database)
+        await store.open()
+        try:
+            return [(entry.at, entry.data) for entry in await store.load_log(code)
+                    if entry.kind == "action"]
+        finally:
+            await store.close()
+
+    return asyncio.run(read())
 
 
 class Paced:
@@ -110,8 +145,8 @@ async def seat_three(base: str, timer: int = 0) -> tuple[list[SeatTicket], Clien
     return tickets, client, tables
 
 
-def test_a_killed_server_resumes_every_game_where_it_stood(tmp_path: Path) -> None:
-    database = sqlite_url(tmp_path)
+def test_a_killed_server_resumes_every_game_where_it_stood(database: str,
+                                                           tmp_path: Path) -> None:
     played: list[dict[str, Any]] = []  # every action we had accepted, in order
     sent: list[dict[str, Any]] = []
 
@@ -180,8 +215,7 @@ def test_a_killed_server_resumes_every_game_where_it_stood(tmp_path: Path) -> No
     assert "verified" in verified.stdout
 
 
-def test_a_turn_deadline_survives_a_restart_and_fires_once(tmp_path: Path) -> None:
-    database = sqlite_url(tmp_path)
+def test_a_turn_deadline_survives_a_restart_and_fires_once(database: str) -> None:
     played: list[dict[str, Any]] = []
 
     async def before_the_crash(base: str) -> tuple[list[SeatTicket], dict[str, Any]]:
@@ -216,10 +250,8 @@ def test_a_turn_deadline_survives_a_restart_and_fires_once(tmp_path: Path) -> No
         kill(process)  # before the next seat's deadline can fire as well
     assert state["version"] == before["version"] + 1
 
-    with sqlite3.connect(tmp_path / "dudo.db") as db:
-        rows = db.execute("SELECT at, data FROM room_log WHERE kind = 'action' ORDER BY seq"
-                          ).fetchall()
-    timed = [(at, json.loads(data)) for at, data in rows if json.loads(data)["by"] == "timer"]
+    rows = action_log(database, tickets[0].code)
+    timed = [(at, data) for at, data in rows if data["by"] == "timer"]
     assert len(timed) == 1, rows
     at, data = timed[0]
     assert data["seat"] == waiting
