@@ -95,7 +95,7 @@ def seated(browser: Browser, server: str, bots: list[str | None], *, rules: Any 
     if rules:
         body["rules"] = rules
     answer = httpx.post(f"{server}/api/rooms", json=body)
-    assert answer.status_code == 200, answer.text
+    assert answer.status_code == 201, answer.text
     ticket = answer.json()
     page = open_page(browser, width, height, locale, motion, init)
     page.goto(server + "/")
