@@ -615,7 +615,7 @@ class GamePage {
     summary.textContent = t(result.ok ? 'rp.fair_ok' : 'rp.fair_bad');
     summary.parentElement.className = `fair-summary ${result.ok ? 'ok' : 'bad'}`;
     verdict.textContent = result.ok
-      ? t('rp.verdict_ok', {n: result.rounds.length})
+      ? t('rp.verdict_ok', {n: result.rounds.length}) + (rolloff.length ? ` ${t('rp.verdict_rolloff', {n: rolloff.length})}` : '')
       : t('rp.verdict_bad', {problem: result.problem || `${failed[0].attempt ? t('rp.rolloff_attempt', {n: failed[0].attempt}) : t('rp.fair_round', {n: failed[0].round})}: ${failed[0].problem}`});
     main.querySelector('#fair-rounds').innerHTML = rolloff.map((attempt) => `<li data-round="${attempt.round}" data-ok="${attempt.ok}" class="${attempt.ok ? 'ok' : 'bad'}">
       <strong>${escapeHtml(t('rp.rolloff_attempt', {n: attempt.attempt}))} ${attempt.ok ? '✓' : escapeHtml(t('rp.fair_round_bad'))}</strong>
