@@ -11,6 +11,8 @@ BIN := $(VENV)/bin
 
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# pytest-xdist processes for `make unit` (auto: one per core; WORKERS=0 runs in one process)
+WORKERS ?= auto
 
 .PHONY: serve party test lint types unit bench clean
 
@@ -40,7 +42,7 @@ types: $(BIN)/.test-installed
 	$(BIN)/mypy
 
 unit: $(BIN)/.test-installed
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(WORKERS)
 
 bench: $(BIN)/.test-installed
 	$(BIN)/python bench/engine.py
