@@ -8,8 +8,10 @@ export function seatColour(seat) {
   return COLOURS[seat % COLOURS.length];
 }
 
-function hash(text) {
-  let h = 2166136261; // FNV-1a, 32 bits
+// FNV-1a (32 bits) of a text: the same name always gets the same avatar (and, in
+// voice.js, the same public moment the same line).
+export function hash(text) {
+  let h = 2166136261;
   for (const char of String(text)) {
     h ^= char.codePointAt(0);
     h = Math.imul(h, 16777619) >>> 0;

@@ -6,18 +6,10 @@
 // player can switch the talk off (remembered in this browser).
 import {escapeHtml} from './page.js';
 import {t} from './i18n.js';
+import {hash} from './avatar.js';
 
 const SAY_MS = 3500;
 const KEY = 'dudo.voices';
-
-function hash(text) {
-  let h = 2166136261; // FNV-1a, 32 bits
-  for (const char of String(text)) {
-    h ^= char.codePointAt(0);
-    h = Math.imul(h, 16777619) >>> 0;
-  }
-  return h;
-}
 
 // The line a bot of `level` says at `moment`, chosen by public facts alone.
 export function chooseLine({level, moment, gameId, round, bids, seat}) {
