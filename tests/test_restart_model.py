@@ -1121,7 +1121,9 @@ class ModelRun:
                         if "bid" in action]
                 self.check(kept[:len(bids)] == bids,
                            f"round {number} of {game_id} showed bids {bids}; record {kept}")
-        fairness = {entry["round"]: entry for entry in record["fairness"]}
+        # A seed may be for a round or for a roll-off attempt ("rolloff-K", the dudo preset).
+        fairness = {entry["round"]: entry
+                    for entry in record["fairness"] + record.get("rolloff_fairness", [])}
         for seed_game, number, seat, seed in room.seeds:
             if seed_game == game_id:
                 self.check(fairness[number]["seat_seeds"][seat] == seed,
