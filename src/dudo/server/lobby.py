@@ -337,25 +337,56 @@ class Lobby:
         settings = self.cluster.settings
         last_rescan = time.monotonic()
         this_task = asyncio.current_task()
-        # A cancellation that redis-py's client swallowed mid-command (redis/redis-py#2028:
-        # seen here with 8.1) still counts: the loop ends instead of running on forever.
-        while not self.draining and not (this_task and this_task.cancelling()):
-            await asyncio.sleep(settings.renew_every)
-            try:
-                if not await self.cluster.renew():
-                    await self.let_go_all()
-                await self.cluster.refresh_secret()
-                await self.publish()
-                await self.adopt_from_dead_nodes()
-                if time.monotonic() - last_rescan >= settings.rescan_every:
-                    last_rescan = time.monotonic()
-                    await self.adopt_unheld()
-            except asyncio.CancelledError:
-                raise
-            except (RedisError, OSError) as error:  # away for a moment: try again
-                log_event(log, "cluster_unreachable", logging.WARNING, error=str(error)[:200])
-            except Exception:
-                log.exception("cluster upkeep failed")
+        adopting: asyncio.Task[None] | None = None
+        try:
+            # A cancellation that redis-py's client swallowed mid-command
+            # (redis/redis-py#2028: seen here with 8.1) still counts: the loop ends
+            # instead of running on forever.
+            while not self.draining and not (this_task and this_task.cancelling()):
+                await asyncio.sleep(settings.renew_every)
+                try:
+                    if not await self.cluster.renew():
+                        await self.let_go_all()
+                    await self.cluster.refresh_secret()
+                    await self.publish()
+                except asyncio.CancelledError:
+                    raise
+                except (RedisError, OSError) as error:  # away for a moment: try again
+                    log_event(log, "cluster_unreachable", logging.WARNING,
+                              error=str(error)[:200])
+                    continue
+                except Exception:
+                    log.exception("cluster upkeep failed")
+                    continue
+                if adopting is None or adopting.done():
+                    rescan = time.monotonic() - last_rescan >= settings.rescan_every
+                    if rescan:
+                        last_rescan = time.monotonic()
+                    adopting = asyncio.create_task(self._adopt(rescan), name="dudo-adopt")
+        finally:
+            if adopting is not None and not adopting.done():
+                adopting.cancel()
+
+    async def _adopt(self, rescan: bool) -> None:
+        """Take over dead nodes' rooms and (``rescan``) live rooms nobody holds, in a task
+        of its own: both read the database, and the lease's renewals must not wait for a
+        database that does not answer (a blackholed one takes seconds per try, longer
+        than a lease: the node would lose its lease and drop every room). A database
+        that fails here is the store's outage, logged once per outage with the rooms'
+        (:class:`StoreHealth`), not a ``cluster_unreachable`` at every rescan."""
+        try:
+            await self.adopt_from_dead_nodes()
+            if rescan:
+                await self.adopt_unheld()
+        except asyncio.CancelledError:
+            raise
+        except RedisError as error:  # away for a moment: the next renewal tries again
+            log_event(log, "cluster_unreachable", logging.WARNING, error=str(error)[:200])
+        except Exception as error:  # StoreError, a driver's own, or TimeoutError
+            self.health.failed(None, error)
+        else:
+            if rescan:  # the database answered
+                self.health.succeeded()
 
     async def publish(self) -> None:
         """Tell the cluster what changed here: rooms that left the lobby (for the lobby

@@ -92,10 +92,12 @@ class StoreHealth:
     def down(self) -> bool:
         return self.down_since is not None
 
-    def failed(self, room: str, error: BaseException) -> None:
+    def failed(self, room: str | None, error: BaseException) -> None:
+        """A write (or, ``room`` None, the cluster's look for unheld rooms) failed."""
         self.failures += 1
         self._failures_now += 1
-        self._rooms.add(room)
+        if room is not None:
+            self._rooms.add(room)
         if self.down_since is None:
             self.down_since = self.clock()
             self.outages += 1
