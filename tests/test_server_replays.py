@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import re
 import threading
@@ -52,6 +53,31 @@ def test_the_analysis_api_answers_with_the_bots_layers_analysis(record: dict[str
         assert missing.status_code == 404 and missing.json()["error"] == "no_game"
         bad = client.get("/api/games/a-b/analysis")
         assert bad.status_code == 400 and bad.json()["error"] == "bad_request"
+
+
+def test_a_cached_analysis_goes_out_gzipped_once_made(record: dict[str, Any]) -> None:
+    """The analysis is compressed once, beside the cache, not again for every request (a
+    flood of requests for cached analyses then costs the event loop almost nothing)."""
+    with client_with(record) as client:
+        first = client.get("/api/games/f00d/analysis", headers={"Accept-Encoding": "gzip"})
+        assert first.status_code == 200 and first.headers["content-encoding"] == "gzip"
+        assert "Accept-Encoding" in first.headers["vary"]
+        plain = client.get("/api/games/f00d/analysis", headers={"Accept-Encoding": "identity"})
+        assert "content-encoding" not in plain.headers
+        assert first.json() == plain.json() == json.loads(json.dumps(analyze(record).to_json()))
+
+
+def test_the_stored_gzip_of_an_analysis_is_its_json(record: dict[str, Any]) -> None:
+    async def made() -> tuple[bytes | None, bytes]:
+        async def load(game_id: str) -> dict[str, Any] | None:
+            return record if game_id == "f00d" else None
+
+        analyses = Analyses(load, executor=None)
+        analysis = await analyses.get("f00d")
+        return analysis, analyses.zipped["f00d"]
+
+    analysis, zipped = asyncio.run(made())
+    assert analysis is not None and gzip.decompress(zipped) == analysis
 
 
 def test_a_record_that_does_not_replay_is_a_clear_error(record: dict[str, Any]) -> None:

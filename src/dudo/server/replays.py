@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gzip
 import json
 import logging
 import math
@@ -34,6 +35,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from dudo.bots.analysis import AnalysisError, analyze
+from dudo.server.assets import accepted_encodings
 from dudo.server.gate import Buckets
 
 log = logging.getLogger("dudo.server")
@@ -98,6 +100,10 @@ class Analyses:
         self.load = load
         self.size = size
         self.done: OrderedDict[str, bytes] = OrderedDict()
+        # The same JSON gzipped once, off the event loop (zlib lets go of the interpreter
+        # lock): a flood of requests for cached analyses costs the loop almost nothing,
+        # where compressing each answer again (the dynamic gzip) held it for milliseconds.
+        self.zipped: dict[str, bytes] = {}
         self.pending: dict[str, asyncio.Future[bytes | None]] = {}
         self.worker = asyncio.Semaphore(1)
         self.made = 0
@@ -161,9 +167,12 @@ class Analyses:
                 analysis = await asyncio.get_running_loop().run_in_executor(
                     self._executor, analysis_json, record)
         self.made += 1
+        if analysis is not None:
+            self.zipped[game_id] = await asyncio.to_thread(gzip.compress, analysis, 6)
         self.done[game_id] = analysis
         while len(self.done) > self.size:
-            self.done.popitem(last=False)
+            old, _ = self.done.popitem(last=False)
+            self.zipped.pop(old, None)
         return analysis
 
 
@@ -208,8 +217,13 @@ def replay_routes(load: LoadGame, client_of: Callable[[Request], str] | None = N
                                 500)
         if analysis is None:
             return JSONResponse(NO_GAME, 404)
-        return Response(analysis, media_type="application/json",
-                        headers={"Cache-Control": "public, max-age=3600"})
+        headers = {"Cache-Control": "public, max-age=3600", "Vary": "Accept-Encoding"}
+        zipped = analyses.zipped.get(game_id)
+        if zipped is not None and "gzip" in accepted_encodings(
+                request.headers.get("accept-encoding", "")):
+            headers["Content-Encoding"] = "gzip"
+            return Response(zipped, media_type="application/json", headers=headers)
+        return Response(analysis, media_type="application/json", headers=headers)
 
     async def game_scenario(request: Request) -> Response:
         game_id = request.path_params["game_id"]
