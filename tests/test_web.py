@@ -389,8 +389,11 @@ def test_practice_round_from_start_to_end(server: str, browser: Browser) -> None
     expect(page.locator("body")).to_have_attribute("data-phase", "over")
     expect(page.locator(".centre.over")).to_contain_text("wins")
     expect(page.locator("#tip")).to_contain_text("Practice done")
-    assert {"welcome", "your_dice", "reveal", "liar"} <= seen, (order, calls)
+    assert {"welcome", "your_dice", "reveal"} <= seen, (order, calls)
     assert seen & {"open", "raise"}, seen
+    # "Liar!" is explained the first time we may call it: on a turn that faces a bid (the
+    # turn "raise" explains). A game of random dice may put us out before such a turn.
+    assert "liar" in seen or "raise" not in seen, (order, calls)
     assert calls.get("bids", 0) + calls.get("dudo", 0) >= 1, (order, calls)
     check_fits(page, "practice-over-360")
     axe_check(page, "game over")
