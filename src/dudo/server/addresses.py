@@ -28,6 +28,9 @@ SIOCGIFADDR = 0x8915  # Linux: the IPv4 address of an interface, by name
 ROUTE_PROBE = ("192.0.2.1", 9)  # TEST-NET-1: only the routing table is asked, nothing sent
 ALL_INTERFACES = ("0.0.0.0", "::", "")
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
+# Bridges that containers and virtual machines on this computer sit behind: a friend's
+# phone cannot reach them, so they are never offered (podman, Docker, libvirt, LXC/LXD).
+VIRTUAL_BRIDGES = ("cni-podman", "podman", "docker", "br-", "virbr", "lxcbr", "lxdbr", "veth")
 
 
 class ListenError(Exception):
@@ -81,9 +84,13 @@ def shareable(addresses: Iterable[str], preferred: str | None = None) -> list[st
     return [text for text, _ in sorted(found.items(), key=rank)]
 
 
+def is_virtual_bridge(interface: str) -> bool:
+    return interface.startswith(VIRTUAL_BRIDGES)
+
+
 def interface_addresses() -> list[str]:
     """Each interface's primary IPv4 address, from the kernel (Linux only; elsewhere, or
-    for an interface without one, nothing)."""
+    for an interface without one, nothing); container and VM bridges left out."""
     if not sys.platform.startswith("linux"):
         return []
     import fcntl
@@ -91,6 +98,8 @@ def interface_addresses() -> list[str]:
     found = []
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
         for _index, name in socket.if_nameindex():
+            if is_virtual_bridge(name):
+                continue
             request = struct.pack("256s", name.encode()[:15])
             try:
                 answer = fcntl.ioctl(probe.fileno(), SIOCGIFADDR, request)
@@ -129,6 +138,8 @@ def parse_ip_json(text: str) -> list[str]:
         return []
     found = []
     for interface in interfaces if isinstance(interfaces, list) else []:
+        if isinstance(interface, dict) and is_virtual_bridge(str(interface.get("ifname", ""))):
+            continue
         for info in interface.get("addr_info", []) if isinstance(interface, dict) else []:
             if isinstance(info, dict) and info.get("family") == "inet" and info.get("local"):
                 found.append(str(info["local"]))
