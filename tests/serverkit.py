@@ -17,10 +17,10 @@ from typing import Any
 
 import httpx
 
-from dudo.server.app import ServerSettings, create_app
-from dudo.server.gate import GateLimits
-from dudo.server.lobby import Lobby, SiteLimits
-from dudo.server.room import RoomConfig
+from dudo.server.guard.gate import GateLimits
+from dudo.server.site.lobby import Lobby, SiteLimits
+from dudo.server.table.room import RoomConfig
+from dudo.server.web.app import ServerSettings, create_app
 from dudo.store import Store
 from dudo.store.base import MemoryStore
 

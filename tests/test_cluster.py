@@ -27,10 +27,10 @@ from dudo.bots import make_bot
 from dudo.client import Client, ClientError, SeatTicket, Table
 from dudo.game import Call
 from dudo.rules import Rules
-from dudo.server.cluster import Cluster, ClusterSettings
-from dudo.server.connection import Connection
-from dudo.server.lobby import Lobby
-from dudo.server.room import CLOSE_MOVED, RoomConfig, RoomError
+from dudo.server.cluster.presence import Cluster, ClusterSettings
+from dudo.server.site.lobby import Lobby
+from dudo.server.table.connection import Connection
+from dudo.server.table.room import CLOSE_MOVED, RoomConfig, RoomError
 from dudo.store import LogEntry, open_store
 from serverkit import free_port
 
@@ -529,7 +529,7 @@ def test_a_node_that_loses_redis_answers_try_again_and_changes_nothing(
         tmp_path: Path) -> None:
     from starlette.testclient import TestClient
 
-    from dudo.server.app import ServerSettings, create_app
+    from dudo.server.web.app import ServerSettings, create_app
 
     with redis_server(tmp_path) as redis, shared_database(tmp_path) as database:
         settings = ServerSettings(database=database, cluster=redis,

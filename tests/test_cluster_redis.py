@@ -15,7 +15,7 @@ from redis.asyncio.connection import SSLConnection
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from clusterkit import need_redis, redis_server
-from dudo.server.cluster import Cluster, ClusterSettings
+from dudo.server.cluster.presence import Cluster, ClusterSettings
 from serverkit import free_port
 
 
@@ -85,7 +85,7 @@ def test_rediss_means_tls() -> None:
 
 
 def test_the_pool_size_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    from dudo.server.app import ServerSettings
+    from dudo.server.web.app import ServerSettings
 
     monkeypatch.setenv("DUDO_REDIS_CONNECTIONS", "12")
     assert ServerSettings.from_env().cluster_settings.redis_connections == 12

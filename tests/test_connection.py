@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 
-from dudo.server.connection import Connection
+from dudo.server.table.connection import Connection
 
 
 class Socket:

@@ -10,7 +10,7 @@ import pytest
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from dudo.server import room as room_module
+from dudo.server.table import room as room_module
 from serverkit import app_and_lobby, fast_config
 from socketkit import connect, seat_table
 

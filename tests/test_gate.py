@@ -1,4 +1,4 @@
-"""Per-address and per-seat limits on sockets and messages (dudo.server.gate), and the seat
+"""Per-address and per-seat limits on sockets and messages (dudo.server.guard.gate), and the seat
 token carried as a WebSocket subprotocol instead of in the URL."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import httpx
 import pytest
 from starlette.testclient import TestClient, WebSocketDenialResponse
 
-from dudo.server.gate import Buckets, Gate, GateLimits
+from dudo.server.guard.gate import Buckets, Gate, GateLimits
 from serverkit import FakeClock, app_and_lobby, server_process, sqlite_url
 from socketkit import Sock, connect, seat_table
 

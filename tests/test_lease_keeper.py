@@ -1,4 +1,4 @@
-"""A slow node keeps its lease; a stuck one loses it (dudo.server.lease), on a real Redis.
+"""A slow node keeps its lease; a stuck one loses it (dudo.server.cluster.lease), on a real Redis.
 
 Before the keeper, the lease was renewed only on the event loop, so a loop that was merely
 late by more than the lease (every core busy) lost it and dropped every room."""
@@ -12,9 +12,9 @@ from pathlib import Path
 from redis import Redis
 
 from clusterkit import redis_server
-from dudo.server.app import ServerSettings, create_app, stop_task
-from dudo.server.cluster import Cluster, ClusterSettings
-from dudo.server.lease import LeaseKeeper
+from dudo.server.cluster.lease import LeaseKeeper
+from dudo.server.cluster.presence import Cluster, ClusterSettings
+from dudo.server.web.app import ServerSettings, create_app, stop_task
 
 LEASE = 0.6
 RENEW = 0.1

@@ -11,7 +11,7 @@ from pathlib import Path
 from starlette.testclient import TestClient
 
 from dudo.rules import Rules
-from dudo.server.lobby import CODE_ALPHABET, Lobby, SiteLimits
+from dudo.server.site.lobby import CODE_ALPHABET, Lobby, SiteLimits
 from dudo.store.base import LogEntry, MemoryStore
 from serverkit import FakeClock, app_and_lobby, fast_config
 
@@ -288,7 +288,7 @@ def test_a_crowd_of_addresses_cannot_fill_the_site() -> None:
     unattended lobbies (nobody at them, nobody but the creator ever sat down) give way
     first, so a fresh address still creates a room and joins a quick game, and a lobby
     whose host is there, or that a friend joined, never goes."""
-    from dudo.server.connection import Connection
+    from dudo.server.table.connection import Connection
 
     async def scenario() -> None:
         clock = FakeClock()
@@ -339,7 +339,7 @@ def test_a_crowd_of_addresses_cannot_fill_the_site() -> None:
 
 
 def test_networks_group_addresses_by_prefix() -> None:
-    from dudo.server.networks import network_of
+    from dudo.server.guard.networks import network_of
 
     assert network_of("203.0.113.77") == "203.0.113.0/24"
     assert network_of("2001:db8:1:2:aaaa::1") == "2001:db8:1:2::/64"
@@ -352,7 +352,7 @@ def test_networks_group_addresses_by_prefix() -> None:
 def test_network_limits_are_read_from_the_environment(monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import pytest
 
-    from dudo.server.app import ServerSettings
+    from dudo.server.web.app import ServerSettings
 
     monkeypatch.setenv("DUDO_IPV4_PREFIX", "16")
     monkeypatch.setenv("DUDO_IPV6_PREFIX", "56")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from starlette.testclient import TestClient
 
-from dudo.server.names import MAX_NAME, clean_name, distinct_name, skeleton
+from dudo.server.table.names import MAX_NAME, clean_name, distinct_name, skeleton
 from serverkit import app_and_lobby
 
 

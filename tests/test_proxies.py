@@ -21,7 +21,7 @@ from starlette.websockets import WebSocketDisconnect
 from websockets.sync.client import connect as ws_connect
 from websockets.typing import Origin
 
-from dudo.server.proxies import OriginWarnings, forwarded_host
+from dudo.server.guard.proxies import OriginWarnings, forwarded_host
 from serverkit import app_and_lobby, server_process, sqlite_url
 
 PUBLIC = "https://dudo.example"

@@ -61,8 +61,8 @@ from dudo.bots.base import Bot
 from dudo.client import Client, ClientError, SeatTicket, Table
 from dudo.game import Action
 from dudo.rules import Rules
-from dudo.server.lobby import Lobby
-from dudo.server.room import Room, RoomConfig
+from dudo.server.site.lobby import Lobby
+from dudo.server.table.room import Room, RoomConfig
 from dudo.store import open_store
 from dudo.view import SeatView
 from serverkit import FakeClock, server_process, sqlite_url

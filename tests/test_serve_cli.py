@@ -30,7 +30,7 @@ from typer.testing import CliRunner
 
 from clusterkit import FAST_CLUSTER, need_redis, shared_database
 from dudo.cli import app
-from dudo.server.addresses import (
+from dudo.server.host.addresses import (
     ListenError,
     check_listen,
     machine_addresses,
@@ -472,7 +472,7 @@ def test_a_traceback_that_quotes_a_url_is_logged_without_its_password() -> None:
 
 
 def test_the_banner_for_each_kind_of_address() -> None:
-    from dudo.server.banner import Banner
+    from dudo.server.host.banner import Banner
 
     def banner(host: str, **changes: Any) -> str:
         return Banner(version="9.9", host=host, port=8000, database="sqlite:///dudo.db",

@@ -21,13 +21,13 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from dudo.server.lobby import normalise_code
 from dudo.server.protocol import (
     EMOTES,
     MAX_MESSAGE_BYTES,
     ProtocolError,
     parse_client_message,
 )
+from dudo.server.site.lobby import normalise_code
 from dudo.store.base import MemoryStore
 from serverkit import CountingEntropy, FakeClock, make_app
 from socketkit import Sock, Table, connect, legal_bid, seat_table

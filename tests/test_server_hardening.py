@@ -38,9 +38,9 @@ from websockets.typing import Origin
 
 from dudo.client import Client
 from dudo.rules import _CHOICES, _INT_RANGES
-from dudo.server.app import CONTENT_SECURITY_POLICY, ServerSettings, origin_allowed
-from dudo.server.pages import PLACEHOLDER_PAGE, WEB
 from dudo.server.protocol import MAX_MESSAGE_BYTES
+from dudo.server.web.app import CONTENT_SECURITY_POLICY, ServerSettings, origin_allowed
+from dudo.server.web.pages import PLACEHOLDER_PAGE, WEB
 from serverkit import LobbyHolder, app_and_lobby, free_port
 from socketkit import Sock, seat_table
 

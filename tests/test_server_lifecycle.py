@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from dudo.rules import Rules
-from dudo.server.lobby import Lobby
+from dudo.server.site.lobby import Lobby
 from dudo.store.base import MemoryStore
 from serverkit import FakeClock, fast_config
 
@@ -17,7 +17,7 @@ from serverkit import FakeClock, fast_config
 def test_idle_rooms_are_closed_and_not_recovered() -> None:
     """A lobby nobody sits in closes after a few minutes, whoever watches or looks it up;
     a player at a seat keeps a room open; closed rooms are not rebuilt after a restart."""
-    from dudo.server.connection import Connection
+    from dudo.server.table.connection import Connection
 
     async def scenario() -> None:
         clock = FakeClock()
@@ -58,8 +58,8 @@ def test_idle_rooms_are_closed_and_not_recovered() -> None:
 
 def test_answers_to_start_and_next_round_survive_a_restart() -> None:
     """A client that retries ``start`` after a crash gets the original ack, not not_now."""
-    from dudo.server.connection import Connection
     from dudo.server.protocol import parse_client_message
+    from dudo.server.table.connection import Connection
 
     async def scenario() -> None:
         store = MemoryStore()
@@ -98,8 +98,8 @@ def test_answers_to_start_and_next_round_survive_a_restart() -> None:
 def test_refusals_survive_a_restart_and_leave_the_version_alone() -> None:
     """A ``start`` refused as not_ready is answered the same after a restart, even though
     the room could start by then; storing the refusal does not move the version."""
-    from dudo.server.connection import Connection
     from dudo.server.protocol import parse_client_message
+    from dudo.server.table.connection import Connection
 
     async def scenario() -> None:
         store = MemoryStore()
@@ -147,9 +147,9 @@ def test_stored_refusals_are_bounded_per_seat_and_the_latest_survive_a_restart()
     """One seat sending refused messages without end must not grow the log without end
     (it once stored 24,000 rows a minute): only the last REFUSALS_STORED (plus a batch)
     are kept, and those are still answered the same after a restart."""
-    from dudo.server.connection import Connection
     from dudo.server.protocol import parse_client_message
-    from dudo.server.room import REFUSALS_STORED
+    from dudo.server.table.connection import Connection
+    from dudo.server.table.room import REFUSALS_STORED
 
     async def scenario() -> None:
         store = MemoryStore()
@@ -227,9 +227,9 @@ def test_two_processes_holding_one_room_never_both_write(backend: str, tmp_path:
     lease, or two `dudo serve` on one file). The first change wins; the second is refused
     by the log's conditional append, that copy lets the room go (its sockets are told to
     reconnect), and the log holds one history."""
-    from dudo.server.connection import Connection
     from dudo.server.protocol import parse_client_message
-    from dudo.server.room import CLOSE_MOVED
+    from dudo.server.table.connection import Connection
+    from dudo.server.table.room import CLOSE_MOVED
     from dudo.store import open_store
 
     async def scenario() -> None:

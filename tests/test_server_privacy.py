@@ -296,7 +296,7 @@ def test_the_comparison_catches_a_leak(monkeypatch: pytest.MonkeyPatch) -> None:
         neighbour = game.cups[(seat + 1) % game.players]
         return dataclasses.replace(seen, dice=seen.dice + tuple(neighbour))
 
-    monkeypatch.setattr("dudo.server.audience.view", leaky_view)
+    monkeypatch.setattr("dudo.server.table.audience.view", leaky_view)
     label, seats, rules, _ = GAMES[0]
     honest = play(label, seats, rules, Dealer(), stop_after_reveal=1)
     before, after = compare(label, seats, rules, honest, 0, 1)

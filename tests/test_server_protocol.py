@@ -27,9 +27,9 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as ws_connect
 
 from dudo.fairness import server_seat_seed
-from dudo.server.gate import GateLimits
-from dudo.server.lobby import CODE_ALPHABET
+from dudo.server.guard.gate import GateLimits
 from dudo.server.protocol import MAX_MESSAGE_BYTES
+from dudo.server.site.lobby import CODE_ALPHABET
 from dudo.store.base import MemoryStore
 from serverkit import (
     CountingEntropy,

@@ -14,7 +14,7 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
-from dudo.server.refusals import UVICORN_LINE, HandshakeRefusals
+from dudo.server.guard.refusals import UVICORN_LINE, HandshakeRefusals
 from serverkit import server_process, sqlite_url
 
 
@@ -53,7 +53,7 @@ def test_the_warning_says_how_many_since_the_last_one() -> None:
     refusals = HandshakeRefusals(every=60.0, clock=lambda: now[0])
     with pytest.MonkeyPatch.context() as patch:
         said: list[dict[str, object]] = []
-        patch.setattr("dudo.server.refusals.log_event",
+        patch.setattr("dudo.server.guard.refusals.log_event",
                       lambda logger, event, level, **fields: said.append(fields))
         for second in range(150):
             now[0] = float(second)

@@ -19,8 +19,8 @@ from dudo.bots.analysis import AnalysisError, analyze
 from dudo.cli import app as cli
 from dudo.rules import Rules
 from dudo.scenario import run_scenario
-from dudo.server import replays
-from dudo.server.replays import Analyses, scenario_of
+from dudo.server.web import replays
+from dudo.server.web.replays import Analyses, scenario_of
 from dudo.store.base import MemoryStore
 from serverkit import make_app
 from test_bots_analysis import play_with_bots

@@ -1,7 +1,7 @@
-"""The client's files served like a production site's (dudo.server.assets), checked on the
+"""The client's files served like a production site's (dudo.server.web.assets), checked on the
 wire of a real ``dudo serve`` process: compressed with brotli or gzip as the browser asks,
 ``Vary: Accept-Encoding``, versioned URLs cached for a year, HTML revalidated every time,
-the old URLs still answering; and the share panel's QR code (dudo.server.share)."""
+the old URLs still answering; and the share panel's QR code (dudo.server.web.share)."""
 
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ import pytest
 import segno
 from starlette.testclient import TestClient
 
-from dudo.server.assets import COMPRESS_FROM, IMMUTABLE, StaticTree, accepted_encodings
-from dudo.server.pages import WEB
-from dudo.server.share import clean_origin, share_link
+from dudo.server.web.assets import COMPRESS_FROM, IMMUTABLE, StaticTree, accepted_encodings
+from dudo.server.web.pages import WEB
+from dudo.server.web.share import clean_origin, share_link
 from serverkit import app_and_lobby, server_process, sqlite_url
 
 APP_JS = (WEB / "js" / "app.js").read_bytes()
@@ -113,7 +113,7 @@ def test_old_addresses_still_answer_without_a_long_cache(server: str) -> None:
         again = httpx.get(server + path, headers={"if-none-match": response.headers["etag"]})
         assert again.status_code == 304, path
     for path in ("/static/nothing.js", f"/static/{version}/nothing.js", f"/static/{version}/",
-                 f"/static/{version}/../pages.py", "/static/js/../../server/pages.py"):
+                 f"/static/{version}/../pages.py", "/static/js/../../server/web/pages.py"):
         response = httpx.get(server + path)
         assert response.status_code == 404, path
         assert response.json()["error"] == "not_found", path

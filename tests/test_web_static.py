@@ -12,7 +12,7 @@ from starlette.testclient import TestClient
 
 from dudo.rules import PRESETS, Rules
 from dudo.rules_text import LANGUAGES
-from dudo.server.pages import RULES_STYLE, WEB, rules_query, worked_examples
+from dudo.server.web.pages import RULES_STYLE, WEB, rules_query, worked_examples
 from serverkit import make_app
 
 LOCALES = sorted((WEB / "locales").glob("*.json"))
@@ -47,7 +47,7 @@ def test_every_server_error_code_is_translated() -> None:
 
     codes = set(REASONS)
     server = Path(__file__).resolve().parent.parent / "src" / "dudo" / "server"
-    for source in server.glob("*.py"):
+    for source in server.rglob("*.py"):
         text = source.read_text()
         codes |= set(re.findall(r'RoomError\(\s*"([a-z_]+)"', text))
         codes |= set(re.findall(r'error_message\(\s*"([a-z_]+)"', text))

@@ -630,19 +630,19 @@ def serve(
     standard error: exit 2 for a bad option, 1 for a machine that is not ready (port in
     use, database or Redis unreachable). No password is ever printed.
     """
-    from dudo.server.addresses import (
+    from dudo.server.host.addresses import (
         ListenError,
         check_listen,
         is_all_interfaces,
         machine_addresses,
     )
-    from dudo.server.app import ServerSettings
-    from dudo.server.banner import Banner
+    from dudo.server.host.banner import Banner
+    from dudo.server.host.nodes import Launch
+    from dudo.server.host.nodes import serve as run_server
+    from dudo.server.host.preflight import StartError, check_database, check_redis, database_kind
     from dudo.server.logs import configure as configure_logs
     from dudo.server.logs import resolve_format
-    from dudo.server.nodes import Launch
-    from dudo.server.nodes import serve as run_server
-    from dudo.server.preflight import StartError, check_database, check_redis, database_kind
+    from dudo.server.web.app import ServerSettings
     from dudo.store.base import hide_password
 
     level = log_level.upper()

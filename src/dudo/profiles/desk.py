@@ -40,7 +40,7 @@ from starlette.routing import BaseRoute, Route
 from dudo.profiles.book import Profile, ProfileBook, TransferRefused
 from dudo.profiles.series import standings
 from dudo.profiles.stats import PlayedGame, profile_stats
-from dudo.server.share import clean_origin
+from dudo.server.web.share import clean_origin
 
 SECRET_PATTERN = "^[0-9a-f]{64}$"
 Secret = Annotated[str, Field(pattern=SECRET_PATTERN)]
@@ -136,7 +136,7 @@ class Refusal(Exception):
 
 @dataclass
 class ProfileDesk:
-    """What the routes need from the app, handed in by it (dudo.server.app)."""
+    """What the routes need from the app, handed in by it (dudo.server.web.app)."""
 
     book: Callable[[], ProfileBook]
     load_game: Callable[[str], Awaitable[dict[str, Any] | None]]
@@ -298,8 +298,8 @@ class ProfileDesk:
             return endpoint
 
         async def page(request: Request) -> Response:
-            from dudo.server.assets import static_tree
-            from dudo.server.pages import WEB
+            from dudo.server.web.assets import static_tree
+            from dudo.server.web.pages import WEB
 
             return static_tree(WEB).page("profile.html", request)
 

@@ -3,6 +3,6 @@
 ``create_app`` builds the ASGI application; ``dudo serve`` runs it with uvicorn.
 """
 
-from dudo.server.app import ServerSettings, create_app
+from dudo.server.web.app import ServerSettings, create_app
 
 __all__ = ["ServerSettings", "create_app"]

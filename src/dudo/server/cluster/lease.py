@@ -1,6 +1,6 @@
 """Keeping a busy node's lease alive from a thread of its own.
 
-The lease (``node:<id>`` in Redis, see :mod:`dudo.server.cluster`) used to be renewed only
+The lease (``node:<id>`` in Redis, see :mod:`dudo.server.cluster.presence`) used to be renewed only
 by a task on the event loop. A node whose loop was merely slow (every core busy, a burst of
 rooms to replay) then renewed late, lost its lease, and dropped every room onto survivors
 that were just as busy: overload spread through the cluster instead of being ridden out.

@@ -4,14 +4,14 @@ One asyncio task per room takes commands from an inbox, one at a time, so the ga
 changed by exactly one writer in a fixed order. For every accepted change it
 
 1. writes a log entry and waits until the store has committed it,
-2. applies the entry to the room's state (:class:`~dudo.server.room_state.RoomState`,
+2. applies the entry to the room's state (:class:`~dudo.server.table.state.RoomState`,
    the same code that rebuilds a room from its log after a restart, so live play and
    replay cannot drift apart),
 3. answers the sender and sends every connection its own view of the new state
-   (:class:`~dudo.server.audience.Audience`).
+   (:class:`~dudo.server.table.audience.Audience`).
 
 Between messages the loop waits no longer than the room's
-:class:`~dudo.server.schedule.Schedule` allows: the turn timer, bots (in their own seats
+:class:`~dudo.server.table.schedule.Schedule` allows: the turn timer, bots (in their own seats
 and standing in for absent players), the pause after a reveal and the quick-game fill
 are carried out here like any other command. Every deadline is an absolute time kept in
 the state, so it survives a restart and fires once. Rules are never decided here:
@@ -48,7 +48,9 @@ from dudo.hands import BadHandText, Hand
 from dudo.rolloff import RollOff
 from dudo.rules import Rules, RulesError
 from dudo.server import protocol as p
-from dudo.server.audience import (
+from dudo.server.logs import log_event
+from dudo.server.outage import RETRY_ADVICE, Backoff, StoreHealth, within
+from dudo.server.table.audience import (
     CLOSE_LEFT,
     CLOSE_MOVED,
     CLOSE_REMOVED,
@@ -58,11 +60,10 @@ from dudo.server.audience import (
     Audience,
     event_json,
 )
-from dudo.server.connection import Connection, dumps
-from dudo.server.logs import log_event
-from dudo.server.names import clean_chat, distinct_name
-from dudo.server.outage import RETRY_ADVICE, Backoff, StoreHealth, within
-from dudo.server.room_state import (
+from dudo.server.table.connection import Connection, dumps
+from dudo.server.table.names import clean_chat, distinct_name
+from dudo.server.table.schedule import Fill, Move, Roll, Schedule
+from dudo.server.table.state import (
     REPLIES_KEPT,
     Fair,
     RoomConfig,
@@ -73,7 +74,6 @@ from dudo.server.room_state import (
     action_to_json,
     hash_token,
 )
-from dudo.server.schedule import Fill, Move, Roll, Schedule
 from dudo.store import LogConflict, LogEntry, Store, StoreError
 
 __all__ = [
@@ -129,7 +129,7 @@ class Room:
         self.health = health or StoreHealth()
         self.backoff: Backoff | None = None
         self.record_unsaved = False
-        # The creator's network (dudo.server.networks), for its share of the lobbies;
+        # The creator's network (dudo.server.guard.networks), for its share of the lobbies;
         # None for a room rebuilt after a restart (counted for no one).
         self.group: str | None = None
         self.config = config

@@ -24,11 +24,11 @@ from typing import Any
 import uvicorn
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
-from dudo.server.app import ServerSettings, create_app
-from dudo.server.banner import Banner
-from dudo.server.gate import Gate
+from dudo.server.guard.gate import Gate
+from dudo.server.host.banner import Banner
 from dudo.server.logs import configure as configure_logs
 from dudo.server.logs import log_event
+from dudo.server.web.app import ServerSettings, create_app
 
 log = logging.getLogger("dudo.nodes")
 
@@ -119,7 +119,7 @@ def uvicorn_config(launch: Launch, app: Any) -> uvicorn.Config:
         options["http"] = gated_protocol(gate)
     return uvicorn.Config(app, host=launch.host, port=launch.port, **options,
                           log_level=launch.log_level.lower(), log_config=None,
-                          # The app believes the proxies itself (dudo.server.proxies).
+                          # The app believes the proxies itself (dudo.server.guard.proxies).
                           proxy_headers=False, access_log=False,
                           ws_max_size=16 * 1024, ws_ping_interval=20, ws_ping_timeout=20,
                           ws_per_message_deflate=False, timeout_graceful_shutdown=10)

@@ -33,12 +33,12 @@ from redis.exceptions import RedisError
 from dudo.dice import Cups
 from dudo.fairness import derive_dice
 from dudo.rules import Rules
-from dudo.server.cluster import Cluster, rules_key
-from dudo.server.gate import Buckets
+from dudo.server.cluster.presence import Cluster, rules_key
+from dudo.server.guard.gate import Buckets
+from dudo.server.guard.networks import network_of
 from dudo.server.logs import log_event
-from dudo.server.networks import network_of
 from dudo.server.outage import StoreHealth, within
-from dudo.server.room import MAX_SEATS, MIN_SEATS, Room, RoomConfig, RoomError, system_entropy
+from dudo.server.table.room import MAX_SEATS, MIN_SEATS, Room, RoomConfig, RoomError, system_entropy
 from dudo.store import Store
 
 log = logging.getLogger("dudo.lobby")
@@ -60,7 +60,7 @@ class SiteLimits:
     guesses_per_address: int = 200  # ...and per address, in any guess_window seconds
     guess_window: float = 60.0
     closed_retention: float = 86_400.0  # seconds a closed room's log is kept
-    # Addresses grouped by network (dudo.server.networks): each network may hold at most
+    # Addresses grouped by network (dudo.server.guard.networks): each network may hold at most
     # this share of the lobbies (and always at least one address's burst).
     ipv4_prefix: int = 24
     ipv6_prefix: int = 64

@@ -6,7 +6,7 @@ How ownership works (docs/deploy.md, "Cluster"):
 
 - Every node holds a **lease**: the key ``node:<id>`` with a time to live, renewed every
   ``renew_every`` seconds (on the event loop, and by a thread while the loop lives:
-  :mod:`dudo.server.lease`). A node whose lease has expired is dead, and so are its claims.
+  :mod:`dudo.server.cluster.lease`). A node whose lease has expired is dead, and so are its claims.
 - A room's **owner** is the key ``owner:<code>`` naming a node; the room is held while that
   node's lease lives (one lease covers all of a node's rooms, so a node with ten thousand
   rooms renews one key, not ten thousand). ``held:<id>`` lists the rooms a node holds, so

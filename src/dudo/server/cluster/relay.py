@@ -28,7 +28,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
 from dudo.server.protocol import MAX_MESSAGE_BYTES, error_message
-from dudo.server.room import CLOSE_MOVED, RoomError
+from dudo.server.table.room import CLOSE_MOVED, RoomError
 
 log = logging.getLogger("dudo.relay")
 

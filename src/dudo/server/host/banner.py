@@ -14,7 +14,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from dudo.server.addresses import is_all_interfaces, is_loopback
+from dudo.server.host.addresses import is_all_interfaces, is_loopback
 from dudo.server.logs import log_event, redact
 
 log = logging.getLogger("dudo.server")

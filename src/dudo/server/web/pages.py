@@ -39,9 +39,9 @@ from dudo.rules_text import (
     text,
     title,
 )
-from dudo.server.assets import static_tree
+from dudo.server.web.assets import static_tree
 
-WEB = Path(__file__).resolve().parent.parent / "web"
+WEB = Path(__file__).resolve().parents[2] / "web"
 
 # A fixed table for the worked examples: the same dice every time the sheet is drawn.
 _EXAMPLE_DICE = (1, 5, 5, 2, 3, 6, 4, 5, 1, 2, 3, 3, 6, 5, 4, 2, 1, 6, 5, 3, 4, 4, 2, 6)
@@ -84,7 +84,7 @@ def rules_query(rules: Rules) -> str:
 
 async def home(request: Request) -> Response:
     """The home page and a room's table (``/r/{code}``): one shell, never cached unchecked,
-    whose URLs name this version of the client (dudo.server.assets)."""
+    whose URLs name this version of the client (dudo.server.web.assets)."""
     if (WEB / "index.html").is_file():
         return static_tree(WEB).page("index.html", request)
     return HTMLResponse(PLACEHOLDER_PAGE.format(version=__version__))
@@ -369,12 +369,12 @@ def page_routes() -> list[BaseRoute]:
         Route("/my-games", game_page),
         Route("/rules", rules_page),
         # The print button's script is a file: the content security policy
-        # (dudo.server.app) allows no inline script.
+        # (dudo.server.web.app) allows no inline script.
         Route("/rules.js", rules_script),
         Route("/api/presets", presets),
     ]
     if WEB.is_dir():
-        # The client's files, read and compressed once (dudo.server.assets).
+        # The client's files, read and compressed once (dudo.server.web.assets).
         routes.append(Route("/static/{path:path}", static_tree(WEB).serve, name="static"))
     return routes
 

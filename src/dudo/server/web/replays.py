@@ -35,8 +35,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
 from dudo.bots.analysis import AnalysisError, analyze
-from dudo.server.assets import accepted_encodings
-from dudo.server.gate import Buckets
+from dudo.server.guard.gate import Buckets
+from dudo.server.web.assets import accepted_encodings
 
 log = logging.getLogger("dudo.server")
 

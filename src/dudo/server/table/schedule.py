@@ -21,7 +21,7 @@ from dudo.bots.base import Bot
 from dudo.bots.registry import make_bot
 from dudo.bots.table import out_of_turn_seats
 from dudo.game import CALZA, DUDO, Action, Phase
-from dudo.server.room_state import RoomConfig, RoomState
+from dudo.server.table.state import RoomConfig, RoomState
 from dudo.view import view
 
 # The levels a quick game's open seats are filled with, seat by seat.

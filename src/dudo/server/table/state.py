@@ -28,8 +28,8 @@ from dudo.hands import Hand
 from dudo.rolloff import RollOff, RollOffAttempt
 from dudo.rules import Rules
 from dudo.server import protocol as p
-from dudo.server.connection import Connection, dumps
-from dudo.server.names import skeleton
+from dudo.server.table.connection import Connection, dumps
+from dudo.server.table.names import skeleton
 from dudo.store import LogEntry
 
 REPLIES_KEPT = 128

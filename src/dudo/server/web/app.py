@@ -36,17 +36,15 @@ from dudo.profiles.book import open_book
 from dudo.profiles.desk import SECRET_PATTERN, CreationLimit, ProfileDesk, key_hash
 from dudo.profiles.series import game_recorder
 from dudo.rules import Rules, RulesError
-from dudo.server.assets import CompressDynamic
-from dudo.server.cluster import Cluster, ClusterSettings
-from dudo.server.collector import Collector
-from dudo.server.connection import Connection
-from dudo.server.gate import Gate, GateLimits
-from dudo.server.lease import LeaseKeeper
-from dudo.server.lobby import Elsewhere, Lobby, SiteLimits
+from dudo.server.cluster.lease import LeaseKeeper
+from dudo.server.cluster.presence import Cluster, ClusterSettings
+from dudo.server.cluster.relay import ADDRESS_HEADER, PROFILE_HEADER, Relay
+from dudo.server.guard.gate import Gate, GateLimits
+from dudo.server.guard.proxies import SCOPE_KEY, ForwardedHeaders, OriginWarnings
+from dudo.server.guard.refusals import HandshakeRefusals
+from dudo.server.host.collector import Collector
 from dudo.server.logs import log_event
-from dudo.server.names import clean_name
 from dudo.server.outage import within
-from dudo.server.pages import STYLE_HASH, embed_requested, error_page, page_routes
 from dudo.server.protocol import (
     MAX_MESSAGE_BYTES,
     PROTOCOL_VERSION,
@@ -54,12 +52,14 @@ from dudo.server.protocol import (
     error_message,
     parse_client_message,
 )
-from dudo.server.proxies import SCOPE_KEY, ForwardedHeaders, OriginWarnings
-from dudo.server.refusals import HandshakeRefusals
-from dudo.server.relay import ADDRESS_HEADER, PROFILE_HEADER, Relay
-from dudo.server.replays import Analyses, replay_routes, worker_pool
-from dudo.server.room import RoomConfig, RoomError
-from dudo.server.share import clean_origin, qr_svg, share_link
+from dudo.server.site.lobby import Elsewhere, Lobby, SiteLimits
+from dudo.server.table.connection import Connection
+from dudo.server.table.names import clean_name
+from dudo.server.table.room import RoomConfig, RoomError
+from dudo.server.web.assets import CompressDynamic
+from dudo.server.web.pages import STYLE_HASH, embed_requested, error_page, page_routes
+from dudo.server.web.replays import Analyses, replay_routes, worker_pool
+from dudo.server.web.share import clean_origin, qr_svg, share_link
 from dudo.store import Store, open_store
 from dudo.store.base import hide_password
 
@@ -80,14 +80,14 @@ class ServerSettings:
     database: str = DEFAULT_DATABASE
     room: RoomConfig = field(default_factory=RoomConfig)
     gate: GateLimits = field(default_factory=GateLimits)
-    # "clock": the server's own collector policy (dudo.server.collector); "python": leave
+    # "clock": the server's own collector policy (dudo.server.host.collector); "python": leave
     # Python's garbage collector as it is (for comparison; DUDO_GC=python).
     gc_policy: str = "clock"
     # Origins (``https://host[:port]``) whose pages may open a WebSocket besides the site's
     # own (the Host the request came to); DUDO_ALLOWED_ORIGINS, comma separated.
     allowed_origins: tuple[str, ...] = ()
     # The reverse proxies in front (--forwarded-allow-ips): only they may name the client's
-    # address, scheme and public host (dudo.server.proxies).
+    # address, scheme and public host (dudo.server.guard.proxies).
     proxies: tuple[str, ...] = ()
     limits: SiteLimits = field(default_factory=SiteLimits)
     sweep_interval: float = 60.0  # seconds between looks for idle rooms (DUDO_SWEEP_INTERVAL)
@@ -606,7 +606,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
                 and origin_allowed(origin, forwarded.host))
 
     async def room_qr(request: Request) -> Response:
-        """The share panel's QR code (dudo.server.share): the room's link for the page's
+        """The share panel's QR code (dudo.server.web.share): the room's link for the page's
         ``?origin=``, with the host's ``?invite=`` key if given. An unknown room, or a key
         that is not the room's, is answered like an address that does not exist."""
         nothing = JSONResponse({"error": "not_found",

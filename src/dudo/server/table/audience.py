@@ -4,7 +4,7 @@ A seat may have a few sockets at once (a phone and a laptop); anyone else watche
 spectator. Each recipient gets its own view of the state (:func:`dudo.view.view`), so
 no socket ever sees another seat's dice before the reveal.
 
-A socket here is a :class:`~dudo.server.connection.Connection`: an ordered outbox over
+A socket here is a :class:`~dudo.server.table.connection.Connection`: an ordered outbox over
 any ``send`` function, so nothing in this module cares whether the other end is a
 WebSocket of this process or a pipe to another node (a relayed client).
 """
@@ -16,8 +16,8 @@ from typing import Any
 
 from dudo.game import Revealed
 from dudo.server import protocol as p
-from dudo.server.connection import Connection, dumps
-from dudo.server.room_state import RoomConfig, RoomEvent, RoomState
+from dudo.server.table.connection import Connection, dumps
+from dudo.server.table.state import RoomConfig, RoomEvent, RoomState
 from dudo.view import view
 
 SOCKETS_PER_SEAT = 4  # a fifth socket of a seat replaces its oldest

@@ -1,0 +1,3 @@
+"""The ASGI application: its lifespan, HTTP endpoints, the table socket, pages, replays and
+static files.
+"""
