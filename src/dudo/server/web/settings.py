@@ -1,0 +1,125 @@
+"""How the server runs (``ServerSettings``), read from DUDO_* environment variables by
+``dudo serve`` and given to ``create_app``."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from dudo.server.cluster.presence import ClusterSettings
+from dudo.server.guard.gate import GateLimits
+from dudo.server.site.lobby import SiteLimits
+from dudo.server.table.room import RoomConfig
+
+DEFAULT_DATABASE = "sqlite:///dudo.db"
+
+
+@dataclass
+class ServerSettings:
+    """How the server runs; ``from_env`` reads DUDO_DATABASE and friends."""
+
+    database: str = DEFAULT_DATABASE
+    room: RoomConfig = field(default_factory=RoomConfig)
+    gate: GateLimits = field(default_factory=GateLimits)
+    # "clock": the server's own collector policy (dudo.server.host.collector); "python": leave
+    # Python's garbage collector as it is (for comparison; DUDO_GC=python).
+    gc_policy: str = "clock"
+    # Origins (``https://host[:port]``) whose pages may open a WebSocket besides the site's
+    # own (the Host the request came to); DUDO_ALLOWED_ORIGINS, comma separated.
+    allowed_origins: tuple[str, ...] = ()
+    # The reverse proxies in front (--forwarded-allow-ips): only they may name the client's
+    # address, scheme and public host (dudo.server.guard.proxies).
+    proxies: tuple[str, ...] = ()
+    limits: SiteLimits = field(default_factory=SiteLimits)
+    sweep_interval: float = 60.0  # seconds between looks for idle rooms (DUDO_SWEEP_INTERVAL)
+    # A cluster node (dudo serve --cluster): Redis's URL, and the address other nodes
+    # reach this one at (http://host:port). None: one process holding every room.
+    cluster: str | None = None
+    advertise: str | None = None
+    cluster_settings: ClusterSettings = field(default_factory=ClusterSettings)
+
+    @classmethod
+    def from_env(cls, database: str | None = None) -> ServerSettings:
+        settings = cls(database=database or os.environ.get("DUDO_DATABASE", DEFAULT_DATABASE),
+                       gc_policy=os.environ.get("DUDO_GC", "clock"),
+                       allowed_origins=parse_origins(os.environ.get("DUDO_ALLOWED_ORIGINS", "")))
+        if settings.gc_policy not in ("clock", "python"):
+            raise ValueError(f"DUDO_GC must be 'clock' or 'python', not {settings.gc_policy!r}")
+        for name in ("bot_delay", "reveal_pause", "seed_window", "grace", "quick_fill",
+                     "close_after_game", "close_when_idle", "close_empty_lobby", "write_patience"):
+            value = os.environ.get(f"DUDO_{name.upper()}")
+            if value is not None:
+                setattr(settings.room, name, _env_number(name, value, float, "seconds"))
+        for name in ("lease", "renew_every", "rescan_every", "stall_limit"):
+            value = os.environ.get(f"DUDO_{name.upper()}")
+            if value is not None:
+                number = _env_number(name, value, float, "number")
+                if number <= 0:
+                    raise ValueError(f"DUDO_{name.upper()} must be a positive number of "
+                                     "seconds")
+                setattr(settings.cluster_settings, name, number)
+        value = os.environ.get("DUDO_REDIS_CONNECTIONS")
+        if value is not None:
+            settings.cluster_settings.redis_connections = _env_number(
+                "redis_connections", value, int, "whole number")
+            if settings.cluster_settings.redis_connections < 1:
+                raise ValueError("DUDO_REDIS_CONNECTIONS must be at least 1")
+        value = os.environ.get("DUDO_SWEEP_INTERVAL")
+        if value is not None:
+            settings.sweep_interval = _env_number("sweep_interval", value, float, "number")
+            if settings.sweep_interval <= 0:
+                raise ValueError("DUDO_SWEEP_INTERVAL must be a positive number of seconds")
+        for name, kind in GateLimits.__annotations__.items():
+            value = os.environ.get(f"DUDO_{name.upper()}")
+            if value is not None:
+                number = float if kind == "float" else int
+                setattr(settings.gate, name, _env_number(name, value, number, "number"))
+        value = os.environ.get("DUDO_MAX_SPECTATORS")
+        if value is not None:
+            settings.room.max_spectators = _env_number("max_spectators", value, int,
+                                                       "whole number")
+        for name in ("max_rooms", "max_lobbies", "creation_burst", "guesses_per_client",
+                     "guesses_per_address", "ipv4_prefix", "ipv6_prefix"):
+            value = os.environ.get(f"DUDO_{name.upper()}")
+            if value is not None:
+                setattr(settings.limits, name, _env_number(name, value, int, "whole number"))
+        for name in ("creations_per_minute", "closed_retention", "group_share",
+                     "evict_idle_after"):
+            value = os.environ.get(f"DUDO_{name.upper()}")
+            if value is not None:
+                setattr(settings.limits, name, _env_number(name, value, float, "number"))
+        if not (0 <= settings.limits.ipv4_prefix <= 32 and 0 <= settings.limits.ipv6_prefix <= 128):
+            raise ValueError("DUDO_IPV4_PREFIX is 0..32 and DUDO_IPV6_PREFIX 0..128")
+        if not 0 < settings.limits.group_share <= 1:
+            raise ValueError("DUDO_GROUP_SHARE is a share of the lobbies: above 0, at most 1")
+        return settings
+
+
+def _env_number(name: str, value: str, kind: type[float] | type[int], what: str) -> Any:
+    """A DUDO_* setting as a number, or a ValueError that names the setting."""
+    try:
+        number = kind(value)
+    except ValueError:
+        raise ValueError(f"DUDO_{name.upper()} must be a {what}, not {value!r}") from None
+    if number < 0 or number != number:  # negative, or NaN
+        raise ValueError(f"DUDO_{name.upper()} must not be negative, not {value!r}")
+    return number
+
+
+def parse_origins(text: str) -> tuple[str, ...]:
+    """``https://a.example, http://localhost:8000`` as origins (lower case, no slash);
+    raises ValueError for an entry that is not a scheme and a host."""
+    origins = []
+    for entry in text.split(","):
+        origin = entry.strip().lower().rstrip("/")
+        if not origin:
+            continue
+        parts = urlsplit(origin)
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.path:
+            raise ValueError(f"DUDO_ALLOWED_ORIGINS: {entry.strip()!r} is not an origin "
+                             "like https://dudo.example or http://localhost:8000")
+        origins.append(origin)
+    return tuple(origins)
+

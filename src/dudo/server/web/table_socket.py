@@ -1,0 +1,155 @@
+"""The table's WebSocket (/ws/{code}): admitted by the gate, checked for the page's origin
+and the seat token, then a reader that forwards each message to the room's actor and a
+writer that sends what the room queues for this socket (dudo.server.table.connection).
+
+Transport only: it parses and limits messages; the room decides what they do.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+
+from redis.exceptions import RedisError
+from starlette.responses import JSONResponse
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from dudo.server.guard.proxies import SCOPE_KEY
+from dudo.server.protocol import ProtocolError, error_message, parse_client_message
+from dudo.server.site.lobby import Elsewhere
+from dudo.server.table.connection import Connection
+from dudo.server.table.room import Room, RoomError
+from dudo.server.web.callers import client_id_of, client_of, own_origin
+from dudo.server.web.rooms import locate
+from dudo.server.web.state import Server, server_of
+
+# The WebSocket subprotocol a client offers (with "token.<seat token>" beside it); the
+# server accepts it by name, as browsers require when a client offers any.
+SUBPROTOCOL = "dudo.v1"
+
+
+async def room_socket(websocket: WebSocket) -> None:
+    server = server_of(websocket)
+    gate = server.gate
+    address = client_of(websocket)
+    refusal = gate.admit(address)
+    if refusal is not None:
+        # A flood from one address is refused in the handshake itself (HTTP 429 with
+        # the error shape), before the socket costs an upgrade, a task and a close.
+        code, message = refusal
+        server.refusals.refused(code)  # counted; uvicorn's error line about it is dropped
+        await websocket.send_denial_response(JSONResponse(
+            {"error": code, "message": message}, status_code=429))
+        return
+    try:
+        offered = websocket.scope.get("subprotocols") or []
+        await websocket.accept(subprotocol=SUBPROTOCOL if SUBPROTOCOL in offered else None)
+        await seated_socket(websocket, address, offered)
+    finally:
+        gate.release(address)
+
+
+async def refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
+    """An error message in the usual shape, then the close with its code."""
+    await websocket.send_text(json.dumps(error_message(code, message)))
+    await websocket.close(code=close_code)
+
+
+async def seated_socket(websocket: WebSocket, address: str, offered: list[str]) -> None:
+    server = server_of(websocket)
+    # Any page may open a WebSocket anywhere (no same-origin rule for sockets): only
+    # this site's own pages, and origins the operator allows, may take a seat.
+    # Behind a proxy that does not pass Host on, the public host comes in
+    # X-Forwarded-Host (or Forwarded), believed only from --forwarded-allow-ips.
+    origin = websocket.headers.get("origin")
+    if not own_origin(websocket, origin):
+        server.origin_warnings.refused(origin or "", websocket.headers.get("host"),
+                                       websocket.scope.get(SCOPE_KEY))
+        await refuse(websocket, "bad_origin",
+                     "pages from another site cannot connect to this server", 4403)
+        return
+    try:
+        room = await locate(websocket)
+    except RoomError as error:
+        await refuse(websocket, error.code, str(error), 4412 if error.code == "moved" else 4404)
+        return
+    except RedisError:  # a cluster node that cannot reach Redis: try again later
+        await refuse(websocket, "unavailable",
+                     "the server cannot reach its cluster just now: reconnect", 1013)
+        return
+    if isinstance(room, Elsewhere):
+        relay = server.live.relay
+        assert relay is not None  # only a cluster node finds a room elsewhere
+        await relay.socket(websocket, room.address, room.code, offered, address,
+                           client_id_of(websocket))
+        return
+    # The seat token: in the subprotocol list ("token.<token>"), so no URL (and no
+    # proxy's access log) carries it; ?token= still works, deprecated.
+    token = next((part[len("token."):] for part in offered if part.startswith("token.")),
+                 None) or websocket.query_params.get("token")
+    seat = None
+    if token:
+        seat = room.seat_of(token)
+        if seat is None:
+            await refuse(websocket, "bad_token", "that seat token is not valid for this room",
+                         4401)
+            return
+    await play(server, websocket, room, Connection(websocket.send_text, seat), address)
+
+
+async def play(server: Server, websocket: WebSocket, room: Room, connection: Connection,
+               address: str) -> None:
+    """The socket's life at the table: the room hears of it, then of each message it reads
+    (parsed and within the gate's budget), then of its end."""
+    gate, metrics = server.gate, server.metrics
+
+    async def write_then_close() -> None:
+        # The writer ends when the room lets go of the socket (too slow to keep up,
+        # replaced by a newer socket of the seat, no room for another watcher).
+        await connection.write_forever()
+        with contextlib.suppress(Exception):
+            await websocket.close(code=connection.close_code)
+
+    writer = asyncio.create_task(write_then_close())
+    # One message budget per seat (all its sockets) and per address: more sockets
+    # never buy more messages. A spectator's socket is a seat of its own.
+    seat = connection.seat
+    budget = (room.code, seat) if seat is not None else ("watcher", connection.opened)
+    metrics.sockets += 1
+    room.inbox.put_nowait(("connect", connection))
+    try:
+        while not connection.closed:
+            message = await websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            metrics.messages += 1
+            text = message.get("text")
+            if text is None:
+                text = message.get("bytes") or b""
+            try:
+                parsed = parse_client_message(text)
+            except ProtocolError as error:
+                metrics.rejected += 1
+                if not gate.message(address, budget):
+                    continue  # a flood of junk gets no answers beyond the limit
+                connection.send(error_message(error.code, str(error)))
+                continue
+            if not gate.message(address, budget):
+                # Not remembered under the id: the same action may be sent again later.
+                metrics.rejected += 1
+                connection.send(error_message("rate_limited", "too many messages: slow down",
+                                              getattr(parsed, "id", None)))
+                continue
+            room.inbox.put_nowait(("message", connection, parsed))
+    except WebSocketDisconnect:
+        pass
+    finally:
+        metrics.sockets -= 1
+        metrics.closed_sockets += 1
+        room.inbox.put_nowait(("disconnect", connection))
+        writer.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await writer
+        with contextlib.suppress(Exception):
+            await websocket.close()
