@@ -136,7 +136,7 @@ class Refusal(Exception):
 
 @dataclass
 class ProfileDesk:
-    """What the routes need from the app, handed in by it (dudo.server.web.app)."""
+    """What the routes need from the app, handed in by it (dudo.server.web.desk)."""
 
     book: Callable[[], ProfileBook]
     load_game: Callable[[str], Awaitable[dict[str, Any] | None]]

@@ -369,7 +369,7 @@ def page_routes() -> list[BaseRoute]:
         Route("/my-games", game_page),
         Route("/rules", rules_page),
         # The print button's script is a file: the content security policy
-        # (dudo.server.web.app) allows no inline script.
+        # (dudo.server.web.middleware) allows no inline script.
         Route("/rules.js", rules_script),
         Route("/api/presets", presets),
     ]

@@ -4,7 +4,7 @@ room to a friend's camera (``GET /r/{code}/qr.svg``, docs/web.md, "Sharing a roo
 The code encodes exactly the link the panel shows: ``<origin>/r/<CODE>``, and the host's
 ``?invite=<key>`` (the key that lets a friend into a locked room). The page sends its own
 origin (``location.origin``), which must be this site as the request reached it (the rule
-that decides whether that page may open the table's socket, dudo.server.web.app); the room
+that decides whether that page may open the table's socket, dudo.server.web.callers); the room
 and the key are checked by the server, so the image never shows a link the panel could
 not show.
 """
