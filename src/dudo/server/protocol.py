@@ -164,12 +164,13 @@ class PingMessage(_Message):
     type: Literal["ping"]
 
 
-ClientMessage = Annotated[
+AnyClientMessage = (
     BidMessage | CallMessage | NextRoundMessage | StartMessage | RematchMessage
     | ConfigureMessage | RemoveMessage | LeaveMessage | SeedMessage | EmoteMessage
-    | ChatMessage | PingMessage,
-    Field(discriminator="type"),
-]
+    | ChatMessage | PingMessage)
+"""A validated client message, as the room's actor takes it (see :data:`ClientMessage`)."""
+
+ClientMessage = Annotated[AnyClientMessage, Field(discriminator="type")]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMessage)
 
 
@@ -181,7 +182,7 @@ class ProtocolError(ValueError):
         self.code = code
 
 
-def parse_client_message(text: str | bytes) -> Any:
+def parse_client_message(text: str | bytes) -> AnyClientMessage:
     """Validate one inbound message; raises :class:`ProtocolError` naming the problem."""
     # The limit is on bytes: a text frame's characters may take up to four bytes each.
     size = len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else len(text)
@@ -203,13 +204,23 @@ def parse_client_message(text: str | bytes) -> Any:
     if not isinstance(kind, str):
         raise ProtocolError("bad_message", "a message needs a 'type'")
     try:
-        return _ADAPTER.validate_python(data)
+        parsed: AnyClientMessage = _ADAPTER.validate_python(data)
+        return parsed
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"][1:]) or "message"
         if first["type"] == "union_tag_invalid":
             raise ProtocolError("unknown_type", f"unknown message type {kind!r}") from None
         raise ProtocolError("bad_message", f"{kind}: {where}: {first['msg']}") from None
+
+
+def message_id(message: AnyClientMessage) -> str | None:
+    """The client's id of a message, if its type carries one (a seed's is optional)."""
+    match message:
+        case EmoteMessage() | ChatMessage() | PingMessage():
+            return None
+        case _:
+            return message.id
 
 
 def error_message(code: str, message: str, action_id: str | None = None) -> dict[str, Any]:

@@ -188,12 +188,38 @@ class RoomState:
         self.seq = entry.seq + 1
         if entry.kind not in ("refused", "seeded"):  # these change nothing anyone sees
             self.version += 1
-        handler = getattr(self, f"_apply_{entry.kind}")
-        events: list[RoomEvent] = handler(entry.at, entry.data)
+        events = self._applied(entry.kind, entry.at, entry.data)
         if "ack" in entry.data:
             seat, action_id = entry.data["ack"]
             self.remember(seat, action_id, p.ack_message(action_id, self.version))
         return events
+
+    def _applied(self, kind: str, at: float, data: dict[str, Any]) -> list[RoomEvent]:
+        """The one handler for each kind of entry a room's log holds (a closed list: an
+        unknown kind is a log this code cannot replay)."""
+        match kind:
+            case "action":
+                return self._apply_action(at, data)
+            case "seeded":
+                return self._apply_seeded(at, data)
+            case "rolled":
+                return self._apply_rolled(at, data)
+            case "refused":
+                return self._apply_refused(at, data)
+            case "joined":
+                return self._apply_joined(at, data)
+            case "left":
+                return self._apply_left(at, data)
+            case "removed":
+                return self._apply_removed(at, data)
+            case "configured":
+                return self._apply_configured(at, data)
+            case "started" | "rematch":
+                return self._apply_started(at, data)
+            case "created":
+                return self._apply_created(at, data)
+            case _:
+                raise ValueError(f"room {self.code}: unknown log entry kind {kind!r}")
 
     def remember(self, seat: int, action_id: str, reply: dict[str, Any] | str) -> str:
         """Keep the answer to a message id (exactly once); returns it as JSON text."""
@@ -389,8 +415,6 @@ class RoomState:
         self.fair = Fair(1, data["commitment"], data["server_seed"],
                          bot_seats=data.get("bot_seats"))
         return [self.game.round_header()]
-
-    _apply_rematch = _apply_started
 
     def _apply_seeded(self, at: float, data: dict[str, Any]) -> list[RoomEvent]:
         self.seats[data["seat"]].seed = data["seed"]

@@ -53,6 +53,7 @@ from dudo.server.protocol import (
     parse_client_message,
 )
 from dudo.server.site.lobby import Elsewhere, Lobby, SiteLimits
+from dudo.server.table import inbox
 from dudo.server.table.connection import Connection
 from dudo.server.table.names import clean_name
 from dudo.server.table.room import RoomConfig, RoomError
@@ -562,7 +563,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
                 profile = await profile_of(request, body.profile)
                 if relayed(request) and request.headers.get(PROFILE_HEADER):
                     profile = request.headers[PROFILE_HEADER][:32]  # found by the sender
-                joined = await room.call("join", clean_name(body.name), body.invite, profile)
+                joined = await room.ask(inbox.Join(clean_name(body.name), body.invite, profile))
             except RoomError as error:
                 if error.code == "locked" and body.invite:
                     await lobby().wrong_key(client_of(request), client_id_of(request))
@@ -593,7 +594,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
                 return await relay_http(request, room, None)
         except RoomError as error:
             return refused(error)
-        return JSONResponse(await room.call("summary"))
+        return JSONResponse(await room.ask(inbox.Describe()))
 
     def own_origin(connection: Request | WebSocket, origin: str | None) -> bool:
         """Whether ``origin`` is this site's (its Host, an allowed origin, or the public host
@@ -620,7 +621,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
             room = await locate(request)
             if isinstance(room, Elsewhere):
                 return await relay_http(request, room, None)
-            if invite is not None and not await room.call("invite_matches", invite):
+            if invite is not None and not await room.ask(inbox.CheckInvite(invite)):
                 return nothing
         except RoomError as error:
             return nothing if error.code == "no_room" else refused(error)
@@ -815,7 +816,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         # never buy more messages. A spectator's socket is a seat of its own.
         budget = (room.code, seat) if seat is not None else ("watcher", connection.opened)
         metrics.sockets += 1
-        room.inbox.put_nowait(("connect", connection))
+        room.tell(inbox.Connect(connection))
         try:
             while not connection.closed:
                 message = await websocket.receive()
@@ -839,13 +840,13 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
                     connection.send(error_message("rate_limited", "too many messages: slow down",
                                                   getattr(parsed, "id", None)))
                     continue
-                room.inbox.put_nowait(("message", connection, parsed))
+                room.tell(inbox.Deliver(connection, parsed))
         except WebSocketDisconnect:
             pass
         finally:
             metrics.sockets -= 1
             metrics.closed_sockets += 1
-            room.inbox.put_nowait(("disconnect", connection))
+            room.tell(inbox.Disconnect(connection))
             writer.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await writer
