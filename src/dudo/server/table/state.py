@@ -18,19 +18,20 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from dudo.bids import Bid
 from dudo.bots.base import Bot
 from dudo.bots.registry import LEVELS
 from dudo.dice import Cups
 from dudo.fairness import SCHEME, RoundLabel, rolloff_counts, rolloff_label
-from dudo.game import Action, Call, Event, Game, Phase
-from dudo.hands import Hand
+from dudo.game import Event, Game, Phase, action_from_json, action_to_json
 from dudo.rolloff import RollOff, RollOffAttempt
 from dudo.rules import Rules
 from dudo.server import protocol as p
 from dudo.server.table.connection import Connection, dumps
 from dudo.server.table.names import skeleton
 from dudo.store import LogEntry
+
+__all__ = ["REPLIES_KEPT", "Fair", "RoomConfig", "RoomEvent", "RoomState", "Seat",
+           "action_from_json", "action_to_json", "hash_token"]
 
 REPLIES_KEPT = 128
 
@@ -525,20 +526,3 @@ class RoomState:
             if skeleton(name) not in taken:
                 return name
         return f"{personas[index % len(personas)].name} {index + 1}"
-
-
-def action_to_json(action: Action) -> dict[str, Any]:
-    if isinstance(action, Bid):
-        return {"bid": [action.quantity, action.face]}
-    if isinstance(action, Hand):
-        return {"bid": action.to_json()}
-    return {"call": action.value}
-
-
-def action_from_json(data: dict[str, Any]) -> Action:
-    if "bid" in data:
-        if isinstance(data["bid"], dict):
-            return Hand.from_json(data["bid"])
-        quantity, face = data["bid"]
-        return Bid(quantity, face)
-    return Call(data["call"])
