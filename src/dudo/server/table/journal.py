@@ -16,6 +16,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from dudo.server import protocol as p
 from dudo.server.logs import log_event
 from dudo.server.outage import Backoff, StoreHealth, within
 from dudo.server.table.connection import dumps
@@ -62,7 +63,29 @@ class Journal:
             await self._recover()
         entry = LogEntry(self.state.seq, self.clock(), kind, data)
         await self._store(entry)
-        return self.state.apply(entry)
+        return self.apply(entry)
+
+    def apply(self, entry: LogEntry) -> list[RoomEvent]:
+        """Apply a stored (or replayed) entry to the state, and keep the answers to the
+        messages it answered, as their JSON text (remembered across restarts: the log
+        holds them)."""
+        events = self.state.apply(entry)
+        for answered in self.state.answered:
+            reply = answered.reply
+            if reply is None:
+                reply = p.ack_message(answered.action_id, answered.version)
+            self.remember(answered.seat, answered.action_id, reply)
+        self.state.answered.clear()
+        return events
+
+    def remember(self, seat: int, action_id: str, reply: dict[str, Any] | str) -> str:
+        """Keep the answer to a message id (exactly once); returns it as JSON text."""
+        text = reply if isinstance(reply, str) else dumps(reply)
+        replies = self.state.seats[seat].replies
+        replies[action_id] = text
+        while len(replies) > REPLIES_KEPT:
+            replies.popitem(last=False)
+        return text
 
     async def _store(self, entry: LogEntry) -> None:
         """Append one entry, waiting at most ``write_patience``: on failure the room backs
@@ -166,8 +189,8 @@ class Journal:
             if error.code == "moved":
                 return dumps(reply)
             # The answer still goes out; only a restart would forget it.
-            return self.state.remember(seat, action_id, reply)
-        self.state.apply(entry)
+            return self.remember(seat, action_id, reply)
+        self.apply(entry)
         await self._forget_old_refusals(seat)
         return self.state.seats[seat].replies[action_id]
 

@@ -108,12 +108,12 @@ class Requests:
             elif action_id is None:
                 connection.send(reply)
             elif not error.stored:
-                connection.send(self.state.remember(seat, action_id, reply))
+                connection.send(self.journal.remember(seat, action_id, reply))
             else:
                 connection.send(await self.journal.refuse(seat, action_id, reply))
             return
         if acknowledged and action_id is not None:
-            text = self.state.seats[seat].replies.get(action_id) or self.state.remember(
+            text = self.state.seats[seat].replies.get(action_id) or self.journal.remember(
                 seat, action_id, p.ack_message(action_id, self.state.version))
             connection.send(text)
 

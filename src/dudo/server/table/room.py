@@ -198,7 +198,7 @@ class Room:
         room.health.succeeded()
         if not made:
             return None
-        room.state.apply(entry)
+        room.journal.apply(entry)
         return room
 
     @classmethod
@@ -213,7 +213,7 @@ class Room:
         if not entries or entries[0].kind != "created":
             raise StoreError(f"room {code}: its log does not begin with its creation")
         for entry in entries:
-            room.state.apply(entry)
+            room.journal.apply(entry)
         # Idle time counts from the last thing that happened, not from the restart: a site
         # restarted more often than its idle limits must still close idle rooms.
         room.last_activity = entries[-1].at
