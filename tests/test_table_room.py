@@ -233,3 +233,28 @@ def test_a_quick_table_is_filled_with_bots_when_its_time_comes() -> None:
 
     run(test)
 
+
+
+def test_the_audience_shows_each_seat_its_own_dice_and_spectators_none() -> None:
+    async def test() -> None:
+        room = await open_room(seats=2)
+        tokens = [await room.ask(inbox.Join(name)) for name in ("Ana", "Bea")]
+        players = [Socket(joined["seat"]) for joined in tokens]
+        watcher = Socket(None)
+        for socket in (*players, watcher):
+            room.tell(inbox.Connect(socket.connection))
+        await deliver(room, players[0], '{"type":"start","id":"go"}')
+        for _ in range(50):  # the roll comes at once (fast_config), on the room's loop
+            game = players[0].of_type("state")[-1]["game"]
+            if game is not None and game["phase"] == "bidding":
+                break
+            await asyncio.sleep(0.01)
+        views = [socket.of_type("state")[-1]["game"] for socket in (*players, watcher)]
+        assert [view["seat"] for view in views] == [0, 1, None]
+        assert [len(view["dice"]) for view in views] == [5, 5, 0]
+        assert all(views[0][key] == view[key] for view in views
+                   for key in ("dice_counts", "turn", "round"))
+        assert (await room.ask(inbox.Describe()))["spectators"] == 1
+        await room.stop()
+
+    run(test)
