@@ -29,6 +29,7 @@ from dudo.game import Call
 from dudo.rules import Rules
 from dudo.server.cluster.presence import Cluster, ClusterSettings
 from dudo.server.site.lobby import Lobby
+from dudo.server.table import inbox
 from dudo.server.table.connection import Connection
 from dudo.server.table.room import CLOSE_MOVED, RoomConfig, RoomError
 from dudo.store import LogEntry, open_store
@@ -396,17 +397,17 @@ def test_two_nodes_that_both_believe_they_hold_a_room_never_both_write(
                     sent.append(text)
 
                 watcher = Connection(keep, None)
-                room_x.inbox.put_nowait(("connect", watcher))
-                await room_x.call("summary")
+                room_x.tell(inbox.Connect(watcher))
+                await room_x.ask(inbox.Describe())
                 # The split: Y is told it holds the room (X does not know).
                 await y.cluster.redis.set(y.cluster.owner_key(code), "y")  # type: ignore[union-attr]
                 room_y = await y.take_over(code)
                 assert room_y is not None and room_y is not room_x
                 assert room_y.seq == room_x.seq
                 # Both try to seat someone in the one open seat: only Y's append lands.
-                assert (await room_y.call("join", "Yara", None))["seat"] == 1
+                assert (await room_y.ask(inbox.Join("Yara", None)))["seat"] == 1
                 try:
-                    await room_x.call("join", "Xavi", None)
+                    await room_x.ask(inbox.Join("Xavi", None))
                     raise AssertionError("the second holder's append was accepted")
                 except RoomError as error:
                     assert error.code == "moved"
@@ -421,7 +422,7 @@ def test_two_nodes_that_both_believe_they_hold_a_room_never_both_write(
                 # X's sweep drops the room it let go; Y plays on.
                 await x.close_idle_rooms()
                 assert code not in x.rooms
-                await room_y.call("summary")
+                await room_y.ask(inbox.Describe())
                 assert not room_y.closed
             finally:
                 for lobby in lobbies:

@@ -12,6 +12,7 @@ from starlette.testclient import TestClient
 
 from dudo.rules import Rules
 from dudo.server.site.lobby import CODE_ALPHABET, Lobby, SiteLimits
+from dudo.server.table import inbox
 from dudo.store.base import LogEntry, MemoryStore
 from serverkit import FakeClock, app_and_lobby, fast_config
 
@@ -58,7 +59,7 @@ def test_lobbies_take_only_part_of_the_site_and_the_cap_is_exact() -> None:
         # Two lobbies become games: the site's other two places are there for them.
         for joined in made[:2]:
             room = lobby.rooms[str(joined["code"])]
-            await room.call("join", "Bo", None)
+            await room.ask(inbox.Join("Bo", None))
             room.status = "playing"  # (how the game starts is not this test's subject)
         more = await asyncio.gather(*(_create(lobby, client="192.0.2.1") for _ in range(5)),
                                     return_exceptions=True)
@@ -301,7 +302,7 @@ def test_a_crowd_of_addresses_cannot_fill_the_site() -> None:
         here = lobby.rooms[str(waiting["code"])]
         here.audience.connect(Connection(lambda text: None, 0))
         joined = await _create(lobby, client="198.51.100.8")
-        await lobby.rooms[str(joined["code"])].call("join", "Bo", None)
+        await lobby.rooms[str(joined["code"])].ask(inbox.Join("Bo", None))
 
         async def crowd(addresses: list[str]) -> list[object]:
             results: list[object] = []

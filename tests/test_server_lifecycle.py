@@ -10,6 +10,7 @@ import pytest
 
 from dudo.rules import Rules
 from dudo.server.site.lobby import Lobby
+from dudo.server.table import inbox
 from dudo.store.base import MemoryStore
 from serverkit import FakeClock, fast_config
 
@@ -33,13 +34,13 @@ def test_idle_rooms_are_closed_and_not_recovered() -> None:
             return None
 
         player = Connection(ignore, 0)
-        lobby.rooms[busy["code"]].inbox.put_nowait(("connect", player))
+        lobby.rooms[busy["code"]].tell(inbox.Connect(player))
         watcher = Connection(ignore, None)
-        lobby.rooms[quiet["code"]].inbox.put_nowait(("connect", watcher))
-        await lobby.rooms[quiet["code"]].call("summary")
+        lobby.rooms[quiet["code"]].tell(inbox.Connect(watcher))
+        await lobby.rooms[quiet["code"]].ask(inbox.Describe())
         clock.advance(200)
         assert await lobby.close_idle_rooms() == []
-        await lobby.rooms[quiet["code"]].call("summary")  # a look is not activity
+        await lobby.rooms[quiet["code"]].ask(inbox.Describe())  # a look is not activity
         clock.advance(200)
         assert await lobby.close_idle_rooms() == [quiet["code"]]
         assert watcher.closed  # the spectator is let go, not kept waiting
@@ -74,12 +75,12 @@ def test_answers_to_start_and_next_round_survive_a_restart() -> None:
 
         connection = Connection(collect, 0)
         writer = asyncio.create_task(connection.write_forever())
-        await room.inbox.put(("connect", connection))
-        await room.inbox.put(("message", connection,
-                              parse_client_message('{"type":"start","id":"go"}')))
-        await room.inbox.put(("message", connection,
-                              parse_client_message('{"type":"next_round","id":"roll"}')))
-        await room.call("summary")
+        room.tell(inbox.Connect(connection))
+        room.tell(inbox.Deliver(connection,
+                             parse_client_message('{"type":"start","id":"go"}')))
+        room.tell(inbox.Deliver(connection,
+                             parse_client_message('{"type":"next_round","id":"roll"}')))
+        await room.ask(inbox.Describe())
         first = {key: json.loads(text) for key, text in room.seats[0].replies.items()}
         assert first["go"]["type"] == "ack" and first["roll"]["type"] == "ack"
         writer.cancel()
@@ -113,12 +114,12 @@ def test_refusals_survive_a_restart_and_leave_the_version_alone() -> None:
             sent.append(text)
 
         connection = Connection(collect, 0)
-        room.inbox.put_nowait(("connect", connection))
-        await room.call("summary")
+        room.tell(inbox.Connect(connection))
+        await room.ask(inbox.Describe())
         version = room.version
-        room.inbox.put_nowait(("message", connection,
+        room.tell(inbox.Deliver(connection,
                                parse_client_message('{"type":"start","id":"go"}')))
-        await room.call("summary")
+        await room.ask(inbox.Describe())
         refused = json.loads(room.seats[0].replies["go"])
         assert refused["type"] == "error" and refused["code"] == "not_ready"
         assert room.version == version
@@ -128,13 +129,13 @@ def test_refusals_survive_a_restart_and_leave_the_version_alone() -> None:
         await restarted.recover()
         again = restarted.rooms[made["code"]]
         assert again.version == version
-        await again.call("join", "Bea", None)
+        await again.ask(inbox.Join("Bea", None))
         retry = Connection(collect, 0)
-        again.inbox.put_nowait(("connect", retry))
+        again.tell(inbox.Connect(retry))
         sent.clear()
-        again.inbox.put_nowait(("message", retry,
+        again.tell(inbox.Deliver(retry,
                                 parse_client_message('{"type":"start","id":"go"}')))
-        await again.call("summary")
+        await again.ask(inbox.Describe())
         answers = [json.loads(text) for text in sent]
         assert refused in answers  # the same answer, not a start
         assert again.status == "lobby"
@@ -162,11 +163,11 @@ def test_stored_refusals_are_bounded_per_seat_and_the_latest_survive_a_restart()
             return None
 
         connection = Connection(ignore, 0)
-        room.inbox.put_nowait(("connect", connection))
+        room.tell(inbox.Connect(connection))
         for number in range(600):  # 'start' with an open seat: refused as not_ready
-            room.inbox.put_nowait(("message", connection, parse_client_message(
+            room.tell(inbox.Deliver(connection, parse_client_message(
                 f'{{"type":"start","id":"go{number}"}}')))
-        await room.call("summary")
+        await room.ask(inbox.Describe())
         refused = [entry for entry in store.logs[made["code"]] if entry.kind == "refused"]
         assert REFUSALS_STORED <= len(refused) < REFUSALS_STORED + 64
         assert refused[-1].data["id"] == "go599"
@@ -250,12 +251,12 @@ def test_two_processes_holding_one_room_never_both_write(backend: str, tmp_path:
             return collect
 
         a, b = Connection(collector("a"), 0), Connection(collector("b"), 0)
-        first.rooms[code].inbox.put_nowait(("connect", a))
-        second.rooms[code].inbox.put_nowait(("connect", b))
-        first.rooms[code].inbox.put_nowait(("message", a, parse_client_message(
+        first.rooms[code].tell(inbox.Connect(a))
+        second.rooms[code].tell(inbox.Connect(b))
+        first.rooms[code].tell(inbox.Deliver(a, parse_client_message(
             '{"type":"configure","id":"one","timer":30}')))
-        await first.rooms[code].call("summary")
-        second.rooms[code].inbox.put_nowait(("message", b, parse_client_message(
+        await first.rooms[code].ask(inbox.Describe())
+        second.rooms[code].tell(inbox.Deliver(b, parse_client_message(
             '{"type":"configure","id":"two","timer":60}')))
         await asyncio.sleep(0.2)
         loser = second.rooms[code]
@@ -268,7 +269,7 @@ def test_two_processes_holding_one_room_never_both_write(backend: str, tmp_path:
         assert configured == [{"timer": 30, "ack": [0, "one"]}]
         winner = first.rooms[code]
         assert not winner.closed and winner.timer == 30
-        assert (await winner.call("summary"))["timer"] == 30
+        assert (await winner.ask(inbox.Describe()))["timer"] == 30
         await first.close()
         await second.close()
         await store.close()

@@ -202,6 +202,24 @@ class Revealed:
             data["points"] = list(self.points)
         return data
 
+    def table_json(self, *, as_event: bool) -> dict[str, Any]:
+        """The reveal as clients see it, with every cup: public once they are lifted.
+
+        ``as_event``: as an event of a state message (the scenario form, then the cups,
+        the loser, the change and whether ones were wild); otherwise as a game view's
+        ``last_reveal`` (without ``event``, and with the round's bids). The one encoder
+        of a reveal for the table: the key orders are the protocol's, kept as they were.
+        """
+        data = self.to_json()
+        cups = [list(cup) for cup in self.cups]
+        if as_event:
+            data.update(cups=cups, loser=self.loser, change=self.change, wild=self.wild)
+        else:
+            del data["event"]
+            data.update(loser=self.loser, change=self.change, wild=self.wild, cups=cups,
+                        bids=[[seat, bid_to_json(bid)] for seat, bid in self.bids])
+        return data
+
     def counts(self, die: int) -> bool:
         """Whether a die showing ``die`` counted toward the called bid (with poker bids:
         shows a face the hand names)."""
@@ -836,7 +854,8 @@ class Game:
         actions. Replaying it (``dudo.scenario.replay``) rebuilds this exact state."""
         rounds = [
             {"dice": [list(cup) for cup in entry["dice"]],
-             "actions": [action_to_json(seat, action) for seat, action in entry["actions"]]}
+             "actions": [{"seat": seat, **action_to_json(action)}
+                         for seat, action in entry["actions"]]}
             for entry in self._record
         ]
         start = {key: copy_json(value) for key, value in self._start.items()}
@@ -880,14 +899,26 @@ MAX_ROLLOFF_ATTEMPTS: Final = 1000
 in ten; a thousand ties in a row do not happen)."""
 
 
-def action_to_json(seat: int, action: Action) -> dict[str, Any]:
-    """An action in the scenario form: ``{"seat": 0, "bid": [4, 5]}``, ``{"seat": 0,
-    "bid": {"hand": "pair", "faces": [3]}}`` or a call."""
-    if isinstance(action, Bid):
-        return {"seat": seat, "bid": [action.quantity, action.face]}
-    if isinstance(action, Hand):
-        return {"seat": seat, "bid": action.to_json()}
-    return {"seat": seat, "call": action.value}
+def action_to_json(action: Action) -> dict[str, Any]:
+    """An action as records, room logs and analyses keep it: ``{"bid": [4, 5]}``,
+    ``{"bid": {"hand": "pair", "faces": [3]}}`` or ``{"call": "dudo"}`` (a scenario's
+    action is this with its ``"seat"`` first).
+
+    >>> action_from_json(action_to_json(Bid(4, 5)))
+    Bid.parse('4x5')
+    """
+    if isinstance(action, Call):
+        return {"call": action.value}
+    return {"bid": bid_to_json(action)}
+
+
+def action_from_json(data: dict[str, Any]) -> Action:
+    """The inverse of :func:`action_to_json` for well-formed data (``ValueError``
+    otherwise; a scenario file's actions are read with precise errors by
+    :func:`dudo.scenario.parse_action`)."""
+    if "bid" in data:
+        return bid_from_json(data["bid"])
+    return Call(data["call"])
 
 
 def copy_json(value: Any) -> Any:

@@ -8,6 +8,7 @@ Testing privacy therefore means testing this function and checking nothing bypas
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -166,23 +167,10 @@ def view(game: Game, seat: int | None) -> SeatView:
 _NO_ROLLOFF: tuple[RollOffAttempt, ...] = ()
 
 
-# The last reveal's JSON: every seat's view of a table shows the same one, so a server that
-# sends a state to each seat in turn encodes it once instead of once per seat.
-_last_reveal: tuple[Revealed | None, dict[str, Any]] = (None, {})
-
-
+@functools.lru_cache(maxsize=16)
 def _reveal_json(reveal: Revealed) -> dict[str, Any]:
-    """A finished round's call and every cup: public once the cups are lifted.
-
-    The same dict is handed out for the same reveal: treat it as read-only."""
-    global _last_reveal
-    cached = _last_reveal
-    if cached[0] is reveal:
-        return cached[1]
-    data = reveal.to_json()
-    del data["event"]
-    data.update(loser=reveal.loser, change=reveal.change, wild=reveal.wild,
-                cups=[list(cup) for cup in reveal.cups],
-                bids=[[seat, bid_to_json(bid)] for seat, bid in reveal.bids])
-    _last_reveal = (reveal, data)
-    return data
+    """A finished round's call and every cup (:meth:`Revealed.table_json`), once per
+    reveal: every seat's view of a table shows the same one, so a server that sends a
+    state to each seat in turn encodes it once instead of once per seat. A pure function
+    of the (frozen) reveal; the same dict is handed out again: treat it as read-only."""
+    return reveal.table_json(as_event=False)

@@ -182,9 +182,7 @@ def risk(seat_view: SeatView, action: Action | None) -> float:
 def _action_json(action: Action | None) -> dict[str, Any] | None:
     if action is None:
         return None
-    data = action_to_json(0, action)
-    del data["seat"]
-    return data
+    return action_to_json(action)
 
 
 def _bid_json(bid: AnyBid | None) -> list[int] | dict[str, Any] | None:

@@ -164,12 +164,13 @@ class PingMessage(_Message):
     type: Literal["ping"]
 
 
-ClientMessage = Annotated[
+AnyClientMessage = (
     BidMessage | CallMessage | NextRoundMessage | StartMessage | RematchMessage
     | ConfigureMessage | RemoveMessage | LeaveMessage | SeedMessage | EmoteMessage
-    | ChatMessage | PingMessage,
-    Field(discriminator="type"),
-]
+    | ChatMessage | PingMessage)
+"""A validated client message, as the room's actor takes it (see :data:`ClientMessage`)."""
+
+ClientMessage = Annotated[AnyClientMessage, Field(discriminator="type")]
 _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMessage)
 
 
@@ -181,7 +182,7 @@ class ProtocolError(ValueError):
         self.code = code
 
 
-def parse_client_message(text: str | bytes) -> Any:
+def parse_client_message(text: str | bytes) -> AnyClientMessage:
     """Validate one inbound message; raises :class:`ProtocolError` naming the problem."""
     # The limit is on bytes: a text frame's characters may take up to four bytes each.
     size = len(text.encode("utf-8", "surrogatepass")) if isinstance(text, str) else len(text)
@@ -203,13 +204,23 @@ def parse_client_message(text: str | bytes) -> Any:
     if not isinstance(kind, str):
         raise ProtocolError("bad_message", "a message needs a 'type'")
     try:
-        return _ADAPTER.validate_python(data)
+        parsed: AnyClientMessage = _ADAPTER.validate_python(data)
+        return parsed
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"][1:]) or "message"
         if first["type"] == "union_tag_invalid":
             raise ProtocolError("unknown_type", f"unknown message type {kind!r}") from None
         raise ProtocolError("bad_message", f"{kind}: {where}: {first['msg']}") from None
+
+
+def message_id(message: AnyClientMessage) -> str | None:
+    """The client's id of a message, if its type carries one (a seed's is optional)."""
+    match message:
+        case EmoteMessage() | ChatMessage() | PingMessage():
+            return None
+        case _:
+            return message.id
 
 
 def error_message(code: str, message: str, action_id: str | None = None) -> dict[str, Any]:
@@ -224,3 +235,247 @@ def error_message(code: str, message: str, action_id: str | None = None) -> dict
 def ack_message(action_id: str, version: int) -> dict[str, Any]:
     """The ``ack`` reply to an accepted action, with the state version it produced."""
     return {"type": "ack", "v": PROTOCOL_VERSION, "id": action_id, "version": version}
+
+
+# -- what the server sends ----------------------------------------------------------------
+#
+# Every message the server sends is one of :data:`ServerMessage`. The room builds the
+# frequent ones (``state`` above all) as pre-encoded JSON text for speed
+# (dudo.server.table.audience); these models are their declaration, which a test holds the
+# server to across whole games (tests/test_server_messages.py). docs/protocol.md describes
+# each with examples.
+
+
+class _Sent(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _SentMessage(_Sent):
+    v: Literal[1]
+
+
+class AckMessage(_SentMessage):
+    """An accepted action, with the state version it produced."""
+
+    type: Literal["ack"]
+    id: str
+    version: int
+
+
+class ErrorMessage(_SentMessage):
+    """A refusal: ``code`` for programs, ``message`` for people; ``id`` if the message had
+    one; ``retry_after`` (seconds) when the store is away and nothing changed."""
+
+    type: Literal["error"]
+    code: str
+    message: str
+    id: str | None = None
+    retry_after: float | None = None
+
+
+class PongMessage(_SentMessage):
+    """The answer to a ping, with the room's state version."""
+
+    type: Literal["pong"]
+    version: int
+
+
+class EmoteSent(_SentMessage):
+    """A seat's quick reaction, to everyone at the table."""
+
+    type: Literal["emote"]
+    seat: int
+    emote: str
+
+
+class ChatSent(_SentMessage):
+    """A line of table talk, cleaned, to everyone at the table."""
+
+    type: Literal["chat"]
+    seat: int
+    text: str
+
+
+BidJson = list[int] | HandObject  # [quantity, face], or a Common Hand
+
+
+class SeatSummary(_Sent):
+    kind: Literal["open", "human", "bot"]
+    name: str
+    level: str | None
+    connected: bool | None
+    bot_playing: bool
+    left: Literal[True] | None = None
+
+
+class RoomSummary(_Sent):
+    """What anyone with the code may know about a room (``GET /api/rooms/{code}`` too)."""
+
+    code: str
+    status: Literal["lobby", "playing", "over"]
+    public: bool
+    quick: bool
+    timer: int
+    rules: dict[str, Any]
+    seats: list[SeatSummary]
+    host: int
+    game: int
+    spectators: int
+    locked: bool
+    show_lost_dice: bool
+    chat: bool
+    fill_at: float | None = None  # quick tables only
+
+
+class You(_Sent):
+    seat: int | None
+    role: Literal["player", "spectator"]
+    host: bool
+    invite: str | None = None  # the host's only
+
+
+class RoundEvent(_Sent):
+    event: Literal["round"]
+    number: int
+    opener: int
+    palifico: bool
+    wild: bool
+    dice_counts: list[int]
+
+
+class BidEvent(_Sent):
+    event: Literal["bid"]
+    seat: int
+    quantity: int | None = None
+    face: int | None = None
+    hand: str | None = None
+    faces: list[int] | None = None
+    by: Literal["timer", "stand_in"] | None = None
+
+
+class Reveal(_Sent):
+    """A round's call with every cup, as the game view's ``last_reveal`` carries it."""
+
+    call: Literal["dudo", "calza"]
+    caller: int
+    bidder: int
+    bid: BidJson
+    count: int | None = None
+    outcome: str
+    dice_counts: list[int]
+    points: list[int] | None = None
+    loser: int | None
+    change: int
+    wild: bool
+    cups: list[list[int]]
+    bids: list[tuple[int, BidJson]] = []
+
+
+class RevealEvent(Reveal):
+    event: Literal["reveal"]
+    by: Literal["timer", "stand_in"] | None = None
+
+
+class OutEvent(_Sent):
+    event: Literal["out"]
+    seat: int
+
+
+class GameOverEvent(_Sent):
+    event: Literal["game_over"]
+    winners: list[int]
+
+
+class RollOffAttemptJson(_Sent):
+    seats: list[int]
+    rolls: list[list[int]]
+    tied: list[int]
+
+
+class RollOffEvent(RollOffAttemptJson):
+    event: Literal["rolloff"]
+
+
+Event = Annotated[RoundEvent | BidEvent | RevealEvent | OutEvent | GameOverEvent
+                  | RollOffEvent, Field(discriminator="event")]
+
+
+class RoundFairness(_Sent):
+    """A finished round's (or roll-off attempt's) fairness material, as published."""
+
+    round: int | RollOffLabel
+    commitment: str
+    server_seed: str
+    seat_seeds: list[str] | None
+    server_seats: list[int]
+    version: int | None = None
+    bot_seats: list[int] | None = None
+    attempt: int | None = None
+
+
+class Fairness(_Sent):
+    game_id: str
+    round: int | RollOffLabel | None
+    commitment: str | None
+    bot_seats: list[int] | None
+    last_revealed: RoundFairness | None
+    rolloff_revealed: list[RoundFairness] | None = None
+
+
+class RollOffJson(_Sent):
+    attempts: list[RollOffAttemptJson]
+    rolling: list[int]
+    opener: int | None
+
+
+class Legal(_Sent):
+    bids: list[BidJson]
+    calls: list[Literal["dudo", "calza"]]
+
+
+class GameView(_Sent):
+    """One seat's view of the game (dudo.view.SeatView.to_json): its own dice only."""
+
+    seat: int | None
+    players: int
+    phase: Literal["roll", "bidding", "over"]
+    round: int
+    opener: int
+    palifico: bool
+    wild: bool
+    dice_counts: list[int]
+    points: list[int]
+    dice: list[int]
+    bids: list[tuple[int, BidJson]]
+    turn: int | None
+    standing: BidJson | None
+    bidder: int | None
+    legal: Legal
+    last_reveal: Reveal | None
+    winners: list[int]
+    rolloff: list[RollOffAttemptJson]
+
+
+class StateMessage(_SentMessage):
+    """The table as one recipient may see it, after every change: the room, what just
+    happened (``events``), and the recipient's own view of the game (or ``null``)."""
+
+    type: Literal["state"]
+    version: int
+    you: You
+    room: RoomSummary
+    events: list[Event]
+    deadline: float | None = None
+    roll_at: float | None = None
+    names: list[str] | None = None
+    fair: Fairness | None = None
+    rolloff: RollOffJson | None = None
+    game: GameView | None
+
+
+ServerMessage = Annotated[
+    AckMessage | ErrorMessage | PongMessage | EmoteSent | ChatSent | StateMessage,
+    Field(discriminator="type"),
+]
+SERVER_MESSAGES: TypeAdapter[Any] = TypeAdapter(ServerMessage)
+"""Validates a message the server sent (``SERVER_MESSAGES.validate_json(text)``)."""

@@ -38,6 +38,7 @@ from dudo.server.guard.gate import Buckets
 from dudo.server.guard.networks import network_of
 from dudo.server.logs import log_event
 from dudo.server.outage import StoreHealth, within
+from dudo.server.table.inbox import Join
 from dudo.server.table.room import MAX_SEATS, MIN_SEATS, Room, RoomConfig, RoomError, system_entropy
 from dudo.store import Store
 
@@ -582,7 +583,7 @@ class Lobby:
                 del self._creating_in[group]
         log_event(log, "room_created", room=room.code, seats=seats, public=public,
                   quick=quick, rules=rules.to_overrides())
-        joined: dict[str, Any] = await room.call("join", name, None, profile)
+        joined: dict[str, Any] = await room.ask(Join(name, None, profile))
         return joined
 
     async def _new_room(self, **settings: Any) -> Room:
@@ -631,8 +632,8 @@ class Lobby:
                         and room.rules == rules
                         and any(seat.kind == "open" for seat in room.seats)):
                     try:
-                        joined: dict[str, Any] = await room.call("join", name, None,
-                                                                 profile)
+                        joined: dict[str, Any] = await room.ask(Join(name, None,
+                                                                      profile))
                         return joined
                     except RoomError as error:
                         if error.code == "unavailable":
@@ -656,8 +657,8 @@ class Lobby:
                     if isinstance(where, Room):
                         if where.rules != rules:
                             raise RoomError("full", "other rules")
-                        joined: dict[str, Any] = await where.call("join", name, None,
-                                                                  profile)
+                        joined: dict[str, Any] = await where.ask(Join(name, None,
+                                                                       profile))
                     elif self.join_elsewhere is not None:
                         joined = await self.join_elsewhere(where.address, code, name, client,
                                                            profile)

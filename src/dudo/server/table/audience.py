@@ -184,10 +184,6 @@ class Audience:
 
 def event_json(event: RoomEvent) -> dict[str, Any]:
     """An engine event for clients; a reveal also carries every cup (it is the reveal)."""
-    data = event.to_json()
     if isinstance(event, Revealed):
-        data["cups"] = [list(cup) for cup in event.cups]
-        data["loser"] = event.loser
-        data["change"] = event.change
-        data["wild"] = event.wild
-    return data
+        return event.table_json(as_event=True)
+    return event.to_json()

@@ -18,24 +18,36 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from dudo.bids import Bid
 from dudo.bots.base import Bot
 from dudo.bots.registry import LEVELS
 from dudo.dice import Cups
 from dudo.fairness import SCHEME, RoundLabel, rolloff_counts, rolloff_label
-from dudo.game import Action, Call, Event, Game, Phase
-from dudo.hands import Hand
+from dudo.game import Event, Game, Phase, action_from_json, action_to_json
 from dudo.rolloff import RollOff, RollOffAttempt
 from dudo.rules import Rules
-from dudo.server import protocol as p
-from dudo.server.table.connection import Connection, dumps
+from dudo.server.table.connection import Connection
 from dudo.server.table.names import skeleton
 from dudo.store import LogEntry
+
+__all__ = ["REPLIES_KEPT", "Fair", "RoomConfig", "RoomEvent", "RoomState", "Seat",
+           "action_from_json", "action_to_json", "hash_token"]
 
 REPLIES_KEPT = 128
 
 RoomEvent = Event | RollOffAttempt
 """What applying an entry tells the table: the engine's events, or a roll-off attempt."""
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    """An entry answered a seat's message (its id): with ``reply`` (a stored refusal), or
+    accepted (``reply`` None: an ``ack`` at ``version``). The room encodes and keeps the
+    answer (:meth:`dudo.server.table.journal.Journal.apply`): the state has no wire form."""
+
+    seat: int
+    action_id: str
+    version: int
+    reply: dict[str, Any] | None = None
 
 
 @dataclass
@@ -85,8 +97,8 @@ class Seat:
     # Runtime only (not logged): who is here, answers already given.
     connections: set[Connection] = field(default_factory=set)
     away_since: float | None = None
-    # Answers kept as JSON text: strings are not tracked by the garbage collector, and
-    # a busy server keeps thousands of them.
+    # Answers kept as JSON text (the journal encodes them, see Journal.remember): strings
+    # are not tracked by the garbage collector, and a busy server keeps thousands of them.
     replies: OrderedDict[str, str] = field(default_factory=OrderedDict)
     bot: Bot | None = None
     last_emote: float = 0.0
@@ -182,27 +194,47 @@ class RoomState:
         self.fill_at: float | None = None
         self.stored_refusals: dict[int, deque[int]] = {}  # seat -> log seqs, oldest first
         self._rules_json: tuple[Rules | None, dict[str, Any]] = (None, {})
+        # The messages the entries applied since the room last looked have answered.
+        self.answered: list[Answered] = []
 
     def apply(self, entry: LogEntry) -> list[RoomEvent]:
-        """Apply one committed (or replayed) entry; the engine events it caused."""
+        """Apply one committed (or replayed) entry; the engine events it caused. The
+        messages it answered are added to :attr:`answered`."""
         self.seq = entry.seq + 1
         if entry.kind not in ("refused", "seeded"):  # these change nothing anyone sees
             self.version += 1
-        handler = getattr(self, f"_apply_{entry.kind}")
-        events: list[RoomEvent] = handler(entry.at, entry.data)
+        events = self._applied(entry.kind, entry.at, entry.data)
         if "ack" in entry.data:
             seat, action_id = entry.data["ack"]
-            self.remember(seat, action_id, p.ack_message(action_id, self.version))
+            self.answered.append(Answered(seat, action_id, self.version))
         return events
 
-    def remember(self, seat: int, action_id: str, reply: dict[str, Any] | str) -> str:
-        """Keep the answer to a message id (exactly once); returns it as JSON text."""
-        text = reply if isinstance(reply, str) else dumps(reply)
-        replies = self.seats[seat].replies
-        replies[action_id] = text
-        while len(replies) > REPLIES_KEPT:
-            replies.popitem(last=False)
-        return text
+    def _applied(self, kind: str, at: float, data: dict[str, Any]) -> list[RoomEvent]:
+        """The one handler for each kind of entry a room's log holds (a closed list: an
+        unknown kind is a log this code cannot replay)."""
+        match kind:
+            case "action":
+                return self._apply_action(at, data)
+            case "seeded":
+                return self._apply_seeded(at, data)
+            case "rolled":
+                return self._apply_rolled(at, data)
+            case "refused":
+                return self._apply_refused(at, data)
+            case "joined":
+                return self._apply_joined(at, data)
+            case "left":
+                return self._apply_left(at, data)
+            case "removed":
+                return self._apply_removed(at, data)
+            case "configured":
+                return self._apply_configured(at, data)
+            case "started" | "rematch":
+                return self._apply_started(at, data)
+            case "created":
+                return self._apply_created(at, data)
+            case _:
+                raise ValueError(f"room {self.code}: unknown log entry kind {kind!r}")
 
     # -- what may be asked of it ------------------------------------------------------------
 
@@ -282,7 +314,7 @@ class RoomState:
     # -- one handler per kind of entry ------------------------------------------------------
 
     def _apply_refused(self, at: float, data: dict[str, Any]) -> list[RoomEvent]:
-        self.remember(data["seat"], data["id"], data["reply"])
+        self.answered.append(Answered(data["seat"], data["id"], self.version, data["reply"]))
         self.stored_refusals.setdefault(data["seat"], deque()).append(self.seq - 1)
         return []
 
@@ -390,8 +422,6 @@ class RoomState:
                          bot_seats=data.get("bot_seats"))
         return [self.game.round_header()]
 
-    _apply_rematch = _apply_started
-
     def _apply_seeded(self, at: float, data: dict[str, Any]) -> list[RoomEvent]:
         self.seats[data["seat"]].seed = data["seed"]
         return []
@@ -460,7 +490,7 @@ class RoomState:
             self.marks[-1][self.actions_this_round] = mark
         self.actions_this_round += 1
         if data.get("id"):
-            self.remember(seat, data["id"], p.ack_message(data["id"], self.version))
+            self.answered.append(Answered(seat, data["id"], self.version))
         if game.phase is not Phase.BIDDING:
             self._round_ends(at, data)
         else:
@@ -501,20 +531,3 @@ class RoomState:
             if skeleton(name) not in taken:
                 return name
         return f"{personas[index % len(personas)].name} {index + 1}"
-
-
-def action_to_json(action: Action) -> dict[str, Any]:
-    if isinstance(action, Bid):
-        return {"bid": [action.quantity, action.face]}
-    if isinstance(action, Hand):
-        return {"bid": action.to_json()}
-    return {"call": action.value}
-
-
-def action_from_json(data: dict[str, Any]) -> Action:
-    if "bid" in data:
-        if isinstance(data["bid"], dict):
-            return Hand.from_json(data["bid"])
-        quantity, face = data["bid"]
-        return Bid(quantity, face)
-    return Call(data["call"])

@@ -19,6 +19,7 @@ from dudo.rules import Rules, RulesError
 from dudo.server.cluster.relay import PROFILE_HEADER
 from dudo.server.protocol import MAX_MESSAGE_BYTES
 from dudo.server.site.lobby import Elsewhere
+from dudo.server.table import inbox
 from dudo.server.table.names import clean_name
 from dudo.server.table.room import Room, RoomError
 from dudo.server.web.callers import client_id_of, client_of, own_origin, relayed
@@ -158,7 +159,7 @@ async def join_room(request: Request) -> Response:
             profile = await profile_of(request, body.profile)
             if relayed(request) and request.headers.get(PROFILE_HEADER):
                 profile = request.headers[PROFILE_HEADER][:32]  # found by the sender
-            joined = await room.call("join", clean_name(body.name), body.invite, profile)
+            joined = await room.ask(inbox.Join(clean_name(body.name), body.invite, profile))
         except RoomError as error:
             if error.code == "locked" and body.invite:
                 await server_of(request).lobby.wrong_key(client_of(request),
@@ -192,7 +193,7 @@ async def room_info(request: Request) -> Response:
             return await relay_http(request, room, None)
     except RoomError as error:
         return refused(error)
-    return JSONResponse(await room.call("summary"))
+    return JSONResponse(await room.ask(inbox.Describe()))
 
 
 async def room_qr(request: Request) -> Response:
@@ -210,7 +211,7 @@ async def room_qr(request: Request) -> Response:
         room = await locate(request)
         if isinstance(room, Elsewhere):
             return await relay_http(request, room, None)
-        if invite is not None and not await room.call("invite_matches", invite):
+        if invite is not None and not await room.ask(inbox.CheckInvite(invite)):
             return nothing
     except RoomError as error:
         return nothing if error.code == "no_room" else refused(error)

@@ -18,6 +18,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from dudo.server.guard.proxies import SCOPE_KEY
 from dudo.server.protocol import ProtocolError, error_message, parse_client_message
 from dudo.server.site.lobby import Elsewhere
+from dudo.server.table import inbox
 from dudo.server.table.connection import Connection
 from dudo.server.table.room import Room, RoomError
 from dudo.server.web.callers import client_id_of, client_of, own_origin
@@ -117,7 +118,7 @@ async def play(server: Server, websocket: WebSocket, room: Room, connection: Con
     seat = connection.seat
     budget = (room.code, seat) if seat is not None else ("watcher", connection.opened)
     metrics.sockets += 1
-    room.inbox.put_nowait(("connect", connection))
+    room.tell(inbox.Connect(connection))
     try:
         while not connection.closed:
             message = await websocket.receive()
@@ -141,13 +142,13 @@ async def play(server: Server, websocket: WebSocket, room: Room, connection: Con
                 connection.send(error_message("rate_limited", "too many messages: slow down",
                                               getattr(parsed, "id", None)))
                 continue
-            room.inbox.put_nowait(("message", connection, parsed))
+            room.tell(inbox.Deliver(connection, parsed))
     except WebSocketDisconnect:
         pass
     finally:
         metrics.sockets -= 1
         metrics.closed_sockets += 1
-        room.inbox.put_nowait(("disconnect", connection))
+        room.tell(inbox.Disconnect(connection))
         writer.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await writer
