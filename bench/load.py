@@ -41,7 +41,7 @@ How
     up, then a measured window; a fresh server (and database) per load.
 
     ``--gc python`` runs the server with Python's collector left as it is (``DUDO_GC=python``
-    instead of the server's clock-driven policy, src/dudo/server/host/collector.py),
+    instead of the server's clock-driven policy, src/dudo/server/collector.py),
     ``--gc-compare`` runs the saturation and largest steady load both ways. With
     ``DUDO_GC_LOG=FILE`` the wrapper also writes one line per collection (generation, wall
     and CPU time, objects found, counts) and now and then what the young generation holds.

@@ -47,3 +47,30 @@ def test_only_the_dice_module_uses_random_and_only_through_generator_objects() -
             assert used <= {"Random", "SystemRandom"}, used
         else:
             assert "random" not in imports_of(module)
+
+
+# -- sizes a reader can hold in mind -------------------------------------------------------
+
+LONGEST_FUNCTION = 120
+LONGEST_CLASS = 400
+LONG_ON_PURPOSE = "Long on purpose:"
+
+
+def long_definitions() -> list[str]:
+    """Functions over 120 lines and classes over 400 in src/dudo, unless their docstring
+    says why (a paragraph starting "Long on purpose:")."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                continue
+            limit = LONGEST_CLASS if isinstance(node, ast.ClassDef) else LONGEST_FUNCTION
+            length = (node.end_lineno or node.lineno) - node.lineno + 1
+            if length > limit and LONG_ON_PURPOSE not in (ast.get_docstring(node) or ""):
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name} "
+                             f"({length} lines)")
+    return found
+
+
+def test_no_function_or_class_is_longer_than_a_reader_can_hold_without_a_reason() -> None:
+    assert long_definitions() == []

@@ -27,10 +27,12 @@ async def play_two(base: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
             game_id = host.game_id
         assert game_id is not None
         record = await first.game_record(game_id)
-        # The record is entered a moment after the game-over state goes out.
+        # The record is entered a moment after the game-over state goes out; a profile is
+        # read (its rating) before its stats, so one read may fall across the entry.
         for _ in range(50):
             mine = [await first.my_profile(), await second.my_profile()]
-            if all(data["stats"]["total"]["games"] for data in mine):
+            if all(data["stats"]["total"]["games"] and data["profile"]["rating"]["games"]
+                   for data in mine):
                 break
             await asyncio.sleep(0.1)
         record["winners"] = winners

@@ -7,7 +7,7 @@ import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from dudo.server.host.collector import Collector
+from dudo.server.collector import Collector
 
 
 class Node:

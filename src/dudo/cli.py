@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from typer.core import TyperGroup
@@ -16,6 +16,9 @@ from dudo import __version__
 from dudo.rules import DEFAULT_PRESET, PRESETS, Rules, RulesError, parse_override
 from dudo.rules_text import LANGUAGES, rules_sheet
 from dudo.scenario import ScenarioError, format_output, load_json, load_scenario, run_scenario
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 MAX_ERROR_LENGTH = 300
 """The longest error line; a longer message keeps its start and end around an ellipsis."""
@@ -578,6 +581,35 @@ def _cannot_start(message: str, exit_code: int) -> NoReturn:
     raise typer.Exit(exit_code)
 
 
+def _check_cluster_options(cluster: str, kind: str, advertise: str | None,
+                           workers: int) -> None:
+    """--cluster, and --advertise beside it: a Redis URL, a database all nodes share, and
+    an address the other nodes can reach (exit 2 on the first that is wrong)."""
+    from dudo.store.base import hide_password
+
+    if not cluster.startswith(("redis://", "rediss://", "unix://")):
+        _fail(f"--cluster must be a Redis URL (redis://HOST:PORT/DB), not "
+              f"{hide_password(cluster)!r}")
+    if kind == "memory":
+        _fail("--cluster needs a database all nodes share: postgresql://... (or "
+              "sqlite:///FILE for workers on one machine), not memory://")
+    if advertise is not None:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(advertise)
+        try:
+            port_given = parts.port is not None
+        except ValueError:
+            _fail(f"--advertise has a bad port: {advertise!r}")
+        if parts.scheme != "http" or not parts.hostname or parts.path not in ("", "/"):
+            _fail(f"--advertise must be http://HOST:PORT, not {advertise!r}")
+        if workers > 1 and port_given:
+            _fail("with --workers, --advertise names the host only (http://HOST): each "
+                  "worker opens a relay port of its own")
+        if workers == 1 and not port_given:
+            _fail(f"--advertise must name a port too: http://HOST:PORT, not {advertise!r}")
+
+
 @app.command()
 def serve(
     host: Annotated[str | None, typer.Option(
@@ -668,27 +700,7 @@ def serve(
         _fail("--workers needs --cluster redis://...: the nodes share their rooms through "
               "Redis")
     if cluster is not None:
-        if not cluster.startswith(("redis://", "rediss://", "unix://")):
-            _fail(f"--cluster must be a Redis URL (redis://HOST:PORT/DB), not "
-                  f"{hide_password(cluster)!r}")
-        if kind == "memory":
-            _fail("--cluster needs a database all nodes share: postgresql://... (or "
-                  "sqlite:///FILE for workers on one machine), not memory://")
-        if advertise is not None:
-            from urllib.parse import urlsplit
-
-            parts = urlsplit(advertise)
-            try:
-                port_given = parts.port is not None
-            except ValueError:
-                _fail(f"--advertise has a bad port: {advertise!r}")
-            if parts.scheme != "http" or not parts.hostname or parts.path not in ("", "/"):
-                _fail(f"--advertise must be http://HOST:PORT, not {advertise!r}")
-            if workers > 1 and port_given:
-                _fail("with --workers, --advertise names the host only (http://HOST): each "
-                      "worker opens a relay port of its own")
-            if workers == 1 and not port_given:
-                _fail(f"--advertise must name a port too: http://HOST:PORT, not {advertise!r}")
+        _check_cluster_options(cluster, kind, advertise, workers)
     proxies = [part.strip() for part in forwarded_allow_ips.split(",") if part.strip()]
     launch = Launch(host=host, port=port, database=database, log_level=log_level,
                     proxies=proxies, cluster=cluster, advertise=advertise, workers=workers,
@@ -859,6 +871,26 @@ def verify(
     typer.echo("verified: every die follows from the published seeds")
 
 
+def _player_summary(analysis: Any, name: Callable[[int], str]) -> Table:
+    """The per-player table under `dudo analyze`'s list of moves."""
+    from rich import box
+    from rich.table import Table
+
+    summary = Table(title="per player", box=box.SIMPLE_HEAD, pad_edge=False)
+    for column in ("player", "calls right", "calls wrong", "bluffs (caught)", "average risk",
+                   "mistakes", "as hard would"):
+        summary.add_column(column, justify="left" if column == "player" else "right")
+    for player in analysis.summary:
+        risk = player.average_risk
+        summary.add_row(
+            name(player.seat) + (" (winner)" if player.seat in analysis.winners else ""),
+            str(player.calls_right), str(player.calls_wrong),
+            f"{player.bluffs} ({player.bluffs_caught})",
+            "–" if risk is None else f"{risk:.0%}", str(player.mistakes),
+            f"{player.agreed_with_hard} of {player.decisions}")
+    return summary
+
+
 @app.command()
 def analyze(
     record: Annotated[str, typer.Argument(
@@ -964,19 +996,7 @@ def analyze(
                           f"{sign * decision.ev:+.2f}/{sign * decision.hard_ev:+.2f}",
                           "; ".join(notes), end_section=decision is entry.decisions[-1])
     console.print(table)
-    summary = Table(title="per player", box=box.SIMPLE_HEAD, pad_edge=False)
-    for column in ("player", "calls right", "calls wrong", "bluffs (caught)", "average risk",
-                   "mistakes", "as hard would"):
-        summary.add_column(column, justify="left" if column == "player" else "right")
-    for player in analysis.summary:
-        risk = player.average_risk
-        summary.add_row(
-            name(player.seat) + (" (winner)" if player.seat in analysis.winners else ""),
-            str(player.calls_right), str(player.calls_wrong),
-            f"{player.bluffs} ({player.bluffs_caught})",
-            "–" if risk is None else f"{risk:.0%}", str(player.mistakes),
-            f"{player.agreed_with_hard} of {player.decisions}")
-    console.print(summary)
+    console.print(_player_summary(analysis, name))
     console.print("chance: how likely the bid was to hold (for a call: the bid called) from "
                   "the player's own dice, the rest unseen. hard: what the hard bot would have "
                   f"done. expected: {unit} to gain (-: to lose) by the move / by hard's, if judged "

@@ -419,6 +419,11 @@ class Game:
 
     The first round is set up but not rolled: call :meth:`roll` to start each round. That
     pause is where a server shows the reveal and collects the seats' seeds.
+
+    Long on purpose: it is the engine's one state machine. Every method reads or keeps the
+    same invariants (whose turn, the standing bid, palifico, the dice counts), and each
+    rule's checks sit beside the state they guard; the parts that need no state (bids,
+    hands, the roll-off, counting) are already modules of their own.
     """
 
     def __init__(

@@ -137,6 +137,10 @@ class TerminalGame:
     after a reveal: ``None`` waits for Enter, a number waits that many seconds (0: not at
     all). ``clear`` wipes the screen at each new screen (for a terminal); without it a rule
     separates them. ``commitment`` gives the dice commitment of a round, shown at its start.
+
+    Long on purpose: one person's game loop, whose prompts and screens share the game, the
+    console and the pause; the words it reads and writes (bids, hands) are the engine's own
+    parsers and formatters, so what is left here is the loop itself.
     """
 
     def __init__(self, game: Game, bots: Sequence[Bot], name: str, console: Console,

@@ -1,3 +1,3 @@
 """Running the server on a machine: processes and nodes, the banner, addresses, checks before
-start, the collector.
+start.
 """

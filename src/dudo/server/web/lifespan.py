@@ -22,7 +22,7 @@ from dudo.profiles.series import game_recorder
 from dudo.server.cluster.lease import LeaseKeeper
 from dudo.server.cluster.presence import Cluster
 from dudo.server.cluster.relay import Relay
-from dudo.server.host.collector import Collector
+from dudo.server.collector import Collector
 from dudo.server.logs import log_event
 from dudo.server.site.lobby import Lobby
 from dudo.server.table.room import RoomConfig

@@ -23,7 +23,7 @@ class ServerSettings:
     database: str = DEFAULT_DATABASE
     room: RoomConfig = field(default_factory=RoomConfig)
     gate: GateLimits = field(default_factory=GateLimits)
-    # "clock": the server's own collector policy (dudo.server.host.collector); "python": leave
+    # "clock": the server's own collector policy (dudo.server.collector); "python": leave
     # Python's garbage collector as it is (for comparison; DUDO_GC=python).
     gc_policy: str = "clock"
     # Origins (``https://host[:port]``) whose pages may open a WebSocket besides the site's

@@ -18,10 +18,10 @@ from dudo.profiles.book import ProfileBook
 from dudo.server.cluster.lease import LeaseKeeper
 from dudo.server.cluster.presence import Cluster
 from dudo.server.cluster.relay import Relay
+from dudo.server.collector import Collector
 from dudo.server.guard.gate import Gate
 from dudo.server.guard.proxies import OriginWarnings
 from dudo.server.guard.refusals import HandshakeRefusals
-from dudo.server.host.collector import Collector
 from dudo.server.site.lobby import Lobby
 from dudo.server.web.middleware import QuietBadFrames
 from dudo.server.web.replays import Analyses
