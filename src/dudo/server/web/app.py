@@ -39,6 +39,7 @@ from dudo.rules import Rules, RulesError
 from dudo.server.cluster.lease import LeaseKeeper
 from dudo.server.cluster.presence import Cluster, ClusterSettings
 from dudo.server.cluster.relay import ADDRESS_HEADER, PROFILE_HEADER, Relay
+from dudo.server.cluster.site import RedisSite
 from dudo.server.guard.gate import Gate, GateLimits
 from dudo.server.guard.proxies import SCOPE_KEY, ForwardedHeaders, OriginWarnings
 from dudo.server.guard.refusals import HandshakeRefusals
@@ -403,7 +404,8 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
                               settings.cluster_settings)
             await cluster.join()
             relay = state["relay"] = Relay(lambda: cluster.secret)
-            lobby.cluster, lobby.join_elsewhere = cluster, relay.join
+            site = RedisSite(cluster, relay.join)
+            lobby.join_site(site)
             state["cluster"] = cluster
             timings = settings.cluster_settings
             keeper = state["keeper"] = LeaseKeeper(
@@ -416,9 +418,9 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         state["lobby"], state["store"] = lobby, chosen
         log_event(log, "server_started", database=hide_password(settings.database),
                   rooms_recovered=recovered,
-                  node=lobby.cluster.node_id if lobby.cluster else None)
-        if lobby.cluster is not None:
-            tasks.append(asyncio.create_task(lobby.keep_lease_forever(), name="dudo-lease"))
+                  node=lobby.site.node_id)
+        if isinstance(lobby.site, RedisSite):
+            tasks.append(asyncio.create_task(lobby.site.keep_forever(lobby), name="dudo-lease"))
         tasks.append(asyncio.create_task(lobby.sweep_forever(settings.sweep_interval),
                                          name="dudo-room-sweeper"))
         app.state.drain = lobby.drain  # DrainingServer hands rooms off on SIGTERM
@@ -855,9 +857,7 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
     async def guess_blocked(request: Request) -> bool:
         found = lobby()
         client, client_id = client_of(request), client_id_of(request)
-        if found.cluster is None:
-            return found.guesses.blocked(client, client_id)
-        return await found._guess_blocked(client, client_id)
+        return await found.guess_blocked(client, client_id)
 
     async def guess_missed(request: Request) -> None:
         await lobby().wrong_key(client_of(request), client_id_of(request))
