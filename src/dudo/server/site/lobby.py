@@ -95,7 +95,7 @@ class Lobby:
         self._taking: dict[str, asyncio.Lock] = {}
         self._published: dict[str, tuple[bool, str | None, bool]] = {}
         self.health = StoreHealth()  # shared by the rooms: one log line per outage
-        self.site: Site = site or LocalSite(self.rooms.values)
+        self.site: Site = site or LocalSite(self.rooms.values, lambda: self.public_rooms())
         self.configure(SiteLimits())
 
     def join_site(self, site: Site) -> None:
@@ -285,7 +285,10 @@ class Lobby:
                      relayed: bool = False) -> Room | Elsewhere:
         """The room with ``code``, here or on the node that holds it; on a shared site a
         live room nobody holds is taken over here. ``relayed``: the request came from
-        another node, which found this node the holder: never sent on again."""
+        another node, which found this node the holder: never sent on again. Alone, every
+        live room is here already: the lookup is ``find``'s, without a wait."""
+        if not self.site.shared:
+            return self.find(code, client, client_id)
         if self.draining:  # before asking Redis: the node is letting go of it
             raise RoomError("moved", "this server is shutting down: reconnect")
         if await self.site.guess_blocked(client, client_id):
@@ -296,8 +299,6 @@ class Lobby:
                 room = self.rooms.get(canonical)
                 if room is not None and not room.closed:
                     return room
-                if not self.site.shared:  # alone, every live room is here already
-                    break
                 if self.draining:
                     raise RoomError("moved", "this server is shutting down: reconnect")
                 address = await self.site.holder(canonical)

@@ -22,8 +22,10 @@ class LocalSite:
     def node_id(self) -> str | None:
         return None  # alone: no name needed
 
-    def __init__(self, rooms: Callable[[], Iterable[Room]]) -> None:
+    def __init__(self, rooms: Callable[[], Iterable[Room]],
+                 listed: Callable[[], list[dict[str, Any]]] | None = None) -> None:
         self.rooms = rooms
+        self.listed = listed or self._listed
         self._quick_lock = asyncio.Lock()
         self.configure(SiteLimits())
 
@@ -89,6 +91,9 @@ class LocalSite:
         pass
 
     async def public_rooms(self) -> list[dict[str, Any]]:
+        return self.listed()
+
+    def _listed(self) -> list[dict[str, Any]]:
         return [room.summary() for room in self.rooms()
                 if room.public and room.status == "lobby" and not room.closed]
 
