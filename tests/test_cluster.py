@@ -28,6 +28,7 @@ from dudo.client import Client, ClientError, SeatTicket, Table
 from dudo.game import Call
 from dudo.rules import Rules
 from dudo.server.cluster.presence import Cluster, ClusterSettings
+from dudo.server.cluster.site import RedisSite
 from dudo.server.site.lobby import Lobby
 from dudo.server.table import inbox
 from dudo.server.table.connection import Connection
@@ -377,13 +378,16 @@ def test_two_nodes_that_both_believe_they_hold_a_room_never_both_write(
         async def scenario() -> None:
             config = RoomConfig(bot_delay=0, reveal_pause=0, seed_window=0)
             lobbies = []
+            clusters: dict[str, Cluster] = {}
             for name in ("x", "y"):
                 store = open_store(database)
                 await store.open()
                 lobby = Lobby(store, config)
-                lobby.cluster = Cluster(redis, f"http://{name}:1",
-                                        ClusterSettings(lease=30, renew_every=30), node_id=name)
-                await lobby.cluster.join()
+                cluster = Cluster(redis, f"http://{name}:1",
+                                  ClusterSettings(lease=30, renew_every=30), node_id=name)
+                lobby.join_site(RedisSite(cluster))
+                await cluster.join()
+                clusters[name] = cluster
                 lobbies.append(lobby)
             x, y = lobbies
             try:
@@ -400,7 +404,7 @@ def test_two_nodes_that_both_believe_they_hold_a_room_never_both_write(
                 room_x.tell(inbox.Connect(watcher))
                 await room_x.ask(inbox.Describe())
                 # The split: Y is told it holds the room (X does not know).
-                await y.cluster.redis.set(y.cluster.owner_key(code), "y")  # type: ignore[union-attr]
+                await clusters["y"].redis.set(clusters["y"].owner_key(code), "y")
                 room_y = await y.take_over(code)
                 assert room_y is not None and room_y is not room_x
                 assert room_y.seq == room_x.seq
@@ -425,11 +429,10 @@ def test_two_nodes_that_both_believe_they_hold_a_room_never_both_write(
                 await room_y.ask(inbox.Describe())
                 assert not room_y.closed
             finally:
-                for lobby in lobbies:
+                for lobby, cluster in zip(lobbies, clusters.values(), strict=True):
                     await lobby.close()
                     await lobby.store.close()
-                    assert lobby.cluster is not None
-                    await lobby.cluster.leave()
+                    await cluster.leave()
 
         asyncio.run(scenario())
 

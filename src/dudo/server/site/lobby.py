@@ -23,21 +23,23 @@ import asyncio
 import json
 import logging
 import time
-from collections import Counter, defaultdict, deque
-from collections.abc import Awaitable, Callable
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-
-from redis.exceptions import RedisError
 
 from dudo.dice import Cups
 from dudo.fairness import derive_dice
 from dudo.rules import Rules
-from dudo.server.cluster.presence import Cluster, rules_key
+from dudo.server.cluster.presence import rules_key
 from dudo.server.guard.gate import Buckets
 from dudo.server.guard.networks import network_of
 from dudo.server.logs import log_event
-from dudo.server.outage import StoreHealth, within
+from dudo.server.outage import StoreHealth
+from dudo.server.site.admission import admit_creation, full
+from dudo.server.site.base import JoinElsewhere, Site
+from dudo.server.site.limits import GuessBudget, GuessLimiter, SiteLimits
+from dudo.server.site.local import LocalSite
 from dudo.server.table.inbox import Join
 from dudo.server.table.room import MAX_SEATS, MIN_SEATS, Room, RoomConfig, RoomError, system_entropy
 from dudo.store import Store
@@ -49,29 +51,6 @@ CODE_LENGTH = 4
 CODE_TRIES = 100
 
 
-@dataclass
-class SiteLimits:
-    """How much of the site one client may use; ``dudo serve`` reads DUDO_* overrides."""
-
-    max_rooms: int = 5000
-    max_lobbies: int = 2000  # rooms not yet started: the rest is kept for games
-    creations_per_minute: float = 3.0  # per address, after a burst of
-    creation_burst: int = 10
-    guesses_per_client: int = 20  # unknown codes per client (address + client id)...
-    guesses_per_address: int = 200  # ...and per address, in any guess_window seconds
-    guess_window: float = 60.0
-    closed_retention: float = 86_400.0  # seconds a closed room's log is kept
-    # Addresses grouped by network (dudo.server.guard.networks): each network may hold at most
-    # this share of the lobbies (and always at least one address's burst).
-    ipv4_prefix: int = 24
-    ipv6_prefix: int = 64
-    group_share: float = 0.05
-    # Near the cap, a lobby nobody is at and nobody but its creator ever sat in gives
-    # way to a new one once it has been idle this long (its creator's page connects at
-    # once, and a reload takes a moment).
-    evict_idle_after: float = 10.0
-
-
 @dataclass(frozen=True)
 class Elsewhere:
     """A room another node of the cluster holds: requests for it are relayed there."""
@@ -80,9 +59,8 @@ class Elsewhere:
     address: str  # the holder's http://host:port
 
 
-# Joining a room on another node (the app relays it): (address, code, name, client, the
-# player's profile id or None) -> the join's answer, or a RoomError.
-JoinElsewhere = Callable[[str, str, str, str, str | None], Awaitable[dict[str, Any]]]
+__all__ = ["CODE_ALPHABET", "CODE_LENGTH", "Elsewhere", "GuessBudget", "GuessLimiter",
+           "JoinElsewhere", "Lobby", "SiteLimits", "normalise_code"]
 
 
 def normalise_code(text: str) -> str | None:
@@ -93,98 +71,55 @@ def normalise_code(text: str) -> str | None:
     return code
 
 
-class GuessLimiter:
-    """At most ``limit`` misses (unknown codes) per key in any ``window`` seconds."""
-
-    def __init__(self, limit: int = 20, window: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.limit = limit
-        self.window = window
-        self.clock = clock
-        self.misses: dict[str, deque[float]] = defaultdict(deque)
-
-    def blocked(self, client: str) -> bool:
-        misses = self.misses[client]
-        cutoff = self.clock() - self.window
-        while misses and misses[0] < cutoff:
-            misses.popleft()
-        if not misses:
-            del self.misses[client]
-            return False
-        return len(misses) >= self.limit
-
-    def miss(self, client: str) -> None:
-        self.misses[client].append(self.clock())
-
-
-class GuessBudget:
-    """Misses counted per client (address + client id) and per address: a client is
-    blocked when either budget is spent. Without a client id, the address is the client."""
-
-    def __init__(self, per_client: int = 20, per_address: int = 200, window: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.clients = GuessLimiter(per_client, window, clock)
-        self.addresses = GuessLimiter(per_address, window, clock)
-
-    @property
-    def clock(self) -> Callable[[], float]:
-        return self.clients.clock
-
-    @clock.setter
-    def clock(self, clock: Callable[[], float]) -> None:
-        self.clients.clock = self.addresses.clock = clock
-
-    @staticmethod
-    def key(address: str, client_id: str | None) -> str:
-        return f"{address}|{client_id}" if client_id else address
-
-    def blocked(self, address: str, client_id: str | None = None) -> bool:
-        return (self.clients.blocked(self.key(address, client_id))
-                or self.addresses.blocked(address))
-
-    def miss(self, address: str, client_id: str | None = None) -> None:
-        self.clients.miss(self.key(address, client_id))
-        self.addresses.miss(address)
-
-
 class Lobby:
-    """All rooms of this server process."""
+    """All rooms of this server process, and what it shares with the rest of the site
+    (:class:`Site`: this process alone, or a cluster through Redis)."""
 
     def __init__(self, store: Store, config: RoomConfig,
                  clock: Callable[[], float] = time.time,
                  entropy: Callable[[int], str] = system_entropy,
-                 deal: Callable[..., Cups] = derive_dice) -> None:
+                 deal: Callable[..., Cups] = derive_dice, site: Site | None = None) -> None:
         self.store = store
         self.config = config
         self.clock = clock
         self.entropy = entropy
         self.deal = deal
         self.rooms: dict[str, Room] = {}
-        self._lock = asyncio.Lock()
         self.closed_rooms = 0  # so far; the garbage collector's policy counts departures
         self._creating = 0  # creations under way, counted against the caps
         self._creating_in: Counter[str] = Counter()  # ...and by the creator's network
         self.evicted = 0  # unattended lobbies closed to make room near the cap
         self.unrecoverable: list[str] = []  # live rooms whose log would not replay
         self.refused_creations = 0
-        # In a cluster (dudo serve --cluster): presence in Redis, and how to join a quick
-        # table another node holds. None: one process, everything here.
-        self.cluster: Cluster | None = None
-        self.join_elsewhere: JoinElsewhere | None = None
         self.draining = False
         self.adopted = 0  # rooms taken over from nodes that died or left
         self._taking: dict[str, asyncio.Lock] = {}
         self._published: dict[str, tuple[bool, str | None, bool]] = {}
         self.health = StoreHealth()  # shared by the rooms: one log line per outage
+        self.site: Site = site or LocalSite(self.rooms.values, lambda: self.public_rooms())
         self.configure(SiteLimits())
+
+    def join_site(self, site: Site) -> None:
+        """Share the site with other nodes (dudo serve --cluster), before ``recover``."""
+        self.site = site
+        site.configure(self.limits)
 
     def configure(self, limits: SiteLimits) -> None:
         """Put the site's limits in force (the app passes the server's settings)."""
         self.limits = limits
-        self.guesses = GuessBudget(limits.guesses_per_client, limits.guesses_per_address,
-                                   limits.guess_window)
-        # Rooms an address may create: a burst, then a few a minute.
-        self.creations = Buckets(limits.creations_per_minute / 60.0, limits.creation_burst)
+        self.site.configure(limits)
+
+    @property
+    def guesses(self) -> GuessBudget:
+        """The one-process site's guess budget (tests look into it)."""
+        assert isinstance(self.site, LocalSite)
+        return self.site.guesses
+
+    @property
+    def creations(self) -> Buckets:
+        """The one-process site's creation buckets (tests set their clock)."""
+        assert isinstance(self.site, LocalSite)
+        return self.site.creations
 
     async def close_idle_rooms(self) -> list[str]:
         """Close rooms nobody has used for a while: they leave memory and are no longer
@@ -203,9 +138,7 @@ class Lobby:
                 await self.store.close_room(code)
                 del self.rooms[code]
                 self._published.pop(code, None)
-                if self.cluster is not None:
-                    await self.cluster.forget(code, rules_key(room.rules) if room.quick
-                                              else None)
+                await self.site.forget(code, rules_key(room.rules) if room.quick else None)
                 self.closed_rooms += 1
                 closed.append(code)
                 log_event(log, "room_closed", room=code, status=room.status)
@@ -237,10 +170,11 @@ class Lobby:
         log cannot be replayed is logged and left out (``unrecoverable``), never allowed to
         keep the whole site from starting; its log stays in the store for a look.
 
-        In a cluster, only the live rooms nobody holds are taken (all of them when the
-        first node starts; none when a node joins a running cluster)."""
+        On a shared site, only the live rooms nobody holds are taken (all of them when the
+        first node starts; none when a node joins a running cluster): the one branch on
+        the kind of site here, since taking over claims each room and counts it adopted."""
         self.unrecoverable = []
-        if self.cluster is not None:
+        if self.site.shared:
             await self.adopt_unheld()
             return len(self.rooms)
         for code in await self.store.live_rooms():
@@ -261,12 +195,11 @@ class Lobby:
         room.start_task()
         return room
 
-    # -- the cluster: holding rooms, taking over, handing off -----------------------------
+    # -- a shared site: holding rooms, taking over, handing off ---------------------------
 
     async def take_over(self, code: str) -> Room | None:
         """Claim a live room nobody (alive) holds and rebuild it here; None if another
         node got it first, or it is not live. One attempt per code at a time."""
-        assert self.cluster is not None
         lock = self._taking.setdefault(code, asyncio.Lock())
         try:
             async with lock:
@@ -275,11 +208,11 @@ class Lobby:
                     return room
                 if self.draining or not await self.store.is_live(code):
                     return None
-                if not await self.cluster.claim(code):
+                if not await self.site.claim(code):
                     return None
                 room = await self._load(code)
                 if room is None:
-                    await self.cluster.release(code)
+                    await self.site.release(code)
                     return None
                 self.adopted += 1
                 log_event(log, "room_taken_over", room=code, seq=room.seq)
@@ -288,23 +221,13 @@ class Lobby:
             if not lock.locked():
                 self._taking.pop(code, None)
 
-    async def adopt_from_dead_nodes(self) -> int:
-        """Take over the rooms of nodes whose lease expired (each popped by one node)."""
-        assert self.cluster is not None
-        taken = 0
-        async for code in self.cluster.orphans_of_dead_nodes():
-            if await self.take_over(code) is not None:
-                taken += 1
-        return taken
-
     async def adopt_unheld(self) -> int:
         """Take over live rooms nobody holds (the safety net behind the dead nodes' lists:
         a node that died while adopting, or Redis that lost its data)."""
-        assert self.cluster is not None
         live = await self.store.live_rooms()
-        await self.cluster.mark_live(live)
+        await self.site.mark_live(live)
         taken = 0
-        for code in await self.cluster.unheld([c for c in live if c not in self.rooms]):
+        for code in await self.site.unheld([c for c in live if c not in self.rooms]):
             if await self.take_over(code) is not None:
                 taken += 1
         return taken
@@ -321,78 +244,20 @@ class Lobby:
     async def drain(self) -> None:
         """Hand every room off before this node exits (SIGTERM, a rolling deploy): each
         room stops between two commands, its sockets are told to reconnect, and the lease
-        ends so that surviving nodes take the rooms over at once."""
-        if self.cluster is None or self.draining:
+        ends so that surviving nodes take the rooms over at once. Alone, nobody could
+        take them: nothing is done (the rooms stop in ``close``)."""
+        if not self.site.shared or self.draining:
             return
         self.draining = True
         rooms = list(self.rooms.values())
         await asyncio.gather(*(room.hand_off() for room in rooms))
         self.rooms.clear()
-        await self.cluster.leave()
+        await self.site.leave()
         log_event(log, "node_drained", rooms=len(rooms))
 
-    async def keep_lease_forever(self) -> None:
-        """Renew the lease, publish what others list, adopt dead nodes' rooms (run as a
-        task by the app in a cluster)."""
-        assert self.cluster is not None
-        settings = self.cluster.settings
-        last_rescan = time.monotonic()
-        this_task = asyncio.current_task()
-        adopting: asyncio.Task[None] | None = None
-        try:
-            # A cancellation that redis-py's client swallowed mid-command
-            # (redis/redis-py#2028: seen here with 8.1) still counts: the loop ends
-            # instead of running on forever.
-            while not self.draining and not (this_task and this_task.cancelling()):
-                await asyncio.sleep(settings.renew_every)
-                try:
-                    if not await self.cluster.renew():
-                        await self.let_go_all()
-                    await self.cluster.refresh_secret()
-                    await self.publish()
-                except asyncio.CancelledError:
-                    raise
-                except (RedisError, OSError) as error:  # away for a moment: try again
-                    log_event(log, "cluster_unreachable", logging.WARNING,
-                              error=str(error)[:200])
-                    continue
-                except Exception:
-                    log.exception("cluster upkeep failed")
-                    continue
-                if adopting is None or adopting.done():
-                    rescan = time.monotonic() - last_rescan >= settings.rescan_every
-                    if rescan:
-                        last_rescan = time.monotonic()
-                    adopting = asyncio.create_task(self._adopt(rescan), name="dudo-adopt")
-        finally:
-            if adopting is not None and not adopting.done():
-                adopting.cancel()
-
-    async def _adopt(self, rescan: bool) -> None:
-        """Take over dead nodes' rooms and (``rescan``) live rooms nobody holds, in a task
-        of its own: both read the database, and the lease's renewals must not wait for a
-        database that does not answer (a blackholed one takes seconds per try, longer
-        than a lease: the node would lose its lease and drop every room). A database
-        that fails here is the store's outage, logged once per outage with the rooms'
-        (:class:`StoreHealth`), not a ``cluster_unreachable`` at every rescan."""
-        try:
-            await self.adopt_from_dead_nodes()
-            if rescan:
-                await self.adopt_unheld()
-        except asyncio.CancelledError:
-            raise
-        except RedisError as error:  # away for a moment: the next renewal tries again
-            log_event(log, "cluster_unreachable", logging.WARNING, error=str(error)[:200])
-        except Exception as error:  # StoreError, a driver's own, or TimeoutError
-            self.health.failed(None, error)
-        else:
-            if rescan:  # the database answered
-                self.health.succeeded()
-
     async def publish(self) -> None:
-        """Tell the cluster what changed here: rooms that left the lobby (for the lobby
+        """Tell the site what changed here: rooms that left the lobby (for the lobby
         cap), public lobbies (for the list on the home page), open quick tables."""
-        assert self.cluster is not None
         lobbies_left: list[str] = []
         public: dict[str, str | None] = {}
         quick: dict[str, tuple[str, bool]] = {}
@@ -413,18 +278,21 @@ class Lobby:
                 quick[code] = (rules_key(room.rules), open_quick)
             self._published[code] = (waiting, listed, open_quick)
         if lobbies_left or public or quick:
-            await self.cluster.publish(lobbies_left, public, quick)
+            await self.site.publish(lobbies_left, public, quick)
+
+    # -- finding rooms ----------------------------------------------------------------------
 
     async def locate(self, code: str, client: str, client_id: str | None = None,
                      relayed: bool = False) -> Room | Elsewhere:
-        """The room with ``code``, here or on the node that holds it (a cluster); a live
-        room nobody holds is taken over here. ``relayed``: the request came from another
-        node, which found this node the holder: never sent on again."""
-        if self.cluster is None:
+        """The room with ``code``, here or on the node that holds it; on a shared site a
+        live room nobody holds is taken over here. ``relayed``: the request came from
+        another node, which found this node the holder: never sent on again. Alone, every
+        live room is here already: the lookup is ``find``'s, without a wait."""
+        if not self.site.shared:
             return self.find(code, client, client_id)
         if self.draining:  # before asking Redis: the node is letting go of it
             raise RoomError("moved", "this server is shutting down: reconnect")
-        if await self._guess_blocked(client, client_id):
+        if await self.site.guess_blocked(client, client_id):
             raise RoomError("too_many_guesses", "too many unknown room codes: wait a minute")
         canonical = normalise_code(code)
         if canonical is not None:
@@ -434,8 +302,8 @@ class Lobby:
                     return room
                 if self.draining:
                     raise RoomError("moved", "this server is shutting down: reconnect")
-                node, address = await self.cluster.holder(canonical)
-                if node is not None and node != self.cluster.node_id and address:
+                address = await self.site.holder(canonical)
+                if address is not None:
                     if relayed:
                         raise RoomError("moved", "this room is held elsewhere: reconnect")
                     return Elsewhere(canonical, address)
@@ -444,37 +312,26 @@ class Lobby:
                 room = await self.take_over(canonical)
                 if room is not None:
                     return room
-        await self._guess_miss(client, client_id)
+        await self.site.guess_missed(client, client_id)
         raise RoomError("no_room", f"there is no room {code!r}")
 
-    async def _guess_blocked(self, client: str, client_id: str | None) -> bool:
-        assert self.cluster is not None
-        limits = self.limits
-        per_client, per_address = await self.cluster.misses(
-            [f"c:{GuessBudget.key(client, client_id)}", f"a:{client}"], limits.guess_window)
-        return (per_client >= limits.guesses_per_client
-                or per_address >= limits.guesses_per_address)
-
-    async def _guess_miss(self, client: str, client_id: str | None) -> None:
-        assert self.cluster is not None
-        await self.cluster.count_miss([f"c:{GuessBudget.key(client, client_id)}",
-                                       f"a:{client}"], self.limits.guess_window)
+    async def guess_blocked(self, client: str, client_id: str | None = None) -> bool:
+        """Whether the client spent its budget of unknown codes and wrong keys."""
+        return await self.site.guess_blocked(client, client_id)
 
     async def wrong_key(self, client: str, client_id: str | None = None) -> None:
         """A wrong invite key for a locked room counts as a guess, like an unknown code:
         keys cannot be walked any faster than codes."""
-        if self.cluster is None:
-            self.guesses.miss(client, client_id)
-        else:
-            await self._guess_miss(client, client_id)
+        await self.site.guess_missed(client, client_id)
 
     async def close(self) -> None:
         for room in list(self.rooms.values()):
             await room.stop()
 
     def find(self, code: str, client: str, client_id: str | None = None) -> Room:
-        """The room with ``code``; misses count against the client's guesses (``client``
-        is the address, ``client_id`` the browser's own id when it sent one)."""
+        """The room with ``code`` in this process, synchronously (one process only);
+        misses count against the client's guesses (``client`` is the address,
+        ``client_id`` the browser's own id when it sent one)."""
         if self.guesses.blocked(client, client_id):
             raise RoomError("too_many_guesses", "too many unknown room codes: wait a minute")
         canonical = normalise_code(code)
@@ -484,84 +341,10 @@ class Lobby:
             raise RoomError("no_room", f"there is no room {code!r}")
         return room
 
-    def _full(self, what: str) -> RoomError:
-        self.refused_creations += 1
-        if what == "rooms":
-            return RoomError("server_full", "this server has no room for more tables now")
-        return RoomError("server_full", "too many tables are waiting for players now: "
-                                        "join one (quick game) or try again later")
+    # -- making rooms and quick games -------------------------------------------------------
 
     def network_of(self, client: str) -> str:
         return network_of(client, self.limits.ipv4_prefix, self.limits.ipv6_prefix)
-
-    async def _admit_creation(self, client: str) -> str:
-        """Refuse a new room if the address or its network made too many lately, if its
-        network holds its share of the lobbies, or if the site is full (near the cap an
-        unattended lobby gives way first); counts the creation as under way (the caller
-        must call _creation_done) and returns the creator's network. In a cluster the
-        caps are the whole site's, checked in Redis when the code is chosen, and the
-        buckets are the site's too (the network's share is counted per node)."""
-        if self.draining:
-            raise RoomError("moved", "this server is shutting down: try again")
-        group = self.network_of(client)
-        limits = self.limits
-        evict = 0  # unattended lobbies to close once the creation is allowed
-        if self.cluster is None:
-            lobbies = held = 0
-            for room in self.rooms.values():
-                if room.status == "lobby":
-                    lobbies += 1
-                    held += room.group == group
-            share = max(limits.creation_burst, int(limits.max_lobbies * limits.group_share))
-            if held + self._creating_in[group] >= share:
-                self.refused_creations += 1
-                raise RoomError("too_many_rooms", "many tables from your network are "
-                                                  "waiting for players: join one first")
-            evict = int(len(self.rooms) + self._creating >= limits.max_rooms
-                        or lobbies + self._creating >= limits.max_lobbies)
-        if self.cluster is not None:
-            allowed = await self.cluster.take_token(
-                f"create:{client}", limits.creations_per_minute / 60.0,
-                limits.creation_burst)
-        else:
-            allowed = self.creations.take(client)
-        if not allowed:
-            self.refused_creations += 1
-            raise RoomError("too_many_rooms", "you created many rooms just now: wait a "
-                                              "minute, or share a room you made")
-        if evict and not await self._evict_unattended():
-            raise self._full("rooms" if len(self.rooms) >= limits.max_rooms else "lobbies")
-        self._creating += 1
-        self._creating_in[group] += 1
-        return group
-
-    async def _evict_unattended(self) -> bool:
-        """Near the cap, close the lobby that waited longest with nobody at it: no
-        player's socket open, no one but its creator ever sat down, idle for
-        ``evict_idle_after`` (a crowd's rooms, made and left). A lobby whose host is
-        here, or that someone joined, never goes.
-        True if one went."""
-        idle_since = self.clock() - self.limits.evict_idle_after
-        unattended = [room for room in self.rooms.values()
-                      if room.status == "lobby" and not room.closed
-                      and room.last_activity <= idle_since
-                      and not room.audience.players_here()
-                      and sum(seat.kind == "human" for seat in room.seats) <= 1]
-        if not unattended:
-            return False
-        oldest = min(unattended, key=lambda room: room.last_activity)
-        try:
-            await within(self.store.close_room(oldest.code), self.config.write_patience)
-        except Exception:  # the store is away: nothing is closed, nothing made
-            return False
-        await oldest.stop()
-        oldest.closed = True
-        del self.rooms[oldest.code]
-        self._published.pop(oldest.code, None)
-        self.closed_rooms += 1
-        self.evicted += 1
-        log_event(log, "lobby_evicted", room=oldest.code)
-        return True
 
     async def create(self, name: str, *, rules: Rules, seats: int, bots: list[str | None],
                      timer: int, public: bool, quick: bool = False,
@@ -570,7 +353,7 @@ class Lobby:
         """A new room with its creator in seat 0 (the host)."""
         if not MIN_SEATS <= seats <= MAX_SEATS:
             raise RoomError("bad_seats", f"a table has {MIN_SEATS} to {MAX_SEATS} seats")
-        group = await self._admit_creation(client)
+        group = await admit_creation(self, client)
         try:
             room = await self._new_room(rules=rules, seats=seats, bots=[None, *bots[1:seats]],
                                         timer=timer, public=public, quick=quick,
@@ -595,25 +378,23 @@ class Lobby:
             code = "".join(CODE_ALPHABET[digit % len(CODE_ALPHABET)] for digit in digits)
             if code in self.rooms:
                 continue
-            if self.cluster is not None:
-                verdict = await self.cluster.reserve(code, self.limits.max_rooms,
-                                                     self.limits.max_lobbies)
-                if verdict == "taken":
-                    continue
-                if verdict != "ok":
-                    raise self._full(verdict)
+            verdict = await self.site.reserve(code, self.limits.max_rooms,
+                                              self.limits.max_lobbies)
+            if verdict == "taken":
+                continue
+            if verdict != "ok":
+                raise full(self, verdict)
             try:
                 room = await Room.create(code, self.store, self.config, clock=self.clock,
                                          entropy=self.entropy, deal=self.deal,
                                          reuse_closed_before=reuse_before,
                                          health=self.health, **settings)
             except RoomError:  # the store is away: 503 unavailable
-                if self.cluster is not None:
-                    await self.cluster.unreserve(code)
+                await self.site.unreserve(code)
                 raise
-            if room is None and self.cluster is not None:
-                await self.cluster.unreserve(code)
-            if room is not None:
+            if room is None:
+                await self.site.unreserve(code)
+            else:
                 self.rooms[code] = room
                 room.start_task()
                 return room
@@ -622,64 +403,39 @@ class Lobby:
     async def quick(self, name: str, client: str = "unknown",
                     rules: Rules | None = None, profile: str | None = None) -> dict[str, Any]:
         """Seat the player at an open public quick table playing the same rules (Perudo
-        unless the player chose others), or start a new one."""
+        unless the player chose others), or start a new one. The site lists the open
+        quick tables by their rules; one matcher at a time seats players for one rule
+        set (a lock, site-wide), joining a table here or relaying the join to the node
+        that holds it."""
         rules = rules or Rules.preset("perudo")
-        if self.cluster is not None:
-            return await self._quick_in_cluster(name, client, rules, profile)
-        async with self._lock:
-            for room in self.rooms.values():
-                if (room.quick and room.public and room.status == "lobby"
-                        and room.rules == rules
-                        and any(seat.kind == "open" for seat in room.seats)):
-                    try:
-                        joined: dict[str, Any] = await room.ask(Join(name, None,
-                                                                      profile))
-                        return joined
-                    except RoomError as error:
-                        if error.code == "unavailable":
-                            raise  # the store is away: no other table can seat them
-                        continue
-            return await self.create(name, rules=rules, seats=4, bots=[], timer=30,
-                                     public=True, quick=True, client=client,
-                                     profile=profile)
-
-    async def _quick_in_cluster(self, name: str, client: str, rules: Rules,
-                                profile: str | None = None) -> dict[str, Any]:
-        """Quick games across nodes: open quick tables are listed in Redis by their rules;
-        one node at a time seats players for one rule set (a lock), joining a table here
-        or relaying the join to the node that holds it."""
-        assert self.cluster is not None
         key = rules_key(rules)
-        async with self.cluster.quick_lock(key):
-            for code in await self.cluster.quick_tables(key):
+        async with self.site.quick_lock(key):
+            for code in await self.site.quick_tables(key):
                 try:
-                    where = await self.locate(code, client)
+                    here = self.rooms.get(code)
+                    where = here if here is not None else await self.locate(code, client)
                     if isinstance(where, Room):
                         if where.rules != rules:
                             raise RoomError("full", "other rules")
                         joined: dict[str, Any] = await where.ask(Join(name, None,
                                                                        profile))
-                    elif self.join_elsewhere is not None:
-                        joined = await self.join_elsewhere(where.address, code, name, client,
-                                                           profile)
                     else:
-                        raise RoomError("full", "cannot reach that table")
+                        joined = await self.site.join_elsewhere(where.address, code, name,
+                                                                client, profile)
                     return joined
                 except RoomError as error:
                     if error.code == "unavailable":
-                        raise
-                    await self.cluster.drop_quick(key, code)  # full, started or gone
+                        raise  # the store is away: no other table can seat them
+                    await self.site.drop_quick(key, code)  # full, started or gone
             joined = await self.create(name, rules=rules, seats=4, bots=[], timer=30,
                                        public=True, quick=True, client=client,
                                        profile=profile)
-            await self.cluster.add_quick(key, joined["code"])
+            await self.site.add_quick(key, joined["code"])
             return joined
 
     async def list_public(self) -> list[dict[str, Any]]:
         """Public rooms waiting for players: this node's, or the whole cluster's."""
-        if self.cluster is None:
-            return self.public_rooms()
-        return await self.cluster.public_rooms()
+        return await self.site.public_rooms()
 
     def public_rooms(self) -> list[dict[str, Any]]:
         return [room.summary() for room in self.rooms.values()

@@ -17,9 +17,7 @@ async def guess_blocked(request: Request) -> bool:
     """Whether the client has guessed too many keys (or codes) lately."""
     found = server_of(request).lobby
     client, client_id = client_of(request), client_id_of(request)
-    if found.cluster is None:
-        return found.guesses.blocked(client, client_id)
-    return await found._guess_blocked(client, client_id)
+    return await found.guess_blocked(client, client_id)
 
 
 async def guess_missed(request: Request) -> None:

@@ -22,6 +22,7 @@ from dudo.profiles.series import game_recorder
 from dudo.server.cluster.lease import LeaseKeeper
 from dudo.server.cluster.presence import Cluster
 from dudo.server.cluster.relay import Relay
+from dudo.server.cluster.site import RedisSite
 from dudo.server.collector import Collector
 from dudo.server.logs import log_event
 from dudo.server.site.lobby import Lobby
@@ -91,7 +92,7 @@ class Lifespan:
                               settings.cluster_settings)
             await cluster.join()
             relay = running.relay = Relay(lambda: cluster.secret)
-            lobby.cluster, lobby.join_elsewhere = cluster, relay.join
+            lobby.join_site(RedisSite(cluster, relay.join))
             running.cluster = cluster
             timings = settings.cluster_settings
             keeper = running.keeper = LeaseKeeper(
@@ -103,9 +104,9 @@ class Lifespan:
         recovered = await lobby.recover()
         log_event(log, "server_started", database=hide_password(settings.database),
                   rooms_recovered=recovered,
-                  node=lobby.cluster.node_id if lobby.cluster else None)
-        if lobby.cluster is not None:
-            tasks.append(asyncio.create_task(lobby.keep_lease_forever(), name="dudo-lease"))
+                  node=lobby.site.node_id)
+        if isinstance(lobby.site, RedisSite):
+            tasks.append(asyncio.create_task(lobby.site.keep_forever(lobby), name="dudo-lease"))
         tasks.append(asyncio.create_task(lobby.sweep_forever(settings.sweep_interval),
                                          name="dudo-room-sweeper"))
         app.state.drain = lobby.drain  # DrainingServer hands rooms off on SIGTERM
