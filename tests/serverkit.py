@@ -95,7 +95,7 @@ def app_and_lobby(config: RoomConfig | None = None, store: Store | None = None,
     # Tests make many rooms from one address; the limits have tests of their own.
     settings.setdefault("limits", SiteLimits(creation_burst=100_000))
     # All test clients share one address, and many tests open socket after socket for one
-    # seat: the budgets are lifted (tests/test_gate.py and the rate-limit tests pass
+    # seat: the budgets are lifted (tests/server/guard/test_gate.py and the rate-limit tests pass
     # GateLimits of their own).
     settings.setdefault("gate", OPEN_GATE)
     server_settings = ServerSettings(database="memory://", room=config or fast_config(),

@@ -18,7 +18,7 @@ the *remaining need*: ``k - own`` of each named face, where positive. The chance
   ``P = sum_{i=0..j} (-1)^i C(j, i) ((6 - i) / 6)^n``.
 
 By symmetry the chance depends only on the remaining needs as a multiset and on ``n``, so
-:func:`remaining_chance` is memoized by exactly that. ``tests/test_bots_poker.py`` checks
+:func:`remaining_chance` is memoized by exactly that. ``tests/bots/test_bots_poker.py`` checks
 both forms against brute-force enumeration of every roll.
 
 The hard bot reasons over *states* of a hand rather than single rolls: for a hand needing

@@ -242,8 +242,8 @@ def ack_message(action_id: str, version: int) -> dict[str, Any]:
 # Every message the server sends is one of :data:`ServerMessage`. The room builds the
 # frequent ones (``state`` above all) as pre-encoded JSON text for speed
 # (dudo.server.table.audience); these models are their declaration, which a test holds the
-# server to across whole games (tests/test_server_messages.py). docs/protocol.md describes
-# each with examples.
+# server to across whole games (tests/server/table/test_server_messages.py).
+# docs/protocol.md describes each with examples.
 
 
 class _Sent(BaseModel):

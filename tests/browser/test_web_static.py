@@ -1,0 +1,209 @@
+"""The browser client's files and the rules sheet, checked without a browser."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from dudo.rules import PRESETS, Rules
+from dudo.rules_text import LANGUAGES
+from dudo.server.web.pages import RULES_STYLE, WEB, rules_query, worked_examples
+from serverkit import make_app
+
+LOCALES = sorted((WEB / "locales").glob("*.json"))
+
+
+def placeholders(text: object) -> set[str]:
+    values = text.values() if isinstance(text, dict) else [text]
+    return {name for value in values for name in re.findall(r"\{(\w+)\}", str(value))}
+
+
+def test_every_locale_has_every_string() -> None:
+    """Every key in every language, with the same placeholders and the same plural forms."""
+    english = json.loads((WEB / "locales" / "en.json").read_text())
+    assert {path.stem for path in LOCALES} == {"en", "de", "es"}
+    for path in LOCALES:
+        strings = json.loads(path.read_text())
+        assert set(english) <= set(strings), (path.name, set(english) - set(strings))
+        for key, text in english.items():
+            other = strings[key]
+            assert isinstance(other, dict) == isinstance(text, dict), (path.name, key)
+            if isinstance(text, dict):
+                assert set(other) == set(text) and "other" in text, (path.name, key)
+            # A translation may leave out a number it spells ("{n} dice" as "ein Würfel")
+            # but never ask for one the page does not give.
+            assert placeholders(other) <= placeholders(text) | {"n"}, (path.name, key)
+
+
+def test_every_server_error_code_is_translated() -> None:
+    """The page shows refusals in its own language: a key err.<code> for every code the
+    server or the engine can send (docs/protocol.md, "Error codes")."""
+    from dudo.game import REASONS
+
+    codes = set(REASONS)
+    server = Path(__file__).resolve().parents[2] / "src" / "dudo" / "server"
+    for source in server.rglob("*.py"):
+        text = source.read_text()
+        codes |= set(re.findall(r'RoomError\(\s*"([a-z_]+)"', text))
+        codes |= set(re.findall(r'error_message\(\s*"([a-z_]+)"', text))
+    protocol = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
+    codes |= set(re.findall(r"^\| [0-9]{3} \| `([a-z_]+)`", protocol, re.MULTILINE))
+    codes |= set(re.findall(r"^\| [0-9]{4} \| `([a-z_]+)`", protocol, re.MULTILINE))
+    assert {"not_a_raise", "not_ready", "locked", "full", "removed"} <= codes, codes
+    for path in LOCALES:
+        strings = json.loads(path.read_text())
+        missing = {code for code in codes if f"err.{code}" not in strings}
+        assert not missing, (path.name, missing)
+
+
+def test_grammar_that_was_wrong() -> None:
+    """The second person is never built from a name: "Du muss", "Tú debe" cannot appear."""
+    for path in LOCALES:
+        text = path.read_text()
+        assert "Du muss " not in text and "Tú debe " not in text, path.name
+    english = json.loads((WEB / "locales" / "en.json").read_text())
+    assert english["table.winner"] == {"one": "{names} wins!", "other": "{names} win!"}
+
+
+def test_every_string_the_client_asks_for_exists() -> None:
+    english = json.loads((WEB / "locales" / "en.json").read_text())
+    used: set[str] = set()
+    for script in (WEB / "js").glob("*.js"):
+        used |= set(re.findall(r"\bt\('([a-z_.]+)'", script.read_text()))
+    used |= set(re.findall(r'data-i18n="([a-z_.]+)"', (WEB / "index.html").read_text()))
+    assert used and not used - set(english), used - set(english)
+
+
+def test_pages_and_static_files_are_served() -> None:
+    with TestClient(make_app()) as client:
+        for path in ("/", "/r/ACDE", "/static/js/app.js", "/static/css/dudo.css",
+                     "/static/locales/de.json", "/static/favicon.svg"):
+            assert client.get(path).status_code == 200, path
+        assert "type=\"module\"" in client.get("/r/ACDE").text
+        catalogue = client.get("/api/presets").json()
+        assert set(catalogue["presets"]) == set(PRESETS)
+        assert catalogue["options"]["calza"] == {"type": "choice",
+                                                 "choices": ["off", "in_turn", "any_time"]}
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+def test_rules_sheet_for_every_preset(preset: str) -> None:
+    with TestClient(make_app()) as client:
+        page = client.get(f"/rules?preset={preset}")
+        assert page.status_code == 200
+        assert "@media print" in page.text and "Worked examples" in page.text
+        embedded = client.get(f"/rules?preset={preset}&embed=1")
+        assert 'class="rules embed"' in embedded.text and "Presets:" not in embedded.text
+
+
+def test_rules_sheet_of_house_rules_and_bad_rules() -> None:
+    with TestClient(make_app()) as client:
+        page = client.get("/rules?preset=tavern&starting_dice=3&calza=any_time")
+        assert "House rules (based on Tavern)" in page.text
+        assert "Calza" in page.text and "starting dice: 3" in page.text
+        # A room's full option set (what the client links to) gives the same sheet.
+        rules = Rules.preset("tavern", starting_dice=3, calza="any_time")
+        full = "&".join(f"{key}={str(value).lower()}" for key, value in rules.to_json().items())
+        assert client.get(f"/rules?{full}").text == page.text
+        assert client.get("/rules?preset=nope").status_code == 400
+        assert client.get("/rules?wild_ones=false&ones_bids=halve").status_code == 400
+
+
+def test_worked_examples_follow_the_rules() -> None:
+    halve = dict(worked_examples(Rules.preset("perudo")))
+    assert "Switching to and from aces" in halve
+    assert "three aces" in halve["Switching to and from aces"]
+    never = dict(worked_examples(Rules.preset("tavern")))
+    assert "Switching to and from aces" not in never and "Bidding aces" not in never
+    for rules in (Rules.preset("no-wilds", starting_dice=1), Rules.preset("dudo", starting_dice=10),
+                  Rules.preset("perudo", format="points")):
+        assert len(worked_examples(rules)) >= 2
+    assert rules_query(Rules.preset("dudo", starting_dice=3)) == "preset=dudo&starting_dice=3"
+
+
+def test_package_data_ships_the_web_client() -> None:
+    text = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text()
+    for folder in ("web/*", "web/js/*", "web/css/*", "web/locales/*"):
+        assert f'"{folder}"' in text
+
+
+def contrast(one: str, two: str) -> float:
+    """WCAG contrast ratio of two #rrggbb (or #rgb) colours."""
+
+    def luminance(colour: str) -> float:
+        digits = colour.lstrip("#")
+        if len(digits) == 3:
+            digits = "".join(c * 2 for c in digits)
+        channels = [int(digits[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+        r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    light, dark = sorted((luminance(one), luminance(two)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_rules_sheet_links_meet_aaa_contrast() -> None:
+    """Every link colour of the sheet on screen (visited ones too, which axe cannot see)
+    reaches 7:1 on every background the sheet has: the cream page and the white embed."""
+    screen = re.sub(r"/\*.*?\*/", "", RULES_STYLE.split("@media print")[0], flags=re.DOTALL)
+    links: set[str] = set()
+    backgrounds: set[str] = set()
+    for selectors, body in re.findall(r"([^{}]+)\{([^{}]*)\}", screen):
+        names = [name.strip() for name in selectors.split(",")]
+        if any(re.fullmatch(r"a(:[a-z-]+)*", name) for name in names):
+            links |= set(re.findall(r"(?<![-\w])color:\s*(#[0-9a-fA-F]{3,6})", body))
+        if any(name in (":root", "body", "body.embed") for name in names):
+            backgrounds |= set(re.findall(r"background:\s*(#[0-9a-fA-F]{3,6})", body))
+    assert links and len(backgrounds) >= 2, (links, backgrounds)
+    for link in links:
+        for background in backgrounds:
+            assert contrast(link, background) >= 7, (link, background, contrast(link, background))
+
+
+# Elements whose role (generic, paragraph, strong...) may not be named: aria-label on them
+# is ignored by screen readers unless a role that takes a name (img, group...) is given.
+UNNAMEABLE = {"span", "div", "p", "strong", "em", "b", "i", "u", "s", "small", "code", "bdi",
+              "bdo", "del", "ins", "sub", "sup", "pre", "data", "q"}
+
+
+class AriaLabels(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.bad: list[str] = []
+        self.labelled = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        names = dict(attrs)
+        if "aria-label" not in names:
+            return
+        self.labelled += 1
+        if tag in UNNAMEABLE and not names.get("role"):
+            self.bad.append(self.get_starttag_text() or tag)
+
+
+def test_rules_sheet_puts_aria_label_only_where_it_is_read() -> None:
+    """The worked examples' dice are read as "5 (counts)": role="img" makes the label count."""
+    with TestClient(make_app()) as client:
+        for lang in LANGUAGES:
+            for query in ("preset=perudo", "preset=tavern&embed=1", "preset=dudo&starting_dice=1"):
+                parser = AriaLabels()
+                parser.feed(client.get(f"/rules?{query}&lang={lang}").text)
+                assert parser.labelled > 3 and not parser.bad, (lang, query, parser.bad[:3])
+
+
+def test_client_puts_aria_label_only_where_it_is_read() -> None:
+    """The same in the client's markup: its HTML files and the templates in its modules."""
+    # A tag up to its closing ">" (an arrow function's "=>" inside ${...} is not one).
+    tag = re.compile(r"<(" + "|".join(UNNAMEABLE) + r")\b((?:=>|[^>])*)>")
+    sources = [*(WEB / "js").glob("*.js"), *WEB.glob("*.html")]
+    bad = []
+    for source in sources:
+        for name, attributes in tag.findall(source.read_text()):
+            if "aria-label=" in attributes and "role=" not in attributes:
+                bad.append((source.name, name, attributes[:80]))
+    assert len(sources) > 10 and not bad, bad

@@ -1,0 +1,339 @@
+"""The variants of issue 25 in a real browser (Debian's Chromium through Playwright, as
+tests/browser/test_web.py, against a real server process):
+
+- the roll-off shown before round 1 (each attempt's dice per seat, who tied, who opens),
+  in three languages, and in the replay, whose browser check verifies the roll-off's dice
+  (and fails on a changed one);
+- Common Hand: a hand picker that offers only the seat's legal hands, hands in words in
+  the log and the reveal;
+- the wild-aces switch of the room form, which sets the ones rule that goes with it;
+- axe with every rule on each of these states.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+pytest.importorskip("playwright")
+from playwright.sync_api import Browser, Page, Route, expect
+from test_web import (
+    ARTIFACTS,
+    TIMINGS,
+    axe_check,
+    chromium,
+    phase,
+    try_click,
+    wait_for_news,
+    wait_until,
+)
+from test_web_table import seated, state
+
+from dudo.fairness import verify_record
+from serverkit import server_process, sqlite_url
+
+COMMON_HAND = {"preset": "common-hand", "first_opener": "host"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with server_process(sqlite_url(tmp_path_factory.mktemp("variants")), env=TIMINGS) as (
+            base, _):
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as launched:
+        yield launched
+
+
+# -- the roll-off -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("locale, opens", [("en-US", "opens round 1"),
+                                           ("de-DE", "eröffnet Runde 1"),
+                                           ("es-ES", "abre la ronda 1")])
+def test_the_rolloff_is_shown_before_round_1(server: str, browser: Browser, locale: str,
+                                             opens: str) -> None:
+    page, _ = seated(browser, server, [None, "easy", "easy"], rules={"preset": "dudo"},
+                     width=360, height=740, locale=locale, motion="reduce")
+    page.click("#start")
+    panel = page.locator("#rolloff")
+    expect(panel.locator(".rolloff-attempt").first).to_be_visible(timeout=10000)
+    shown = page.evaluate("window.dudo.view.state.rolloff")
+    while shown["opener"] is None:  # an attempt tied: the next one is on its way
+        page.wait_for_timeout(100)
+        shown = page.evaluate("window.dudo.view.state.rolloff")
+    expect(panel.locator(".rolloff-attempt")).to_have_count(len(shown["attempts"]))
+    names = [seat["name"] for seat in state(page)["room"]["seats"]]
+    for number, attempt in enumerate(shown["attempts"], start=1):
+        item = panel.locator(f'.rolloff-attempt[data-attempt="{number}"]')
+        for seat, (a, b) in zip(attempt["seats"], attempt["rolls"], strict=True):
+            row = item.locator(f'.rolloff-roll[data-seat="{seat}"]')
+            expect(row.locator(".die")).to_have_count(2)
+            expect(row).to_contain_text(str(a + b))
+            expect(row).to_contain_text(names[seat])
+        assert item.get_attribute("data-tied") == ",".join(map(str, attempt["tied"]))
+        if len(attempt["tied"]) > 1:
+            expect(item.locator(".rolloff-result")).to_contain_text(names[attempt["tied"][0]])
+    last = panel.locator(".rolloff-attempt").last.locator(".rolloff-result")
+    opener = shown["opener"]
+    if opener == 0:
+        expect(last).not_to_contain_text("{")
+    else:
+        expect(last).to_contain_text(names[opener])
+        expect(last).to_contain_text(opens)
+    if locale == "en-US":
+        axe_check(page, "roll-off")
+        page.screenshot(path=str(ARTIFACTS / "rolloff-360.png"))
+    # Round 1 starts with the roll-off's winner, and the panel stays until its first reveal.
+    wait_until(page, "document.body.dataset.phase === 'bidding'", timeout=15000)
+    assert state(page)["game"]["opener"] == opener
+    expect(panel).to_be_visible()
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
+def finish_by_clicking(page: Page, timeout: float = 120) -> None:
+    """Play our seat to the end: call when we may, else bid what the picker offers."""
+    deadline = time.monotonic() + timeout
+    while phase(page) != "over":
+        assert time.monotonic() < deadline, "the game did not end"
+        before = page.evaluate("document.body.dataset.version")
+        if try_click(page, "#call-dudo") or try_click(page, "#bid-go"):
+            wait_for_news(page, before)
+        else:
+            try_click(page, "#next-round")
+            page.wait_for_timeout(50)
+
+
+@pytest.fixture(scope="module")
+def dudo_game(server: str, browser: Browser) -> dict[str, Any]:
+    """A whole dudo-preset game (with its roll-off) played in the browser, and its record."""
+    page, _ = seated(browser, server, [None, "easy"], rules={"preset": "dudo",
+                                                             "starting_dice": 2})
+    page.click("#start")
+    finish_by_clicking(page)
+    game_id = state(page)["fair"]["game_id"]
+    page.context.close()
+    for _ in range(50):
+        answer = httpx.get(f"{server}/api/games/{game_id}")
+        if answer.status_code == 200:
+            return {"id": game_id, "record": answer.json()}
+        time.sleep(0.1)
+    raise AssertionError("the record was not stored")
+
+
+def open_replay(page: Page, server: str, game_id: str, fair: str) -> None:
+    page.goto(f"{server}/g/{game_id}")
+    expect(page.locator("#fair")).to_have_attribute("data-state", fair, timeout=15000)
+
+
+def test_the_replay_shows_the_rolloff_and_checks_its_dice(
+        server: str, browser: Browser, dudo_game: dict[str, Any]) -> None:
+    record = dudo_game["record"]
+    verify_record(record)  # and so does dudo verify
+    attempts = record["start"]["rolloff"]
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    open_replay(page, server, dudo_game["id"], "verified")
+    for number in range(1, len(attempts) + 1):
+        item = page.locator(f'#fair-rounds li[data-round="rolloff-{number}"]')
+        expect(item).to_have_attribute("data-ok", "true")
+        expect(item).to_contain_text(f"Roll-off attempt {number}")
+    expect(page.locator("#fair-verdict")).to_contain_text("roll-off")
+    page.keyboard.press("Home")
+    shown = page.locator("#replay-rolloff")
+    expect(shown.locator("li")).to_have_count(len(attempts))
+    first = attempts[0]
+    expect(shown.locator("li").first).to_contain_text(f"= {sum(first[0])}")
+    expect(page.locator("#step-sentence")).to_contain_text("Roll-off 1")
+    axe_check(page, "replay roll-off")
+    # The same page with one roll-off die changed on its way from the server.
+    changed = json.loads(json.dumps(record))
+    pair = changed["start"]["rolloff"][-1][0]
+    pair[0] = pair[0] % 6 + 1
+    last = len(attempts)
+
+    def serve_changed(route: Route) -> None:
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(changed))
+
+    page.route(re.compile(rf"/api/games/{dudo_game['id']}$"), serve_changed)
+    open_replay(page, server, dudo_game["id"], "failed")
+    expect(page.locator("#fair-verdict")).to_contain_text("NOT VERIFIED")
+    bad = page.locator(f'#fair-rounds li[data-round="rolloff-{last}"]')
+    if bad.count():
+        expect(bad).to_have_attribute("data-ok", "false")
+    page.screenshot(path=str(ARTIFACTS / "replay-rolloff-tampered.png"))
+    page.context.close()
+
+
+# -- Common Hand --------------------------------------------------------------------------
+
+def legal_hands(page: Page) -> list[dict[str, Any]]:
+    hands: list[dict[str, Any]] = state(page)["game"]["legal"]["bids"]
+    return hands
+
+
+def key(hand: dict[str, Any]) -> str:
+    return f"{hand['hand']}:{','.join(map(str, hand.get('faces', [])))}"
+
+
+def hand_turn_with_a_standing_bid(page: Page, timeout: float = 30) -> None:
+    """Wait for a turn of ours with a hand to beat, opening with the picker's hand."""
+    deadline = time.monotonic() + timeout
+    while True:
+        assert time.monotonic() < deadline, "no turn of ours with a standing hand"
+        page.wait_for_selector("#bid-go, #next-round, .centre.over", timeout=15000)
+        if page.locator("#bid-go").count() and page.locator("#standing").count():
+            return
+        before = page.evaluate("document.body.dataset.version")
+        if try_click(page, "#bid-go") or try_click(page, "#next-round"):
+            wait_for_news(page, before)
+        else:
+            page.wait_for_timeout(50)
+
+
+def offered(page: Page) -> list[str]:
+    """Every hand the picker offers: each kind, then each of its faces."""
+    found: list[str] = []
+    kinds = page.locator("#hand-kind option").evaluate_all("(os) => os.map((o) => o.value)")
+    for kind in kinds:
+        page.select_option("#hand-kind", kind)
+        expect(page.locator("#hand-kind")).to_have_value(kind)
+        if page.locator("#hand-faces").count():
+            found += page.locator("#hand-faces option").evaluate_all(
+                "(os) => os.map((o) => o.value)")
+        else:
+            found.append(f"{kind}:")
+    return found
+
+
+def test_the_hand_picker_offers_only_legal_hands_and_hands_read_in_words(
+        server: str, browser: Browser) -> None:
+    page, _ = seated(browser, server, [None, "normal"], rules=COMMON_HAND, width=360,
+                     height=640, motion="reduce")
+    page.click("#start")
+    page.wait_for_selector("#hand-kind")
+    opening = legal_hands(page)
+    assert len(opening) == 71  # the opener may bid any hand (10 dice in play)
+    assert sorted(offered(page)) == sorted(key(hand) for hand in opening)
+    axe_check(page, "hand picker, opening")
+    # Pick a full house and bid it by clicking; the log and the centre read it in words.
+    page.select_option("#hand-kind", "full_house")
+    page.select_option("#hand-faces", "full_house:4,2")
+    expect(page.locator("#bid-go")).to_have_text("Bid a full house, 4s over 2s")
+    before = page.evaluate("document.body.dataset.version")
+    page.click("#bid-go")
+    wait_for_news(page, before)
+    wait_until(page, "window.dudo.view.state.game.bids.length >= 1")
+    assert state(page)["game"]["bids"][0] == [0, {"hand": "full_house", "faces": [4, 2]}]
+    expect(page.locator(".history")).to_contain_text("a full house, 4s over 2s")
+    hand_turn_with_a_standing_bid(page)
+    standing = state(page)["game"]["standing"]
+    legal = legal_hands(page)
+    assert legal and key(standing) not in {key(hand) for hand in legal}
+    assert sorted(offered(page)) == sorted(key(hand) for hand in legal)
+    expect(page.locator("#standing .words")).not_to_be_empty()
+    axe_check(page, "hand picker, raising")
+    page.screenshot(path=str(ARTIFACTS / "hand-picker-360.png"))
+    # Call: the reveal says whether all the dice together show the hand.
+    page.click("#call-dudo")
+    page.wait_for_selector("#reveal, .centre.over")
+    reveal = state(page)["game"]["last_reveal"]
+    assert isinstance(reveal["bid"], dict) and "count" not in reveal
+    said = re.compile("all the dice together (do not )?show", re.I)
+    expect(page.locator(".log-reveal").first).to_contain_text(said)
+    if page.locator("#reveal").count():
+        axe_check(page, "hand reveal")
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
+# -- the wild-aces switch -----------------------------------------------------------------
+
+def test_the_wild_aces_switch_sets_the_ones_rule_that_goes_with_it(
+        server: str, browser: Browser) -> None:
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server + "/")
+    page.fill("#name", "Ana")
+    page.select_option("#preset", "perudo")
+    page.click("#house-rules summary")
+    switch = page.locator("#opt-wild_ones")
+    expect(page.locator(".wild-aces label")).to_contain_text("Wild aces")
+    expect(switch).to_be_checked()
+    expect(page.locator("#opt-ones_bids")).to_have_value("halve")
+    switch.uncheck()
+    expect(page.locator("#opt-ones_bids")).to_have_value("plain")
+    expect(page.locator("#opt-wild_ones-help")).to_contain_text("only as ones")
+    axe_check(page, "wild aces off")
+    switch.check()
+    expect(page.locator("#opt-ones_bids")).to_have_value("halve")
+    expect(page.locator("#opt-wild_ones-help")).to_contain_text("Halve")
+    # Tavern's aces are wild and never bid: switched back on, its own rule returns.
+    page.select_option("#preset", "tavern")
+    page.locator("#opt-wild_ones").uncheck()
+    expect(page.locator("#opt-ones_bids")).to_have_value("plain")
+    page.locator("#opt-wild_ones").check()
+    expect(page.locator("#opt-ones_bids")).to_have_value("never")
+    # Off on Perudo, and the room is made: no 'halve' without wild ones reaches the server.
+    page.select_option("#preset", "perudo")
+    page.locator("#opt-wild_ones").uncheck()
+    page.select_option("#seats", "2")
+    page.click("#create")
+    page.wait_for_url(re.compile(r"/r/[A-Z]{4}"))
+    code = page.url.rsplit("/", 1)[1][:4]
+    rules = httpx.get(f"{server}/api/rooms/{code}").json()["rules"]
+    assert rules["wild_ones"] is False and rules["ones_bids"] == "plain"
+    assert not errors
+    page.context.close()
+
+
+def test_the_replay_of_a_common_hand_game_reads_hands_in_words(
+        server: str, browser: Browser) -> None:
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from dudo.bots import make_bot
+    from dudo.client import Client
+
+    async def play() -> str:
+        async with Client(server) as client:
+            seat = await client.create_room("Ana", rules={**COMMON_HAND, "starting_dice": 2},
+                                            seats=2, bots=[None, "easy"])
+            async with client.table(seat) as table:
+                await table.start()
+                await table.play(make_bot("normal", seed=5))
+                return str(table.state["fair"]["game_id"])
+
+    with ThreadPoolExecutor(1) as pool:
+        game_id = pool.submit(asyncio.run, play()).result(timeout=120)
+    for _ in range(50):
+        answer = httpx.get(f"{server}/api/games/{game_id}")
+        if answer.status_code == 200:
+            break
+        time.sleep(0.1)
+    record = answer.json()
+    verify_record(record)
+    first = record["rounds"][0]["actions"][0]
+    assert isinstance(first["bid"], dict)
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    open_replay(page, server, game_id, "verified")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#stage .replay-bid")).to_have_attribute("data-bid", first["bid"]["hand"])
+    words = {"pair": "pair of", "two_pair": "two pair", "three": "three", "four": "four",
+             "five": "five", "full_house": "full house", "low_straight": "low straight",
+             "high_straight": "high straight"}[first["bid"]["hand"]]
+    expect(page.locator("#step-sentence")).to_contain_text(words)
+    axe_check(page, "replay common hand")
+    assert not errors
+    page.context.close()

@@ -1,0 +1,138 @@
+"""The terminal game in a real pseudo-terminal at 80x24, read the way a person sees it.
+
+``dudo play`` runs under pexpect with a terminal of 80 columns and 24 lines; everything it
+writes (colours, screen clears, cursor moves) goes through pyte, a terminal emulator, and
+the tests look at the emulated screen: what is on it when the game waits for a key.
+Seeds make the games the same every run; nothing waits on a clock.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pexpect  # both in the dev extra
+import pyte
+
+SRC = Path(__file__).parents[2] / "src"
+MOVE = r"Your move: "
+CALZA = r"stop asking\): "
+NEXT = r"type quit\): "
+
+
+class Player:
+    """``dudo play`` in an 80x24 pseudo-terminal, its output on an emulated screen."""
+
+    def __init__(self, records: Path, *args: str) -> None:
+        self.screen = pyte.Screen(80, 24)
+        self.stream = pyte.ByteStream(self.screen)
+        env = {**os.environ, "PYTHONPATH": str(SRC), "TERM": "xterm-256color",
+               "COLUMNS": "80", "LINES": "24", "DUDO_GAMES": str(records)}
+        env.pop("NO_COLOR", None)
+        self.child = pexpect.spawn(sys.executable, ["-m", "dudo", "play", *args], env=env,
+                                   dimensions=(24, 80), timeout=120)
+
+    def wait(self, *patterns: str) -> int:
+        """Read until one of ``patterns`` (or the end); returns which (len: the end)."""
+        index: int = self.child.expect([*patterns, pexpect.EOF])
+        self.stream.feed(self.child.before)
+        if index < len(patterns):
+            self.stream.feed(self.child.after)
+        return index
+
+    def text(self) -> str:
+        return "\n".join(line.rstrip() for line in self.screen.display)
+
+    def send(self, line: str) -> None:
+        self.child.sendline(line)
+
+    def exit_status(self) -> int:
+        self.child.close()
+        status = self.child.exitstatus
+        return status if status is not None else -self.child.signalstatus
+
+
+def play_to_the_first_reveal(player: Player) -> str:
+    """Open low, call whatever stands, let every calza chance go (after one nonsense
+    answer); returns the screen at the prompt after the first reveal."""
+    nonsense_tried = False
+    for _ in range(60):
+        found = player.wait(MOVE, CALZA, NEXT)
+        screen = player.text()
+        if found == 0:
+            player.send("dudo" if "Standing bid:" in screen else "1 6s")
+        elif found == 1:
+            if not nonsense_tried:
+                nonsense_tried = True
+                player.send("banana")
+                assert player.wait(CALZA) == 0
+                assert "Not understood: 'banana'" in player.text()
+                player.send("dudo")
+                assert player.wait(CALZA) == 0
+                assert "Not now:" in player.text()
+            player.send("")
+        elif found == 2:
+            assert nonsense_tried, "no calza chance came before the reveal"
+            return screen
+        else:
+            raise AssertionError(f"the game ended before any reveal:\n{screen}")
+    raise AssertionError("no reveal in 60 prompts")
+
+
+def test_after_a_call_the_outcome_is_on_screen_at_the_next_prompt(tmp_path: Path) -> None:
+    player = Player(tmp_path, "--bots", "easy,normal", "--seed", "3", "--name", "Ana")
+    screen = play_to_the_first_reveal(player)
+    lines = screen.splitlines()
+    # The whole reveal is on the screen while it waits: the call, every cup, the count and
+    # who loses, and the prompt itself on the last line with text.
+    assert any("DUDO!" in line or "CALZA!" in line for line in lines), screen
+    outcome = next(line for line in lines if line.startswith("Counted: "))
+    assert " — the bid " in outcome or "exact" in outcome
+    assert "loses a die" in outcome or "lose a die" in outcome or "back" in outcome
+    assert [line for line in lines if line.strip()][-1].startswith("Press Enter for round 2")
+    cups = [line for line in lines if line.startswith("  Ana") or "(easy)" in line
+            or "(normal)" in line]
+    assert len(cups) >= 3, screen
+    # Counted dice carry their mark on the die itself: each cup's bracketed dice are the
+    # number at the end of its line.
+    for cup in cups:
+        dice, count = cup.rsplit(maxsplit=1)
+        assert dice.count("[") == int(count), cup
+    # The next round keeps the outcome in view: at the next prompt it is still there.
+    player.send("")
+    found = player.wait(MOVE, CALZA)
+    assert found in (0, 1)
+    count, _, rest = outcome.removeprefix("Counted: ").partition(" against ")
+    consequence = rest.partition(" — ")[2]
+    last = next(line for line in player.text().splitlines() if line.startswith("Last round"))
+    assert last.startswith(f"Last round: {count} counted against "), last
+    assert last.endswith(consequence), (last, consequence)
+    assert player.text().count("╭─────╮") <= 5  # the dice are drawn once (one row)
+    player.send("quit")
+    assert player.wait() == 0
+    text = player.text()
+    assert "You left the table in round 2." in text
+    assert player.exit_status() == 0
+    [record] = list(tmp_path.glob("*.json"))
+    assert "Game record (the game is not finished):" in " ".join(text.split())
+    data = json.loads(record.read_text())
+    assert data["names"][0] == "Ana" and data["bots"] == [1, 2]
+    verify = subprocess.run([sys.executable, "-m", "dudo", "verify", str(record)],
+                            capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(SRC)})
+    assert verify.returncode == 0, verify.stderr
+    assert "verified: every die follows from the published seeds" in verify.stdout
+
+
+def test_ctrl_c_says_so_and_exits_130(tmp_path: Path) -> None:
+    player = Player(tmp_path, "--bots", "easy", "--seed", "5", "--no-record")
+    assert player.wait(MOVE, CALZA) in (0, 1)
+    player.child.sendintr()
+    assert player.wait() == 0
+    assert "Ctrl-C: you left the table in round 1." in player.text()
+    assert "Traceback" not in player.text()
+    assert player.exit_status() == 130
+    assert list(tmp_path.iterdir()) == []

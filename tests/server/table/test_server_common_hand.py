@@ -1,0 +1,127 @@
+"""Common Hand (``bids: poker``) in a room over WebSocket (issue 25): the state carries
+hand objects where quantity games carry ``[q, f]``, a bid message takes a hand as
+``bid``, a game plays to the end with a record that verifies, and a bad hand gets a clear
+``bad_bid`` (or ``bad_message``) and changes nothing."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from starlette.testclient import TestClient
+from test_server_rolloff import play_out
+
+from dudo.fairness import verify_record
+from dudo.store.base import MemoryStore
+from serverkit import CountingEntropy, FakeClock, make_app
+from serverkit import fast_config as fast
+from socketkit import Sock, bidding, connect, seat_table
+
+COMMON_HAND = {"preset": "common-hand", "first_opener": "host", "starting_dice": 3}
+
+
+def test_a_common_hand_game_plays_to_the_end_over_websocket() -> None:
+    app = make_app(fast(), store=MemoryStore(), clock=FakeClock(),
+                   entropy=CountingEntropy("hands"))
+    with TestClient(app) as client:
+        table = seat_table(client, 2, rules=COMMON_HAND, bots=[None, "normal"])
+        with connect(client, table.code, table.tokens[0], "host") as host:
+            host.reply_to({"type": "start", "id": "go"})
+            state = host.wait_for(lambda m: bidding(m) and m["game"]["turn"] == 0)
+            legal = state["game"]["legal"]["bids"]
+            assert legal and all(isinstance(bid, dict) and "hand" in bid for bid in legal)
+            assert {"hand": "pair", "faces": [1]} in legal and {"hand": "low_straight"} in legal
+            reply = host.reply_to({"type": "bid", "id": "open",
+                                   "bid": {"hand": "pair", "faces": [2]}})
+            assert reply["type"] == "ack", reply
+            after = host.wait_for(lambda m: m["game"]["bids"][:1] == [
+                [0, {"hand": "pair", "faces": [2]}]])
+            assert after["events"] or after["game"]["bids"]
+            over = play_out(host, 0)
+            texts = list(host.texts)
+            events = [event for text in texts for event in _events(text)]
+        record = client.get(f"/api/games/{over['fair']['game_id']}").json()
+    reveals = [event for event in events if event["event"] == "reveal"]
+    assert reveals and all(isinstance(event["bid"], dict) and "count" not in event
+                           for event in reveals)
+    assert all(event["outcome"] in ("holds", "fails") for event in reveals)
+    assert {"seat": 0, "bid": {"hand": "pair", "faces": [2]}} in record["rounds"][0]["actions"]
+    verify_record(record)
+    # Privacy: cups only ever travel in a reveal, and a state's own dice are seat 0's.
+    for text in texts:
+        data = json.loads(text)
+        if data.get("type") != "state" or not data.get("game"):
+            continue
+        for index, event in enumerate(data["events"]):
+            assert "cups" not in event or event["event"] == "reveal", (index, event)
+        game = data["game"]
+        if game["dice"]:
+            assert game["dice"] == record["rounds"][game["round"] - 1]["dice"][0]
+        reveal = game["last_reveal"]
+        assert set(game) >= {"dice"} and (reveal is None or "cups" in reveal)
+        assert "cups" not in json.dumps({k: v for k, v in game.items() if k != "last_reveal"})
+
+
+def _events(text: str) -> list[dict[str, Any]]:
+    data = json.loads(text)
+    return list(data.get("events", [])) if data.get("type") == "state" else []
+
+
+@pytest.fixture(scope="module")
+def hands_table() -> Iterator[tuple[Sock, Sock]]:
+    """A Common Hand game where the host is to open, and a perudo game likewise."""
+    app = make_app(fast(), store=MemoryStore(), clock=FakeClock(),
+                   entropy=CountingEntropy("bad-hands"))
+    with TestClient(app) as client:
+        poker = seat_table(client, 2, rules=COMMON_HAND, bots=[None, "easy"])
+        perudo = seat_table(client, 2, rules={"preset": "perudo", "first_opener": "host"},
+                            bots=[None, "easy"])
+        with connect(client, poker.code, poker.tokens[0], "poker") as hands, \
+                connect(client, perudo.code, perudo.tokens[0], "perudo") as quantities:
+            for sock in (hands, quantities):
+                sock.reply_to({"type": "start", "id": "go"})
+                sock.wait_for(lambda m: bidding(m) and m["game"]["turn"] == 0)
+            yield hands, quantities
+
+
+BAD_HANDS = [
+    # (what is sent as the bid, error code, words the message must contain)
+    ({"bid": {"hand": "royal_flush"}}, "bad_bid", "no hand 'royal_flush'"),
+    ({"bid": {"hand": "pair", "faces": [9]}}, "bad_bid", "9 is not a face 1..6"),
+    ({"bid": {"hand": "pair", "faces": [0]}}, "bad_bid", "not a face"),
+    ({"bid": {"hand": "full_house", "faces": [4]}}, "bad_bid", "names 2 faces, not 1"),
+    ({"bid": {"hand": "full_house", "faces": [4, 4]}}, "bad_bid", "full_house"),
+    ({"bid": {"hand": "two_pair", "faces": [2, 5]}}, "bad_bid", "higher pair first"),
+    ({"bid": {"hand": "low_straight", "faces": [3]}}, "bad_bid", "names 0 faces"),
+    ({"bid": {"faces": [3]}}, "bad_message", "hand"),
+    ({"bid": {"hand": "pair", "faces": ["3"]}}, "bad_message", "faces"),
+    ({"bid": {"hand": "pair", "faces": [3], "count": 2}}, "bad_message", "count"),
+    ({"bid": {"hand": "pair", "faces": [3]}, "quantity": 2, "face": 3}, "bad_message",
+     "not both"),
+    ({"bid": "pair of 3s"}, "bad_message", "bid"),
+    ({"quantity": 2, "face": 3}, "bad_bid", "bids poker hands"),  # [q, f] in a poker game
+]
+
+
+@pytest.mark.parametrize("sent, code, words", BAD_HANDS)
+def test_a_bad_hand_is_refused_clearly_and_changes_nothing(
+        hands_table: tuple[Sock, Sock], sent: dict[str, Any], code: str, words: str) -> None:
+    hands, _ = hands_table
+    version = hands.ping()
+    reply = hands.reply_to({"type": "bid", "id": f"bad{len(hands.texts)}", **sent})
+    assert reply["type"] == "error" and reply["code"] == code, reply
+    assert words in reply["message"], reply["message"]
+    assert hands.ping() == version
+    assert hands.state is not None and hands.state["game"]["bids"] == []
+
+
+def test_a_hand_in_a_quantity_game_is_a_bad_bid(hands_table: tuple[Sock, Sock]) -> None:
+    _, quantities = hands_table
+    version = quantities.ping()
+    reply = quantities.reply_to({"type": "bid", "id": "hand",
+                                 "bid": {"hand": "pair", "faces": [3]}})
+    assert reply["type"] == "error" and reply["code"] == "bad_bid", reply
+    assert "quantity and a face" in reply["message"]
+    assert quantities.ping() == version
