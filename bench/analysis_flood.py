@@ -61,16 +61,38 @@ class Server:
     def __init__(self, database: str, env: dict[str, str]) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        environment = {**os.environ, "DUDO_BOT_DELAY": "0", "DUDO_SEED_WINDOW": "0",
-                       "DUDO_REVEAL_PAUSE": "0", "DUDO_CREATION_BURST": "100000",
-                       "DUDO_CONNECT_BURST": "100000", "DUDO_ACCEPT_BURST": "100000",
-                       "DUDO_ADDRESS_MESSAGE_BURST": "100000", "DUDO_MESSAGE_BURST": "100000",
-                       "DUDO_FORWARDED_ALLOW_IPS": "127.0.0.1",
-                       "PYTHONPATH": str(ROOT / "src"), **env}
+        environment = {
+            **os.environ,
+            "DUDO_BOT_DELAY": "0",
+            "DUDO_SEED_WINDOW": "0",
+            "DUDO_REVEAL_PAUSE": "0",
+            "DUDO_CREATION_BURST": "100000",
+            "DUDO_CONNECT_BURST": "100000",
+            "DUDO_ACCEPT_BURST": "100000",
+            "DUDO_ADDRESS_MESSAGE_BURST": "100000",
+            "DUDO_MESSAGE_BURST": "100000",
+            "DUDO_FORWARDED_ALLOW_IPS": "127.0.0.1",
+            "PYTHONPATH": str(ROOT / "src"),
+            **env,
+        }
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "dudo", "serve", "--port", str(self.port),
-             "--database", database, "--log-level", "warning"],
-            env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+            [
+                sys.executable,
+                "-m",
+                "dudo",
+                "serve",
+                "--port",
+                str(self.port),
+                "--database",
+                database,
+                "--log-level",
+                "warning",
+            ],
+            env=environment,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=ROOT,
+        )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             with contextlib.suppress(httpx.HTTPError):
@@ -108,16 +130,18 @@ class Server:
             self.process.kill()
 
 
-async def play_games(base: str, count: int, seats: int, dice: int,
-                     parallel: int = 4) -> list[str]:
+async def play_games(base: str, count: int, seats: int, dice: int, parallel: int = 4) -> list[str]:
     """``count`` finished games (a program and bots in the other seats); their ids."""
     ids: list[str] = []
 
     async def one(number: int) -> None:
         async with Client(base) as client:
             seat = await client.create_room(
-                f"P{number}", rules={"preset": "perudo", "starting_dice": dice}, seats=seats,
-                bots=[None] + [("normal", "easy")[n % 2] for n in range(seats - 1)])
+                f"P{number}",
+                rules={"preset": "perudo", "starting_dice": dice},
+                seats=seats,
+                bots=[None] + [("normal", "easy")[n % 2] for n in range(seats - 1)],
+            )
             async with client.table(seat) as table:
                 await table.start()
                 await table.play(make_bot("normal", seed=number))
@@ -147,9 +171,12 @@ async def ping_for(socket: Any, seconds: float, every: float = 0.02) -> list[flo
 
 def summary(times: list[float]) -> dict[str, float]:
     ordered = sorted(times)
-    return {"pings": len(ordered), "p50_ms": round(statistics.median(ordered), 2),
-            "p99_ms": round(ordered[int(len(ordered) * 0.99) - 1], 2),
-            "max_ms": round(ordered[-1], 2)}
+    return {
+        "pings": len(ordered),
+        "p50_ms": round(statistics.median(ordered), 2),
+        "p99_ms": round(ordered[int(len(ordered) * 0.99) - 1], 2),
+        "max_ms": round(ordered[-1], 2),
+    }
 
 
 async def flood(base: str, ids: list[str], clients: int, seconds: float) -> dict[str, int]:
@@ -171,8 +198,7 @@ async def flood(base: str, ids: list[str], clients: int, seconds: float) -> dict
     return {str(code): count for code, count in sorted(statuses.items())}
 
 
-def flood_process(base: str, ids: list[str], clients: int, seconds: float,
-                  results: Any) -> None:
+def flood_process(base: str, ids: list[str], clients: int, seconds: float, results: Any) -> None:
     results.put(asyncio.run(flood(base, ids, clients, seconds)))
 
 
@@ -188,12 +214,16 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             started = time.monotonic()
             ids = await play_games(server.base, args.games, args.seats, args.dice)
             made_in = time.monotonic() - started
-            room = httpx.post(f"{server.base}/api/rooms",
-                              json={"name": "Live", "seats": 2, "bots": [None, "easy"]}).json()
+            room = httpx.post(
+                f"{server.base}/api/rooms",
+                json={"name": "Live", "seats": 2, "bots": [None, "easy"]},
+            ).json()
             url = "ws" + server.base.removeprefix("http") + f"/ws/{room['code']}"
-            async with websockets.connect(url, origin=server.base,  # type: ignore[arg-type]
-                                          subprotocols=["dudo.v1", f"token.{room['token']}"]
-                                          ) as socket:  # type: ignore[list-item]
+            async with websockets.connect(
+                url,
+                origin=server.base,  # type: ignore[arg-type]
+                subprotocols=["dudo.v1", f"token.{room['token']}"],
+            ) as socket:  # type: ignore[list-item]
                 await socket.recv()
                 baseline = summary(await ping_for(socket, args.seconds))
                 cpu_before = server.cpu_seconds()
@@ -202,8 +232,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 # measures the server, not the flood's clients.
                 context = multiprocessing.get_context("spawn")
                 results = context.Queue()
-                flooder = context.Process(target=flood_process, args=(
-                    server.base, ids, args.clients, args.seconds, results))
+                flooder = context.Process(
+                    target=flood_process,
+                    args=(server.base, ids, args.clients, args.seconds, results),
+                )
                 flooder.start()
                 await asyncio.sleep(1.0)  # (the flood's process starting up)
                 pings = await ping_for(socket, args.seconds - 1.5)
@@ -214,12 +246,22 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 made = server.metric("dudo_analyses_made_total") - made_before
         finally:
             server.stop()
-    return {"worker": args.worker, "client_limit": not args.no_client_limit,
-            "games": len(ids), "seats": args.seats, "dice": args.dice,
-            "games_played_in_s": round(made_in, 1),
-            "clients": args.clients, "seconds": args.seconds, "baseline": baseline,
-            "during_flood": during, "p99_ratio": round(during["p99_ms"] / baseline["p99_ms"], 2),
-            "analyses_made": int(made), "answers": answers, "server_cpu_s": round(cpu, 1)}
+    return {
+        "worker": args.worker,
+        "client_limit": not args.no_client_limit,
+        "games": len(ids),
+        "seats": args.seats,
+        "dice": args.dice,
+        "games_played_in_s": round(made_in, 1),
+        "clients": args.clients,
+        "seconds": args.seconds,
+        "baseline": baseline,
+        "during_flood": during,
+        "p99_ratio": round(during["p99_ms"] / baseline["p99_ms"], 2),
+        "analyses_made": int(made),
+        "answers": answers,
+        "server_cpu_s": round(cpu, 1),
+    }
 
 
 def main() -> None:
@@ -230,8 +272,11 @@ def main() -> None:
     parser.add_argument("--dice", type=int, default=5, help="starting dice of those games")
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--worker", choices=["process", "thread"], default="process")
-    parser.add_argument("--no-client-limit", action="store_true",
-                        help="lift the per-client limit (the bounded queue still holds)")
+    parser.add_argument(
+        "--no-client-limit",
+        action="store_true",
+        help="lift the per-client limit (the bounded queue still holds)",
+    )
     args = parser.parse_args()
     print(json.dumps(asyncio.run(run(args)), indent=2))
 

@@ -19,8 +19,9 @@ from dudo.game import CALZA, Game, Phase
 from dudo.rules import Rules
 
 
-def decision_times(level: str, games: int, players: int, seed: int, rules: Rules,
-                   clock: str = "wall") -> list[float]:
+def decision_times(
+    level: str, games: int, players: int, seed: int, rules: Rules, clock: str = "wall"
+) -> list[float]:
     """Seconds per decision of ``level`` bots playing each other (``clock="cpu"``: the
     thread's CPU time, which a busy machine's other processes do not inflate)."""
     now = time.thread_time if clock == "cpu" else time.perf_counter
@@ -54,19 +55,28 @@ def main() -> None:
     parser.add_argument("--rules", default="perudo")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--levels", default="easy,normal,hard")
-    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
-                        help="wall time (perf_counter) or the thread's CPU time")
+    parser.add_argument(
+        "--clock",
+        choices=("wall", "cpu"),
+        default="wall",
+        help="wall time (perf_counter) or the thread's CPU time",
+    )
     args = parser.parse_args()
     rules = Rules.preset(args.rules)
-    print(f"{args.players} players x {rules.starting_dice} dice, {args.rules}, "
-          f"{args.games} games per level, {args.clock} clock")
-    print(f"{'level':8} {'decisions':>9} {'median ms':>10} {'p95 ms':>8} {'p99 ms':>8} "
-          f"{'max ms':>8}")
+    print(
+        f"{args.players} players x {rules.starting_dice} dice, {args.rules}, "
+        f"{args.games} games per level, {args.clock} clock"
+    )
+    print(
+        f"{'level':8} {'decisions':>9} {'median ms':>10} {'p95 ms':>8} {'p99 ms':>8} {'max ms':>8}"
+    )
     for level in args.levels.split(","):
         times = decision_times(level, args.games, args.players, args.seed, rules, args.clock)
-        print(f"{level:8} {len(times):9d} {statistics.median(times) * 1e3:10.3f} "
-              f"{percentile(times, 0.95) * 1e3:8.3f} {percentile(times, 0.99) * 1e3:8.3f} "
-              f"{max(times) * 1e3:8.3f}")
+        print(
+            f"{level:8} {len(times):9d} {statistics.median(times) * 1e3:10.3f} "
+            f"{percentile(times, 0.95) * 1e3:8.3f} {percentile(times, 0.99) * 1e3:8.3f} "
+            f"{max(times) * 1e3:8.3f}"
+        )
 
 
 if __name__ == "__main__":

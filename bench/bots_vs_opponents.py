@@ -45,8 +45,15 @@ OPPONENTS = {
     "bayes": f"{HERE / 'bayes.py'}:BayesBot",
 }
 DEFAULT_MATCHES = [
-    "hard,bayes", "hard,ismcts", "hard,so-mcts", "hard,two-threshold", "hard,heuristic",
-    "normal,two-threshold", "normal,heuristic", "hard,normal", "normal,easy",
+    "hard,bayes",
+    "hard,ismcts",
+    "hard,so-mcts",
+    "hard,two-threshold",
+    "hard,heuristic",
+    "normal,two-threshold",
+    "normal,heuristic",
+    "hard,normal",
+    "normal,easy",
 ]
 
 
@@ -63,8 +70,9 @@ def wilson(wins: float, games: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def play_games(entrants: Sequence[str], rules: Rules, seed: int, numbers: Sequence[int],
-               dice_key: str) -> list[BotStats]:
+def play_games(
+    entrants: Sequence[str], rules: Rules, seed: int, numbers: Sequence[int], dice_key: str
+) -> list[BotStats]:
     """Play games ``numbers``; one tally per entrant (in entrant order)."""
     players = len(entrants)
     tallies = [BotStats() for _ in entrants]
@@ -74,14 +82,15 @@ def play_games(entrants: Sequence[str], rules: Rules, seed: int, numbers: Sequen
         else:  # a table: shuffled seating, so neighbours change from game to game
             seat_of = random.Random(f"seats|{seed}|{number}").sample(range(players), players)
         entrant_at = {seat: entrant for entrant, seat in enumerate(seat_of)}
-        bots = [make_bot(spec(entrants[entrant_at[seat]]), seed=bot_seed(seed, number, seat))
-                for seat in range(players)]
+        bots = [
+            make_bot(spec(entrants[entrant_at[seat]]), seed=bot_seed(seed, number, seat))
+            for seat in range(players)
+        ]
         game = Game(rules, players, dice=SeededDice(dice_seed(seed, number, dice_key)))
 
         by_seat = [tallies[entrant_at[seat]] for seat in range(players)]
 
-        def seen(events: list[Event], by_seat: list[BotStats] = by_seat,
-                 game: Game = game) -> None:
+        def seen(events: list[Event], by_seat: list[BotStats] = by_seat, game: Game = game) -> None:
             count_events(game, by_seat, events, [])
 
         winners = play_bot_game(game, bots, on_events=seen)  # type: ignore[arg-type]
@@ -109,18 +118,33 @@ def tweak(settings: Sequence[str]) -> None:
         setattr(module, name, tuple(parsed) if isinstance(parsed, list) else parsed)
 
 
-def run(entrants: Sequence[str], rules: Rules, games: int, seed: int, jobs: int,
-        dice_key: str, settings: Sequence[str] = ()) -> list[BotStats]:
+def run(
+    entrants: Sequence[str],
+    rules: Rules,
+    games: int,
+    seed: int,
+    jobs: int,
+    dice_key: str,
+    settings: Sequence[str] = (),
+) -> list[BotStats]:
     chunks = [list(range(start, min(start + 10, games))) for start in range(0, games, 10)]
     totals = [BotStats() for _ in entrants]
     if jobs <= 1:
         results = [play_games(entrants, rules, seed, chunk, dice_key) for chunk in chunks]
     else:
-        with ProcessPoolExecutor(max_workers=jobs, initializer=tweak,
-                                 initargs=(list(settings),)) as pool:
-            results = list(pool.map(play_games, [entrants] * len(chunks),
-                                    [rules] * len(chunks), [seed] * len(chunks), chunks,
-                                    [dice_key] * len(chunks)))
+        with ProcessPoolExecutor(
+            max_workers=jobs, initializer=tweak, initargs=(list(settings),)
+        ) as pool:
+            results = list(
+                pool.map(
+                    play_games,
+                    [entrants] * len(chunks),
+                    [rules] * len(chunks),
+                    [seed] * len(chunks),
+                    chunks,
+                    [dice_key] * len(chunks),
+                )
+            )
     for result in results:
         for total, part in zip(totals, result, strict=True):
             total.add(part)
@@ -130,10 +154,12 @@ def run(entrants: Sequence[str], rules: Rules, games: int, seed: int, jobs: int,
 def describe(name: str, tally: BotStats) -> str:
     low, high = wilson(tally.wins, tally.games)
     accuracy = tally.dudo_right / tally.dudo_calls if tally.dudo_calls else 0.0
-    return (f"{name:14} {tally.wins / tally.games:6.1%} [{low:5.1%}–{high:5.1%}]  "
-            f"calls {tally.dudo_calls:5d} right {accuracy:5.1%}  calzas {tally.calza_calls} "
-            f"right {tally.calza_right}  dice lost: calling {tally.lost_calling}, "
-            f"bid called {tally.lost_called}, calza {tally.lost_calza}")
+    return (
+        f"{name:14} {tally.wins / tally.games:6.1%} [{low:5.1%}–{high:5.1%}]  "
+        f"calls {tally.dudo_calls:5d} right {accuracy:5.1%}  calzas {tally.calza_calls} "
+        f"right {tally.calza_right}  dice lost: calling {tally.lost_calling}, "
+        f"bid called {tally.lost_called}, calza {tally.lost_calza}"
+    )
 
 
 def main() -> None:
@@ -142,16 +168,27 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--rules", default="perudo,tavern")
     parser.add_argument("--jobs", type=int, default=1)
-    parser.add_argument("--dice-key", default="bench",
-                        help="mixed into every game's dice seed (the arena's dice key)")
-    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
-                        help="set a constant of dudo.bots.hard (JSON value), e.g. "
-                             "PER_HAND=false, or of another level, e.g. "
-                             "normal.OPEN_TRUST=0 (repeatable)")
-    parser.add_argument("--match", action="append",
-                        help="entrants of one match, comma-separated (repeatable; a table "
-                             "of 3 or more rotates seats game by game); default: the "
-                             "issue 11 table")
+    parser.add_argument(
+        "--dice-key",
+        default="bench",
+        help="mixed into every game's dice seed (the arena's dice key)",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a constant of dudo.bots.hard (JSON value), e.g. "
+        "PER_HAND=false, or of another level, e.g. "
+        "normal.OPEN_TRUST=0 (repeatable)",
+    )
+    parser.add_argument(
+        "--match",
+        action="append",
+        help="entrants of one match, comma-separated (repeatable; a table "
+        "of 3 or more rotates seats game by game); default: the "
+        "issue 11 table",
+    )
     args = parser.parse_args()
     matches = [m.split(",") for m in (args.match or DEFAULT_MATCHES)]
     tweak(args.set)
@@ -160,8 +197,9 @@ def main() -> None:
         print(f"## {rules_name}, {args.games} games a match, seed {args.seed}")
         for entrants in matches:
             started = time.perf_counter()
-            tallies = run(entrants, rules, args.games, args.seed, args.jobs, args.dice_key,
-                          args.set)
+            tallies = run(
+                entrants, rules, args.games, args.seed, args.jobs, args.dice_key, args.set
+            )
             print(f"{' vs '.join(entrants)}  ({time.perf_counter() - started:.0f} s)")
             for name, tally in zip(entrants, tallies, strict=True):
                 print("  " + describe(name, tally))

@@ -99,14 +99,23 @@ POSTGRES = os.environ.get("DUDO_BENCH_POSTGRES", "postgresql://dudo:dudo@127.0.0
 
 # bench/load.py's server settings: no pauses, and the per-address limits lifted since every
 # simulated player comes from this one address (per-seat limits stay).
-NODE_ENV = {"DUDO_BOT_DELAY": "0", "DUDO_REVEAL_PAUSE": "0", "DUDO_SEED_WINDOW": "0",
-            "DUDO_SOCKETS_PER_ADDRESS": "1000000", "DUDO_CONNECT_BURST": "1000000",
-            "DUDO_ACCEPT_BURST": "1000000",
-            "DUDO_ADDRESS_MESSAGE_BURST": "100000000", "DUDO_CREATION_BURST": "1000000",
-            "DUDO_MAX_LOBBIES": "100000", "DUDO_MAX_ROOMS": "100000", "DUDO_GRACE": "3600"}
+NODE_ENV = {
+    "DUDO_BOT_DELAY": "0",
+    "DUDO_REVEAL_PAUSE": "0",
+    "DUDO_SEED_WINDOW": "0",
+    "DUDO_SOCKETS_PER_ADDRESS": "1000000",
+    "DUDO_CONNECT_BURST": "1000000",
+    "DUDO_ACCEPT_BURST": "1000000",
+    "DUDO_ADDRESS_MESSAGE_BURST": "100000000",
+    "DUDO_CREATION_BURST": "1000000",
+    "DUDO_MAX_LOBBIES": "100000",
+    "DUDO_MAX_ROOMS": "100000",
+    "DUDO_GRACE": "3600",
+}
 
 
 # -- processes: Redis, PostgreSQL schemas, nodes ---------------------------------------------
+
 
 def cpu_of(pid: int) -> float:
     """CPU seconds (user + system, all threads) of a process; 0 if it is gone."""
@@ -196,14 +205,28 @@ class Site:
     async def start_node(self, cluster: bool = True) -> Node:
         port = free_port()
         log = self.directory / f"node-{port}.log"
-        command = [sys.executable, "-m", "dudo", "serve", "--port", str(port),
-                   "--database", self.database, "--log-level", "warning"]
+        command = [
+            sys.executable,
+            "-m",
+            "dudo",
+            "serve",
+            "--port",
+            str(port),
+            "--database",
+            self.database,
+            "--log-level",
+            "warning",
+        ]
         if cluster:
             command += ["--cluster", self.redis, "--advertise", f"http://127.0.0.1:{port}"]
         with log.open("wb") as out:
-            process = subprocess.Popen(command, env={**os.environ, **NODE_ENV, **self.env},
-                                       stdout=out, stderr=subprocess.STDOUT,
-                                       preexec_fn=raise_open_files)
+            process = subprocess.Popen(
+                command,
+                env={**os.environ, **NODE_ENV, **self.env},
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                preexec_fn=raise_open_files,
+            )
         node = Node(port, process, log, cluster)
         self.nodes.append(node)
         deadline = time.monotonic() + 60
@@ -229,17 +252,39 @@ async def site(env: dict[str, str] | None = None) -> AsyncIterator[Site]:
         directory = Path(name)
         port = free_port()
         redis = subprocess.Popen(
-            [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no", "--dir", str(directory)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+            [
+                binary,
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(directory),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT,
+        )
         schema = f"bench_{secrets.token_hex(4)}"
         separator = "&" if "?" in POSTGRES else "?"
-        running = Site(directory, f"redis://127.0.0.1:{port}/0", redis.pid,
-                       f"{POSTGRES}{separator}schema={schema}", dict(env or {}))
+        running = Site(
+            directory,
+            f"redis://127.0.0.1:{port}/0",
+            redis.pid,
+            f"{POSTGRES}{separator}schema={schema}",
+            dict(env or {}),
+        )
         try:
             deadline = time.monotonic() + 10
-            while subprocess.run(["redis-cli", "-p", str(port), "ping"], capture_output=True,
-                                 text=True).stdout.strip() != "PONG":
+            while (
+                subprocess.run(
+                    ["redis-cli", "-p", str(port), "ping"], capture_output=True, text=True
+                ).stdout.strip()
+                != "PONG"
+            ):
                 if time.monotonic() > deadline or redis.poll() is not None:
                     raise RuntimeError("redis-server did not start")
                 await asyncio.sleep(0.05)
@@ -249,12 +294,21 @@ async def site(env: dict[str, str] | None = None) -> AsyncIterator[Site]:
                 node.kill()
             redis.kill()
             redis.wait(timeout=10)
-            subprocess.run(["psql", POSTGRES.replace("postgresql://", "postgres://", 1), "-q",
-                            "-c", f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'],
-                           capture_output=True, timeout=60)
+            subprocess.run(
+                [
+                    "psql",
+                    POSTGRES.replace("postgresql://", "postgres://", 1),
+                    "-q",
+                    "-c",
+                    f'DROP SCHEMA IF EXISTS "{schema}" CASCADE',
+                ],
+                capture_output=True,
+                timeout=60,
+            )
 
 
 # -- CPU over a window ------------------------------------------------------------------------
+
 
 @dataclass
 class CpuSnapshot:
@@ -267,26 +321,39 @@ class CpuSnapshot:
 
     @classmethod
     def take(cls, running: Site, nodes: list[Node]) -> CpuSnapshot:
-        return cls(time.perf_counter(), [node.cpu() for node in nodes], time.process_time(),
-                   cpu_of(running.redis_pid), {pid: cpu_of(pid) for pid in postgres_pids()},
-                   machine_busy())
+        return cls(
+            time.perf_counter(),
+            [node.cpu() for node in nodes],
+            time.process_time(),
+            cpu_of(running.redis_pid),
+            {pid: cpu_of(pid) for pid in postgres_pids()},
+            machine_busy(),
+        )
 
     def since(self, before: CpuSnapshot) -> dict[str, Any]:
         """Cores used between two snapshots (1.0 = one core busy all the time)."""
         elapsed = self.at - before.at
         nodes = [(a - b) / elapsed for a, b in zip(self.nodes, before.nodes, strict=True)]
-        postgres = sum(cpu - before.postgres.get(pid, 0.0)
-                       for pid, cpu in self.postgres.items()) / elapsed
+        postgres = (
+            sum(cpu - before.postgres.get(pid, 0.0) for pid, cpu in self.postgres.items()) / elapsed
+        )
         driver = (self.driver - before.driver) / elapsed
         redis = (self.redis - before.redis) / elapsed
         machine = (self.machine[0] - before.machine[0]) / elapsed
         irq = (self.machine[1] - before.machine[1]) / elapsed
-        return {"nodes": nodes, "driver": driver, "redis": redis, "postgres": postgres,
-                "machine": machine, "irq": irq,
-                "other": machine - sum(nodes) - driver - redis - postgres - irq}
+        return {
+            "nodes": nodes,
+            "driver": driver,
+            "redis": redis,
+            "postgres": postgres,
+            "machine": machine,
+            "irq": irq,
+            "other": machine - sum(nodes) - driver - redis - postgres - irq,
+        }
 
 
 # -- one load ---------------------------------------------------------------------------------
+
 
 @dataclass
 class Seats:
@@ -298,8 +365,9 @@ class Seats:
     tokens: list[str] = field(default_factory=list)
 
 
-async def set_up(plan: list[Seats], steady: bool, stats: Stats
-                 ) -> tuple[list[RoomDriver], list[asyncio.Task[None]]]:
+async def set_up(
+    plan: list[Seats], steady: bool, stats: Stats
+) -> tuple[list[RoomDriver], list[asyncio.Task[None]]]:
     """Rooms created on their holders (create + 3 joins), 4 sockets each through their
     entry node, the seat token as a subprotocol (the way browsers send it)."""
     from websockets.asyncio.client import connect
@@ -309,17 +377,27 @@ async def set_up(plan: list[Seats], steady: bool, stats: Stats
     # 8 requests at a time per node: httpx's pool costs the driver far more CPU per
     # request with many connections (5.9 ms a request at 64, 1.6 ms at 8).
     gates = {seats.holder.port: asyncio.Semaphore(8) for seats in plan}
-    async with httpx.AsyncClient(timeout=60, limits=httpx.Limits(
-            max_connections=8 * len(gates))) as http:
+    async with httpx.AsyncClient(
+        timeout=60, limits=httpx.Limits(max_connections=8 * len(gates))
+    ) as http:
+
         async def make(seats: Seats) -> None:
             async with gates[seats.holder.port]:
-                made = (await http.post(f"{seats.holder.base}/api/rooms",
-                                        json={"name": "p0", "seats": 4})).json()
+                made = (
+                    await http.post(
+                        f"{seats.holder.base}/api/rooms", json={"name": "p0", "seats": 4}
+                    )
+                ).json()
                 seats.code, seats.tokens = made["code"], [made["token"]]
                 for seat in range(1, 4):
-                    joined = (await http.post(f"{seats.holder.base}/api/rooms/{seats.code}"
-                                              "/join", json={"name": f"p{seat}"})).json()
+                    joined = (
+                        await http.post(
+                            f"{seats.holder.base}/api/rooms/{seats.code}/join",
+                            json={"name": f"p{seat}"},
+                        )
+                    ).json()
                     seats.tokens.append(joined["token"])
+
         await asyncio.gather(*(make(seats) for seats in plan))
 
     tasks: list[asyncio.Task[None]] = []
@@ -331,23 +409,43 @@ async def set_up(plan: list[Seats], steady: bool, stats: Stats
             room.sockets[seat] = await connect(
                 f"ws://127.0.0.1:{seats.entry.port}/ws/{seats.code}",
                 subprotocols=["dudo.v1", f"token.{seats.tokens[seat]}"],  # type: ignore[list-item]
-                max_size=2**22, open_timeout=60, ping_interval=None, compression=None)
+                max_size=2**22,
+                open_timeout=60,
+                ping_interval=None,
+                compression=None,
+            )
         first: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         firsts.append(first)
         tasks.append(asyncio.create_task(reader(room, seat, first)))
 
     made = time.perf_counter()
-    await asyncio.gather(*(join(room, seats, seat) for room, seats in zip(drivers, plan,
-                                                                          strict=True)
-                           for seat in range(4)))
+    await asyncio.gather(
+        *(
+            join(room, seats, seat)
+            for room, seats in zip(drivers, plan, strict=True)
+            for seat in range(4)
+        )
+    )
     await asyncio.wait_for(asyncio.gather(*firsts), 120)
-    print(f"#   set up {len(plan)} rooms: HTTP {made - began:.1f} s, sockets "
-          f"{time.perf_counter() - made:.1f} s", file=sys.stderr, flush=True)
+    print(
+        f"#   set up {len(plan)} rooms: HTTP {made - began:.1f} s, sockets "
+        f"{time.perf_counter() - made:.1f} s",
+        file=sys.stderr,
+        flush=True,
+    )
     return drivers, tasks
 
 
-async def run_load(name: str, *, nodes: int, cluster: bool, load: str, rooms: int,
-                   relayed: bool, args: argparse.Namespace) -> dict[str, Any]:
+async def run_load(
+    name: str,
+    *,
+    nodes: int,
+    cluster: bool,
+    load: str,
+    rooms: int,
+    relayed: bool,
+    args: argparse.Namespace,
+) -> dict[str, Any]:
     """One load on fresh nodes, a fresh Redis and a fresh schema."""
     steady = load == "steady"
     warmup = args.warmup_steady if steady else args.warmup
@@ -386,14 +484,22 @@ async def run_load(name: str, *, nodes: int, cluster: bool, load: str, rooms: in
             await asyncio.gather(*tasks, return_exceptions=True)
     rate = stats.completed / elapsed
     return {
-        "name": name, "nodes": nodes, "cluster": cluster, "load": load, "rooms": rooms,
-        "relayed": relayed, "sockets": 4 * rooms, "set_up_seconds": round(set_up_time, 1),
-        "window_seconds": round(elapsed, 2), "loadavg_before": loadavg,
+        "name": name,
+        "nodes": nodes,
+        "cluster": cluster,
+        "load": load,
+        "rooms": rooms,
+        "relayed": relayed,
+        "sockets": 4 * rooms,
+        "set_up_seconds": round(set_up_time, 1),
+        "window_seconds": round(elapsed, 2),
+        "loadavg_before": loadavg,
         "actions_per_second": rate,
         "p50_ms": percentile(stats.latencies, 0.50) * 1000,
         "p99_ms": percentile(stats.latencies, 0.99) * 1000,
         "max_ms": max(stats.latencies, default=float("nan")) * 1000,
-        "cpu": cpu, "nodes_cpu": sum(cpu["nodes"]),
+        "cpu": cpu,
+        "nodes_cpu": sum(cpu["nodes"]),
         "cpu_ms_per_action": 1000 * sum(cpu["nodes"]) / max(rate, 1e-9),
         # everything this benchmark runs (nodes, driver, PostgreSQL, Redis, interrupts)
         "all_ms_per_action": 1000 * (cpu["machine"] - cpu["other"]) / max(rate, 1e-9),
@@ -401,15 +507,18 @@ async def run_load(name: str, *, nodes: int, cluster: bool, load: str, rooms: in
         "relayed_sockets": [m.get("dudo_relayed_sockets") for m in metrics],
         "rooms_held": [m.get("dudo_rooms") for m in metrics],
         "leases_lost": [m.get("dudo_node_leases_lost_total") for m in metrics],
-        "errors": sum(stats.errors.values()) - errors0, "error_codes": dict(stats.errors),
+        "errors": sum(stats.errors.values()) - errors0,
+        "error_codes": dict(stats.errors),
         "node_log_complaints": complaints,
     }
 
 
 # -- takeover after kill -9 ---------------------------------------------------------------------
 
-async def reconnect(entry: Node, seats: Seats, seat: int, killed: float, pause: float,
-                    give_up: float = 60.0) -> dict[str, Any]:
+
+async def reconnect(
+    entry: Node, seats: Seats, seat: int, killed: float, pause: float, give_up: float = 60.0
+) -> dict[str, Any]:
     """Connect seat ``seat`` through ``entry`` until the room's state arrives: the time
     from the kill, the state's version, and the attempts it took."""
     from websockets.asyncio.client import connect
@@ -421,22 +530,25 @@ async def reconnect(entry: Node, seats: Seats, seat: int, killed: float, pause: 
         attempts += 1
         with contextlib.suppress(Exception):
             offered: Any = ["dudo.v1", f"token.{seats.tokens[seat]}"]
-            async with connect(url, subprotocols=offered, open_timeout=10,
-                               ping_interval=None, compression=None) as ws:
+            async with connect(
+                url, subprotocols=offered, open_timeout=10, ping_interval=None, compression=None
+            ) as ws:
                 async for text in ws:
                     message = orjson.loads(text)
                     if message.get("type") == "state":
-                        return {"seconds": time.perf_counter() - killed,
-                                "version": message["version"], "attempts": attempts,
-                                "refusals": refusals}
+                        return {
+                            "seconds": time.perf_counter() - killed,
+                            "version": message["version"],
+                            "attempts": attempts,
+                            "refusals": refusals,
+                        }
                     if message.get("type") == "error":
                         refusals[message["code"]] = refusals.get(message["code"], 0) + 1
         await asyncio.sleep(pause)
     return {"seconds": None, "version": None, "attempts": attempts, "refusals": refusals}
 
 
-async def takeover(label: str, env: dict[str, str], args: argparse.Namespace
-                   ) -> dict[str, Any]:
+async def takeover(label: str, env: dict[str, str], args: argparse.Namespace) -> dict[str, Any]:
     """``args.trials`` kills of a node holding ``args.takeover_rooms`` rooms in play."""
     rng = random.Random(12)
     trials: list[dict[str, Any]] = []
@@ -455,7 +567,8 @@ async def takeover(label: str, env: dict[str, str], args: argparse.Namespace
             stats.stopping = True
             found = await asyncio.gather(
                 *(reconnect(survivor, seats, 0, killed, 0.05) for seats in plan),
-                *(reconnect(survivor, seats, 1, killed, 0.3) for seats in plan))
+                *(reconnect(survivor, seats, 1, killed, 0.3) for seats in plan),
+            )
             victim.process.wait(timeout=30)
             for task in tasks:
                 task.cancel()
@@ -464,21 +577,33 @@ async def takeover(label: str, env: dict[str, str], args: argparse.Namespace
                 for socket_ in room.sockets:
                     with contextlib.suppress(Exception):
                         await socket_.close()
-            seen = [max((s["version"] for s in room.last_state if s), default=-1)
-                    for room in drivers]
-            tight, browser = found[:len(plan)], found[len(plan):]
-            lost = sum(1 for got, last in zip(tight + browser, seen + seen, strict=True)
-                       if got["version"] is None or got["version"] < last)
-            trials.append({
-                "tight_seconds": [got["seconds"] for got in tight],
-                "browser_seconds": [got["seconds"] for got in browser],
-                "tight_attempts": [got["attempts"] for got in tight],
-                "refusals": [got["refusals"] for got in tight],
-                "behind": lost, "actions_before_kill": stats.sent})
+            seen = [
+                max((s["version"] for s in room.last_state if s), default=-1) for room in drivers
+            ]
+            tight, browser = found[: len(plan)], found[len(plan) :]
+            lost = sum(
+                1
+                for got, last in zip(tight + browser, seen + seen, strict=True)
+                if got["version"] is None or got["version"] < last
+            )
+            trials.append(
+                {
+                    "tight_seconds": [got["seconds"] for got in tight],
+                    "browser_seconds": [got["seconds"] for got in browser],
+                    "tight_attempts": [got["attempts"] for got in tight],
+                    "refusals": [got["refusals"] for got in tight],
+                    "behind": lost,
+                    "actions_before_kill": stats.sent,
+                }
+            )
             times = [t for t in trials[-1]["tight_seconds"] if t is not None]
-            print(f"#   {label} trial {trial + 1}: all {len(plan)} rooms back after "
-                  f"{max(times, default=float('nan')):.2f} s (seat reconnecting every "
-                  f"50 ms), behind: {lost}", file=sys.stderr, flush=True)
+            print(
+                f"#   {label} trial {trial + 1}: all {len(plan)} rooms back after "
+                f"{max(times, default=float('nan')):.2f} s (seat reconnecting every "
+                f"50 ms), behind: {lost}",
+                file=sys.stderr,
+                flush=True,
+            )
         complaints = running.complaints()
 
     def figures(key: str) -> dict[str, float]:
@@ -486,19 +611,32 @@ async def takeover(label: str, env: dict[str, str], args: argparse.Namespace
         first = [min((s for s in t[key] if s is not None), default=nan) for t in trials]
         last = [max((s for s in t[key] if s is not None), default=nan) for t in trials]
         every = [s for t in trials for s in t[key] if s is not None]
-        return {"first_p50": percentile(first, 0.5), "first_max": max(first),
-                "all_p50": percentile(last, 0.5), "all_max": max(last),
-                "room_p50": percentile(every, 0.5), "room_max": max(every),
-                "never": sum(1 for t in trials for s in t[key] if s is None)}
+        return {
+            "first_p50": percentile(first, 0.5),
+            "first_max": max(first),
+            "all_p50": percentile(last, 0.5),
+            "all_max": max(last),
+            "room_p50": percentile(every, 0.5),
+            "room_max": max(every),
+            "never": sum(1 for t in trials for s in t[key] if s is None),
+        }
 
-    return {"name": label, "env": env, "trials": len(trials),
-            "rooms_per_trial": args.takeover_rooms, "loadavg_before": loadavg,
-            "tight": figures("tight_seconds"), "browser": figures("browser_seconds"),
-            "behind": sum(t["behind"] for t in trials), "node_log_complaints": complaints,
-            "detail": trials}
+    return {
+        "name": label,
+        "env": env,
+        "trials": len(trials),
+        "rooms_per_trial": args.takeover_rooms,
+        "loadavg_before": loadavg,
+        "tight": figures("tight_seconds"),
+        "browser": figures("browser_seconds"),
+        "behind": sum(t["behind"] for t in trials),
+        "node_log_complaints": complaints,
+        "detail": trials,
+    }
 
 
 # -- the run ------------------------------------------------------------------------------------
+
 
 def cores(value: float) -> str:
     return f"{value:.2f}"
@@ -507,13 +645,17 @@ def cores(value: float) -> str:
 def show(results: list[dict[str, Any]]) -> None:
     loads = [r for r in results if "load" in r]
     for r in loads:  # (JSON of earlier versions)
-        r.setdefault("all_ms_per_action", 1000 * (r["cpu"]["machine"] - r["cpu"]["other"])
-                     / max(r["actions_per_second"], 1e-9))
+        r.setdefault(
+            "all_ms_per_action",
+            1000 * (r["cpu"]["machine"] - r["cpu"]["other"]) / max(r["actions_per_second"], 1e-9),
+        )
     if loads:
-        header = (f"{'load':24} {'rooms':>5} {'act/s':>6} {'p50 ms':>7} {'p99 ms':>7} "
-                  f"{'max ms':>7} {'nodes CPU':>11} {'ms/act':>6} {'all':>5} {'driver':>6} "
-                  f"{'pg':>5} {'redis':>5} {'irq':>5} {'other':>5} {'busy':>5} {'RSS MB':>9} "
-                  f"{'relayed':>11} {'err':>4} {'load avg':>8}")
+        header = (
+            f"{'load':24} {'rooms':>5} {'act/s':>6} {'p50 ms':>7} {'p99 ms':>7} "
+            f"{'max ms':>7} {'nodes CPU':>11} {'ms/act':>6} {'all':>5} {'driver':>6} "
+            f"{'pg':>5} {'redis':>5} {'irq':>5} {'other':>5} {'busy':>5} {'RSS MB':>9} "
+            f"{'relayed':>11} {'err':>4} {'load avg':>8}"
+        )
         print(header)
         print("-" * len(header))
         for r in loads:
@@ -521,24 +663,29 @@ def show(results: list[dict[str, Any]]) -> None:
             nodes = "+".join(f"{c:.2f}" for c in cpu["nodes"])
             rss = "+".join(f"{m:.0f}" for m in r["rss_mb"])
             relayed = "+".join("-" if s is None else f"{s:.0f}" for s in r["relayed_sockets"])
-            print(f"{r['name']:24} {r['rooms']:5d} {r['actions_per_second']:6.0f} "
-                  f"{r['p50_ms']:7.1f} {r['p99_ms']:7.1f} {r['max_ms']:7.0f} {nodes:>11} "
-                  f"{r['cpu_ms_per_action']:6.2f} {r['all_ms_per_action']:5.2f} "
-                  f"{cores(cpu['driver']):>6} "
-                  f"{cores(cpu['postgres']):>5} {cores(cpu['redis']):>5} "
-                  f"{cores(cpu.get('irq', 0.0)):>5} "
-                  f"{cores(cpu['other']):>5} {cores(cpu['machine']):>5} {rss:>9} "
-                  f"{relayed:>11} {r['errors']:4d} {r['loadavg_before'][0]:8.2f}")
-        print("(CPU in cores, 1.00 = one core busy. 'nodes CPU' per node; 'ms/act' all nodes'\n"
-              " CPU per action; 'all' the same for everything the benchmark runs: nodes,\n"
-              " driver, PostgreSQL, Redis, interrupts; 'pg' all PostgreSQL processes; 'irq' the\n"
-              " machine's interrupts (mostly loopback networking); 'other' the machine's busy\n"
-              " CPU not accounted for (other users); 'busy' of 2 cores; 'relayed' sockets each\n"
-              " node relayed; 'load avg' 1-minute, before the load)")
+            print(
+                f"{r['name']:24} {r['rooms']:5d} {r['actions_per_second']:6.0f} "
+                f"{r['p50_ms']:7.1f} {r['p99_ms']:7.1f} {r['max_ms']:7.0f} {nodes:>11} "
+                f"{r['cpu_ms_per_action']:6.2f} {r['all_ms_per_action']:5.2f} "
+                f"{cores(cpu['driver']):>6} "
+                f"{cores(cpu['postgres']):>5} {cores(cpu['redis']):>5} "
+                f"{cores(cpu.get('irq', 0.0)):>5} "
+                f"{cores(cpu['other']):>5} {cores(cpu['machine']):>5} {rss:>9} "
+                f"{relayed:>11} {r['errors']:4d} {r['loadavg_before'][0]:8.2f}"
+            )
+        print(
+            "(CPU in cores, 1.00 = one core busy. 'nodes CPU' per node; 'ms/act' all nodes'\n"
+            " CPU per action; 'all' the same for everything the benchmark runs: nodes,\n"
+            " driver, PostgreSQL, Redis, interrupts; 'pg' all PostgreSQL processes; 'irq' the\n"
+            " machine's interrupts (mostly loopback networking); 'other' the machine's busy\n"
+            " CPU not accounted for (other users); 'busy' of 2 cores; 'relayed' sockets each\n"
+            " node relayed; 'load avg' 1-minute, before the load)"
+        )
         named = {r["name"]: r for r in loads}
         print()
-        rounds = sorted({r["name"].partition(" #")[2] for r in loads
-                         if r["name"].startswith("saturation")})
+        rounds = sorted(
+            {r["name"].partition(" #")[2] for r in loads if r["name"].startswith("saturation")}
+        )
         for round_ in rounds:
             tag = f" #{round_}" if round_ else ""
             plain = named.get("saturation plain" + tag)
@@ -546,52 +693,72 @@ def show(results: list[dict[str, Any]]) -> None:
             for row in (plain, one, two):
                 if row:
                     cpus = os.cpu_count() or 1
-                    print(f"{row['name']}: {row['cpu']['other']:.2f} cores taken by other "
-                          f"users; this machine's ceiling with the driver on it: {cpus} cores / "
-                          f"{row['all_ms_per_action']:.2f} ms = "
-                          f"{1000 * cpus / row['all_ms_per_action']:.0f} actions/s")
+                    print(
+                        f"{row['name']}: {row['cpu']['other']:.2f} cores taken by other "
+                        f"users; this machine's ceiling with the driver on it: {cpus} cores / "
+                        f"{row['all_ms_per_action']:.2f} ms = "
+                        f"{1000 * cpus / row['all_ms_per_action']:.0f} actions/s"
+                    )
             if one and two:
                 ratio = two["actions_per_second"] / one["actions_per_second"]
-                print(f"saturation{tag}, 2 nodes / 1 node: actions/s x{ratio:.2f}, CPU per "
-                      f"action x{two['cpu_ms_per_action'] / one['cpu_ms_per_action']:.2f}")
+                print(
+                    f"saturation{tag}, 2 nodes / 1 node: actions/s x{ratio:.2f}, CPU per "
+                    f"action x{two['cpu_ms_per_action'] / one['cpu_ms_per_action']:.2f}"
+                )
             if plain and one:
                 cost = one["cpu_ms_per_action"] / plain["cpu_ms_per_action"]
-                print(f"saturation{tag}, cluster node / plain node: actions/s "
-                      f"x{one['actions_per_second'] / plain['actions_per_second']:.2f}, "
-                      f"CPU per action x{cost:.2f}")
-        for a, b in (("steady plain", "steady 1 node"),
-                     ("steady 2 nodes direct", "steady 2 nodes relayed")):
+                print(
+                    f"saturation{tag}, cluster node / plain node: actions/s "
+                    f"x{one['actions_per_second'] / plain['actions_per_second']:.2f}, "
+                    f"CPU per action x{cost:.2f}"
+                )
+        for a, b in (
+            ("steady plain", "steady 1 node"),
+            ("steady 2 nodes direct", "steady 2 nodes relayed"),
+        ):
             if a in named and b in named:
                 x, y = named[a], named[b]
                 cost, base = y["cpu_ms_per_action"], x["cpu_ms_per_action"]
-                print(f"{b} / {a}: CPU per action x{cost / base:.2f} ({cost - base:+.2f} ms), "
-                      f"p50 {x['p50_ms']:.1f} -> {y['p50_ms']:.1f} ms, "
-                      f"p99 {x['p99_ms']:.1f} -> {y['p99_ms']:.1f} ms")
+                print(
+                    f"{b} / {a}: CPU per action x{cost / base:.2f} ({cost - base:+.2f} ms), "
+                    f"p50 {x['p50_ms']:.1f} -> {y['p50_ms']:.1f} ms, "
+                    f"p99 {x['p99_ms']:.1f} -> {y['p99_ms']:.1f} ms"
+                )
     for r in results:
         lost = [n for n in r.get("leases_lost") or [] if n]
         if lost:
-            print(f"{r['name']}: leases lost (the node let all its rooms go): "
-                  f"{'+'.join(f'{n:.0f}' for n in r['leases_lost'] if n is not None)}; rooms "
-                  f"held at the end {'+'.join(f'{n:.0f}' for n in r['rooms_held'])} of "
-                  f"{r['rooms']}")
+            print(
+                f"{r['name']}: leases lost (the node let all its rooms go): "
+                f"{'+'.join(f'{n:.0f}' for n in r['leases_lost'] if n is not None)}; rooms "
+                f"held at the end {'+'.join(f'{n:.0f}' for n in r['rooms_held'])} of "
+                f"{r['rooms']}"
+            )
         said = r.get("node_log_complaints") or []
         if said:
-            print(f"{r['name']}: the nodes logged {len(said)} lines, first: "
-                  + " | ".join(line[:300] for line in said[:3]))
+            print(
+                f"{r['name']}: the nodes logged {len(said)} lines, first: "
+                + " | ".join(line[:300] for line in said[:3])
+            )
     for r in results:
         if "tight" not in r:
             continue
         print()
-        print(f"takeover, {r['name']} ({r['trials']} kills of a node holding "
-              f"{r['rooms_per_trial']} rooms in play; seconds from kill -9 to the room's "
-              f"state through the survivor):")
-        for key, what in (("tight", "seat retrying every 50 ms"),
-                          ("browser", "seat retrying every 300 ms (the browser)")):
+        print(
+            f"takeover, {r['name']} ({r['trials']} kills of a node holding "
+            f"{r['rooms_per_trial']} rooms in play; seconds from kill -9 to the room's "
+            f"state through the survivor):"
+        )
+        for key, what in (
+            ("tight", "seat retrying every 50 ms"),
+            ("browser", "seat retrying every 300 ms (the browser)"),
+        ):
             f = r[key]
-            print(f"  {what:42} first room p50 {f['first_p50']:.2f} max {f['first_max']:.2f}; "
-                  f"every room p50 {f['room_p50']:.2f} max {f['room_max']:.2f}; "
-                  f"last room of a kill p50 {f['all_p50']:.2f} max {f['all_max']:.2f}"
-                  + (f"; never back: {f['never']}" if f["never"] else ""))
+            print(
+                f"  {what:42} first room p50 {f['first_p50']:.2f} max {f['first_max']:.2f}; "
+                f"every room p50 {f['room_p50']:.2f} max {f['room_max']:.2f}; "
+                f"last room of a kill p50 {f['all_p50']:.2f} max {f['all_max']:.2f}"
+                + (f"; never back: {f['never']}" if f["never"] else "")
+            )
         print(f"  states older than one seen before the kill: {r['behind']}")
 
 
@@ -600,47 +767,87 @@ async def main(args: argparse.Namespace) -> list[dict[str, Any]]:
 
     async def step(coro: Any) -> None:
         result = await coro
-        print(f"#   {json.dumps({k: v for k, v in result.items() if k != 'detail'})}",
-              file=sys.stderr, flush=True)
+        print(
+            f"#   {json.dumps({k: v for k, v in result.items() if k != 'detail'})}",
+            file=sys.stderr,
+            flush=True,
+        )
         results.append(result)
         if args.json:  # as it goes: a late failure keeps what was measured
             Path(args.json).write_text(json.dumps(results, indent=1))
 
     def say(what: str) -> None:
-        print(f"# {what} (load average {os.getloadavg()[0]:.2f}) ...", file=sys.stderr,
-              flush=True)
+        print(f"# {what} (load average {os.getloadavg()[0]:.2f}) ...", file=sys.stderr, flush=True)
 
     parts = args.only
     n = args.saturation_rooms
     if "saturation" in parts:
         for round_ in range(1, args.rounds + 1):  # alternated: the machine's load drifts
-            for name, nodes, cluster in (("saturation plain", 1, False),
-                                         ("saturation 1 node", 1, True),
-                                         ("saturation 2 nodes", 2, True)):
+            for name, nodes, cluster in (
+                ("saturation plain", 1, False),
+                ("saturation 1 node", 1, True),
+                ("saturation 2 nodes", 2, True),
+            ):
                 name += f" #{round_}" if args.rounds > 1 else ""
                 say(name)
-                await step(run_load(name, nodes=nodes, cluster=cluster, load="saturation",
-                                    rooms=n, relayed=False, args=args))
+                await step(
+                    run_load(
+                        name,
+                        nodes=nodes,
+                        cluster=cluster,
+                        load="saturation",
+                        rooms=n,
+                        relayed=False,
+                        args=args,
+                    )
+                )
     if "cost" in parts:
         for name, cluster in (("steady plain", False), ("steady 1 node", True)):
             say(name)
-            await step(run_load(name, nodes=1, cluster=cluster, load="steady",
-                                rooms=args.steady, relayed=False, args=args))
+            await step(
+                run_load(
+                    name,
+                    nodes=1,
+                    cluster=cluster,
+                    load="steady",
+                    rooms=args.steady,
+                    relayed=False,
+                    args=args,
+                )
+            )
     if "relay" in parts:
-        for name, relayed in (("steady 2 nodes direct", False),
-                              ("steady 2 nodes relayed", True)):
+        for name, relayed in (("steady 2 nodes direct", False), ("steady 2 nodes relayed", True)):
             say(name)
-            await step(run_load(name, nodes=2, cluster=True, load="steady",
-                                rooms=args.steady, relayed=relayed, args=args))
+            await step(
+                run_load(
+                    name,
+                    nodes=2,
+                    cluster=True,
+                    load="steady",
+                    rooms=args.steady,
+                    relayed=relayed,
+                    args=args,
+                )
+            )
     if "large" in parts:
         say("steady 2 nodes, large")
-        await step(run_load("steady 2 nodes large", nodes=2, cluster=True, load="steady",
-                            rooms=args.large, relayed=False, args=args))
+        await step(
+            run_load(
+                "steady 2 nodes large",
+                nodes=2,
+                cluster=True,
+                load="steady",
+                rooms=args.large,
+                relayed=False,
+                args=args,
+            )
+        )
     if "takeover" in parts:
         short = {"DUDO_LEASE": str(args.short_lease), "DUDO_RENEW_EVERY": str(args.short_renew)}
-        for label, env in (("default lease 3 s, renewed every 1 s", {}),
-                           (f"lease {args.short_lease:g} s, renewed every "
-                            f"{args.short_renew:g} s", short)):
+        for label, env in (
+            ("default lease 3 s, renewed every 1 s", {}),
+            (f"lease {args.short_lease:g} s, renewed every {args.short_renew:g} s", short),
+        ):
             say(f"takeover, {label}")
             await step(takeover(label, env, args))
     return results
@@ -649,12 +856,16 @@ async def main(args: argparse.Namespace) -> list[dict[str, Any]]:
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="Benchmark of the dudo cluster (issue 12).")
     parser.add_argument("--quick", action="store_true", help="a small, short run")
-    parser.add_argument("--only", nargs="+",
-                        choices=["saturation", "cost", "relay", "large", "takeover"],
-                        default=["saturation", "cost", "relay", "large", "takeover"])
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        choices=["saturation", "cost", "relay", "large", "takeover"],
+        default=["saturation", "cost", "relay", "large", "takeover"],
+    )
     parser.add_argument("--saturation-rooms", type=int)
-    parser.add_argument("--rounds", type=int, help="saturation loads, each one this often, "
-                                                   "alternated")
+    parser.add_argument(
+        "--rounds", type=int, help="saturation loads, each one this often, alternated"
+    )
     parser.add_argument("--steady", type=int, help="rooms of the cost and relay loads")
     parser.add_argument("--large", type=int, help="rooms of the large load over 2 nodes")
     parser.add_argument("--warmup", type=float)
@@ -665,10 +876,14 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--takeover-rooms", type=int, help="rooms on the node killed")
     parser.add_argument("--short-lease", type=float, default=1.5)
     parser.add_argument("--short-renew", type=float, default=0.5)
-    parser.add_argument("--hogs", type=int, default=0,
-                        help="busy-loop processes kept running for the whole run, to "
-                             "overload the machine (they show as 'other'): does a node "
-                             "whose event loop falls seconds behind keep its lease?")
+    parser.add_argument(
+        "--hogs",
+        type=int,
+        default=0,
+        help="busy-loop processes kept running for the whole run, to "
+        "overload the machine (they show as 'other'): does a node "
+        "whose event loop falls seconds behind keep its lease?",
+    )
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = parser.parse_args(argv)
     if args.hogs < 0:
@@ -697,11 +912,13 @@ if __name__ == "__main__":
     runner: Any = asyncio.run
     with contextlib.suppress(ImportError):
         import uvloop
+
         runner = uvloop.run
     began = time.time()
     load_before = os.getloadavg()
-    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
-            for _ in range(arguments.hogs)]
+    hogs = [
+        subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(arguments.hogs)
+    ]
     try:
         found = runner(main(arguments))
     finally:
@@ -709,12 +926,14 @@ if __name__ == "__main__":
             hog.kill()
             hog.wait()
     load_after = os.getloadavg()
-    print(f"\ndudo cluster benchmark, {time.strftime('%Y-%m-%d %H:%M', time.gmtime(began))} "
-          f"UTC, {time.time() - began:.0f} s, {os.cpu_count()} CPUs, Python "
-          f"{sys.version.split()[0]}, load average before "
-          f"{' '.join(f'{x:.2f}' for x in load_before)}, after "
-          f"{' '.join(f'{x:.2f}' for x in load_after)}, "
-          f"command: python bench/cluster.py {' '.join(sys.argv[1:])}")
+    print(
+        f"\ndudo cluster benchmark, {time.strftime('%Y-%m-%d %H:%M', time.gmtime(began))} "
+        f"UTC, {time.time() - began:.0f} s, {os.cpu_count()} CPUs, Python "
+        f"{sys.version.split()[0]}, load average before "
+        f"{' '.join(f'{x:.2f}' for x in load_before)}, after "
+        f"{' '.join(f'{x:.2f}' for x in load_after)}, "
+        f"command: python bench/cluster.py {' '.join(sys.argv[1:])}"
+    )
     show(found)
     if arguments.json:
         Path(arguments.json).write_text(json.dumps(found, indent=1))

@@ -208,28 +208,68 @@ class Case:
 
     def to_json(self, stat: Stat) -> dict[str, Any]:
         return {
-            "engine": self.engine, "rules": self.rules, "players": self.players,
-            "dice": self.dice, "games_per_second": self.games_per_second(stat),
+            "engine": self.engine,
+            "rules": self.rules,
+            "players": self.players,
+            "dice": self.dice,
+            "games_per_second": self.games_per_second(stat),
             "actions_per_second": self.actions_per_second(stat),
             "actions_per_game": self.actions_per_game,
-            "samples": [{"games": s.games, "actions": s.actions, "seconds": s.seconds}
-                        for s in self.samples],
+            "samples": [
+                {"games": s.games, "actions": s.actions, "seconds": s.seconds} for s in self.samples
+            ],
         }
 
 
 def build_cases(with_openspiel: bool) -> list[Case]:
     """The cases in the order each repetition runs them (ours and OpenSpiel's interleaved)."""
-    cases = [Case("dudo-2x5", "main", "dudo", MAIN_PRESET, 2, DICE,
-                  dudo_player(Rules.preset(MAIN_PRESET), 2))]
+    cases = [
+        Case(
+            "dudo-2x5",
+            "main",
+            "dudo",
+            MAIN_PRESET,
+            2,
+            DICE,
+            dudo_player(Rules.preset(MAIN_PRESET), 2),
+        )
+    ]
     if with_openspiel:
-        cases.append(Case("openspiel-2x5", "main", "OpenSpiel", "liars_dice", 2, DICE,
-                          openspiel_player(2, DICE)))
-    cases.append(Case("dudo-6x5", "main", "dudo", MAIN_PRESET, 6, DICE,
-                      dudo_player(Rules.preset(MAIN_PRESET), 6)))
+        cases.append(
+            Case(
+                "openspiel-2x5",
+                "main",
+                "OpenSpiel",
+                "liars_dice",
+                2,
+                DICE,
+                openspiel_player(2, DICE),
+            )
+        )
+    cases.append(
+        Case(
+            "dudo-6x5",
+            "main",
+            "dudo",
+            MAIN_PRESET,
+            6,
+            DICE,
+            dudo_player(Rules.preset(MAIN_PRESET), 6),
+        )
+    )
     for name in PRESETS:  # perudo too, as the reference for the others
         players = HOUSE_RULES_PLAYERS
-        cases.append(Case(f"dudo-{name}-{players}x{DICE}", "house", "dudo", name, players,
-                          DICE, dudo_player(Rules.preset(name), players)))
+        cases.append(
+            Case(
+                f"dudo-{name}-{players}x{DICE}",
+                "house",
+                "dudo",
+                name,
+                players,
+                DICE,
+                dudo_player(Rules.preset(name), players),
+            )
+        )
     return cases
 
 
@@ -262,9 +302,14 @@ def environment() -> dict[str, Any]:
 def _commit() -> str | None:
     """The checked-out commit (``-dirty`` if tracked files differ from it), if in git."""
     try:
-        done = subprocess.run(["git", "describe", "--always", "--dirty"],
-                              cwd=Path(__file__).resolve().parent, capture_output=True,
-                              text=True, timeout=10, check=True)
+        done = subprocess.run(
+            ["git", "describe", "--always", "--dirty"],
+            cwd=Path(__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        )
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.strip() or None
@@ -288,8 +333,7 @@ def ratios(cases: Sequence[Case], stat: Stat) -> dict[str, float]:
     if reference is None:
         return {}
     base = reference.actions_per_second(stat)
-    return {key: by_key[f"dudo-{key}"].actions_per_second(stat) / base
-            for key in ("2x5", "6x5")}
+    return {key: by_key[f"dudo-{key}"].actions_per_second(stat) / base for key in ("2x5", "6x5")}
 
 
 def table(cases: Sequence[Case], stat: Stat, duration: float, repeats: int) -> str:
@@ -309,15 +353,19 @@ def table(cases: Sequence[Case], stat: Stat, duration: float, repeats: int) -> s
         lines.append(
             f"| {case.engine} | {case.rules} | {case.players}x{case.dice} "
             f"| {case.games_per_second(stat):,.0f} | {case.actions_per_second(stat):,.0f} "
-            f"| {case.actions_per_game:.1f} | {min(rates):,.0f}..{max(rates):,.0f} |")
+            f"| {case.actions_per_game:.1f} | {min(rates):,.0f}..{max(rates):,.0f} |"
+        )
     found = ratios(cases, stat)
     if found:
         other: Stat = "median" if stat == "best" else "best"
-        lines += ["", f"dudo actions/s / OpenSpiel liars_dice 2x5 actions/s ({stat}): "
-                  + ", ".join(f"{key} {value:.3f}" for key, value in found.items())
-                  + f" ({other}: "
-                  + ", ".join(f"{key} {value:.3f}" for key, value in ratios(cases, other).items())
-                  + ")"]
+        lines += [
+            "",
+            f"dudo actions/s / OpenSpiel liars_dice 2x5 actions/s ({stat}): "
+            + ", ".join(f"{key} {value:.3f}" for key, value in found.items())
+            + f" ({other}: "
+            + ", ".join(f"{key} {value:.3f}" for key, value in ratios(cases, other).items())
+            + ")",
+        ]
     reference = by_key[f"dudo-{MAIN_PRESET}-{HOUSE_RULES_PLAYERS}x{DICE}"]
     lines += [
         "",
@@ -331,21 +379,25 @@ def table(cases: Sequence[Case], stat: Stat, duration: float, repeats: int) -> s
         lines.append(
             f"| {case.rules} | {case.games_per_second(stat):,.0f} "
             f"| {case.actions_per_second(stat):,.0f} | {case.actions_per_game:.1f} "
-            f"| {relative:.2f} |")
+            f"| {relative:.2f} |"
+        )
     return "\n".join(lines)
 
 
 def report_json(cases: Sequence[Case], args: argparse.Namespace, env: dict[str, Any]) -> str:
-    return json.dumps({
-        "benchmark": "rules engine: random play",
-        "statistic": args.stat,
-        "duration": args.duration,
-        "repeats": args.repeats,
-        "seed": args.seed,
-        "environment": env,
-        "cases": {case.key: case.to_json(args.stat) for case in cases},
-        "ratio_actions_per_second_vs_openspiel_2x5": ratios(cases, args.stat),
-    }, indent=2)
+    return json.dumps(
+        {
+            "benchmark": "rules engine: random play",
+            "statistic": args.stat,
+            "duration": args.duration,
+            "repeats": args.repeats,
+            "seed": args.seed,
+            "environment": env,
+            "cases": {case.key: case.to_json(args.stat) for case in cases},
+            "ratio_actions_per_second_vs_openspiel_2x5": ratios(cases, args.stat),
+        },
+        indent=2,
+    )
 
 
 def profile(seed: int, games: int, top: int) -> str:
@@ -359,8 +411,10 @@ def profile(seed: int, games: int, top: int) -> str:
         actions += play_one(rng)
     profiler.disable()
     out = io.StringIO()
-    out.write(f"cProfile: {games} games of {MAIN_PRESET} 6x{DICE} random play, "
-              f"{actions} actions (seed {seed}); top {top} by tottime\n")
+    out.write(
+        f"cProfile: {games} games of {MAIN_PRESET} 6x{DICE} random play, "
+        f"{actions} actions (seed {seed}); top {top} by tottime\n"
+    )
     pstats.Stats(profiler, stream=out).sort_stats("tottime").print_stats(top)
     return out.getvalue()
 
@@ -370,28 +424,48 @@ def profile(seed: int, games: int, top: int) -> str:
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
-        description="Random-play throughput of the dudo engine, next to OpenSpiel's "
-                    "liars_dice.")
-    parser.add_argument("--duration", type=float,
-                        help="seconds per timed repetition (default: 0.3, --quick: 0.2)")
-    parser.add_argument("--repeats", type=int,
-                        help="timed repetitions per figure (default: 40, --quick: 5)")
-    parser.add_argument("--quick", action="store_true",
-                        help="a short run (about 10 s): 5 repetitions of 0.2 s")
-    parser.add_argument("--stat", choices=("best", "median"), default="best",
-                        help="which repetition each figure reports (default: best)")
-    parser.add_argument("--seed", type=int, default=2024,
-                        help="seed of the moves and dice (default: 2024)")
-    parser.add_argument("--json", action="store_true",
-                        help="print JSON (every repetition included) instead of the tables")
-    parser.add_argument("--no-openspiel", action="store_true",
-                        help="skip OpenSpiel (it is needed for the ratio)")
-    parser.add_argument("--profile", action="store_true",
-                        help="instead of the benchmark, cProfile our 6x5 random play")
-    parser.add_argument("--profile-games", type=int, default=1000,
-                        help="games played under --profile (default: 1000)")
-    parser.add_argument("--profile-top", type=int, default=25,
-                        help="functions listed under --profile (default: 25)")
+        description="Random-play throughput of the dudo engine, next to OpenSpiel's liars_dice."
+    )
+    parser.add_argument(
+        "--duration", type=float, help="seconds per timed repetition (default: 0.3, --quick: 0.2)"
+    )
+    parser.add_argument(
+        "--repeats", type=int, help="timed repetitions per figure (default: 40, --quick: 5)"
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="a short run (about 10 s): 5 repetitions of 0.2 s"
+    )
+    parser.add_argument(
+        "--stat",
+        choices=("best", "median"),
+        default="best",
+        help="which repetition each figure reports (default: best)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=2024, help="seed of the moves and dice (default: 2024)"
+    )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print JSON (every repetition included) instead of the tables",
+    )
+    parser.add_argument(
+        "--no-openspiel", action="store_true", help="skip OpenSpiel (it is needed for the ratio)"
+    )
+    parser.add_argument(
+        "--profile",
+        action="store_true",
+        help="instead of the benchmark, cProfile our 6x5 random play",
+    )
+    parser.add_argument(
+        "--profile-games",
+        type=int,
+        default=1000,
+        help="games played under --profile (default: 1000)",
+    )
+    parser.add_argument(
+        "--profile-top", type=int, default=25, help="functions listed under --profile (default: 25)"
+    )
     args = parser.parse_args(argv)
     if args.duration is None:
         args.duration = 0.2 if args.quick else 0.3
@@ -409,8 +483,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     with_openspiel = not args.no_openspiel
     if with_openspiel and openspiel_version() is None:
-        print("open-spiel is not installed (pip install -e '.[openspiel]'): "
-              "measuring dudo alone", file=sys.stderr)
+        print(
+            "open-spiel is not installed (pip install -e '.[openspiel]'): measuring dudo alone",
+            file=sys.stderr,
+        )
         with_openspiel = False
     env = environment()  # the date is the start of the run
     cases = build_cases(with_openspiel)
@@ -419,10 +495,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         print(report_json(cases, args, env))
     else:
-        print(f"{env['date']}; {env['nproc']} CPUs ({env['processor']}); "
-              f"{env['implementation']} {env['python']}; open-spiel {env['open_spiel']}; "
-              f"dudo at {env['commit']}; load average {env['load_average']:.2f} before, "
-              f"{env['load_average_after']:.2f} after")
+        print(
+            f"{env['date']}; {env['nproc']} CPUs ({env['processor']}); "
+            f"{env['implementation']} {env['python']}; open-spiel {env['open_spiel']}; "
+            f"dudo at {env['commit']}; load average {env['load_average']:.2f} before, "
+            f"{env['load_average_after']:.2f} after"
+        )
         print(table(cases, args.stat, args.duration, args.repeats))
     return 0
 

@@ -103,6 +103,7 @@ def free_port() -> int:
 
 # -- the server, wrapped to watch its garbage collector ------------------------------------
 
+
 def serve_instrumented(argv: list[str]) -> None:
     """``load.py _serve GC_MODE STATS_FILE -- dudo serve args``: count GC pauses, then run
     the unchanged ``dudo serve``."""
@@ -133,9 +134,11 @@ def serve_instrumented(argv: list[str]) -> None:
             pause = time.perf_counter() - started[0]
             if probe_file is not None:
                 cpu = time.thread_time() - cpu_started[0]
-                probe_file.write(f"{time.time():.3f} gen={info['generation']} "
-                                 f"wall={pause * 1000:.1f}ms cpu={cpu * 1000:.1f}ms "
-                                 f"collected={info['collected']} counts={counts[0]}\n")
+                probe_file.write(
+                    f"{time.time():.3f} gen={info['generation']} "
+                    f"wall={pause * 1000:.1f}ms cpu={cpu * 1000:.1f}ms "
+                    f"collected={info['collected']} counts={counts[0]}\n"
+                )
                 probe_file.flush()
             entry = stats[info["generation"]]
             entry[0] += 1
@@ -187,24 +190,42 @@ class Server:
         log = open(self.workdir / f"{self.kind}.log", "wb")  # noqa: SIM115
         # Every simulated player comes from this one address: the per-address limits
         # (sockets, connections, messages, rooms) are lifted; per-seat ones stay.
-        env = {**os.environ, "DUDO_BOT_DELAY": "0", "DUDO_REVEAL_PAUSE": "0",
-               "DUDO_SEED_WINDOW": "0", "DUDO_GC": self.gc_mode,
-               "DUDO_SOCKETS_PER_ADDRESS": "1000000", "DUDO_CONNECT_BURST": "1000000",
+        env = {
+            **os.environ,
+            "DUDO_BOT_DELAY": "0",
+            "DUDO_REVEAL_PAUSE": "0",
+            "DUDO_SEED_WINDOW": "0",
+            "DUDO_GC": self.gc_mode,
+            "DUDO_SOCKETS_PER_ADDRESS": "1000000",
+            "DUDO_CONNECT_BURST": "1000000",
             "DUDO_ACCEPT_BURST": "1000000",
-               "DUDO_ADDRESS_MESSAGE_BURST": "100000000", "DUDO_CREATION_BURST": "1000000",
-               "DUDO_MAX_LOBBIES": "100000"}
+            "DUDO_ADDRESS_MESSAGE_BURST": "100000000",
+            "DUDO_CREATION_BURST": "1000000",
+            "DUDO_MAX_LOBBIES": "100000",
+        }
         if self.kind == "dudo":
             # DUDO_BENCH_WRAPPER: another wrapper with load.py's _serve arguments (diagnostics)
             wrapper = os.environ.get("DUDO_BENCH_WRAPPER", str(Path(__file__).resolve()))
-            command = [sys.executable, wrapper, *([] if "DUDO_BENCH_WRAPPER" in os.environ
-                                                 else ["_serve"]), self.gc_mode,
-                       str(self.gc_file), "--", "serve", "--port", str(self.port),
-                       "--database", f"sqlite:///{self.workdir / 'load.db'}",
-                       "--log-level", "warning"]
+            command = [
+                sys.executable,
+                wrapper,
+                *([] if "DUDO_BENCH_WRAPPER" in os.environ else ["_serve"]),
+                self.gc_mode,
+                str(self.gc_file),
+                "--",
+                "serve",
+                "--port",
+                str(self.port),
+                "--database",
+                f"sqlite:///{self.workdir / 'load.db'}",
+                "--log-level",
+                "warning",
+            ]
         else:
             command = [sys.executable, str(HERE / "relay_app.py"), "--port", str(self.port)]
-        self.process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                        preexec_fn=raise_open_files)
+        self.process = subprocess.Popen(
+            command, env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=raise_open_files
+        )
         deadline = time.monotonic() + 30
         async with httpx.AsyncClient() as http:
             while True:
@@ -212,8 +233,10 @@ class Server:
                     if (await http.get(f"{self.base}/healthz", timeout=1)).status_code == 200:
                         return
                 if self.process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"the {self.kind} server did not start: "
-                                       + (self.workdir / f"{self.kind}.log").read_text())
+                    raise RuntimeError(
+                        f"the {self.kind} server did not start: "
+                        + (self.workdir / f"{self.kind}.log").read_text()
+                    )
                 await asyncio.sleep(0.1)
 
     def memory_mb(self) -> tuple[float, float]:
@@ -264,6 +287,7 @@ class Server:
 
 
 # -- the driver -----------------------------------------------------------------------------
+
 
 @dataclass
 class Stats:
@@ -397,16 +421,19 @@ class RoomDriver:
             bids, calls = legal["bids"], legal["calls"]
             message: dict[str, Any]
             if "dudo" in calls and (len(game["bids"]) >= self.bids_before_call or not bids):
-                message = {"type": "call", "id": self.new_id(), "call": "dudo",
-                           "version": version}
+                message = {"type": "call", "id": self.new_id(), "call": "dudo", "version": version}
                 self.bids_before_call = self.rng.randint(2, 6)
             else:
                 quantity, face = bids[min(len(bids) - 1, self.rng.randrange(3))]
-                message = {"type": "bid", "id": self.new_id(), "quantity": quantity,
-                           "face": face, "version": version}
+                message = {
+                    "type": "bid",
+                    "id": self.new_id(),
+                    "quantity": quantity,
+                    "face": face,
+                    "version": version,
+                }
             self.schedule(seat, message, version + 1)
-        elif (game["phase"] == "over" and seat == 0
-              and self.rematched != state["fair"]["game_id"]):
+        elif game["phase"] == "over" and seat == 0 and self.rematched != state["fair"]["game_id"]:
             self.rematched = state["fair"]["game_id"]
             self.schedule(seat, {"type": "rematch", "id": self.new_id()}, None)
 
@@ -420,8 +447,14 @@ class RoomDriver:
     def relay_act(self, seat: int, version: int) -> None:
         if self.stats.stopping:
             return
-        message = {"type": "bid", "id": self.new_id(), "quantity": 3 + version % 7,
-                   "face": 1 + version % 6, "version": version + 1, "seat": seat}
+        message = {
+            "type": "bid",
+            "id": self.new_id(),
+            "quantity": 3 + version % 7,
+            "face": 1 + version % 6,
+            "version": version + 1,
+            "seat": seat,
+        }
         self.schedule(seat, message, version + 1)
 
 
@@ -442,8 +475,9 @@ async def reader(room: RoomDriver, seat: int, first: asyncio.Future[None]) -> No
             first.set_result(None)
 
 
-async def set_up(server: Server, rooms: int, steady: bool, stats: Stats,
-                 compression: bool) -> tuple[list[RoomDriver], list[asyncio.Task[None]]]:
+async def set_up(
+    server: Server, rooms: int, steady: bool, stats: Stats, compression: bool
+) -> tuple[list[RoomDriver], list[asyncio.Task[None]]]:
     import httpx
     from websockets.asyncio.client import connect
 
@@ -452,17 +486,23 @@ async def set_up(server: Server, rooms: int, steady: bool, stats: Stats,
     tickets: list[list[str]] = [[] for _ in range(rooms)]
     gate = asyncio.Semaphore(64)
     if server.kind == "dudo":
-        async with httpx.AsyncClient(base_url=server.base, timeout=60,
-                                     limits=httpx.Limits(max_connections=64)) as http:
+        async with httpx.AsyncClient(
+            base_url=server.base, timeout=60, limits=httpx.Limits(max_connections=64)
+        ) as http:
+
             async def make(index: int) -> None:
                 async with gate:
                     made = (await http.post("/api/rooms", json={"name": "p0", "seats": 4})).json()
                     urls = [f"{ws_base}{made['code']}?token={made['token']}"]
                     for seat in range(1, 4):
-                        joined = (await http.post(f"/api/rooms/{made['code']}/join",
-                                                  json={"name": f"p{seat}"})).json()
+                        joined = (
+                            await http.post(
+                                f"/api/rooms/{made['code']}/join", json={"name": f"p{seat}"}
+                            )
+                        ).json()
                         urls.append(f"{ws_base}{made['code']}?token={joined['token']}")
                     tickets[index] = urls
+
             await asyncio.gather(*(make(i) for i in range(rooms)))
     else:
         tickets = [[f"{ws_base}r{i}"] * 4 for i in range(rooms)]
@@ -474,8 +514,12 @@ async def set_up(server: Server, rooms: int, steady: bool, stats: Stats,
     async def join(room: RoomDriver, seat: int) -> None:
         async with gate:
             room.sockets[seat] = await connect(
-                tickets[room.index][seat], max_size=2**22, open_timeout=60,
-                ping_interval=None, compression="deflate" if compression else None)
+                tickets[room.index][seat],
+                max_size=2**22,
+                open_timeout=60,
+                ping_interval=None,
+                compression="deflate" if compression else None,
+            )
         first: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         if server.kind == "relay":
             first.set_result(None)
@@ -497,8 +541,7 @@ def begin(drivers: list[RoomDriver], steady: bool) -> None:
             room.relay_act(0, 0)
 
 
-async def departures(server: Server, drivers: list[RoomDriver],
-                     stats: Stats) -> dict[str, Any]:
+async def departures(server: Server, drivers: list[RoomDriver], stats: Stats) -> dict[str, Any]:
     """Every other room's players leave at once (their sockets close) while the rest play
     on. Once as many sockets have gone as remain, the server's collector reclaims what the
     leavers left behind: one full collection. Reported: the reclaim's pause as the server
@@ -525,12 +568,17 @@ async def departures(server: Server, drivers: list[RoomDriver],
     reclaims = (await server.metric("dudo_gc_reclaims_total") or 0) - reclaims_before
     pause = await server.metric("dudo_gc_last_reclaim_seconds")
     freed = await server.metric("dudo_gc_reclaimed_objects_total")
-    return {"sockets_left": 4 * len(leaving), "sockets_stayed": 4 * (len(drivers) - len(leaving)),
-            "reclaims": int(reclaims), "reclaim_ms": None if pause is None else pause * 1000,
-            "objects_freed": freed, "stayed_actions": len(stayed),
-            "stayed_p50_ms": percentile(stayed, 0.50) * 1000,
-            "stayed_p99_ms": percentile(stayed, 0.99) * 1000,
-            "stayed_max_ms": max(stayed, default=float("nan")) * 1000}
+    return {
+        "sockets_left": 4 * len(leaving),
+        "sockets_stayed": 4 * (len(drivers) - len(leaving)),
+        "reclaims": int(reclaims),
+        "reclaim_ms": None if pause is None else pause * 1000,
+        "objects_freed": freed,
+        "stayed_actions": len(stayed),
+        "stayed_p50_ms": percentile(stayed, 0.50) * 1000,
+        "stayed_p99_ms": percentile(stayed, 0.99) * 1000,
+        "stayed_max_ms": max(stayed, default=float("nan")) * 1000,
+    }
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -540,8 +588,14 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
-async def run_load(kind: str, load: str, rooms: int, args: argparse.Namespace,
-                   gc_mode: str = "clock", profile: bool = False) -> dict[str, Any]:
+async def run_load(
+    kind: str,
+    load: str,
+    rooms: int,
+    args: argparse.Namespace,
+    gc_mode: str = "clock",
+    profile: bool = False,
+) -> dict[str, Any]:
     steady = load == "steady"
     warmup = args.warmup_steady if steady else args.warmup
     window = args.window_saturation if not steady else args.window_steady
@@ -570,10 +624,23 @@ async def run_load(kind: str, load: str, rooms: int, args: argparse.Namespace,
                 spy = Path(sys.executable).parent / "py-spy"
                 assert server.process is not None
                 profiler = subprocess.Popen(
-                    [str(spy) if spy.exists() else "py-spy", "record",
-                     "-p", str(server.process.pid),
-                     "-d", str(int(window)), "-f", "raw", "-o", args.profile, "-r", "200"],
-                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                    [
+                        str(spy) if spy.exists() else "py-spy",
+                        "record",
+                        "-p",
+                        str(server.process.pid),
+                        "-d",
+                        str(int(window)),
+                        "-f",
+                        "raw",
+                        "-o",
+                        args.profile,
+                        "-r",
+                        "200",
+                    ],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
             started = time.perf_counter()
             stats.measuring = True
             await asyncio.sleep(window)
@@ -595,37 +662,51 @@ async def run_load(kind: str, load: str, rooms: int, args: argparse.Namespace,
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
     if os.environ.get("DUDO_LOAD_TRACE"):
-        Path(os.environ["DUDO_LOAD_TRACE"]).write_text(json.dumps(
-            {"sent_at": stats.sent_at, "latencies": stats.latencies}))
+        Path(os.environ["DUDO_LOAD_TRACE"]).write_text(
+            json.dumps({"sent_at": stats.sent_at, "latencies": stats.latencies})
+        )
     gc_pauses = {}
     for generation in ("0", "1", "2"):
         before = gc0.get(generation, [0, 0.0, 0.0])
         after = gc1.get(generation, [0, 0.0, 0.0])
-        gc_pauses[generation] = {"count": after[0] - before[0],
-                                 "seconds": after[1] - before[1], "max": after[2]}
+        gc_pauses[generation] = {
+            "count": after[0] - before[0],
+            "seconds": after[1] - before[1],
+            "max": after[2],
+        }
     return {
-        "server": kind, "load": load, "rooms": rooms,
+        "server": kind,
+        "load": load,
+        "rooms": rooms,
         "gc": gc_mode if kind == "dudo" else "python",  # the relay leaves its collector alone
-        "sockets": rooms * 4, "set_up_seconds": round(set_up_time, 1),
+        "sockets": rooms * 4,
+        "set_up_seconds": round(set_up_time, 1),
         "window_seconds": round(elapsed, 2),
         "actions_per_second": stats.completed / elapsed,
         "p50_ms": percentile(stats.latencies, 0.50) * 1000,
         "p99_ms": percentile(stats.latencies, 0.99) * 1000,
-        "rss_mb": rss, "hwm_mb": hwm,
-        "server_cpu": (cpu1 - cpu0) / elapsed, "driver_cpu": (driver1 - driver0) / elapsed,
-        "entries_per_second": (None if entries0 is None or entries1 is None
-                               else (entries1 - entries0) / elapsed),
-        "errors": sum(stats.errors.values()) - errors0, "error_codes": dict(stats.errors),
+        "rss_mb": rss,
+        "hwm_mb": hwm,
+        "server_cpu": (cpu1 - cpu0) / elapsed,
+        "driver_cpu": (driver1 - driver0) / elapsed,
+        "entries_per_second": (
+            None if entries0 is None or entries1 is None else (entries1 - entries0) / elapsed
+        ),
+        "errors": sum(stats.errors.values()) - errors0,
+        "error_codes": dict(stats.errors),
         "departures": left,
-        "profiled": profile, "gc_pauses": gc_pauses if kind == "dudo" else None,
+        "profiled": profile,
+        "gc_pauses": gc_pauses if kind == "dudo" else None,
     }
 
 
 def show(results: list[dict[str, Any]]) -> None:
-    header = (f"{'server':6} {'gc':7} {'load':10} {'rooms':>5} {'actions/s':>9} {'p50 ms':>7} "
-              f"{'p99 ms':>7} {'RSS MB':>7} {'srv CPU':>7} {'CPU ms/act':>10} {'drv CPU':>7} "
-              f"{'entries/s':>9} "
-              f"{'gen2 GCs':>8} {'max GC ms':>9} {'errors':>6}")
+    header = (
+        f"{'server':6} {'gc':7} {'load':10} {'rooms':>5} {'actions/s':>9} {'p50 ms':>7} "
+        f"{'p99 ms':>7} {'RSS MB':>7} {'srv CPU':>7} {'CPU ms/act':>10} {'drv CPU':>7} "
+        f"{'entries/s':>9} "
+        f"{'gen2 GCs':>8} {'max GC ms':>9} {'errors':>6}"
+    )
     print(header)
     print("-" * len(header))
     for r in results:
@@ -634,27 +715,31 @@ def show(results: list[dict[str, Any]]) -> None:
         maxima = [p["max"] for p in pauses.values()] if pauses else []
         entries = r["entries_per_second"]
         server = r["server"] + ("*" if r.get("profiled") else "")
-        print(f"{server:6} {r['gc']:7} {r['load']:10} {r['rooms']:5d} "
-              f"{r['actions_per_second']:9.0f} {r['p50_ms']:7.1f} {r['p99_ms']:7.1f} "
-              f"{r['rss_mb']:7.0f} {r['server_cpu']:7.0%} "
-              f"{1000 * r['server_cpu'] / max(r['actions_per_second'], 1e-9):10.2f} "
-              f"{r['driver_cpu']:7.0%} "
-              f"{'' if entries is None else f'{entries:.0f}':>9} "
-              f"{gen2.get('count', '') if pauses else '':>8} "
-              f"{f'{max(maxima) * 1000:.1f}' if maxima else '':>9} {r['errors']:6d}")
+        print(
+            f"{server:6} {r['gc']:7} {r['load']:10} {r['rooms']:5d} "
+            f"{r['actions_per_second']:9.0f} {r['p50_ms']:7.1f} {r['p99_ms']:7.1f} "
+            f"{r['rss_mb']:7.0f} {r['server_cpu']:7.0%} "
+            f"{1000 * r['server_cpu'] / max(r['actions_per_second'], 1e-9):10.2f} "
+            f"{r['driver_cpu']:7.0%} "
+            f"{'' if entries is None else f'{entries:.0f}':>9} "
+            f"{gen2.get('count', '') if pauses else '':>8} "
+            f"{f'{max(maxima) * 1000:.1f}' if maxima else '':>9} {r['errors']:6d}"
+        )
     if any(r.get("profiled") for r in results):
         print("* under py-spy (sampling slows it down)")
     print()
     for r in results:
         gone = r.get("departures")
         if gone:
-            print(f"departures (gc {r['gc']}) at {r['rooms']} rooms: "
-                  f"{gone['sockets_left']:,} sockets left while "
-                  f"{gone['sockets_stayed']:,} played on: {gone['reclaims']} reclaim(s), "
-                  f"the last {gone['reclaim_ms'] or 0:.0f} ms "
-                  f"({gone['objects_freed'] or 0:,.0f} objects freed); the staying rooms "
-                  f"over 6 s: p50 {gone['stayed_p50_ms']:.1f} ms, "
-                  f"p99 {gone['stayed_p99_ms']:.1f} ms, max {gone['stayed_max_ms']:.0f} ms")
+            print(
+                f"departures (gc {r['gc']}) at {r['rooms']} rooms: "
+                f"{gone['sockets_left']:,} sockets left while "
+                f"{gone['sockets_stayed']:,} played on: {gone['reclaims']} reclaim(s), "
+                f"the last {gone['reclaim_ms'] or 0:.0f} ms "
+                f"({gone['objects_freed'] or 0:,.0f} objects freed); the staying rooms "
+                f"over 6 s: p50 {gone['stayed_p50_ms']:.1f} ms, "
+                f"p99 {gone['stayed_p99_ms']:.1f} ms, max {gone['stayed_max_ms']:.0f} ms"
+            )
     print()
     print("dudo as a ratio to the relay (same load):")
     relay = {(r["load"], r["rooms"]): r for r in results if r["server"] == "relay"}
@@ -664,15 +749,16 @@ def show(results: list[dict[str, Any]]) -> None:
 
     for r in results:
         floor = relay.get((r["load"], r["rooms"]))
-        if (r["server"] != "dudo" or floor is None or r["gc"] != "clock"
-                or r["profiled"]):
+        if r["server"] != "dudo" or floor is None or r["gc"] != "clock" or r["profiled"]:
             continue
         rate = r["actions_per_second"] / floor["actions_per_second"]
-        print(f"  {r['load']:10} {r['rooms']:5d} rooms: actions/s x{rate:.2f}, "
-              f"p50 x{r['p50_ms'] / floor['p50_ms']:.1f}, "
-              f"p99 x{r['p99_ms'] / floor['p99_ms']:.1f}, "
-              f"RSS x{r['rss_mb'] / floor['rss_mb']:.1f}, "
-              f"server CPU per action x{cpu(r) / cpu(floor):.1f}")
+        print(
+            f"  {r['load']:10} {r['rooms']:5d} rooms: actions/s x{rate:.2f}, "
+            f"p50 x{r['p50_ms'] / floor['p50_ms']:.1f}, "
+            f"p99 x{r['p99_ms'] / floor['p99_ms']:.1f}, "
+            f"RSS x{r['rss_mb'] / floor['rss_mb']:.1f}, "
+            f"server CPU per action x{cpu(r) / cpu(floor):.1f}"
+        )
 
 
 async def main(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -687,8 +773,9 @@ async def main(args: argparse.Namespace) -> list[dict[str, Any]]:
         plan.append(("dudo", "saturation", args.saturation_rooms, "python", False))
         plan.append(("dudo", "steady", max(args.steady), "python", False))
     if args.gc != "clock":
-        plan = [(k, load, n, args.gc if k == "dudo" else "clock", False)
-                for k, load, n, _, _ in plan]
+        plan = [
+            (k, load, n, args.gc if k == "dudo" else "clock", False) for k, load, n, _, _ in plan
+        ]
     if args.profile:  # a run of its own: sampling slows the server down a little
         plan.append(("dudo", "saturation", args.saturation_rooms, args.gc, True))
     for kind, load, rooms, gc_mode, profile in plan:
@@ -704,24 +791,43 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="a small, short run")
     parser.add_argument("--steady", type=int, nargs="+", help="room counts of the steady loads")
     parser.add_argument("--saturation-rooms", type=int, help="rooms of the saturation load")
-    parser.add_argument("--servers", nargs="+", default=["dudo", "relay"],
-                        choices=["dudo", "relay"])
+    parser.add_argument(
+        "--servers", nargs="+", default=["dudo", "relay"], choices=["dudo", "relay"]
+    )
     parser.add_argument("--warmup", type=float, help="seconds before the saturation window")
-    parser.add_argument("--warmup-steady", type=float,
-                        help="seconds before a steady window (rooms all start at once; their "
-                             "rounds need a while to fall out of step, and the database's "
-                             "first checkpoint copies the whole set-up)")
+    parser.add_argument(
+        "--warmup-steady",
+        type=float,
+        help="seconds before a steady window (rooms all start at once; their "
+        "rounds need a while to fall out of step, and the database's "
+        "first checkpoint copies the whole set-up)",
+    )
     parser.add_argument("--window-saturation", type=float)
     parser.add_argument("--window-steady", type=float)
-    parser.add_argument("--gc", choices=["clock", "python"], default="clock",
-                        help="the dudo server's collector: its own policy or Python's")
-    parser.add_argument("--gc-compare", action="store_true",
-                        help="also run saturation and the largest steady load with --gc python")
-    parser.add_argument("--no-compression", dest="compression", action="store_false",
-                        help="clients do not offer permessage-deflate (browsers do)")
+    parser.add_argument(
+        "--gc",
+        choices=["clock", "python"],
+        default="clock",
+        help="the dudo server's collector: its own policy or Python's",
+    )
+    parser.add_argument(
+        "--gc-compare",
+        action="store_true",
+        help="also run saturation and the largest steady load with --gc python",
+    )
+    parser.add_argument(
+        "--no-compression",
+        dest="compression",
+        action="store_false",
+        help="clients do not offer permessage-deflate (browsers do)",
+    )
     parser.add_argument("--profile", metavar="FILE", help="py-spy record the saturation window")
-    parser.add_argument("--no-departures", dest="departures", action="store_false",
-                        help="skip the departures phase after the largest steady dudo load")
+    parser.add_argument(
+        "--no-departures",
+        dest="departures",
+        action="store_false",
+        help="skip the departures phase after the largest steady dudo load",
+    )
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = parser.parse_args(argv)
     quick = args.quick
@@ -747,14 +853,17 @@ if __name__ == "__main__":
     print(f"open files: {raise_open_files()}", file=sys.stderr)
     try:
         import uvloop
+
         runner = uvloop.run
     except ImportError:  # pragma: no cover
         runner = asyncio.run
     began = time.time()
     found = runner(main(arguments))
-    print(f"\ndudo load benchmark, {time.strftime('%Y-%m-%d %H:%M', time.gmtime(began))} UTC, "
-          f"{time.time() - began:.0f} s, {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, "
-          f"command: python bench/load.py {' '.join(sys.argv[1:])}")
+    print(
+        f"\ndudo load benchmark, {time.strftime('%Y-%m-%d %H:%M', time.gmtime(began))} UTC, "
+        f"{time.time() - began:.0f} s, {os.cpu_count()} CPUs, Python {sys.version.split()[0]}, "
+        f"command: python bench/load.py {' '.join(sys.argv[1:])}"
+    )
     show(found)
     if arguments.json:
         Path(arguments.json).write_text(json.dumps(found, indent=1))

@@ -74,15 +74,19 @@ def check(game: DudoGame, name: str, iterations: int, every: int, endgame: bool)
     copy = efg_copy(game)
     infosets = sum(len(table) for table in copy.infosets)
     nodes = copy.text.count("\n")
-    print(f"tree: {nodes} nodes, {infosets} information states, "
-          f"{game.num_distinct_actions()} actions; "
-          f"exported in {time.perf_counter() - started:.1f} s")
+    print(
+        f"tree: {nodes} nodes, {infosets} information states, "
+        f"{game.num_distinct_actions()} actions; "
+        f"exported in {time.perf_counter() - started:.1f} s"
+    )
     print(f"uniform random: exploitability {uniform_exploitability(game):.4f}")
     started = time.perf_counter()
 
     def report(iteration: int, value: float) -> None:
-        print(f"CFR+ {iteration:5d} iterations: exploitability {value:.6f} "
-              f"({time.perf_counter() - started:.0f} s)")
+        print(
+            f"CFR+ {iteration:5d} iterations: exploitability {value:.6f} "
+            f"({time.perf_counter() - started:.0f} s)"
+        )
 
     solve(game, iterations, report=report, every=every)
     if endgame:
@@ -94,10 +98,15 @@ def check(game: DudoGame, name: str, iterations: int, every: int, endgame: bool)
             if verdict.covered == 0:
                 print("endgame_policy: no shipped data for this round")
             else:
-                exact = "exact" if verdict.exact else (
-                    f"depends on the fallback: {verdict.exploitability_other_fallback:.6f}")
-                print(f"endgame_policy: exploitability {verdict.exploitability:.3g} ({exact}; "
-                      f"answers {verdict.covered} of {verdict.infosets} information states)")
+                exact = (
+                    "exact"
+                    if verdict.exact
+                    else (f"depends on the fallback: {verdict.exploitability_other_fallback:.6f}")
+                )
+                print(
+                    f"endgame_policy: exploitability {verdict.exploitability:.3g} ({exact}; "
+                    f"answers {verdict.covered} of {verdict.infosets} information states)"
+                )
     print(flush=True)
 
 
@@ -110,9 +119,11 @@ def python_check(iterations: int) -> None:
     started = time.perf_counter()
     _, cpp_value = solve(game, iterations)
     cpp_time = time.perf_counter() - started
-    print(f"== tavern 1v1, {iterations} CFR+ iterations: Python CFR+ on the Python game "
-          f"{python_value:.9f} ({python_time:.0f} s), C++ CFR+ on the EFG copy "
-          f"{cpp_value:.9f} ({cpp_time:.1f} s)")
+    print(
+        f"== tavern 1v1, {iterations} CFR+ iterations: Python CFR+ on the Python game "
+        f"{python_value:.9f} ({python_time:.0f} s), C++ CFR+ on the EFG copy "
+        f"{cpp_value:.9f} ({cpp_time:.1f} s)"
+    )
 
 
 def main() -> None:
@@ -120,8 +131,11 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=1000)
     parser.add_argument("--every", type=int, default=100)
     parser.add_argument("--only", help="run one preset only (e.g. perudo)")
-    parser.add_argument("--python-check", action="store_true",
-                        help="also compare Python CFR+ on the Python game (slow)")
+    parser.add_argument(
+        "--python-check",
+        action="store_true",
+        help="also compare Python CFR+ on the Python game (slow)",
+    )
     args = parser.parse_args()
     endgame = has_endgame_data()
     if not endgame:

@@ -54,8 +54,16 @@ def main() -> None:
     args = parser.parse_args()
     _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning", access_log=False,
-                ws_max_size=16 * 1024, ws_ping_interval=20, ws_ping_timeout=20)
+    uvicorn.run(
+        app,
+        host="127.0.0.1",
+        port=args.port,
+        log_level="warning",
+        access_log=False,
+        ws_max_size=16 * 1024,
+        ws_ping_interval=20,
+        ws_ping_timeout=20,
+    )
 
 
 if __name__ == "__main__":

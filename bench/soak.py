@@ -64,13 +64,33 @@ class Server:
     def __init__(self, env: dict[str, str]) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
-        environment = {**os.environ, "DUDO_BOT_DELAY": "0", "DUDO_SEED_WINDOW": "0",
-                       "DUDO_GC": os.environ.get("DUDO_GC", "clock"),
-                       "DUDO_REVEAL_PAUSE": "0", "DUDO_CREATION_BURST": "100000", **env}
+        environment = {
+            **os.environ,
+            "DUDO_BOT_DELAY": "0",
+            "DUDO_SEED_WINDOW": "0",
+            "DUDO_GC": os.environ.get("DUDO_GC", "clock"),
+            "DUDO_REVEAL_PAUSE": "0",
+            "DUDO_CREATION_BURST": "100000",
+            **env,
+        }
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "dudo", "serve", "--port", str(self.port),
-             "--database", "memory://", "--log-level", "warning"],
-            env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+            [
+                sys.executable,
+                "-m",
+                "dudo",
+                "serve",
+                "--port",
+                str(self.port),
+                "--database",
+                "memory://",
+                "--log-level",
+                "warning",
+            ],
+            env=environment,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            cwd=ROOT,
+        )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             with contextlib.suppress(httpx.HTTPError):
@@ -115,15 +135,15 @@ async def make_rooms(server: Server, count: int, seats: int = 2) -> list[dict[st
         return made
 
 
-async def open_watchers(server: Server, codes: list[str], count: int,
-                        batch: int = 100) -> list[Any]:
+async def open_watchers(
+    server: Server, codes: list[str], count: int, batch: int = 100
+) -> list[Any]:
     """``count`` spectator sockets spread over the rooms, each past its first state."""
     url = server.base.replace("http", "ws")
     sockets: list[Any] = []
 
     async def one(code: str) -> Any:
-        socket_ = await websockets.connect(f"{url}/ws/{code}", max_size=2**22,
-                                           open_timeout=30)
+        socket_ = await websockets.connect(f"{url}/ws/{code}", max_size=2**22, open_timeout=30)
         await asyncio.wait_for(socket_.recv(), 30)
         return socket_
 
@@ -138,9 +158,14 @@ async def close_all(sockets: list[Any]) -> None:
 
 
 async def soak(waves: int, sockets: int, rooms: int) -> dict[str, Any]:
-    server = Server({"DUDO_SOCKETS_PER_ADDRESS": "100000",
-                     "DUDO_CONNECTS_PER_SECOND": "100000", "DUDO_ACCEPTS_PER_SECOND": "100000",
-                     "DUDO_ACCEPT_BURST": "100000"})
+    server = Server(
+        {
+            "DUDO_SOCKETS_PER_ADDRESS": "100000",
+            "DUDO_CONNECTS_PER_SECOND": "100000",
+            "DUDO_ACCEPTS_PER_SECOND": "100000",
+            "DUDO_ACCEPT_BURST": "100000",
+        }
+    )
     try:
         made = await make_rooms(server, rooms)
         codes = [room["code"] for room in made]
@@ -155,19 +180,32 @@ async def soak(waves: int, sockets: int, rooms: int) -> dict[str, Any]:
             await close_all(opened)
             del opened
             await asyncio.sleep(3)
-            rows.append({"wave": wave + 1, "rss_open_mb": round(during, 1),
-                         "rss_after_mb": round(server.rss_mb(), 1),
-                         "blocks_after": int(server.metric("dudo_python_allocated_blocks")),
-                         "server_cpu_s": round(server.cpu_seconds() - cpu, 2)})
-            print(f"  wave {wave + 1}: {sockets} sockets open {during:.1f} MB, "
-                  f"closed {rows[-1]['rss_after_mb']} MB, Python blocks "
-                  f"{rows[-1]['blocks_after']:,}, cpu {rows[-1]['server_cpu_s']} s", flush=True)
+            rows.append(
+                {
+                    "wave": wave + 1,
+                    "rss_open_mb": round(during, 1),
+                    "rss_after_mb": round(server.rss_mb(), 1),
+                    "blocks_after": int(server.metric("dudo_python_allocated_blocks")),
+                    "server_cpu_s": round(server.cpu_seconds() - cpu, 2),
+                }
+            )
+            print(
+                f"  wave {wave + 1}: {sockets} sockets open {during:.1f} MB, "
+                f"closed {rows[-1]['rss_after_mb']} MB, Python blocks "
+                f"{rows[-1]['blocks_after']:,}, cpu {rows[-1]['server_cpu_s']} s",
+                flush=True,
+            )
         await asyncio.sleep(5)
         end = server.rss_mb()
         blocks_end = server.metric("dudo_python_allocated_blocks")
-        return {"rss_start_mb": round(start, 1), "rss_end_mb": round(end, 1),
-                "growth": round(end / start - 1, 3), "blocks_start": int(blocks_start),
-                "blocks_end": int(blocks_end), "waves": rows}
+        return {
+            "rss_start_mb": round(start, 1),
+            "rss_end_mb": round(end, 1),
+            "growth": round(end / start - 1, 3),
+            "blocks_start": int(blocks_start),
+            "blocks_end": int(blocks_end),
+            "waves": rows,
+        }
     finally:
         server.stop()
 
@@ -207,8 +245,14 @@ async def flood(connections: int) -> dict[str, Any]:
         # not stall this process's probes (only the server's latency is measured).
         began = time.perf_counter()
         attack = await asyncio.create_subprocess_exec(
-            sys.executable, __file__, "_attack", url, room["code"], str(connections),
-            stdout=subprocess.PIPE)
+            sys.executable,
+            __file__,
+            "_attack",
+            url,
+            room["code"],
+            str(connections),
+            stdout=subprocess.PIPE,
+        )
         output, _ = await attack.communicate()
         took = time.perf_counter() - began
         outcomes = json.loads(output.decode().strip().splitlines()[-1])
@@ -217,21 +261,41 @@ async def flood(connections: int) -> dict[str, Any]:
         await asyncio.gather(*probes, return_exceptions=True)
         await seat.close()
         metrics = httpx.get(f"{server.base}/metrics").text
-        refused_metric = next((line.split()[1] for line in metrics.splitlines()
-                               if line.startswith("dudo_sockets_refused_total")), "n/a")
-        dropped_metric = next((line.split()[1] for line in metrics.splitlines()
-                               if line.startswith("dudo_connections_dropped_total")), "n/a")
+        refused_metric = next(
+            (
+                line.split()[1]
+                for line in metrics.splitlines()
+                if line.startswith("dudo_sockets_refused_total")
+            ),
+            "n/a",
+        )
+        dropped_metric = next(
+            (
+                line.split()[1]
+                for line in metrics.splitlines()
+                if line.startswith("dudo_connections_dropped_total")
+            ),
+            "n/a",
+        )
 
         def summary(values: list[float]) -> dict[str, float]:
             ordered = sorted(values)
-            return {"n": len(values), "p50_ms": round(statistics.median(ordered) * 1000, 1),
-                    "p99_ms": round(ordered[int(len(ordered) * 0.99) - 1] * 1000, 1),
-                    "max_ms": round(ordered[-1] * 1000, 1)}
+            return {
+                "n": len(values),
+                "p50_ms": round(statistics.median(ordered) * 1000, 1),
+                "p99_ms": round(ordered[int(len(ordered) * 0.99) - 1] * 1000, 1),
+                "max_ms": round(ordered[-1] * 1000, 1),
+            }
 
-        return {"connections": connections, "seconds": round(took, 1), **outcomes,
-                "metric_refused": refused_metric, "metric_dropped": dropped_metric,
-                "healthz": summary(health),
-                "room_ping": summary(pings)}
+        return {
+            "connections": connections,
+            "seconds": round(took, 1),
+            **outcomes,
+            "metric_refused": refused_metric,
+            "metric_dropped": dropped_metric,
+            "healthz": summary(health),
+            "room_ping": summary(pings),
+        }
     finally:
         server.stop()
 
@@ -239,9 +303,15 @@ async def flood(connections: int) -> dict[str, Any]:
 async def spectator_cost(crowd: int) -> dict[str, Any]:
     """CPU per 500 joins into one quiet room, first and last 500 (one room; the watcher cap
     is lifted for this measure with DUDO_MAX_SPECTATORS)."""
-    server = Server({"DUDO_SOCKETS_PER_ADDRESS": "100000",
-                     "DUDO_CONNECTS_PER_SECOND": "100000", "DUDO_ACCEPTS_PER_SECOND": "100000",
-                     "DUDO_ACCEPT_BURST": "100000", "DUDO_MAX_SPECTATORS": str(crowd)})
+    server = Server(
+        {
+            "DUDO_SOCKETS_PER_ADDRESS": "100000",
+            "DUDO_CONNECTS_PER_SECOND": "100000",
+            "DUDO_ACCEPTS_PER_SECOND": "100000",
+            "DUDO_ACCEPT_BURST": "100000",
+            "DUDO_MAX_SPECTATORS": str(crowd),
+        }
+    )
     try:
         (room,) = await make_rooms(server, 1)
         costs = []
@@ -251,9 +321,12 @@ async def spectator_cost(crowd: int) -> dict[str, Any]:
             held.extend(await open_watchers(server, [room["code"]], 500))
             costs.append(server.cpu_seconds() - cpu)
         await close_all(held)
-        return {"joins": crowd, "first_500_cpu_s": round(costs[0], 2),
-                "last_500_cpu_s": round(costs[-1], 2),
-                "ratio_last_to_first": round(costs[-1] / max(costs[0], 1e-3), 2)}
+        return {
+            "joins": crowd,
+            "first_500_cpu_s": round(costs[0], 2),
+            "last_500_cpu_s": round(costs[-1], 2),
+            "ratio_last_to_first": round(costs[-1] / max(costs[0], 1e-3), 2),
+        }
     finally:
         server.stop()
 
@@ -316,9 +389,11 @@ def main() -> None:
     print(f"soak: {args.waves} waves of {args.sockets} spectator sockets on {args.rooms} rooms")
     results["soak"] = asyncio.run(soak(args.waves, args.sockets, args.rooms))
     soaked = results["soak"]
-    print(f"  memory {soaked['rss_start_mb']} MB before, {soaked['rss_end_mb']} MB after "
-          f"({soaked['growth']:+.1%}); Python blocks {soaked['blocks_start']:,} before, "
-          f"{soaked['blocks_end']:,} after")
+    print(
+        f"  memory {soaked['rss_start_mb']} MB before, {soaked['rss_end_mb']} MB after "
+        f"({soaked['growth']:+.1%}); Python blocks {soaked['blocks_start']:,} before, "
+        f"{soaked['blocks_end']:,} after"
+    )
     print(f"flood: {args.flood} connections at once from one address")
     results["flood"] = asyncio.run(flood(args.flood))
     print(f"  {results['flood']}")

@@ -55,20 +55,27 @@ def games_for(rules: Rules) -> list[tuple[int, int, bool]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--iterations", type=int, default=20000, help="most CFR+ iterations")
-    parser.add_argument("--target", type=float, default=2e-6,
-                        help="stop once the exploitability is at most this")
+    parser.add_argument(
+        "--target", type=float, default=2e-6, help="stop once the exploitability is at most this"
+    )
     parser.add_argument("--seconds", type=float, default=240.0, help="time limit per game")
     parser.add_argument("--presets", nargs="*", default=list(PRESETS))
     parser.add_argument("--method", choices=("cfr+", "dcfr"), default="cfr+")
-    parser.add_argument("--max-nodes", type=int, default=40000,
-                        help="skip games whose public tree is larger (1v2 is 262k nodes "
-                             "under most presets: minutes per hundred iterations)")
+    parser.add_argument(
+        "--max-nodes",
+        type=int,
+        default=40000,
+        help="skip games whose public tree is larger (1v2 is 262k nodes "
+        "under most presets: minutes per hundred iterations)",
+    )
     args = parser.parse_args()
     DATA.mkdir(parents=True, exist_ok=True)
     index_path = DATA / MANIFEST
     entries = json.loads(index_path.read_text()) if index_path.exists() else []
-    header = (f"{'preset':<10} {'game':<12} {'nodes':>6} {'iters':>6} {'time s':>7} "
-              f"{'expl solved':>12} {'expl shipped':>12} {'expl uniform':>12} {'value':>9}")
+    header = (
+        f"{'preset':<10} {'game':<12} {'nodes':>6} {'iters':>6} {'time s':>7} "
+        f"{'expl solved':>12} {'expl shipped':>12} {'expl uniform':>12} {'value':>9}"
+    )
     print(header)
     for name in args.presets:
         rules = PRESETS[name]
@@ -82,21 +89,29 @@ def main() -> None:
                 print(f"{name:<10} {endgame.key:<12} {nodes:>6} skipped (over --max-nodes)")
                 continue
             tree = Tree(endgame)
-            result = tree.solve(args.iterations, target=args.target, seconds=args.seconds,
-                                method=args.method)
+            result = tree.solve(
+                args.iterations, target=args.target, seconds=args.seconds, method=args.method
+            )
             table = tree.to_table(result.strategy)
             shipped = tree.evaluate(tree.from_table(table))
             uniform = tree.evaluate(tree.uniform())
-            print(f"{name:<10} {endgame.key:<12} {nodes:>6} "
-                  f"{result.iterations:>6} {result.seconds:>7.1f} "
-                  f"{result.evaluation.exploitability:>12.2e} {shipped.exploitability:>12.2e} "
-                  f"{uniform.exploitability:>12.4f} {shipped.value:>+9.5f}", flush=True)
+            print(
+                f"{name:<10} {endgame.key:<12} {nodes:>6} "
+                f"{result.iterations:>6} {result.seconds:>7.1f} "
+                f"{result.evaluation.exploitability:>12.2e} {shipped.exploitability:>12.2e} "
+                f"{uniform.exploitability:>12.4f} {shipped.value:>+9.5f}",
+                flush=True,
+            )
             file = f"{name}.{endgame.key}.json.gz"
-            payload = json.dumps({"rules": rules.to_json(), "game": endgame.key,
-                                  "strategy": table}, separators=(",", ":"), sort_keys=True)
+            payload = json.dumps(
+                {"rules": rules.to_json(), "game": endgame.key, "strategy": table},
+                separators=(",", ":"),
+                sort_keys=True,
+            )
             (DATA / file).write_bytes(gzip.compress(payload.encode(), compresslevel=9, mtime=0))
-            entries.append({"file": file, "preset": name, "game": endgame.key,
-                            "rules": rules.to_json()})
+            entries.append(
+                {"file": file, "preset": name, "game": endgame.key, "rules": rules.to_json()}
+            )
     entries.sort(key=lambda entry: (list(PRESETS).index(entry["preset"]), entry["game"]))
     index_path.write_text(json.dumps(entries, indent=1, sort_keys=True) + "\n")
     total = sum(path.stat().st_size for path in DATA.iterdir())

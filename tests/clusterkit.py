@@ -25,13 +25,22 @@ POSTGRES = os.environ.get("DUDO_TEST_POSTGRES")
 REDIS_SERVER = shutil.which("redis-server")
 
 # Fast clocks for tests: a node is dead 1.5 s after its last renewal, renewed every 0.3 s.
-FAST_CLUSTER = {"DUDO_LEASE": "1.5", "DUDO_RENEW_EVERY": "0.3", "DUDO_RESCAN_EVERY": "5",
-                "DUDO_BOT_DELAY": "0.02", "DUDO_REVEAL_PAUSE": "0", "DUDO_SEED_WINDOW": "0",
-                "DUDO_GRACE": "3600", "DUDO_CREATION_BURST": "100000",
-                "DUDO_CONNECT_BURST": "100000", "DUDO_ACCEPT_BURST": "100000",
-                "DUDO_ADDRESS_MESSAGE_BURST": "100000",
-                "DUDO_MESSAGE_BURST": "100000", "DUDO_SOCKETS_PER_ADDRESS": "100000",
-                "DUDO_GC": "python"}
+FAST_CLUSTER = {
+    "DUDO_LEASE": "1.5",
+    "DUDO_RENEW_EVERY": "0.3",
+    "DUDO_RESCAN_EVERY": "5",
+    "DUDO_BOT_DELAY": "0.02",
+    "DUDO_REVEAL_PAUSE": "0",
+    "DUDO_SEED_WINDOW": "0",
+    "DUDO_GRACE": "3600",
+    "DUDO_CREATION_BURST": "100000",
+    "DUDO_CONNECT_BURST": "100000",
+    "DUDO_ACCEPT_BURST": "100000",
+    "DUDO_ADDRESS_MESSAGE_BURST": "100000",
+    "DUDO_MESSAGE_BURST": "100000",
+    "DUDO_SOCKETS_PER_ADDRESS": "100000",
+    "DUDO_GC": "python",
+}
 
 
 def need_redis() -> str:
@@ -50,15 +59,29 @@ def redis_server(directory: Path) -> Iterator[str]:
     binary = need_redis()
     port = free_port()
     process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
-         "no", "--dir", str(directory)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(directory),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+    )
     url = f"redis://127.0.0.1:{port}/0"
     try:
         deadline = time.monotonic() + 10
         while True:
-            probe = subprocess.run(["redis-cli", "-p", str(port), "ping"],
-                                   capture_output=True, text=True)
+            probe = subprocess.run(
+                ["redis-cli", "-p", str(port), "ping"], capture_output=True, text=True
+            )
             if probe.stdout.strip() == "PONG":
                 break
             if time.monotonic() > deadline or process.poll() is not None:
@@ -84,8 +107,11 @@ def shared_database(directory: Path) -> Iterator[str]:
         yield f"{POSTGRES}{separator}schema={schema}"
     finally:
         dsn = POSTGRES.replace("postgresql://", "postgres://", 1)
-        subprocess.run(["psql", dsn, "-q", "-c", f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'],
-                       capture_output=True, timeout=30)
+        subprocess.run(
+            ["psql", dsn, "-q", "-c", f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'],
+            capture_output=True,
+            timeout=30,
+        )
 
 
 @dataclass
@@ -128,10 +154,26 @@ class Cluster:
         environment = {**os.environ, **FAST_CLUSTER, **self.env, **(extra_env or {})}
         with log.open("wb") as out:
             process = subprocess.Popen(
-                [sys.executable, "-m", "dudo", "serve", "--port", str(port), "--database",
-                 self.database, "--cluster", self.redis, "--advertise",
-                 f"http://127.0.0.1:{port}", "--log-level", self.log_level],
-                env=environment, stdout=out, stderr=subprocess.STDOUT)
+                [
+                    sys.executable,
+                    "-m",
+                    "dudo",
+                    "serve",
+                    "--port",
+                    str(port),
+                    "--database",
+                    self.database,
+                    "--cluster",
+                    self.redis,
+                    "--advertise",
+                    f"http://127.0.0.1:{port}",
+                    "--log-level",
+                    self.log_level,
+                ],
+                env=environment,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
         node = Node(f"http://127.0.0.1:{port}", process, log, port)
         deadline = time.monotonic() + 30
         while True:
@@ -153,8 +195,9 @@ class Cluster:
 
 
 @contextlib.contextmanager
-def cluster(directory: Path, nodes: int = 3, env: dict[str, str] | None = None,
-            log_level: str = "warning") -> Iterator[Cluster]:
+def cluster(
+    directory: Path, nodes: int = 3, env: dict[str, str] | None = None, log_level: str = "warning"
+) -> Iterator[Cluster]:
     """Redis, a shared database and ``nodes`` node processes, all torn down at the end."""
     with redis_server(directory) as redis, shared_database(directory) as database:
         running = Cluster(redis, database, directory, env or {}, log_level)

@@ -32,8 +32,9 @@ def me(client: TestClient, secret: str) -> dict[str, Any]:
     return data
 
 
-def wait_over(client: TestClient, code: str, game: int, timeout: float = 60.0,
-              entered: bool = True) -> None:
+def wait_over(
+    client: TestClient, code: str, game: int, timeout: float = 60.0, entered: bool = True
+) -> None:
     """Until the room's ``game``-th game is over and (``entered``) in the profile book: a
     moment after the game-over state goes out, the room's series counts it. (The series
     is asked only once the game is over: a room without one counts as a guess.)"""
@@ -49,17 +50,25 @@ def wait_over(client: TestClient, code: str, game: int, timeout: float = 60.0,
         time.sleep(0.02)
 
 
-def play_table(client: TestClient, players: list[tuple[str, str | None]],
-               bots: int = 1, games: int = 1, rules: dict[str, Any] | None = None,
-               entered: bool = True) -> tuple[str, list[str]]:
+def play_table(
+    client: TestClient,
+    players: list[tuple[str, str | None]],
+    bots: int = 1,
+    games: int = 1,
+    rules: dict[str, Any] | None = None,
+    entered: bool = True,
+) -> tuple[str, list[str]]:
     """A room with ``players`` ((name, profile secret or None); the first is the host)
     and ``bots`` normal bots, ``games`` games played to the end (the host asks for each
     rematch); returns the room code and the seat tokens."""
     seats = len(players) + bots
     host_name, host_secret = players[0]
-    body: dict[str, Any] = {"name": host_name, "seats": seats,
-                            "bots": [None] * len(players) + ["normal"] * bots,
-                            "rules": rules or {"preset": "perudo"}}
+    body: dict[str, Any] = {
+        "name": host_name,
+        "seats": seats,
+        "bots": [None] * len(players) + ["normal"] * bots,
+        "rules": rules or {"preset": "perudo"},
+    }
     if host_secret:
         body["profile"] = host_secret
     created = client.post("/api/rooms", json=body)
@@ -76,8 +85,7 @@ def play_table(client: TestClient, players: list[tuple[str, str | None]],
         sockets = [connect(client, code, token) for token in tokens]
         opened = [context.__enter__() for context in sockets]
         host = opened[0]
-        reply = host.reply_to({"type": "start" if number == 1 else "rematch",
-                               "id": f"go{number}"})
+        reply = host.reply_to({"type": "start" if number == 1 else "rematch", "id": f"go{number}"})
         assert reply["type"] == "ack", reply
         for context in sockets:  # everyone leaves: stand-ins play (grace 0)
             context.__exit__(None, None, None)

@@ -30,8 +30,9 @@ MAX_ACTIONS = 5_000
 """Far more than any random game needs (the longest seen take a few hundred actions)."""
 
 
-def option_values(*, max_starting_dice: int = 10, max_points_rounds: int = 100) -> dict[
-        str, st.SearchStrategy[Any]]:
+def option_values(
+    *, max_starting_dice: int = 10, max_points_rounds: int = 100
+) -> dict[str, st.SearchStrategy[Any]]:
     """A strategy for each option's valid values."""
     return {
         "starting_dice": st.integers(1, max_starting_dice),
@@ -82,12 +83,10 @@ players = st.integers(2, 6)
 seeds = st.integers(0, 2**32 - 1)
 
 
-def new_game(rules: Rules, players: int, seed: int, **start: Any
-             ) -> tuple[Game, random.Random]:
+def new_game(rules: Rules, players: int, seed: int, **start: Any) -> tuple[Game, random.Random]:
     """A game on seeded dice (``start``: Game's keywords for a game that starts mid-way),
     and the generator for the players' choices."""
-    return (Game(rules, players, dice=SeededDice(seed), **start),
-            random.Random(f"choices {seed}"))
+    return (Game(rules, players, dice=SeededDice(seed), **start), random.Random(f"choices {seed}"))
 
 
 @st.composite
@@ -99,16 +98,18 @@ def mid_game_starts(draw: st.DrawFn, /, rules: Rules, players: int) -> dict[str,
         return {}
     start: dict[str, Any] = {}
     if rules.format == "elimination":
-        counts = draw(st.lists(st.integers(0, rules.starting_dice), min_size=players,
-                               max_size=players).filter(lambda c: sum(map(bool, c)) >= 2))
+        counts = draw(
+            st.lists(
+                st.integers(0, rules.starting_dice), min_size=players, max_size=players
+            ).filter(lambda c: sum(map(bool, c)) >= 2)
+        )
         start["dice_counts"] = counts
     else:
         counts = [rules.starting_dice] * players
     if draw(st.booleans()):
         start["opener"] = draw(st.sampled_from([s for s, c in enumerate(counts) if c]))
     if draw(st.booleans()):
-        start["points"] = draw(st.lists(st.integers(0, 20), min_size=players,
-                                        max_size=players))
+        start["points"] = draw(st.lists(st.integers(0, 20), min_size=players, max_size=players))
     start["palifico_used"] = sorted(draw(st.sets(st.integers(0, players - 1))))
     return start
 
@@ -119,8 +120,7 @@ def choose_action(game: Game, rng: random.Random) -> tuple[int, Action]:
     if standing is not None and game.calza_allowed():
         exact = game.count(standing.face) == standing.quantity
         if rng.random() < (0.5 if exact else 0.08):
-            callers = [seat for seat in range(game.players)
-                       if CALZA in game.legal_actions(seat)]
+            callers = [seat for seat in range(game.players) if CALZA in game.legal_actions(seat)]
             if callers:
                 return rng.choice(callers), CALZA
     seat = game.turn

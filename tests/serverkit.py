@@ -24,21 +24,27 @@ from dudo.server.web.app import ServerSettings, create_app
 from dudo.store import Store
 from dudo.store.base import MemoryStore
 
-OPEN_GATE = GateLimits(sockets_per_address=100_000, connect_burst=100_000,
-                       address_message_burst=100_000, message_burst=100_000)
+OPEN_GATE = GateLimits(
+    sockets_per_address=100_000,
+    connect_burst=100_000,
+    address_message_burst=100_000,
+    message_burst=100_000,
+)
 
 
 def real_seat_limits() -> GateLimits:
     """The server's own per-seat message budget, with the per-address ones lifted (test
     clients all share one address)."""
-    return GateLimits(sockets_per_address=100_000, connect_burst=100_000,
-                      address_message_burst=100_000)
+    return GateLimits(
+        sockets_per_address=100_000, connect_burst=100_000, address_message_burst=100_000
+    )
 
 
 def fast_config(**changes: Any) -> RoomConfig:
     """No pauses: bots act at once, rounds roll at once (timers still work)."""
-    config = RoomConfig(bot_delay=0.0, reveal_pause=0.0, seed_window=0.0, grace=30.0,
-                        quick_fill=0.0)
+    config = RoomConfig(
+        bot_delay=0.0, reveal_pause=0.0, seed_window=0.0, grace=30.0, quick_fill=0.0
+    )
     for name, value in changes.items():
         setattr(config, name, value)
     return config
@@ -80,11 +86,14 @@ class LobbyHolder:
     lobby: Lobby | None = None
 
 
-def app_and_lobby(config: RoomConfig | None = None, store: Store | None = None,
-                  clock: Callable[[], float] | None = None,
-                  entropy: Callable[[int], str] | None = None,
-                  deal: Callable[..., Any] | None = None,
-                  **settings: Any) -> tuple[Any, LobbyHolder]:
+def app_and_lobby(
+    config: RoomConfig | None = None,
+    store: Store | None = None,
+    clock: Callable[[], float] | None = None,
+    entropy: Callable[[int], str] | None = None,
+    deal: Callable[..., Any] | None = None,
+    **settings: Any,
+) -> tuple[Any, LobbyHolder]:
     """An app on a memory store with the given clock, entropy and dealing rule, and a
     holder that gets its lobby; ``settings`` change ServerSettings (``gate``, ``limits``...)."""
     holder = LobbyHolder()
@@ -98,8 +107,7 @@ def app_and_lobby(config: RoomConfig | None = None, store: Store | None = None,
     # seat: the budgets are lifted (tests/server/guard/test_gate.py and the rate-limit tests pass
     # GateLimits of their own).
     settings.setdefault("gate", OPEN_GATE)
-    server_settings = ServerSettings(database="memory://", room=config or fast_config(),
-                                     **settings)
+    server_settings = ServerSettings(database="memory://", room=config or fast_config(), **settings)
 
     def lobby_factory(store_: Store, room_config: RoomConfig) -> Lobby:
         options: dict[str, Any] = {}
@@ -115,10 +123,14 @@ def app_and_lobby(config: RoomConfig | None = None, store: Store | None = None,
     return create_app(server_settings, store or MemoryStore(), lobby_factory), holder
 
 
-def make_app(config: RoomConfig | None = None, store: Store | None = None,
-             clock: Callable[[], float] | None = None,
-             entropy: Callable[[int], str] | None = None,
-             deal: Callable[..., Any] | None = None, **settings: Any) -> Any:
+def make_app(
+    config: RoomConfig | None = None,
+    store: Store | None = None,
+    clock: Callable[[], float] | None = None,
+    entropy: Callable[[int], str] | None = None,
+    deal: Callable[..., Any] | None = None,
+    **settings: Any,
+) -> Any:
     """An app on a memory store with the given clock, entropy and dealing rule."""
     return app_and_lobby(config, store, clock, entropy, deal, **settings)[0]
 
@@ -132,19 +144,40 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def server_process(
-    database: str, port: int | None = None, env: dict[str, str] | None = None,
+    database: str,
+    port: int | None = None,
+    env: dict[str, str] | None = None,
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """``dudo serve`` as a real process; yields (base URL, process); killed at the end."""
     port = port or free_port()
-    environment = {**os.environ, "DUDO_BOT_DELAY": "0", "DUDO_REVEAL_PAUSE": "0",
-                   "DUDO_SEED_WINDOW": "0", "DUDO_CREATION_BURST": "100000",
-                   "DUDO_CONNECT_BURST": "100000", "DUDO_ACCEPT_BURST": "100000",
-                   "DUDO_ADDRESS_MESSAGE_BURST": "100000",
-                   **(env or {})}
+    environment = {
+        **os.environ,
+        "DUDO_BOT_DELAY": "0",
+        "DUDO_REVEAL_PAUSE": "0",
+        "DUDO_SEED_WINDOW": "0",
+        "DUDO_CREATION_BURST": "100000",
+        "DUDO_CONNECT_BURST": "100000",
+        "DUDO_ACCEPT_BURST": "100000",
+        "DUDO_ADDRESS_MESSAGE_BURST": "100000",
+        **(env or {}),
+    }
     process = subprocess.Popen(
-        [sys.executable, "-m", "dudo", "serve", "--port", str(port), "--database", database,
-         "--log-level", "warning"],
-        env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "dudo",
+            "serve",
+            "--port",
+            str(port),
+            "--database",
+            database,
+            "--log-level",
+            "warning",
+        ],
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30

@@ -43,8 +43,9 @@ class Sock:
         try:
             message = self.session.portal.call(receive)
         except TimeoutError:
-            raise AssertionError(f"{self.label}: nothing received in {timeout} s "
-                                 f"(last: {self.texts[-1:]})") from None
+            raise AssertionError(
+                f"{self.label}: nothing received in {timeout} s (last: {self.texts[-1:]})"
+            ) from None
         if message["type"] == "websocket.close":
             self.close_code = message.get("code", 1000)
             raise WebSocketDisconnect(code=self.close_code)
@@ -73,16 +74,18 @@ class Sock:
         else:
             self.session.send_text(json.dumps(message))
 
-    def until(self, predicate: Callable[[dict[str, Any]], bool],
-              timeout: float = WAIT) -> dict[str, Any]:
+    def until(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = WAIT
+    ) -> dict[str, Any]:
         """Read payloads until one satisfies ``predicate``; return it."""
         while True:
             data = self.recv(timeout)
             if predicate(data):
                 return data
 
-    def wait_for(self, predicate: Callable[[dict[str, Any]], bool],
-                 timeout: float = WAIT) -> dict[str, Any]:
+    def wait_for(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = WAIT
+    ) -> dict[str, Any]:
         """The latest state if it satisfies ``predicate``, else the next state that does."""
         if self.state is not None and predicate(self.state):
             return self.state
@@ -112,8 +115,9 @@ class Sock:
 
 
 @contextlib.contextmanager
-def connect(client: TestClient, code: str, token: str | None = None,
-            label: str = "") -> Iterator[Sock]:
+def connect(
+    client: TestClient, code: str, token: str | None = None, label: str = ""
+) -> Iterator[Sock]:
     """A socket on room ``code`` (a seat's with ``token``, else a spectator's) whose first
     payload (the room's state, or the refusal) has been read."""
     url = f"/ws/{code}" + (f"?token={token}" if token is not None else "")
@@ -132,20 +136,35 @@ class Table:
     names: dict[int, str] = field(default_factory=dict)
 
 
-def seat_table(client: TestClient, seats: int, *, rules: dict[str, Any] | None = None,
-               bots: list[str | None] | None = None, humans: int | None = None,
-               timer: int = 0, public: bool = False) -> Table:
+def seat_table(
+    client: TestClient,
+    seats: int,
+    *,
+    rules: dict[str, Any] | None = None,
+    bots: list[str | None] | None = None,
+    humans: int | None = None,
+    timer: int = 0,
+    public: bool = False,
+) -> Table:
     """Create a room with ``seats`` seats (bots where ``bots`` says) and join humans into
     the open seats: all of them, or the first ``humans`` (host included)."""
-    response = client.post("/api/rooms", json={
-        "name": "Host", "seats": seats, "rules": rules or {"preset": "perudo"},
-        "bots": bots or [], "timer": timer, "public": public})
+    response = client.post(
+        "/api/rooms",
+        json={
+            "name": "Host",
+            "seats": seats,
+            "rules": rules or {"preset": "perudo"},
+            "bots": bots or [],
+            "timer": timer,
+            "public": public,
+        },
+    )
     assert response.status_code == 201, response.text
     body = response.json()
     table = Table(body["code"], {0: body["token"]}, {0: body["name"]})
     wanted = seats if humans is None else humans
     open_seats = [i for i in range(1, seats) if not (bots and i < len(bots) and bots[i])]
-    for number in open_seats[:max(0, wanted - 1)]:
+    for number in open_seats[: max(0, wanted - 1)]:
         joined = client.post(f"/api/rooms/{table.code}/join", json={"name": f"P{number}"})
         assert joined.status_code == 200, joined.text
         data = joined.json()
@@ -156,8 +175,11 @@ def seat_table(client: TestClient, seats: int, *, rules: dict[str, Any] | None =
 
 def bidding(state: dict[str, Any]) -> bool:
     """A state in which a round is being bid."""
-    return (state["type"] == "state" and state["game"] is not None
-            and state["game"]["phase"] == "bidding")
+    return (
+        state["type"] == "state"
+        and state["game"] is not None
+        and state["game"]["phase"] == "bidding"
+    )
 
 
 def settled(state: dict[str, Any] | None, version: int) -> bool:

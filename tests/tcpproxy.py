@@ -20,8 +20,9 @@ class Proxy:
         self.port = 0
         self.mode = "open"
         self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True,
-                                        name="tcp-proxy")
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, daemon=True, name="tcp-proxy"
+        )
         self._server: asyncio.Server | None = None
         self._links: set[asyncio.StreamWriter] = set()
 
@@ -61,8 +62,9 @@ class Proxy:
     # -- on the proxy's loop --------------------------------------------------------------
 
     async def _listen(self) -> None:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", self.port,
-                                                  reuse_address=True)
+        self._server = await asyncio.start_server(
+            self._serve, "127.0.0.1", self.port, reuse_address=True
+        )
         self.port = self._server.sockets[0].getsockname()[1]
 
     async def _close(self) -> None:
@@ -89,8 +91,11 @@ class Proxy:
             writer.transport.abort()
             return
         self._links.add(upstream_writer)
-        await asyncio.gather(self._pump(reader, upstream_writer),
-                             self._pump(upstream_reader, writer), return_exceptions=True)
+        await asyncio.gather(
+            self._pump(reader, upstream_writer),
+            self._pump(upstream_reader, writer),
+            return_exceptions=True,
+        )
         for end in (writer, upstream_writer):
             self._links.discard(end)
             with contextlib.suppress(Exception):

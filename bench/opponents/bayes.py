@@ -74,8 +74,9 @@ def _matching(dice: int, wild: bool) -> np.ndarray:
 @cache
 def _tails(unseen: int, chance: float) -> np.ndarray:
     """``tails[k]`` = P(at least k of ``unseen`` dice match); k past ``unseen`` gives 0."""
-    exact = np.array([math.comb(unseen, k) * chance**k * (1 - chance) ** (unseen - k)
-                      for k in range(unseen + 1)])
+    exact = np.array(
+        [math.comb(unseen, k) * chance**k * (1 - chance) ** (unseen - k) for k in range(unseen + 1)]
+    )
     tails = np.cumsum(exact[::-1])[::-1]
     return np.minimum(np.concatenate([tails, [0.0]]), 1.0)
 
@@ -111,8 +112,7 @@ class BayesBot:
         p_standing = holds(standing)
         if DUDO in view.legal and (not bids or p_standing < BELIEVE):
             return DUDO
-        near = [bid for bid, chance in zip(bids, chances, strict=True)
-                if chance >= best - SLACK]
+        near = [bid for bid, chance in zip(bids, chances, strict=True) if chance >= best - SLACK]
         return near[0]
 
     def _open(self, view: SeatView, bids: list[Bid], holds) -> Bid:  # type: ignore[no-untyped-def]
@@ -130,9 +130,11 @@ class BayesBot:
     # -- belief --------------------------------------------------------------------------
 
     def _posteriors(self, view: SeatView) -> dict[int, np.ndarray]:
-        posteriors = {seat: _hands(count)[1].copy()
-                      for seat, count in enumerate(view.dice_counts)
-                      if count and seat != view.seat}
+        posteriors = {
+            seat: _hands(count)[1].copy()
+            for seat, count in enumerate(view.dice_counts)
+            if count and seat != view.seat
+        }
         wild = view.rules.wild_ones and not view.palifico  # as the round started
         total = view.dice_in_play
         standing: Bid | None = None
@@ -169,22 +171,28 @@ class BayesBot:
         rules = view.rules
         face_limit, ones_limit = quantity_limits(view.dice_in_play, rules.cap_at_dice_in_play)
         if standing is None:
-            order = (Order.NO_ONES if rules.ones_bids in ("never", "halve") and not view.palifico
-                     else Order.PLAIN if rules.ones_bids != "never" else Order.NO_ONES)
+            order = (
+                Order.NO_ONES
+                if rules.ones_bids in ("never", "halve") and not view.palifico
+                else Order.PLAIN
+                if rules.ones_bids != "never"
+                else Order.NO_ONES
+            )
             steps = ladder(order, face_limit, ones_limit)
             return list(steps[:OPTIONS])
         if view.palifico:
             order = Order.NO_ONES if rules.ones_bids == "never" else Order.PLAIN
             steps = ladder(order, face_limit, ones_limit)
             column = steps.column(standing.face)
-            return list(column[standing.quantity:standing.quantity + OPTIONS // 5])
+            return list(column[standing.quantity : standing.quantity + OPTIONS // 5])
         order = {"never": Order.NO_ONES, "halve": Order.HALVE}.get(rules.ones_bids, Order.PLAIN)
         steps = ladder(order, face_limit, ones_limit)
         start = steps.above(standing)
-        return list(steps[start:start + OPTIONS])
+        return list(steps[start : start + OPTIONS])
 
-    def _count_tail(self, view: SeatView, posteriors: dict[int, np.ndarray], face: int,
-                    wild: bool) -> np.ndarray:
+    def _count_tail(
+        self, view: SeatView, posteriors: dict[int, np.ndarray], face: int, wild: bool
+    ) -> np.ndarray:
         counts_wild = wild and face != 1
         own = sum(1 for die in view.dice if die == face or (counts_wild and die == 1))
         total = np.zeros(own + 1)

@@ -43,8 +43,9 @@ SimAction = Bid | str
 @cache
 def _tails(unseen: int, chance: float) -> tuple[float, ...]:
     """``tails[k]`` = P(at least k of ``unseen`` dice match), k = 0..unseen + 1."""
-    exact = [math.comb(unseen, k) * chance**k * (1 - chance) ** (unseen - k)
-             for k in range(unseen + 1)]
+    exact = [
+        math.comb(unseen, k) * chance**k * (1 - chance) ** (unseen - k) for k in range(unseen + 1)
+    ]
     tails = [0.0] * (unseen + 2)
     running = 0.0
     for k in range(unseen, -1, -1):
@@ -68,26 +69,26 @@ class Round:
         never = rules.ones_bids == "never"
         if view.palifico:
             raises = Order.NO_ONES if never else Order.PLAIN
-            opening = (Order.PLAIN if rules.palifico_open_on_ones and not never
-                       else Order.NO_ONES)
+            opening = Order.PLAIN if rules.palifico_open_on_ones and not never else Order.NO_ONES
         else:
-            raises = {"never": Order.NO_ONES, "halve": Order.HALVE}.get(rules.ones_bids,
-                                                                          Order.PLAIN)
+            raises = {"never": Order.NO_ONES, "halve": Order.HALVE}.get(
+                rules.ones_bids, Order.PLAIN
+            )
             opening = Order.NO_ONES if rules.ones_bids in ("never", "halve") else Order.PLAIN
         self.raises: Ladder = ladder(raises, face_limit, ones_limit)
         self.opening: Ladder = ladder(opening, face_limit, ones_limit)
         alive = [seat for seat, count in enumerate(self.counts) if count]
-        self.next_seat = {seat: alive[(index + 1) % len(alive)]
-                          for index, seat in enumerate(alive)}
+        self.next_seat = {seat: alive[(index + 1) % len(alive)] for index, seat in enumerate(alive)}
 
     def legal_bids(self, actor: int, standing: Bid | None) -> list[Bid]:
         if standing is None:
             return list(self.opening)
-        if self.palifico and not (self.rules.palifico_one_die_may_change_face
-                                  and self.counts[actor] == 1):
+        if self.palifico and not (
+            self.rules.palifico_one_die_may_change_face and self.counts[actor] == 1
+        ):
             column = self.raises.column(standing.face)
-            return list(column[standing.quantity:])
-        return list(self.raises[self.raises.above(standing):])
+            return list(column[standing.quantity :])
+        return list(self.raises[self.raises.above(standing) :])
 
     def wild_after(self, wild: bool, bid: Bid) -> bool:
         return wild and not (self.lock and bid.face == 1)
@@ -108,8 +109,9 @@ class Round:
     @staticmethod
     def count(cups: dict[int, tuple[int, ...]], bid: Bid, wild: bool) -> int:
         counts = wild and bid.face != 1
-        return sum(1 for cup in cups.values() for die in cup
-                   if die == bid.face or (counts and die == 1))
+        return sum(
+            1 for cup in cups.values() for die in cup if die == bid.face or (counts and die == 1)
+        )
 
 
 @dataclass
@@ -198,9 +200,11 @@ class ISMCTSBot:
             if not finished:
                 self._backup(path, self._rollout(sim, state, me))
         legal = view.legal
-        scored = [(edge.visits, action) for action, edge in root.edges.items()
-                  if (action == CALL and DUDO in legal) or (isinstance(action, Bid)
-                                                            and action in legal)]
+        scored = [
+            (edge.visits, action)
+            for action, edge in root.edges.items()
+            if (action == CALL and DUDO in legal) or (isinstance(action, Bid) and action in legal)
+        ]
         if scored:
             most = max(visits for visits, _ in scored)
             best = self.rng.choice([action for visits, action in scored if visits == most])
@@ -223,9 +227,10 @@ class ISMCTSBot:
                 cups[seat] = view.dice
                 continue
             faces = bids_by.get(seat, [])
-            weights = [1 / 6 * (1 + self.HIST_BETA * (faces.count(face) / len(faces)
-                                                      if faces else 0.0))
-                       for face in range(1, 7)]
+            weights = [
+                1 / 6 * (1 + self.HIST_BETA * (faces.count(face) / len(faces) if faces else 0.0))
+                for face in range(1, 7)
+            ]
             cups[seat] = tuple(self.rng.choices(range(1, 7), weights=weights, k=count))
         return cups
 
@@ -290,8 +295,9 @@ class ISMCTSBot:
             candidate = None
             lowest = None
             for bid in bids:
-                if (sim.support(dice, bid, state.wild) >= self.ROLLOUT_ALPHA
-                        and (lowest is None or bid.quantity < lowest)):
+                if sim.support(dice, bid, state.wild) >= self.ROLLOUT_ALPHA and (
+                    lowest is None or bid.quantity < lowest
+                ):
                     lowest, candidate = bid.quantity, bid
             if candidate is None:
                 if callable_:

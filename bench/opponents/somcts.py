@@ -103,8 +103,7 @@ class _Edge:
     def ucb(self, total: int) -> float:
         if self.n == 0 or self.child.visits == 0:
             return math.inf
-        return (self.child.reward / self.child.visits
-                + math.sqrt(2 * math.log(total) / self.n))
+        return self.child.reward / self.child.visits + math.sqrt(2 * math.log(total) / self.n)
 
 
 class SOMCTSBot:
@@ -137,8 +136,9 @@ class SOMCTSBot:
     # -- the original's pieces -----------------------------------------------------------
 
     @staticmethod
-    def _determinizations(dice: int, history: list[Move],
-                          mine_bid: set[int]) -> tuple[list[Roll], list[float]]:
+    def _determinizations(
+        dice: int, history: list[Move], mine_bid: set[int]
+    ) -> tuple[list[Roll], list[float]]:
         """``bayesian_determinization_distribution`` over the opponent's rolls."""
         rolls = _rolls(dice)
         weights = [1.0] * len(rolls)
@@ -157,8 +157,9 @@ class SOMCTSBot:
         """``epsilon_conservative``: the opponent's policy inside the tree."""
         if self.rng.random() < EPSILON:
             return moves[0] if len(moves) == 1 else moves[self.rng.randint(0, len(moves) - 1)]
-        viable = [move for move in moves
-                  if move is not None and roll[0] + roll[move[1] - 1] >= move[0]]
+        viable = [
+            move for move in moves if move is not None and roll[0] + roll[move[1] - 1] >= move[0]
+        ]
         return self.rng.choice(viable) if viable else None
 
     def _child(self, memo: dict[tuple[Move, ...], _Node], node: _Node, move: Move) -> _Node:
@@ -170,8 +171,9 @@ class SOMCTSBot:
             memo[key] = child
         return child
 
-    def _traverse(self, node: _Node, memo: dict[tuple[Move, ...], _Node], mine: Roll,
-                  theirs: Roll, total: int) -> float:
+    def _traverse(
+        self, node: _Node, memo: dict[tuple[Move, ...], _Node], mine: Roll, theirs: Roll, total: int
+    ) -> float:
         history = node.history
         if history and history[-1] is None:
             reward = float(_score(mine, theirs, history, node.my_turn))
@@ -190,8 +192,10 @@ class SOMCTSBot:
             edge.n += 1
             reward = self._traverse(edge.child, memo, mine, theirs, total)
         else:
-            node.edges = [_Edge(move, self._child(memo, node, move))
-                          for move in _possible_moves(history, total)]
+            node.edges = [
+                _Edge(move, self._child(memo, node, move))
+                for move in _possible_moves(history, total)
+            ]
             edge = self.rng.choice(node.edges)
             edge.n += 1
             reward = self._playout(edge.child, mine, theirs, total)
@@ -216,8 +220,10 @@ class SOMCTSBot:
     def _best(root: _Node, history: list[Move], total: int) -> Move:
         if root.edges is None:
             return _possible_moves(history, total)[0]
-        means = [edge.child.reward / edge.child.visits if edge.child.visits else -math.inf
-                 for edge in root.edges]
+        means = [
+            edge.child.reward / edge.child.visits if edge.child.visits else -math.inf
+            for edge in root.edges
+        ]
         return root.edges[means.index(max(means))].action
 
     @staticmethod
@@ -228,8 +234,9 @@ class SOMCTSBot:
         if wanted in view.legal:
             return wanted
         bids = view.legal.bids
-        same_face = [bid for bid in bids if bid.face == wanted.face
-                     and bid.quantity >= wanted.quantity]
+        same_face = [
+            bid for bid in bids if bid.face == wanted.face and bid.quantity >= wanted.quantity
+        ]
         if same_face:
             return same_face[0]
         return bids[0] if bids else DUDO

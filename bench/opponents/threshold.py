@@ -45,8 +45,10 @@ def _at_least(needed: int, unseen: int, chance: float) -> float:
         return 1.0
     if needed > unseen:
         return 0.0
-    return sum(comb(unseen, k) * chance**k * (1 - chance) ** (unseen - k)
-               for k in range(needed, unseen + 1))
+    return sum(
+        comb(unseen, k) * chance**k * (1 - chance) ** (unseen - k)
+        for k in range(needed, unseen + 1)
+    )
 
 
 def _mine(view: SeatView, face: int) -> int:
@@ -104,8 +106,11 @@ class TwoThresholdBot:
         face; sorted by probability (stable), the top three, over-cap bids dropped."""
         wanted = [Bid(standing.quantity + 1, standing.face)]
         wanted += [Bid(standing.quantity, face) for face in range(standing.face + 1, 7)]
-        options = [(_holds(view, bid), bid) for bid in wanted
-                   if bid in view.legal and bid.quantity <= view.dice_in_play]
+        options = [
+            (_holds(view, bid), bid)
+            for bid in wanted
+            if bid in view.legal and bid.quantity <= view.dice_in_play
+        ]
         options.sort(key=lambda option: -option[0])
         return options[:3]
 
@@ -141,8 +146,9 @@ class HeuristicBot:
         return DUDO
 
     def _open(self, view: SeatView) -> Bid:
-        faces = [face for face in range(2, 7)
-                 if any(bid.face == face for bid in view.legal.bids)] or [1]
+        faces = [
+            face for face in range(2, 7) if any(bid.face == face for bid in view.legal.bids)
+        ] or [1]
         best_face = faces[0]
         best_support = -1
         for face in faces:

@@ -36,15 +36,46 @@ from typing import overload
 FACES = (1, 2, 3, 4, 5, 6)
 
 _NUMBER_WORDS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
-    "nineteen": 19, "twenty": 20,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
 }
 _FACE_WORDS = {
-    "one": 1, "ones": 1, "ace": 1, "aces": 1, "two": 2, "twos": 2, "deuce": 2, "deuces": 2,
-    "three": 3, "threes": 3, "trey": 3, "treys": 3, "four": 4, "fours": 4, "five": 5,
-    "fives": 5, "six": 6, "sixes": 6,
+    "one": 1,
+    "ones": 1,
+    "ace": 1,
+    "aces": 1,
+    "two": 2,
+    "twos": 2,
+    "deuce": 2,
+    "deuces": 2,
+    "three": 3,
+    "threes": 3,
+    "trey": 3,
+    "treys": 3,
+    "four": 4,
+    "fours": 4,
+    "five": 5,
+    "fives": 5,
+    "six": 6,
+    "sixes": 6,
 }
 _BID_PATTERN = re.compile(
     r"^\s*(?P<quantity>[a-z]+|\d+)\s*(?:x|\*|×|\s)\s*(?P<face>[a-z]+|\d+?)(?:'?s)?\s*$"
@@ -178,15 +209,20 @@ class Ladder(Sequence[Bid]):
         self.ones_limit = ones_limit
         self.rank = RANK[order]
         faces = (2, 3, 4, 5, 6) if order is Order.NO_ONES else FACES
-        bids = [Bid(quantity, face) for quantity in range(1, limit + 1) for face in faces
-                if face != 1 or quantity <= ones_limit]
+        bids = [
+            Bid(quantity, face)
+            for quantity in range(1, limit + 1)
+            for face in faces
+            if face != 1 or quantity <= ones_limit
+        ]
         bids.sort(key=self.rank)
         self._bids: tuple[Bid, ...] = tuple(bids)
         self.positions: dict[Bid, int] = {bid: i for i, bid in enumerate(bids)}
         """Position of each bid of the ladder (the fast form of :meth:`index`)."""
         # Within one face every order ranks by quantity, so each column is in rank order.
         self._columns: dict[int, tuple[Bid, ...]] = {
-            face: tuple(bid for bid in bids if bid.face == face) for face in faces}
+            face: tuple(bid for bid in bids if bid.face == face) for face in faces
+        }
 
     def column(self, face: int) -> tuple[Bid, ...]:
         """The ladder's bids on ``face``, by quantity: ``column(face)[q - 1]`` is ``q`` of it.

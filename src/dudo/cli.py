@@ -35,7 +35,8 @@ def _error_line(message: str) -> str:
 
 
 _ClickException: type[Exception] = next(
-    cls for cls in typer.BadParameter.__mro__ if cls.__name__ == "ClickException")
+    cls for cls in typer.BadParameter.__mro__ if cls.__name__ == "ClickException"
+)
 """The base of click's errors, as the running typer has it: its own copy of click in newer
 typers, click itself in older ones (both export ``BadParameter``, which derives from it)."""
 
@@ -145,8 +146,10 @@ def _version(value: bool) -> None:
 @app.callback()
 def main(
     version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True,
-                           help="Print the version and exit.")
+        bool,
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Print the version and exit."
+        ),
     ] = False,
 ) -> None:
     """Liar's Dice (Dudo, Perudo, Cacho) for people and programs."""
@@ -154,8 +157,9 @@ def main(
 
 @app.command()
 def scenario(
-    file: Annotated[str, typer.Argument(help="A scenario JSON file, or - for standard input.",
-                                        metavar="FILE|-")],
+    file: Annotated[
+        str, typer.Argument(help="A scenario JSON file, or - for standard input.", metavar="FILE|-")
+    ],
 ) -> None:
     """Play a scenario file (fixed dice, scripted actions) and print one JSON event a line.
 
@@ -187,21 +191,26 @@ def build_rules(preset: str, settings: list[str] | None) -> Rules:
 
 SetOption = Annotated[
     list[str] | None,
-    typer.Option("--set", "-s", metavar="OPTION=VALUE",
-                 help="Change one option of the preset, e.g. --set calza=any_time "
-                      "(repeatable)."),
+    typer.Option(
+        "--set",
+        "-s",
+        metavar="OPTION=VALUE",
+        help="Change one option of the preset, e.g. --set calza=any_time (repeatable).",
+    ),
 ]
 
 
 @app.command()
 def rules(
-    preset: Annotated[str, typer.Argument(
-        help=f"One of: {', '.join(PRESETS)}.")] = DEFAULT_PRESET,
+    preset: Annotated[str, typer.Argument(help=f"One of: {', '.join(PRESETS)}.")] = DEFAULT_PRESET,
     settings: SetOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the options as JSON.")] = False,
-    lang: Annotated[str, typer.Option(
-        "--lang", "-l", metavar="LANG",
-        help=f"Language of the sheet: {', '.join(LANGUAGES)}.")] = "en",
+    lang: Annotated[
+        str,
+        typer.Option(
+            "--lang", "-l", metavar="LANG", help=f"Language of the sheet: {', '.join(LANGUAGES)}."
+        ),
+    ] = "en",
 ) -> None:
     """Print the rules of a preset (with house rules on top) in plain words."""
     if lang.lower() not in LANGUAGES:
@@ -215,39 +224,62 @@ def rules(
 
 @app.command()
 def arena(
-    players: Annotated[str | None, typer.Option(
-        "--players", "-p", metavar="BOT,BOT,...",
-        help="Entrants, comma-separated: random, easy, normal, hard, "
-             "package.module:Class or path/to/file.py:Class. Default: hard,normal "
-             "(with --ladder: hard,normal,easy,random).")] = None,
-    games: Annotated[int, typer.Option("--games", "-n", min=1, max=1_000_000,
-                                       help="Number of games.")] = 1000,
-    preset: Annotated[str, typer.Option("--rules", "-r", metavar="PRESET",
-                                        help=f"One of: {', '.join(PRESETS)}.")] = DEFAULT_PRESET,
+    players: Annotated[
+        str | None,
+        typer.Option(
+            "--players",
+            "-p",
+            metavar="BOT,BOT,...",
+            help="Entrants, comma-separated: random, easy, normal, hard, "
+            "package.module:Class or path/to/file.py:Class. Default: hard,normal "
+            "(with --ladder: hard,normal,easy,random).",
+        ),
+    ] = None,
+    games: Annotated[
+        int, typer.Option("--games", "-n", min=1, max=1_000_000, help="Number of games.")
+    ] = 1000,
+    preset: Annotated[
+        str, typer.Option("--rules", "-r", metavar="PRESET", help=f"One of: {', '.join(PRESETS)}.")
+    ] = DEFAULT_PRESET,
     settings: SetOption = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed: the same seed replays the run.")] = 0,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, max=64,
-                                      help="Worker processes.")] = 1,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, max=64, help="Worker processes.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
-    dice_key: Annotated[str | None, typer.Option(
-        "--dice-key", help="Replay a run with bots of your own: the key it printed. "
-                           "Without it such runs draw a fresh secret key, so no bot can "
-                           "work out the dice from the seed.")] = None,
-    ladder: Annotated[bool, typer.Option(
-        "--ladder", help="Rate the entrants (OpenSkill, mu ± 2 sigma) from a heads-up "
-                         "round-robin, or from mixed tables with --seats; seating shuffled "
-                         "game by game. Also reports each bot's call accuracy (share of "
-                         "its dudo/calza calls that were right), bluff rate (share of its "
-                         "bids above what its own cup holds for the face plus the expected "
-                         "count among the dice it cannot see) and dice lost by cause "
-                         "(calling a bid that held, its bid called and false, a wrong "
-                         "calza).")] = False,
-    seats: Annotated[int | None, typer.Option(
-        "--seats", metavar="N",
-        help="With --ladder: players at each table (2, the default, is a heads-up "
-             "round-robin of every pair; more draws N entrants a game).")] = None,
-    debug: Annotated[bool, typer.Option(
-        "--debug", help="Show the full traceback when a bot fails.")] = False,
+    dice_key: Annotated[
+        str | None,
+        typer.Option(
+            "--dice-key",
+            help="Replay a run with bots of your own: the key it printed. "
+            "Without it such runs draw a fresh secret key, so no bot can "
+            "work out the dice from the seed.",
+        ),
+    ] = None,
+    ladder: Annotated[
+        bool,
+        typer.Option(
+            "--ladder",
+            help="Rate the entrants (OpenSkill, mu ± 2 sigma) from a heads-up "
+            "round-robin, or from mixed tables with --seats; seating shuffled "
+            "game by game. Also reports each bot's call accuracy (share of "
+            "its dudo/calza calls that were right), bluff rate (share of its "
+            "bids above what its own cup holds for the face plus the expected "
+            "count among the dice it cannot see) and dice lost by cause "
+            "(calling a bid that held, its bid called and false, a wrong "
+            "calza).",
+        ),
+    ] = False,
+    seats: Annotated[
+        int | None,
+        typer.Option(
+            "--seats",
+            metavar="N",
+            help="With --ladder: players at each table (2, the default, is a heads-up "
+            "round-robin of every pair; more draws N entrants a game).",
+        ),
+    ] = None,
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Show the full traceback when a bot fails.")
+    ] = False,
 ) -> None:
     """Play many games among bots (seats rotated) and print each entrant's win rate; with
     --ladder, rate them (OpenSkill) and show how each one calls, bluffs and loses dice."""
@@ -257,9 +289,11 @@ def arena(
 
     if seats is not None and not ladder:
         _fail("--seats needs --ladder (a plain arena seats every entrant at one table)")
-    entrants = [name.strip()
-                for name in (players or ("hard,normal,easy,random" if ladder
-                                         else "hard,normal")).split(",") if name.strip()]
+    entrants = [
+        name.strip()
+        for name in (players or ("hard,normal,easy,random" if ladder else "hard,normal")).split(",")
+        if name.strip()
+    ]
     if ladder:
         _check_ladder(entrants, seats or 2, games)
     elif not 2 <= len(entrants) <= 10:
@@ -341,12 +375,20 @@ def _progress(games: int) -> tuple[AbstractContextManager[Any], Callable[[int], 
 
 def _rules_named(rules: Rules) -> str:
     overrides = rules.to_overrides()
-    return str(overrides.pop("preset")) + "".join(f", {key}={value}"
-                                                  for key, value in overrides.items())
+    return str(overrides.pop("preset")) + "".join(
+        f", {key}={value}" for key, value in overrides.items()
+    )
 
 
-def _run_arena(entrants: list[str], games: int, rules: Rules, seed: int, jobs: int,
-               dice_key: str, as_json: bool) -> None:
+def _run_arena(
+    entrants: list[str],
+    games: int,
+    rules: Rules,
+    seed: int,
+    jobs: int,
+    dice_key: str,
+    as_json: bool,
+) -> None:
     """``dudo arena``: play, then print the win rates (or the JSON)."""
     from rich.console import Console
     from rich.table import Table
@@ -357,26 +399,48 @@ def _run_arena(entrants: list[str], games: int, rules: Rules, seed: int, jobs: i
     habits: list[BotStats] = []
     bar, advance = _progress(games if not as_json else 0)
     with bar:
-        standings = run_arena(entrants, games, rules, seed=seed, jobs=jobs,
-                              progress=advance, dice_key=dice_key, habits=habits)
+        standings = run_arena(
+            entrants,
+            games,
+            rules,
+            seed=seed,
+            jobs=jobs,
+            progress=advance,
+            dice_key=dice_key,
+            habits=habits,
+        )
     labels = entrant_labels(entrants)
     if as_json:
         results = []
         for standing, label, stats in zip(standings, labels, habits, strict=True):
             low, high = standing.interval()
-            results.append({
-                "player": standing.player,
-                "wins": int(standing.wins) if standing.wins.is_integer() else standing.wins,
-                **({"label": label} if label != standing.player else {}),
-                "win_rate": standing.rate, "win_interval": [low, high],
-                **stats.habits_json()})
-        typer.echo(json.dumps({"games": games, "results": results, "seed": seed,
-                               "rules": rules.to_overrides(),
-                               **({"dice_key": dice_key} if dice_key else {})}))
+            results.append(
+                {
+                    "player": standing.player,
+                    "wins": int(standing.wins) if standing.wins.is_integer() else standing.wins,
+                    **({"label": label} if label != standing.player else {}),
+                    "win_rate": standing.rate,
+                    "win_interval": [low, high],
+                    **stats.habits_json(),
+                }
+            )
+        typer.echo(
+            json.dumps(
+                {
+                    "games": games,
+                    "results": results,
+                    "seed": seed,
+                    "rules": rules.to_overrides(),
+                    **({"dice_key": dice_key} if dice_key else {}),
+                }
+            )
+        )
         return
     console = Console()
-    console.print(f"[bold]{games} games[/], {' vs '.join(labels)}, {_rules_named(rules)}, "
-                  f"seed {seed}", soft_wrap=False)
+    console.print(
+        f"[bold]{games} games[/], {' vs '.join(labels)}, {_rules_named(rules)}, seed {seed}",
+        soft_wrap=False,
+    )
     table = Table()
     table.add_column("player")
     lost_word = "points" if rules.format == "points" else "dice lost"
@@ -385,15 +449,21 @@ def _run_arena(entrants: list[str], games: int, rules: Rules, seed: int, jobs: i
     for standing, label, stats in zip(standings, labels, habits, strict=True):
         low, high = standing.interval()
         accuracy = stats.call_accuracy
-        table.add_row(label, f"{standing.wins:g}", f"{standing.rate:.1%}",
-                      f"{low:.1%} – {high:.1%}",
-                      "–" if accuracy is None else f"{accuracy:.0%}", str(stats.lost_total))
+        table.add_row(
+            label,
+            f"{standing.wins:g}",
+            f"{standing.rate:.1%}",
+            f"{low:.1%} – {high:.1%}",
+            "–" if accuracy is None else f"{accuracy:.0%}",
+            str(stats.lost_total),
+        )
     console.print(table)
-    console.print("calls right: dudo and calza calls that were right (more: --json)",
-                  style="dim")
+    console.print("calls right: dudo and calza calls that were right (more: --json)", style="dim")
     if dice_key:
-        console.print(f"dice key {dice_key}, to replay the run:\n"
-                      f"  --seed {seed} --dice-key {dice_key}", soft_wrap=True)
+        console.print(
+            f"dice key {dice_key}, to replay the run:\n  --seed {seed} --dice-key {dice_key}",
+            soft_wrap=True,
+        )
 
 
 def _check_ladder(entrants: list[str], seats: int, games: int) -> None:
@@ -405,12 +475,22 @@ def _check_ladder(entrants: list[str], seats: int, games: int) -> None:
     except LadderError as error:
         _fail(f"--ladder: {error}")
     if seats == 2 and games < len(pairings(len(entrants))):
-        _fail(f"--ladder: {len(entrants)} entrants make {len(pairings(len(entrants)))} "
-              f"heads-up pairs, so --games must be at least that, not {games}")
+        _fail(
+            f"--ladder: {len(entrants)} entrants make {len(pairings(len(entrants)))} "
+            f"heads-up pairs, so --games must be at least that, not {games}"
+        )
 
 
-def _run_ladder(entrants: list[str], games: int, rules: Rules, seats: int, seed: int,
-                jobs: int, dice_key: str, as_json: bool) -> None:
+def _run_ladder(
+    entrants: list[str],
+    games: int,
+    rules: Rules,
+    seats: int,
+    seed: int,
+    jobs: int,
+    dice_key: str,
+    as_json: bool,
+) -> None:
     """``dudo arena --ladder``: play, then print the ratings table (or the JSON)."""
     from rich import box
     from rich.console import Console
@@ -421,8 +501,16 @@ def _run_ladder(entrants: list[str], games: int, rules: Rules, seats: int, seed:
 
     bar, advance = _progress(games)
     with bar:
-        report = run_ladder(entrants, games, rules, seats=seats, seed=seed, jobs=jobs,
-                            progress=advance, dice_key=dice_key)
+        report = run_ladder(
+            entrants,
+            games,
+            rules,
+            seats=seats,
+            seed=seed,
+            jobs=jobs,
+            progress=advance,
+            dice_key=dice_key,
+        )
     if as_json:
         typer.echo(json.dumps(report.to_json()))
         return
@@ -434,8 +522,7 @@ def _run_ladder(entrants: list[str], games: int, rules: Rules, seats: int, seed:
     lost_word = "points" if rules.format == "points" else "dice lost"
     table = Table(box=box.SIMPLE_HEAD)
     for column in ("player", "rating", "wins", "calls right", "bluffs", lost_word):
-        table.add_column(column, justify="left" if column == "player" else "right",
-                         no_wrap=True)
+        table.add_column(column, justify="left" if column == "player" else "right", no_wrap=True)
     shown = {name: name.rpartition(":")[2] for name in entrants}  # a plug-in by its class
     if len(set(shown.values())) < len(shown):
         shown = {name: name for name in entrants}
@@ -443,18 +530,22 @@ def _run_ladder(entrants: list[str], games: int, rules: Rules, seats: int, seed:
         rating, stats = entry.rating, entry.stats
         lost = stats.lost_by_cause
         table.add_row(
-            shown[entry.player], f"{rating.mu:.1f} ± {2 * rating.sigma:.1f}",
-            f"{entry.standing.rate:.1%}", share(stats.call_accuracy),
+            shown[entry.player],
+            f"{rating.mu:.1f} ± {2 * rating.sigma:.1f}",
+            f"{entry.standing.rate:.1%}",
+            share(stats.call_accuracy),
             f"{share(stats.bluff_rate, 0)}/{share(stats.opening_bluff_rate, 0)}",
-            f"{stats.lost_total}: {lost['calling']}/{lost['called']}/{lost['calza']}")
+            f"{stats.lost_total}: {lost['calling']}/{lost['called']}/{lost['calza']}",
+        )
     console = Console()
-    console.print(f"[bold]Ladder: {games} games[/], {kind}, {_rules_named(rules)}, "
-                  f"seed {seed}")
+    console.print(f"[bold]Ladder: {games} games[/], {kind}, {_rules_named(rules)}, seed {seed}")
     console.print(table)
-    for line in ("rating: OpenSkill mu ± 2 sigma, sorted by mu - 3 sigma",
-                 "calls right: dudo and calza calls that were right",
-                 "bluffs: bids above own cup + expected unseen (all / openings)",
-                 f"{lost_word}: calling a bid that held / own bid called / calza"):
+    for line in (
+        "rating: OpenSkill mu ± 2 sigma, sorted by mu - 3 sigma",
+        "calls right: dudo and calza calls that were right",
+        "bluffs: bids above own cup + expected unseen (all / openings)",
+        f"{lost_word}: calling a bid that held / own bid called / calza",
+    ):
         console.print(line, style="dim")
     if report.pairs:
         console.print("[bold]Heads-up pairs[/]")
@@ -467,40 +558,70 @@ def _run_ladder(entrants: list[str], games: int, rules: Rules, seats: int, seed:
             standing = Standing(pair.players[0], pair.wins[0], pair.games)
             low, high = standing.interval()
             first, second = (shown[player] for player in pair.players)
-            pairs.add_row(f"{first} vs {second}", str(pair.games),
-                          f"{pair.wins[0]:g}", f"{standing.rate:.1%} ({low:.1%}–{high:.1%})")
+            pairs.add_row(
+                f"{first} vs {second}",
+                str(pair.games),
+                f"{pair.wins[0]:g}",
+                f"{standing.rate:.1%} ({low:.1%}–{high:.1%})",
+            )
         console.print(pairs)
     if dice_key:
-        console.print(f"dice key {dice_key}, to replay the run:\n"
-                      f"  --seed {seed} --dice-key {dice_key}", soft_wrap=True)
+        console.print(
+            f"dice key {dice_key}, to replay the run:\n  --seed {seed} --dice-key {dice_key}",
+            soft_wrap=True,
+        )
 
 
 @app.command()
 def play(
-    bots: Annotated[str, typer.Option(
-        "--bots", "-b", metavar="LEVEL,LEVEL,...",
-        help="Opponents, comma-separated (1 to 9): easy, normal, hard, random, or your own "
-             "bot as package.module:Class or path/to/file.py:Class.")] = "normal,hard,easy",
-    preset: Annotated[str, typer.Option("--rules", "-r", metavar="PRESET",
-                                        help=f"One of: {', '.join(PRESETS)}.")] = DEFAULT_PRESET,
+    bots: Annotated[
+        str,
+        typer.Option(
+            "--bots",
+            "-b",
+            metavar="LEVEL,LEVEL,...",
+            help="Opponents, comma-separated (1 to 9): easy, normal, hard, random, or your own "
+            "bot as package.module:Class or path/to/file.py:Class.",
+        ),
+    ] = "normal,hard,easy",
+    preset: Annotated[
+        str, typer.Option("--rules", "-r", metavar="PRESET", help=f"One of: {', '.join(PRESETS)}.")
+    ] = DEFAULT_PRESET,
     settings: SetOption = None,
-    name: Annotated[str, typer.Option("--name", metavar="NAME",
-                                      help="Your name at the table.")] = "You",
-    seed: Annotated[int | None, typer.Option(
-        "--seed", help="Seed the dice and the bots to replay a game.")] = None,
-    pause: Annotated[float | None, typer.Option(
-        "--pause", metavar="SECONDS", min=0,
-        help="How long the outcome of a call stays on screen before the next round. "
-             "Default: until you press Enter (no pause when the input is not a "
-             "terminal); 0 for none.")] = None,
-    records: Annotated[Path | None, typer.Option(
-        "--records", metavar="DIR", envvar="DUDO_GAMES", file_okay=False,
-        help="Folder for the game's record, which dudo verify and dudo analyze read. "
-             "Default: $XDG_DATA_HOME/dudo/games (~/.local/share/dudo/games).")] = None,
-    record: Annotated[bool, typer.Option(
-        "--record/--no-record", help="Save the game's record when it ends.")] = True,
-    debug: Annotated[bool, typer.Option(
-        "--debug", help="Show the full traceback when a bot fails.")] = False,
+    name: Annotated[
+        str, typer.Option("--name", metavar="NAME", help="Your name at the table.")
+    ] = "You",
+    seed: Annotated[
+        int | None, typer.Option("--seed", help="Seed the dice and the bots to replay a game.")
+    ] = None,
+    pause: Annotated[
+        float | None,
+        typer.Option(
+            "--pause",
+            metavar="SECONDS",
+            min=0,
+            help="How long the outcome of a call stays on screen before the next round. "
+            "Default: until you press Enter (no pause when the input is not a "
+            "terminal); 0 for none.",
+        ),
+    ] = None,
+    records: Annotated[
+        Path | None,
+        typer.Option(
+            "--records",
+            metavar="DIR",
+            envvar="DUDO_GAMES",
+            file_okay=False,
+            help="Folder for the game's record, which dudo verify and dudo analyze read. "
+            "Default: $XDG_DATA_HOME/dudo/games (~/.local/share/dudo/games).",
+        ),
+    ] = None,
+    record: Annotated[
+        bool, typer.Option("--record/--no-record", help="Save the game's record when it ends.")
+    ] = True,
+    debug: Annotated[
+        bool, typer.Option("--debug", help="Show the full traceback when a bot fails.")
+    ] = False,
 ) -> None:
     """Play a game in the terminal against bots.
 
@@ -530,8 +651,10 @@ def play(
         _fail("--name must not be empty")
     chosen = build_rules(preset, settings)
     try:
-        players = [make_bot(level, seed=None if seed is None else seed * 16 + seat)
-                   for seat, level in enumerate(levels, start=1)]
+        players = [
+            make_bot(level, seed=None if seed is None else seed * 16 + seat)
+            for seat, level in enumerate(levels, start=1)
+        ]
     except BotSpecError as error:
         _fail(str(error))
     except Exception as error:  # a user's bot that fails to construct
@@ -542,9 +665,17 @@ def play(
     interactive = sys.stdin.isatty() and console.is_terminal
     if pause is None and not interactive:
         pause = 0
-    terminal = TerminalGame(game, players, name, console, console.input,
-                            levels=[level.rpartition(":")[2] for level in levels],
-                            pause=pause, clear=interactive, commitment=dice.commitment_for)
+    terminal = TerminalGame(
+        game,
+        players,
+        name,
+        console,
+        console.input,
+        levels=[level.rpartition(":")[2] for level in levels],
+        pause=pause,
+        clear=interactive,
+        commitment=dice.commitment_for,
+    )
     status = 0
     try:
         terminal.play()
@@ -557,18 +688,24 @@ def play(
         _report_bot_error(error, debug)
     if record and dice.fairness:
         folder = records or default_folder()
-        data = game_record(game, dice, new_game_id(), terminal.names,
-                           range(1, len(players) + 1))
+        data = game_record(game, dice, new_game_id(), terminal.names, range(1, len(players) + 1))
         try:
             path = save_record(data, folder)
         except OSError as error:
-            typer.echo(_error_line(f"cannot save the game record in {str(folder)!r}: "
-                                   f"{error.strerror or error}"), err=True)
+            typer.echo(
+                _error_line(
+                    f"cannot save the game record in {str(folder)!r}: {error.strerror or error}"
+                ),
+                err=True,
+            )
         else:
             finished = "" if game.winners else " (the game is not finished)"
-            console.print(f"Game record{finished}: {path}\n"
-                          f"Check the dice: dudo verify {path}\n"
-                          f"Weigh every move: dudo analyze {path}", soft_wrap=True)
+            console.print(
+                f"Game record{finished}: {path}\n"
+                f"Check the dice: dudo verify {path}\n"
+                f"Weigh every move: dudo analyze {path}",
+                soft_wrap=True,
+            )
     raise typer.Exit(status)
 
 
@@ -581,18 +718,20 @@ def _cannot_start(message: str, exit_code: int) -> NoReturn:
     raise typer.Exit(exit_code)
 
 
-def _check_cluster_options(cluster: str, kind: str, advertise: str | None,
-                           workers: int) -> None:
+def _check_cluster_options(cluster: str, kind: str, advertise: str | None, workers: int) -> None:
     """--cluster, and --advertise beside it: a Redis URL, a database all nodes share, and
     an address the other nodes can reach (exit 2 on the first that is wrong)."""
     from dudo.store.base import hide_password
 
     if not cluster.startswith(("redis://", "rediss://", "unix://")):
-        _fail(f"--cluster must be a Redis URL (redis://HOST:PORT/DB), not "
-              f"{hide_password(cluster)!r}")
+        _fail(
+            f"--cluster must be a Redis URL (redis://HOST:PORT/DB), not {hide_password(cluster)!r}"
+        )
     if kind == "memory":
-        _fail("--cluster needs a database all nodes share: postgresql://... (or "
-              "sqlite:///FILE for workers on one machine), not memory://")
+        _fail(
+            "--cluster needs a database all nodes share: postgresql://... (or "
+            "sqlite:///FILE for workers on one machine), not memory://"
+        )
     if advertise is not None:
         from urllib.parse import urlsplit
 
@@ -604,56 +743,93 @@ def _check_cluster_options(cluster: str, kind: str, advertise: str | None,
         if parts.scheme != "http" or not parts.hostname or parts.path not in ("", "/"):
             _fail(f"--advertise must be http://HOST:PORT, not {advertise!r}")
         if workers > 1 and port_given:
-            _fail("with --workers, --advertise names the host only (http://HOST): each "
-                  "worker opens a relay port of its own")
+            _fail(
+                "with --workers, --advertise names the host only (http://HOST): each "
+                "worker opens a relay port of its own"
+            )
         if workers == 1 and not port_given:
             _fail(f"--advertise must name a port too: http://HOST:PORT, not {advertise!r}")
 
 
 @app.command()
 def serve(
-    host: Annotated[str | None, typer.Option(
-        envvar="DUDO_HOST", show_default=False,
-        help="Address to listen on: 127.0.0.1 (the default) is this computer only; "
-             "0.0.0.0 is all its interfaces, and the addresses to share are printed.")
+    host: Annotated[
+        str | None,
+        typer.Option(
+            envvar="DUDO_HOST",
+            show_default=False,
+            help="Address to listen on: 127.0.0.1 (the default) is this computer only; "
+            "0.0.0.0 is all its interfaces, and the addresses to share are printed.",
+        ),
     ] = None,
-    port: Annotated[int, typer.Option(envvar="DUDO_PORT", min=1, max=65535,
-                                      help="Port to listen on.")] = 8000,
-    lan: Annotated[bool, typer.Option(
-        "--lan", help="A party on your home network: listen on all interfaces (0.0.0.0) "
-                      "and print this computer's addresses to share, with a QR code for "
-                      "phones on the same Wi-Fi.")] = False,
-    database: Annotated[str, typer.Option(
-        envvar="DUDO_DATABASE",
-        help="sqlite:///FILE (default sqlite:///dudo.db), postgresql://... or memory://."),
+    port: Annotated[
+        int, typer.Option(envvar="DUDO_PORT", min=1, max=65535, help="Port to listen on.")
+    ] = 8000,
+    lan: Annotated[
+        bool,
+        typer.Option(
+            "--lan",
+            help="A party on your home network: listen on all interfaces (0.0.0.0) "
+            "and print this computer's addresses to share, with a QR code for "
+            "phones on the same Wi-Fi.",
+        ),
+    ] = False,
+    database: Annotated[
+        str,
+        typer.Option(
+            envvar="DUDO_DATABASE",
+            help="sqlite:///FILE (default sqlite:///dudo.db), postgresql://... or memory://.",
+        ),
     ] = "sqlite:///dudo.db",
     log_level: Annotated[str, typer.Option(help="debug, info, warning or error.")] = "info",
-    log_format: Annotated[str, typer.Option(
-        envvar="DUDO_LOG_FORMAT",
-        help="text, json or auto: auto (the default) is a banner on standard output and "
-             "readable log lines when standard error is a terminal, and JSON lines (one "
-             "'listening' event instead of the banner) anywhere else: a pipe, a file, "
-             "systemd's journal, a container's log.")] = "auto",
-    forwarded_allow_ips: Annotated[str, typer.Option(
-        envvar="DUDO_FORWARDED_ALLOW_IPS",
-        help="Addresses of your reverse proxies, comma separated (or *): only requests from "
-             "them may name the client's address in X-Forwarded-For. Default: none, so "
-             "nobody can dodge the per-address limits with a made-up header.")] = "",
-    cluster: Annotated[str | None, typer.Option(
-        envvar="DUDO_CLUSTER",
-        help="redis://HOST:PORT/DB: run as one node of a cluster sharing this Redis and "
-             "the --database (PostgreSQL across machines). Any node answers any request; "
-             "a dead node's rooms move to the others.")] = None,
-    advertise: Annotated[str | None, typer.Option(
-        envvar="DUDO_ADVERTISE",
-        help="http://HOST:PORT where the other nodes reach this one (with --cluster). "
-             "Default: the --host and --port (this machine's address for 0.0.0.0). With "
-             "--workers: http://HOST, and each worker opens a relay port of its own "
-             "(default: on the loopback, so all nodes on one machine).")] = None,
-    workers: Annotated[int, typer.Option(
-        envvar="DUDO_WORKERS", min=1, max=64,
-        help="Start this many nodes on this machine behind one port, to use all its "
-             "cores (needs --cluster).")] = 1,
+    log_format: Annotated[
+        str,
+        typer.Option(
+            envvar="DUDO_LOG_FORMAT",
+            help="text, json or auto: auto (the default) is a banner on standard output and "
+            "readable log lines when standard error is a terminal, and JSON lines (one "
+            "'listening' event instead of the banner) anywhere else: a pipe, a file, "
+            "systemd's journal, a container's log.",
+        ),
+    ] = "auto",
+    forwarded_allow_ips: Annotated[
+        str,
+        typer.Option(
+            envvar="DUDO_FORWARDED_ALLOW_IPS",
+            help="Addresses of your reverse proxies, comma separated (or *): only requests from "
+            "them may name the client's address in X-Forwarded-For. Default: none, so "
+            "nobody can dodge the per-address limits with a made-up header.",
+        ),
+    ] = "",
+    cluster: Annotated[
+        str | None,
+        typer.Option(
+            envvar="DUDO_CLUSTER",
+            help="redis://HOST:PORT/DB: run as one node of a cluster sharing this Redis and "
+            "the --database (PostgreSQL across machines). Any node answers any request; "
+            "a dead node's rooms move to the others.",
+        ),
+    ] = None,
+    advertise: Annotated[
+        str | None,
+        typer.Option(
+            envvar="DUDO_ADVERTISE",
+            help="http://HOST:PORT where the other nodes reach this one (with --cluster). "
+            "Default: the --host and --port (this machine's address for 0.0.0.0). With "
+            "--workers: http://HOST, and each worker opens a relay port of its own "
+            "(default: on the loopback, so all nodes on one machine).",
+        ),
+    ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            envvar="DUDO_WORKERS",
+            min=1,
+            max=64,
+            help="Start this many nodes on this machine behind one port, to use all its "
+            "cores (needs --cluster).",
+        ),
+    ] = 1,
 ) -> None:
     """Run the game server (rooms, bots, fair dice) and print where to open it.
 
@@ -685,8 +861,10 @@ def serve(
     except ValueError as error:
         _fail(str(error))
     if lan and host not in (None, "0.0.0.0", "::"):
-        _fail(f"--lan listens on all interfaces (0.0.0.0), so it takes no --host {host}: "
-              "leave out one or the other")
+        _fail(
+            f"--lan listens on all interfaces (0.0.0.0), so it takes no --host {host}: "
+            "leave out one or the other"
+        )
     host = host if host is not None else ("0.0.0.0" if lan else "127.0.0.1")
     try:
         kind = database_kind(database)
@@ -697,14 +875,21 @@ def serve(
     except ValueError as error:
         _fail(str(error))
     if workers > 1 and not cluster:
-        _fail("--workers needs --cluster redis://...: the nodes share their rooms through "
-              "Redis")
+        _fail("--workers needs --cluster redis://...: the nodes share their rooms through Redis")
     if cluster is not None:
         _check_cluster_options(cluster, kind, advertise, workers)
     proxies = [part.strip() for part in forwarded_allow_ips.split(",") if part.strip()]
-    launch = Launch(host=host, port=port, database=database, log_level=log_level,
-                    proxies=proxies, cluster=cluster, advertise=advertise, workers=workers,
-                    log_format=chosen_format)
+    launch = Launch(
+        host=host,
+        port=port,
+        database=database,
+        log_level=log_level,
+        proxies=proxies,
+        cluster=cluster,
+        advertise=advertise,
+        workers=workers,
+        log_format=chosen_format,
+    )
     configure_logs(level, chosen_format)
     try:
         check_listen(host, port)
@@ -714,10 +899,16 @@ def serve(
     except (ListenError, StartError) as error:
         _cannot_start(str(error), error.exit_code)
     launch.banner = Banner(
-        version=__version__, host=host, port=port, database=hide_password(database),
-        cluster=hide_password(cluster) if cluster else None, workers=workers, lan=lan,
+        version=__version__,
+        host=host,
+        port=port,
+        database=hide_password(database),
+        cluster=hide_password(cluster) if cluster else None,
+        workers=workers,
+        lan=lan,
         addresses=machine_addresses() if is_all_interfaces(host) else [],
-        log_format=chosen_format)
+        log_format=chosen_format,
+    )
     from contextlib import suppress
 
     with suppress(KeyboardInterrupt):  # uvicorn raises Ctrl-C again once it
@@ -728,10 +919,15 @@ def serve(
 
 @app.command()
 def backup(
-    path: Annotated[str, typer.Argument(help="The new file to write the copy to (it must "
-                                              "not exist yet).", metavar="PATH")],
-    database: Annotated[str, typer.Option(
-        envvar="DUDO_DATABASE", help="The SQLite database to copy: sqlite:///FILE.")
+    path: Annotated[
+        str,
+        typer.Argument(
+            help="The new file to write the copy to (it must not exist yet).", metavar="PATH"
+        ),
+    ],
+    database: Annotated[
+        str,
+        typer.Option(envvar="DUDO_DATABASE", help="The SQLite database to copy: sqlite:///FILE."),
     ] = "sqlite:///dudo.db",
 ) -> None:
     """Copy a SQLite database, even while the server runs on it, with SQLite's online
@@ -745,18 +941,25 @@ def backup(
         _fail(str(error))
     rooms = f"{report.live_rooms} live room{'s' if report.live_rooms != 1 else ''}"
     games = f"{report.games} finished game{'s' if report.games != 1 else ''}"
-    typer.echo(f"backed up {sqlite_database(database)} to {report.path} "
-               f"({report.size / 1024:.0f} KB: {rooms}, {games})")
+    typer.echo(
+        f"backed up {sqlite_database(database)} to {report.path} "
+        f"({report.size / 1024:.0f} KB: {rooms}, {games})"
+    )
 
 
 @app.command()
 def purge(
-    database: Annotated[str, typer.Option(
-        envvar="DUDO_DATABASE",
-        help="sqlite:///FILE (default sqlite:///dudo.db) or postgresql://...")
+    database: Annotated[
+        str,
+        typer.Option(
+            envvar="DUDO_DATABASE",
+            help="sqlite:///FILE (default sqlite:///dudo.db) or postgresql://...",
+        ),
     ] = "sqlite:///dudo.db",
-    older_than: Annotated[float, typer.Option(
-        min=0, help="Delete the logs of rooms closed more than this many days ago.")] = 1.0,
+    older_than: Annotated[
+        float,
+        typer.Option(min=0, help="Delete the logs of rooms closed more than this many days ago."),
+    ] = 1.0,
 ) -> None:
     """Apply the retention policy now: delete closed rooms' logs (finished games' records
     are kept; the server also does this once an hour). Safe while the server runs."""
@@ -767,8 +970,10 @@ def purge(
 
     missing = _missing_sqlite_file(database)
     if missing is not None:
-        _fail(f"no database at {missing!r}: run dudo purge where the server keeps its "
-              "database, or name it with --database sqlite:///FILE (or DUDO_DATABASE)")
+        _fail(
+            f"no database at {missing!r}: run dudo purge where the server keeps its "
+            "database, or name it with --database sqlite:///FILE (or DUDO_DATABASE)"
+        )
 
     async def run() -> int:
         store = open_store(database)
@@ -782,17 +987,24 @@ def purge(
         purged = asyncio.run(run())
     except StoreError as error:
         _fail(str(error))
-    typer.echo(f"purged {purged} closed room{'s' if purged != 1 else ''} "
-               f"(closed more than {older_than:g} days ago); game records kept")
+    typer.echo(
+        f"purged {purged} closed room{'s' if purged != 1 else ''} "
+        f"(closed more than {older_than:g} days ago); game records kept"
+    )
 
 
 @app.command()
 def forget(
-    profile: Annotated[str, typer.Argument(
-        help="The profile's public id (shown on its /me page and in its export).")],
-    database: Annotated[str, typer.Option(
-        envvar="DUDO_DATABASE",
-        help="sqlite:///FILE (default sqlite:///dudo.db) or postgresql://...")
+    profile: Annotated[
+        str,
+        typer.Argument(help="The profile's public id (shown on its /me page and in its export)."),
+    ],
+    database: Annotated[
+        str,
+        typer.Option(
+            envvar="DUDO_DATABASE",
+            help="sqlite:///FILE (default sqlite:///dudo.db) or postgresql://...",
+        ),
     ] = "sqlite:///dudo.db",
 ) -> None:
     """Forget a player's profile: delete everything the server keeps for it (the profile,
@@ -807,8 +1019,10 @@ def forget(
         _fail(f"{profile!r} is not a profile id: 16 letters and digits, as /me shows it")
     missing = _missing_sqlite_file(database)
     if missing is not None:
-        _fail(f"no database at {missing!r}: run dudo forget where the server keeps its "
-              "database, or name it with --database sqlite:///FILE (or DUDO_DATABASE)")
+        _fail(
+            f"no database at {missing!r}: run dudo forget where the server keeps its "
+            "database, or name it with --database sqlite:///FILE (or DUDO_DATABASE)"
+        )
 
     async def run() -> bool:
         store = open_store(database)
@@ -833,7 +1047,7 @@ def _missing_sqlite_file(database: str) -> str | None:
     prefix = "sqlite:///"
     if not database.startswith(prefix):
         return None
-    name = database[len(prefix):].partition("?")[0]
+    name = database[len(prefix) :].partition("?")[0]
     if not name or name == ":memory:" or Path(name).exists():
         return None
     return name
@@ -853,9 +1067,13 @@ def _read_record(source: str) -> dict[str, Any]:
 
 @app.command()
 def verify(
-    record: Annotated[str, typer.Argument(
-        help="A finished game's record (JSON from /api/games/ID), or - for standard input.",
-        metavar="GAME_RECORD|-")],
+    record: Annotated[
+        str,
+        typer.Argument(
+            help="A finished game's record (JSON from /api/games/ID), or - for standard input.",
+            metavar="GAME_RECORD|-",
+        ),
+    ],
 ) -> None:
     """Recompute every die of a finished game from its seeds and replay its actions."""
     from dudo.fairness import FairnessError, verify_record
@@ -877,30 +1095,50 @@ def _player_summary(analysis: Any, name: Callable[[int], str]) -> Table:
     from rich.table import Table
 
     summary = Table(title="per player", box=box.SIMPLE_HEAD, pad_edge=False)
-    for column in ("player", "calls right", "calls wrong", "bluffs (caught)", "average risk",
-                   "mistakes", "as hard would"):
+    for column in (
+        "player",
+        "calls right",
+        "calls wrong",
+        "bluffs (caught)",
+        "average risk",
+        "mistakes",
+        "as hard would",
+    ):
         summary.add_column(column, justify="left" if column == "player" else "right")
     for player in analysis.summary:
         risk = player.average_risk
         summary.add_row(
             name(player.seat) + (" (winner)" if player.seat in analysis.winners else ""),
-            str(player.calls_right), str(player.calls_wrong),
+            str(player.calls_right),
+            str(player.calls_wrong),
             f"{player.bluffs} ({player.bluffs_caught})",
-            "–" if risk is None else f"{risk:.0%}", str(player.mistakes),
-            f"{player.agreed_with_hard} of {player.decisions}")
+            "–" if risk is None else f"{risk:.0%}",
+            str(player.mistakes),
+            f"{player.agreed_with_hard} of {player.decisions}",
+        )
     return summary
 
 
 @app.command()
 def analyze(
-    record: Annotated[str, typer.Argument(
-        help="A game's record (from /api/games/ID or saved by dudo play), any scenario "
-             "file dudo scenario takes (its refused actions are left out: they change "
-             "nothing), or - for standard input.", metavar="FILE|-")],
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (the same "
-                                          "as GET /api/games/ID/analysis).")] = False,
-    mistakes_only: Annotated[bool, typer.Option(
-        "--mistakes", help="List only the moves marked as mistakes.")] = False,
+    record: Annotated[
+        str,
+        typer.Argument(
+            help="A game's record (from /api/games/ID or saved by dudo play), any scenario "
+            "file dudo scenario takes (its refused actions are left out: they change "
+            "nothing), or - for standard input.",
+            metavar="FILE|-",
+        ),
+    ],
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json", help="Print one JSON object (the same as GET /api/games/ID/analysis)."
+        ),
+    ] = False,
+    mistakes_only: Annotated[
+        bool, typer.Option("--mistakes", help="List only the moves marked as mistakes.")
+    ] = False,
 ) -> None:
     """Weigh every bid and call of a game from the seat that made it: the odds it saw, what
     the hard bot would have done, mistakes and bluffs, and a summary per player."""
@@ -920,8 +1158,9 @@ def analyze(
     except AnalysisError as error:
         _fail(f"{record}: {error}")
     if as_json:
-        typer.echo(json.dumps({**analysis.to_json(),
-                               **({"left_out": left_out} if left_out else {})}))
+        typer.echo(
+            json.dumps({**analysis.to_json(), **({"left_out": left_out} if left_out else {})})
+        )
         return
     from rich import box
     from rich.console import Console
@@ -951,20 +1190,35 @@ def analyze(
     else:
         title = "a game"
     if left_out:
-        console.print(f"left out {len(left_out)} refused action"
-                      f"{'s' if len(left_out) > 1 else ''} (they change nothing): "
-                      + "; ".join(left_out))
-    console.print(f"[bold]{title}[/]: " + ", ".join(
-        f"{name(seat)}{' (bot)' if seat in analysis.bots else ''}"
-        for seat in range(analysis.players)))
-    table = Table(title="every bid and call, from the seat that made it", box=box.SIMPLE_HEAD,
-                  pad_edge=False)
-    for column, justify in (("step", "right"), ("player", "left"), ("move", "left"),
-                            ("chance", "right"), ("hard", "left"),
-                            ("expected", "right"), ("notes", "left")):
-        table.add_column(column, justify=justify,  # type: ignore[arg-type]
-                         no_wrap=column not in ("player", "notes"),
-                         ratio=2 if column == "notes" else None)
+        console.print(
+            f"left out {len(left_out)} refused action"
+            f"{'s' if len(left_out) > 1 else ''} (they change nothing): " + "; ".join(left_out)
+        )
+    console.print(
+        f"[bold]{title}[/]: "
+        + ", ".join(
+            f"{name(seat)}{' (bot)' if seat in analysis.bots else ''}"
+            for seat in range(analysis.players)
+        )
+    )
+    table = Table(
+        title="every bid and call, from the seat that made it", box=box.SIMPLE_HEAD, pad_edge=False
+    )
+    for column, justify in (
+        ("step", "right"),
+        ("player", "left"),
+        ("move", "left"),
+        ("chance", "right"),
+        ("hard", "left"),
+        ("expected", "right"),
+        ("notes", "left"),
+    ):
+        table.add_column(
+            column,
+            justify=justify,  # type: ignore[arg-type]
+            no_wrap=column not in ("player", "notes"),
+            ratio=2 if column == "notes" else None,
+        )
     sign = -1 if points else 1
     for entry in analysis.rounds:
         shown = [d for d in entry.decisions if d.mistake or not mistakes_only]
@@ -985,19 +1239,32 @@ def analyze(
                 notes.append("bluff, caught" if decision.caught else "bluff")
             reveal = entry.reveal
             if decision.outcome and reveal is not None:
-                lost = ("nobody loses" if reveal.loser is None
-                        else f"{name(reveal.loser)} {'+' if points else '−'}{reveal.change}")
-                counted = ("" if reveal.count is None  # a Common Hand reveal counts no face
-                           else f" {reveal.count} counted,")
+                lost = (
+                    "nobody loses"
+                    if reveal.loser is None
+                    else f"{name(reveal.loser)} {'+' if points else '−'}{reveal.change}"
+                )
+                counted = (
+                    ""
+                    if reveal.count is None  # a Common Hand reveal counts no face
+                    else f" {reveal.count} counted,"
+                )
                 notes.append(f"{decision.outcome}:{counted} {lost}")
-            table.add_row(f"{entry.number}.{decision.index + 1}", name(decision.seat),
-                          move(decision.action), chance,
-                          "same" if decision.agrees else move(decision.hard),
-                          f"{sign * decision.ev:+.2f}/{sign * decision.hard_ev:+.2f}",
-                          "; ".join(notes), end_section=decision is entry.decisions[-1])
+            table.add_row(
+                f"{entry.number}.{decision.index + 1}",
+                name(decision.seat),
+                move(decision.action),
+                chance,
+                "same" if decision.agrees else move(decision.hard),
+                f"{sign * decision.ev:+.2f}/{sign * decision.hard_ev:+.2f}",
+                "; ".join(notes),
+                end_section=decision is entry.decisions[-1],
+            )
     console.print(table)
     console.print(_player_summary(analysis, name))
-    console.print("chance: how likely the bid was to hold (for a call: the bid called) from "
-                  "the player's own dice, the rest unseen. hard: what the hard bot would have "
-                  f"done. expected: {unit} to gain (-: to lose) by the move / by hard's, if judged "
-                  "(a call at once, a bid if called).")
+    console.print(
+        "chance: how likely the bid was to hold (for a call: the bid called) from "
+        "the player's own dice, the rest unseen. hard: what the hard bot would have "
+        f"done. expected: {unit} to gain (-: to lose) by the move / by hard's, if judged "
+        "(a call at once, a bid if called)."
+    )

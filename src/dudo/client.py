@@ -73,16 +73,16 @@ class SeatTicket:
 class Client:
     """HTTP side of the protocol: create, join, quick game; then :meth:`table` to play."""
 
-    def __init__(self, base_url: str, timeout: float = 10.0,
-                 profile: str | None = None) -> None:
+    def __init__(self, base_url: str, timeout: float = 10.0, profile: str | None = None) -> None:
         """``profile``: this program's profile secret (64 hex digits, see
         :func:`new_profile_secret`); the seats it takes then count for that profile."""
         self.base_url = base_url.rstrip("/")
         self.profile = profile
         # A random id of this client: the server's limit on unknown room codes counts it
         # apart from other clients behind the same address.
-        self.http = httpx.AsyncClient(base_url=self.base_url, timeout=timeout,
-                                      headers={"X-Dudo-Client": secrets.token_hex(8)})
+        self.http = httpx.AsyncClient(
+            base_url=self.base_url, timeout=timeout, headers={"X-Dudo-Client": secrets.token_hex(8)}
+        )
 
     async def __aenter__(self) -> Client:
         return self
@@ -94,16 +94,31 @@ class Client:
         response = await self.http.post(path, json=body)
         data: dict[str, Any] = response.json()
         if response.status_code >= 400:
-            raise ClientError(data.get("error", str(response.status_code)),
-                              data.get("message", ""))
+            raise ClientError(data.get("error", str(response.status_code)), data.get("message", ""))
         return data
 
-    async def create_room(self, name: str, *, rules: dict[str, Any] | None = None,
-                          seats: int = 4, bots: list[str | None] | None = None,
-                          timer: int = 0, public: bool = False) -> SeatTicket:
-        data = await self._post("/api/rooms", {
-            "name": name, "rules": rules or {"preset": "perudo"}, "seats": seats,
-            "bots": bots or [], "timer": timer, "public": public, **self._profile()})
+    async def create_room(
+        self,
+        name: str,
+        *,
+        rules: dict[str, Any] | None = None,
+        seats: int = 4,
+        bots: list[str | None] | None = None,
+        timer: int = 0,
+        public: bool = False,
+    ) -> SeatTicket:
+        data = await self._post(
+            "/api/rooms",
+            {
+                "name": name,
+                "rules": rules or {"preset": "perudo"},
+                "seats": seats,
+                "bots": bots or [],
+                "timer": timer,
+                "public": public,
+                **self._profile(),
+            },
+        )
         return SeatTicket(data["code"], data["seat"], data["token"], data["name"])
 
     async def join(self, code: str, name: str) -> SeatTicket:
@@ -112,8 +127,9 @@ class Client:
 
     async def quick(self, name: str, rules: dict[str, Any] | None = None) -> SeatTicket:
         """A seat at a quick table playing ``rules`` (Perudo by default)."""
-        data = await self._post("/api/quick", {"name": name, **self._profile(),
-                                               **({"rules": rules} if rules else {})})
+        data = await self._post(
+            "/api/quick", {"name": name, **self._profile(), **({"rules": rules} if rules else {})}
+        )
         return SeatTicket(data["code"], data["seat"], data["token"], data["name"])
 
     def _profile(self) -> dict[str, str]:
@@ -135,8 +151,7 @@ class Client:
         response = await self.http.get(path)
         data: dict[str, Any] = response.json()
         if response.status_code >= 400:
-            raise ClientError(data.get("error", str(response.status_code)),
-                              data.get("message", ""))
+            raise ClientError(data.get("error", str(response.status_code)), data.get("message", ""))
         return data
 
     async def room(self, code: str) -> dict[str, Any]:
@@ -149,7 +164,7 @@ class Client:
 
     def table(self, ticket: SeatTicket | None = None, code: str | None = None) -> Table:
         """A WebSocket connection to a seat (or, without a ticket, a spectator's place)."""
-        ws_base = "ws" + self.base_url[len("http"):]
+        ws_base = "ws" + self.base_url[len("http") :]
         room = ticket.code if ticket else code
         if room is None:
             raise ValueError("give a seat ticket, or a room code to watch")
@@ -179,15 +194,18 @@ class Table:
         await self.connect()
         return self
 
-    async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                        trace: TracebackType | None) -> None:
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
         await self.close()
 
     async def connect(self) -> None:
         # The seat token travels as a subprotocol, never in the URL (which proxies log).
         offered = ["dudo.v1", *([f"token.{self.ticket.token}"] if self.ticket else [])]
-        self.socket = await websockets.connect(self.url, max_size=2**22,
-                                               subprotocols=offered)  # type: ignore[arg-type]
+        self.socket = await websockets.connect(self.url, max_size=2**22, subprotocols=offered)  # type: ignore[arg-type]
         await self.receive()  # the first state (or the error that refuses us)
 
     async def close(self) -> None:
@@ -212,8 +230,9 @@ class Table:
             raise ClientError(message["code"], message["message"])
         return message
 
-    async def wait_for(self, condition: Callable[[dict[str, Any]], bool],
-                       timeout: float = 10.0) -> dict[str, Any]:
+    async def wait_for(
+        self, condition: Callable[[dict[str, Any]], bool], timeout: float = 10.0
+    ) -> dict[str, Any]:
         """Receive until the latest state satisfies ``condition``; returns that state."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
@@ -255,14 +274,16 @@ class Table:
     async def configure(self, **changes: Any) -> dict[str, Any]:
         return await self.request({"type": "configure", **changes})
 
-    async def seed(self, seed: str | None = None, round_number: int | None = None
-                   ) -> dict[str, Any]:
+    async def seed(
+        self, seed: str | None = None, round_number: int | None = None
+    ) -> dict[str, Any]:
         """Send this seat's seed for a round (by default the round waiting to be rolled)
         and wait for the answer: ``ack`` means it will be used for exactly that round."""
         return await self.request(self._seed_message(seed, round_number))
 
-    def _seed_message(self, seed: str | None = None, round_number: int | None = None
-                      ) -> dict[str, Any]:
+    def _seed_message(
+        self, seed: str | None = None, round_number: int | None = None
+    ) -> dict[str, Any]:
         """A seed message with a fresh id; its ``ack`` records the seed as ours for the
         round, to compare with what the reveal publishes."""
         fair = self.state.get("fair") or {}
@@ -335,8 +356,7 @@ class Table:
                     if action is not None:
                         await self._send_action(action, version)
             reply = await self.receive(max(0.01, end - loop.time()))
-            if reply["type"] == "error" and reply.get("code") in ("rate_limited",
-                                                                  "unavailable"):
+            if reply["type"] == "error" and reply.get("code") in ("rate_limited", "unavailable"):
                 retry = self._sent.get(reply.get("id", ""))
                 if retry is not None:
                     # The server said slow down, or it cannot save games just now (nothing

@@ -23,7 +23,7 @@ def deal(dice: Sequence[int], dice_counts: Sequence[int]) -> Cups:
     cups = []
     start = 0
     for count in dice_counts:
-        cups.append(tuple(dice[start:start + count]))
+        cups.append(tuple(dice[start : start + count]))
         start += count
     return tuple(cups)
 
@@ -92,16 +92,20 @@ class ScriptedDice:
 
     __slots__ = ("_rolloff", "_rounds")
 
-    def __init__(self, rounds: Iterable[Sequence[Sequence[int]]],
-                 rolloff: Iterable[Sequence[Sequence[int]]] = ()) -> None:
+    def __init__(
+        self,
+        rounds: Iterable[Sequence[Sequence[int]]],
+        rolloff: Iterable[Sequence[Sequence[int]]] = (),
+    ) -> None:
         self._rounds = [tuple(tuple(cup) for cup in cups) for cups in rounds]
         self._rolloff = [tuple(tuple(cup) for cup in cups) for cups in rolloff]
 
     def roll(self, dice_counts: Sequence[int], round_number: int) -> Cups:
         if round_number <= 0:
             if not self._rolloff:
-                raise LookupError("no roll-off dice written down: give the game an opener, "
-                                  "or the roll-off's dice")
+                raise LookupError(
+                    "no roll-off dice written down: give the game an opener, or the roll-off's dice"
+                )
             return self._rolloff.pop(0)
         if not self._rounds:
             raise LookupError(f"no dice written down for round {round_number}")

@@ -93,7 +93,7 @@ def rolloff_counts(players: int, rolling: Sequence[int]) -> list[int]:
 def _named(label: RoundLabel) -> str:
     """How an error names a round or an attempt."""
     if isinstance(label, str) and label.startswith(ROLLOFF_PREFIX):
-        return f"roll-off attempt {label[len(ROLLOFF_PREFIX):]}"
+        return f"roll-off attempt {label[len(ROLLOFF_PREFIX) :]}"
     return f"round {label}"
 
 
@@ -129,8 +129,12 @@ def _is_hex(text: object) -> bool:
     return isinstance(text, str) and len(text) % 2 == 0 and _HEX.fullmatch(text) is not None
 
 
-def derive_dice(server_seed: str, seat_seeds: Sequence[str], round_number: RoundLabel,
-                dice_counts: Sequence[int]) -> Cups:
+def derive_dice(
+    server_seed: str,
+    seat_seeds: Sequence[str],
+    round_number: RoundLabel,
+    dice_counts: Sequence[int],
+) -> Cups:
     """Every seat's dice for a round, from the server seed and all seats' seeds."""
     if len(seat_seeds) != len(dice_counts):
         raise FairnessError(f"{len(seat_seeds)} seat seeds for {len(dice_counts)} seats")
@@ -146,10 +150,16 @@ def derive_dice(server_seed: str, seat_seeds: Sequence[str], round_number: Round
     return deal(dice, dice_counts)
 
 
-def verify_round(server_seed: str, expected_commitment: str, seat_seeds: Sequence[str],
-                 round_number: RoundLabel, dice: Sequence[Sequence[int]],
-                 server_seats: Sequence[int] = (), bot_seats: Sequence[int] = (),
-                 scheme: int = SCHEME) -> None:
+def verify_round(
+    server_seed: str,
+    expected_commitment: str,
+    seat_seeds: Sequence[str],
+    round_number: RoundLabel,
+    dice: Sequence[Sequence[int]],
+    server_seats: Sequence[int] = (),
+    bot_seats: Sequence[int] = (),
+    scheme: int = SCHEME,
+) -> None:
     """Raise :class:`FairnessError` unless the round's dice follow from its seeds, every
     seed the server chose (``server_seats``) follows from the committed server seed, and
     every bot's seat is among those. Under ``scheme`` 2 the bot seats are part of the
@@ -164,29 +174,40 @@ def verify_round(server_seed: str, expected_commitment: str, seat_seeds: Sequenc
         expected = legacy_commitment(server_seed)
         what = "the server seed does not match"
     if not hmac.compare_digest(expected, expected_commitment):
-        raise FairnessError(f"{name}: {what} the commitment published before "
-                            "the roll")
+        raise FairnessError(f"{name}: {what} the commitment published before the roll")
     for seat in bot_seats:
         if seat not in server_seats:
-            raise FairnessError(f"{name}: seat {seat} is a bot, yet its seed "
-                                "is not marked as the server's own")
+            raise FairnessError(
+                f"{name}: seat {seat} is a bot, yet its seed is not marked as the server's own"
+            )
     for seat in server_seats:
         if not 0 <= seat < len(seat_seeds):
             raise FairnessError(f"{name}: there is no seat {seat}")
-        if not hmac.compare_digest(seat_seeds[seat],
-                                   server_seat_seed(server_seed, round_number, seat)):
-            raise FairnessError(f"{name}: the server's seed for seat {seat} "
-                                "does not follow from the committed server seed (it could "
-                                "have been chosen after seeing the players' seeds)")
+        if not hmac.compare_digest(
+            seat_seeds[seat], server_seat_seed(server_seed, round_number, seat)
+        ):
+            raise FairnessError(
+                f"{name}: the server's seed for seat {seat} "
+                "does not follow from the committed server seed (it could "
+                "have been chosen after seeing the players' seeds)"
+            )
     counts = [len(cup) for cup in dice]
     derived = derive_dice(server_seed, seat_seeds, round_number, counts)
     if [list(cup) for cup in derived] != [list(cup) for cup in dice]:
-        raise FairnessError(f"{name}: the dice are not the ones the seeds give "
-                            f"(expected {[list(c) for c in derived]})")
+        raise FairnessError(
+            f"{name}: the dice are not the ones the seeds give "
+            f"(expected {[list(c) for c in derived]})"
+        )
 
 
-def _check_entry(fair: Any, label: RoundLabel, dice: Sequence[Sequence[int]],
-                 bots: Sequence[int], *, require_v2: bool = False) -> str:
+def _check_entry(
+    fair: Any,
+    label: RoundLabel,
+    dice: Sequence[Sequence[int]],
+    bots: Sequence[int],
+    *,
+    require_v2: bool = False,
+) -> str:
     """Check one fairness entry (a round's or a roll-off attempt's) against its dice; the
     line that says what held."""
     name = _named(label)
@@ -194,12 +215,15 @@ def _check_entry(fair: Any, label: RoundLabel, dice: Sequence[Sequence[int]],
         if not isinstance(fair, dict):
             raise FairnessError(f"{name}: no fairness material")
         if "server_seats" not in fair:
-            raise FairnessError(f"{name}: the record does not say which seat "
-                                "seeds the server chose ('server_seats'), so they cannot "
-                                "be checked (records from before fairness v2)")
+            raise FairnessError(
+                f"{name}: the record does not say which seat "
+                "seeds the server chose ('server_seats'), so they cannot "
+                "be checked (records from before fairness v2)"
+            )
         server_seats = fair["server_seats"]
         if not isinstance(server_seats, list) or not all(
-                type(seat) is int for seat in server_seats):
+            type(seat) is int for seat in server_seats
+        ):
             raise FairnessError(f"{name}: 'server_seats' must list seat numbers")
         scheme = fair.get("version", 1)
         if require_v2 and scheme != SCHEME:
@@ -207,26 +231,38 @@ def _check_entry(fair: Any, label: RoundLabel, dice: Sequence[Sequence[int]],
         if scheme == SCHEME:
             bound = fair.get("bot_seats")
             if not isinstance(bound, list) or not all(type(seat) is int for seat in bound):
-                raise FairnessError(f"{name}: 'bot_seats' must list the seats "
-                                    "the commitment binds as bots")
+                raise FairnessError(
+                    f"{name}: 'bot_seats' must list the seats the commitment binds as bots"
+                )
             for seat in bots:
                 if seat not in bound:
-                    raise FairnessError(f"{name}: seat {seat} is a bot, yet the "
-                                        "commitment does not bind it as one")
+                    raise FairnessError(
+                        f"{name}: seat {seat} is a bot, yet the commitment does not bind it as one"
+                    )
         elif scheme == 1:
             bound = list(bots)
         else:
             raise FairnessError(f"{name}: unknown fairness version {scheme!r}")
-        verify_round(fair["server_seed"], fair["commitment"], fair["seat_seeds"], label,
-                     dice, server_seats, bound, scheme)
+        verify_round(
+            fair["server_seed"],
+            fair["commitment"],
+            fair["seat_seeds"],
+            label,
+            dice,
+            server_seats,
+            bound,
+            scheme,
+        )
     except (KeyError, TypeError, ValueError) as error:
         if isinstance(error, FairnessError):
             raise
         raise FairnessError(f"{name}: malformed fairness material ({error})") from None
     binds = f"binds bot seats {sorted(bound)}, " if scheme == SCHEME else "matches, "
-    return (f"{name}: commitment {fair['commitment'][:16]}… {binds}"
-            f"{len(server_seats)} server seat seeds bound to it, "
-            f"{sum(len(cup) for cup in dice)} dice recomputed")
+    return (
+        f"{name}: commitment {fair['commitment'][:16]}… {binds}"
+        f"{len(server_seats)} server seat seeds bound to it, "
+        f"{sum(len(cup) for cup in dice)} dice recomputed"
+    )
 
 
 def _verify_rolloff(record: dict[str, Any], bots: Sequence[int]) -> list[str]:
@@ -240,19 +276,25 @@ def _verify_rolloff(record: dict[str, Any], bots: Sequence[int]) -> list[str]:
     material = record.get("rolloff_fairness")
     if attempts is None:
         if material:
-            raise FairnessError("the record has roll-off fairness material but no roll-off "
-                                "('start.rolloff')")
+            raise FairnessError(
+                "the record has roll-off fairness material but no roll-off ('start.rolloff')"
+            )
         if isinstance(rules, dict) and rules.get("first_opener") == "rolloff":
-            raise FairnessError("the rules roll off for the first opener, but the record "
-                                "has no roll-off ('start.rolloff'): who opens cannot be "
-                                "checked")
+            raise FairnessError(
+                "the rules roll off for the first opener, but the record "
+                "has no roll-off ('start.rolloff'): who opens cannot be "
+                "checked"
+            )
         return []
     if not isinstance(attempts, list) or not isinstance(material, list):
-        raise FairnessError("a roll-off needs its attempts ('start.rolloff') and their "
-                            "fairness material ('rolloff_fairness')")
+        raise FairnessError(
+            "a roll-off needs its attempts ('start.rolloff') and their "
+            "fairness material ('rolloff_fairness')"
+        )
     if len(material) != len(attempts):
-        raise FairnessError(f"{len(attempts)} roll-off attempts but fairness material for "
-                            f"{len(material)}")
+        raise FairnessError(
+            f"{len(attempts)} roll-off attempts but fairness material for {len(material)}"
+        )
     players = record["players"]
     counts = start.get("dice_counts") or [1] * players
     try:
@@ -261,12 +303,15 @@ def _verify_rolloff(record: dict[str, Any], bots: Sequence[int]) -> list[str]:
     except (RollOffError, TypeError, IndexError) as error:
         raise FairnessError(f"the roll-off does not stand: {error}") from None
     lines = []
-    for number, (attempt, fair) in enumerate(zip(roll_off.attempts, material, strict=True),
-                                             start=1):
+    for number, (attempt, fair) in enumerate(
+        zip(roll_off.attempts, material, strict=True), start=1
+    ):
         label = rolloff_label(number)
         if isinstance(fair, dict) and fair.get("round", label) != label:
-            raise FairnessError(f"roll-off attempt {number}: its material is labelled "
-                                f"{fair.get('round')!r}, not {label!r}")
+            raise FairnessError(
+                f"roll-off attempt {number}: its material is labelled "
+                f"{fair.get('round')!r}, not {label!r}"
+            )
         pairs = dict(zip(attempt.seats, attempt.rolls, strict=True))
         dice = [list(pairs.get(seat, ())) for seat in range(players)]
         lines.append(_check_entry(fair, label, dice, bots, require_v2=True))
@@ -284,8 +329,11 @@ def verify_record(record: dict[str, Any]) -> list[str]:
     rounds = record.get("rounds")
     fairness = record.get("fairness")
     players = record.get("players")
-    if not isinstance(rounds, list) or not isinstance(fairness, list) or not isinstance(
-            players, int):
+    if (
+        not isinstance(rounds, list)
+        or not isinstance(fairness, list)
+        or not isinstance(players, int)
+    ):
         raise FairnessError("not a game record: it needs 'players', 'rounds' and 'fairness'")
     if len(fairness) < len(rounds):
         raise FairnessError(f"{len(rounds)} rounds but fairness material for {len(fairness)}")
@@ -299,8 +347,9 @@ def verify_record(record: dict[str, Any]) -> list[str]:
         except (KeyError, TypeError):
             raise FairnessError(f"round {number}: the record has no dice for it") from None
         lines.append(_check_entry(fair, number, dice, bots))
-    scenario: dict[str, Any] = {key: record[key] for key in ("rules", "players", "start", "rounds")
-                if key in record}
+    scenario: dict[str, Any] = {
+        key: record[key] for key in ("rules", "players", "start", "rounds") if key in record
+    }
     try:
         game = replay(scenario)
     except ScenarioError as error:

@@ -78,7 +78,7 @@ REASONS: Final[dict[str, str]] = {
     "calza_not_allowed": "calza is not allowed now",
     "not_your_turn": "it is not your turn",
     "bad_bid": "that is not a bid these rules know (a quantity of at least 1 and a face "
-               "1..6, or with poker bids one of the hands)",
+    "1..6, or with poker bids one of the hands)",
     "ones_not_allowed": "ones may not be bid now",
     "face_locked": "in a palifico round the face stays the same",
     "not_a_raise": "that does not raise the standing bid",
@@ -121,8 +121,11 @@ def bid_from_json(data: object) -> AnyBid:
     """The inverse of :func:`bid_to_json` for well-formed data (``ValueError`` otherwise)."""
     if isinstance(data, dict):
         return Hand.from_json(data)
-    if (isinstance(data, list | tuple) and len(data) == 2
-            and all(type(number) is int for number in data)):
+    if (
+        isinstance(data, list | tuple)
+        and len(data) == 2
+        and all(type(number) is int for number in data)
+    ):
         return Bid(data[0], data[1])
     raise ValueError(f"not a bid: {_shown(data)}")
 
@@ -141,9 +144,14 @@ class RoundStarted:
     dice_counts: tuple[int, ...]
 
     def to_json(self) -> dict[str, Any]:
-        return {"event": "round", "number": self.number, "opener": self.opener,
-                "palifico": self.palifico, "wild": self.wild,
-                "dice_counts": list(self.dice_counts)}
+        return {
+            "event": "round",
+            "number": self.number,
+            "opener": self.opener,
+            "palifico": self.palifico,
+            "wild": self.wild,
+            "dice_counts": list(self.dice_counts),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,8 +165,7 @@ class BidPlaced:
         bid = self.bid
         if isinstance(bid, Hand):
             return {"event": "bid", "seat": self.seat, **bid.to_json()}
-        return {"event": "bid", "seat": self.seat, "quantity": bid.quantity,
-                "face": bid.face}
+        return {"event": "bid", "seat": self.seat, "quantity": bid.quantity, "face": bid.face}
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,14 +195,24 @@ class Revealed:
         bid = self.bid
         data: dict[str, Any]
         if isinstance(bid, Hand):
-            data = {"event": "reveal", "call": self.call.value, "caller": self.caller,
-                    "bidder": self.bidder, "bid": bid.to_json(), "outcome": self.outcome,
-                    "dice_counts": list(self.dice_counts)}
+            data = {
+                "event": "reveal",
+                "call": self.call.value,
+                "caller": self.caller,
+                "bidder": self.bidder,
+                "bid": bid.to_json(),
+                "outcome": self.outcome,
+                "dice_counts": list(self.dice_counts),
+            }
         else:
             data = {
-                "event": "reveal", "call": self.call.value, "caller": self.caller,
-                "bidder": self.bidder, "bid": [bid.quantity, bid.face],
-                "count": self.count, "outcome": self.outcome,
+                "event": "reveal",
+                "call": self.call.value,
+                "caller": self.caller,
+                "bidder": self.bidder,
+                "bid": [bid.quantity, bid.face],
+                "count": self.count,
+                "outcome": self.outcome,
                 "dice_counts": list(self.dice_counts),
             }
         if self.points is not None:
@@ -216,8 +233,13 @@ class Revealed:
             data.update(cups=cups, loser=self.loser, change=self.change, wild=self.wild)
         else:
             del data["event"]
-            data.update(loser=self.loser, change=self.change, wild=self.wild, cups=cups,
-                        bids=[[seat, bid_to_json(bid)] for seat, bid in self.bids])
+            data.update(
+                loser=self.loser,
+                change=self.change,
+                wild=self.wild,
+                cups=cups,
+                bids=[[seat, bid_to_json(bid)] for seat, bid in self.bids],
+            )
         return data
 
     def counts(self, die: int) -> bool:
@@ -266,8 +288,14 @@ class LegalActions(Sequence[Action]):
 
     __slots__ = ("_bid_count", "_calls", "_hands", "_ladder", "_range", "_size")
 
-    def __init__(self, bid_ladder: Sequence[Bid] | Sequence[Hand] | None, positions: range,
-                 calls: tuple[Call, ...], *, hands: bool = False):
+    def __init__(
+        self,
+        bid_ladder: Sequence[Bid] | Sequence[Hand] | None,
+        positions: range,
+        calls: tuple[Call, ...],
+        *,
+        hands: bool = False,
+    ):
         self._ladder = bid_ladder
         self._range = positions
         self._calls = calls
@@ -344,8 +372,11 @@ class LegalActions(Sequence[Action]):
         if self._hands:
             if not is_hand(action):
                 return False
-        elif (not isinstance(action, Bid)
-                or type(action.quantity) is not int or type(action.face) is not int):
+        elif (
+            not isinstance(action, Bid)
+            or type(action.quantity) is not int
+            or type(action.face) is not int
+        ):
             return False  # Bid(True, 5) or Bid(2.0, 5) would equal Bid(1, 5) or Bid(2, 5)
         if action not in self._ladder:
             return False
@@ -389,7 +420,7 @@ class _LadderSlice(Sequence[_B], Generic[_B]):
     def __iter__(self) -> Iterator[_B]:
         positions = self._range
         if positions.step == 1:  # always, for legal raises: one slice of the shared tuple
-            return iter(self._ladder[positions.start:positions.stop])
+            return iter(self._ladder[positions.start : positions.stop])
         bids = self._ladder
         return (bids[position] for position in positions)
 
@@ -455,8 +486,10 @@ class Game:
         self.rolloff: RollOff | None = None
         if rolloff is not None:
             if rules.first_opener != "rolloff":
-                raise ValueError("a roll-off decides the opener only with first_opener "
-                                 f"'rolloff', not {rules.first_opener!r}")
+                raise ValueError(
+                    "a roll-off decides the opener only with first_opener "
+                    f"'rolloff', not {rules.first_opener!r}"
+                )
             if opener is not None:
                 raise ValueError("give the opener or the roll-off that decides it, not both")
             self.rolloff = _check_rolloff(rolloff, self.alive)
@@ -478,7 +511,9 @@ class Game:
         self.bidder = -1
         self.wild = rules.wild_ones
         self._start: dict[str, Any] = {
-            "dice_counts": list(counts), "opener": opener, "points": list(self.points),
+            "dice_counts": list(counts),
+            "opener": opener,
+            "points": list(self.points),
             "palifico_used": sorted(self.palifico_used),
         }
         if self.rolloff is not None:  # a replay rolls off again to the same opener
@@ -505,8 +540,13 @@ class Game:
 
     def round_header(self) -> RoundStarted:
         """The current (or next, while waiting for the roll) round's set-up as an event."""
-        return RoundStarted(self.round_number, self.opener, self.palifico,
-                            self.rules.wild_ones and not self.palifico, tuple(self.dice_counts))
+        return RoundStarted(
+            self.round_number,
+            self.opener,
+            self.palifico,
+            self.rules.wild_ones and not self.palifico,
+            tuple(self.dice_counts),
+        )
 
     def calza_allowed(self) -> bool:
         """Whether calza is possible this round at all (rules, palifico, players alive)."""
@@ -572,16 +612,18 @@ class Game:
 
     def _bid_reason(self, seat: int, bid: Bid) -> str | None:
         quantity, face = bid.quantity, bid.face
-        if (type(quantity) is not int or type(face) is not int
-                or quantity < 1 or not 1 <= face <= 6):
+        if type(quantity) is not int or type(face) is not int or quantity < 1 or not 1 <= face <= 6:
             return "bad_bid"
         standing = self.standing
         if face == 1 and not self._ones_allowed(standing is None):
             return "ones_not_allowed"
         if standing is not None:
             # (a quantity game's standing bid is a Bid: no isinstance on the hot path)
-            if (self.palifico and face != standing.face  # type: ignore[union-attr]
-                    and not self.may_change_face(seat)):
+            if (
+                self.palifico
+                and face != standing.face  # type: ignore[union-attr]
+                and not self.may_change_face(seat)
+            ):
                 return "face_locked"
             if self._raises.rank(bid) <= self._standing_rank:
                 return "not_a_raise"
@@ -609,14 +651,22 @@ class Game:
             return NO_ACTIONS
         standing = self.standing
         if seat != self.turn:
-            if (standing is not None and seat != self.bidder and self.rules.calza == "any_time"
-                    and self._calza_allowed):
+            if (
+                standing is not None
+                and seat != self.bidder
+                and self.rules.calza == "any_time"
+                and self._calza_allowed
+            ):
                 return LegalActions(None, range(0), (CALZA,))
             return NO_ACTIONS
         if self.poker:
             hands = self._hands
-            return LegalActions(hands, range(self._position + 1, len(hands)),
-                                () if standing is None else _DUDO_ONLY, hands=True)
+            return LegalActions(
+                hands,
+                range(self._position + 1, len(hands)),
+                () if standing is None else _DUDO_ONLY,
+                hands=True,
+            )
         if standing is None:
             opening = self._opening
             return LegalActions(opening, range(len(opening)), ())
@@ -626,8 +676,14 @@ class Game:
             # the standing face, a higher quantity: column[i] is i + 1 of the face, so the
             # raises start at the standing quantity as an index
             column = raises.column(standing.face)  # type: ignore[union-attr]
-            return LegalActions(column, range(standing.quantity,  # type: ignore[union-attr]
-                                              len(column)), calls)
+            return LegalActions(
+                column,
+                range(
+                    standing.quantity,  # type: ignore[union-attr]
+                    len(column),
+                ),
+                calls,
+            )
         return LegalActions(raises, range(self._position + 1, len(raises)), calls)
 
     # -- driving the game -----------------------------------------------------------
@@ -740,9 +796,19 @@ class Game:
             change = before - counts[loser]
             dropped_to_one = before > 1 and counts[loser] == 1
         reveal = Revealed(
-            call, caller, self.bidder, bid, count, outcome, tuple(counts),
+            call,
+            caller,
+            self.bidder,
+            bid,
+            count,
+            outcome,
+            tuple(counts),
             tuple(self.points) if rules.format == "points" else None,
-            self.cups, self.wild, loser, change, tuple(self.bids),
+            self.cups,
+            self.wild,
+            loser,
+            change,
+            tuple(self.bids),
         )
         self.last_reveal = reveal
         events: list[Event] = [reveal]
@@ -752,8 +818,7 @@ class Game:
         if rules.format == "points":
             if self.round_number >= rules.points_rounds:
                 fewest = min(self.points)
-                winners = tuple(seat for seat, points in enumerate(self.points)
-                                if points == fewest)
+                winners = tuple(seat for seat, points in enumerate(self.points) if points == fewest)
                 return [*events, self._end(winners)]
         elif self._alive_count == 1:
             return [*events, self._end((counts.index(max(counts)),))]
@@ -762,7 +827,8 @@ class Game:
         self.round_number += 1
         self.opener = next_opener
         self.palifico = (
-            dropped_to_one and rules.palifico
+            dropped_to_one
+            and rules.palifico
             and not (rules.palifico_once_per_player and loser in self.palifico_used)
             and self._alive_count >= rules.palifico_min_players
         )
@@ -789,11 +855,11 @@ class Game:
         never = rules.ones_bids == "never"  # wins over the palifico options (RULES.md)
         if self.palifico:
             raises = Order.NO_ONES if never else Order.PLAIN
-            opening = (Order.PLAIN if rules.palifico_open_on_ones and not never
-                       else Order.NO_ONES)
+            opening = Order.PLAIN if rules.palifico_open_on_ones and not never else Order.NO_ONES
         else:
-            raises = {"never": Order.NO_ONES, "halve": Order.HALVE}.get(rules.ones_bids,
-                                                                          Order.PLAIN)
+            raises = {"never": Order.NO_ONES, "halve": Order.HALVE}.get(
+                rules.ones_bids, Order.PLAIN
+            )
             opening = Order.NO_ONES if rules.ones_bids in ("never", "halve") else Order.PLAIN
         self._raises = ladder(raises, self._face_limit, self._ones_limit)
         self._opening = ladder(opening, self._face_limit, self._ones_limit)
@@ -801,8 +867,11 @@ class Game:
         if self.poker:
             self._hands = hand_ladder(in_play if capped else None)
         self._position = -1
-        self._calza_allowed = (rules.calza != "off" and not self.palifico
-                               and self._alive_count >= rules.calza_min_players)
+        self._calza_allowed = (
+            rules.calza != "off"
+            and not self.palifico
+            and self._alive_count >= rules.calza_min_players
+        )
         self._ones_lock = rules.ones_bids == "lock"
         alive = tuple(count > 0 for count in self.dice_counts)
         if alive != self._alive_key:  # who sits next changes only when someone goes out
@@ -832,8 +901,10 @@ class Game:
             rolling = roll_off.rolling
             attempt = len(roll_off.attempts) + 1
             if attempt > MAX_ROLLOFF_ATTEMPTS:
-                raise RuntimeError(f"the dice source tied {MAX_ROLLOFF_ATTEMPTS} roll-offs "
-                                   "in a row: it does not look random")
+                raise RuntimeError(
+                    f"the dice source tied {MAX_ROLLOFF_ATTEMPTS} roll-offs "
+                    "in a row: it does not look random"
+                )
             counts = [2 if seat in rolling else 0 for seat in range(self.players)]
             cups = self.source.roll(counts, 1 - attempt)
             if [len(cup) for cup in cups] != counts:
@@ -858,14 +929,21 @@ class Game:
         """The game as a scenario file: rules, start, and every round's dice and accepted
         actions. Replaying it (``dudo.scenario.replay``) rebuilds this exact state."""
         rounds = [
-            {"dice": [list(cup) for cup in entry["dice"]],
-             "actions": [{"seat": seat, **action_to_json(action)}
-                         for seat, action in entry["actions"]]}
+            {
+                "dice": [list(cup) for cup in entry["dice"]],
+                "actions": [
+                    {"seat": seat, **action_to_json(action)} for seat, action in entry["actions"]
+                ],
+            }
             for entry in self._record
         ]
         start = {key: copy_json(value) for key, value in self._start.items()}
-        return {"rules": self.rules.to_json(), "players": self.players,
-                "start": start, "rounds": rounds}
+        return {
+            "rules": self.rules.to_json(),
+            "players": self.players,
+            "start": start,
+            "rounds": rounds,
+        }
 
     def copy(self) -> Game:
         """An independent copy that shares the (immutable) rules, ladders and dice source."""
@@ -880,8 +958,10 @@ class Game:
         return twin
 
     def __repr__(self) -> str:
-        return (f"<Game round={self.round_number} phase={self.phase.value} "
-                f"dice_counts={self.dice_counts} turn={self.turn} standing={self.standing}>")
+        return (
+            f"<Game round={self.round_number} phase={self.phase.value} "
+            f"dice_counts={self.dice_counts} turn={self.turn} standing={self.standing}>"
+        )
 
     # ``_alive_count``, the limits, ladders and ``_position`` are set by _set_up_round.
     _alive_count: int
@@ -937,8 +1017,10 @@ def _check_rolloff(rolloff: RollOff, alive: list[int]) -> RollOff:
     if rolloff.opener is None:
         raise ValueError(f"the roll-off is not over: seats {list(rolloff.rolling)} are tied")
     if list(rolloff.seats) != alive:
-        raise ValueError(f"the roll-off was among seats {list(rolloff.seats)}, but the seats "
-                         f"with dice are {alive}")
+        raise ValueError(
+            f"the roll-off was among seats {list(rolloff.seats)}, but the seats "
+            f"with dice are {alive}"
+        )
     return rolloff
 
 
@@ -949,7 +1031,8 @@ def check_cups(cups: Cups, dice_counts: Sequence[int]) -> None:
     for seat, (cup, count) in enumerate(zip(cups, dice_counts, strict=True)):
         if len(cup) != count:
             raise ValueError(
-                f"seat {seat} has {count} dice, but {len(cup)} were given: {_shown(list(cup))}")
+                f"seat {seat} has {count} dice, but {len(cup)} were given: {_shown(list(cup))}"
+            )
         for die in cup:
             if type(die) is not int or not 1 <= die <= 6:
                 raise ValueError(f"seat {seat}: {_shown(die)} is not a die face 1..6")
@@ -968,7 +1051,8 @@ def _check_start(
     for seat, count in enumerate(dice_counts):
         if type(count) is not int or not 0 <= count <= rules.starting_dice:
             raise ValueError(
-                f"seat {seat}: dice count {_shown(count)} is outside 0..{rules.starting_dice}")
+                f"seat {seat}: dice count {_shown(count)} is outside 0..{rules.starting_dice}"
+            )
     if rules.format == "points" and any(count != rules.starting_dice for count in dice_counts):
         raise ValueError("in a points race every player keeps all their dice")
     if sum(1 for count in dice_counts if count) < 2:

@@ -28,13 +28,27 @@ from typing import Any, Final, overload
 
 from dudo.bids import BadBidText
 
-CATEGORIES: Final = ("pair", "two_pair", "three", "low_straight", "high_straight",
-                     "full_house", "four", "five")
+CATEGORIES: Final = (
+    "pair",
+    "two_pair",
+    "three",
+    "low_straight",
+    "high_straight",
+    "full_house",
+    "four",
+    "five",
+)
 """The hand categories, lowest first (RULES.md's table)."""
 
 FACE_COUNTS: Final[dict[str, int]] = {
-    "pair": 1, "two_pair": 2, "three": 1, "low_straight": 0, "high_straight": 0,
-    "full_house": 2, "four": 1, "five": 1,
+    "pair": 1,
+    "two_pair": 2,
+    "three": 1,
+    "low_straight": 0,
+    "high_straight": 0,
+    "full_house": 2,
+    "four": 1,
+    "five": 1,
 }
 """How many faces each category names."""
 
@@ -125,8 +139,10 @@ class Hand:
             if problem is not None:
                 raise BadHandText(f"not a hand: {text!r}: {problem}")
             return hand
-        raise BadHandText(f"not a hand: {text!r} (write it like 'pair of 3s', "
-                          "'two pair 5s and 2s', 'low straight' or 'full house 4s over 2s')")
+        raise BadHandText(
+            f"not a hand: {text!r} (write it like 'pair of 3s', "
+            "'two pair 5s and 2s', 'low straight' or 'full house 4s over 2s')"
+        )
 
     def words(self) -> str:
         """The hand in words, the form :meth:`parse` reads back: ``full house 4s over 2s``."""
@@ -196,22 +212,40 @@ _NOT_A_HAND: Final = Hand("", ())
 
 
 _FACE_WORDS: Final = {
-    "one": 1, "ones": 1, "ace": 1, "aces": 1, "two": 2, "twos": 2, "deuce": 2, "deuces": 2,
-    "three": 3, "threes": 3, "trey": 3, "treys": 3, "four": 4, "fours": 4, "five": 5,
-    "fives": 5, "six": 6, "sixes": 6,
+    "one": 1,
+    "ones": 1,
+    "ace": 1,
+    "aces": 1,
+    "two": 2,
+    "twos": 2,
+    "deuce": 2,
+    "deuces": 2,
+    "three": 3,
+    "threes": 3,
+    "trey": 3,
+    "treys": 3,
+    "four": 4,
+    "fours": 4,
+    "five": 5,
+    "fives": 5,
+    "six": 6,
+    "sixes": 6,
 }
 _F = r"(\d+|[a-z]+?)(?:'?s)?"
 _JOIN = r"(?: (?:over|and|on|with))?"
-_PATTERNS: Final = tuple((re.compile(pattern + "$"), category) for pattern, category in (
-    (r"^(?:low|small|little) straight", "low_straight"),
-    (r"^(?:high|big|large) straight", "high_straight"),
-    (rf"^full house(?: of)? {_F}{_JOIN} {_F}", "full_house"),
-    (rf"^(?:two pairs?|2 pairs?)(?: of)? {_F}{_JOIN} {_F}", "two_pair"),
-    (rf"^(?:one )?pair(?: of)? {_F}", "pair"),
-    (rf"^(?:three of a kind|three|trips|3 of a kind|3)(?: of)? {_F}", "three"),
-    (rf"^(?:four of a kind|four|quads|4 of a kind|4)(?: of)? {_F}", "four"),
-    (rf"^(?:five of a kind|five|5 of a kind|5)(?: of)? {_F}", "five"),
-))
+_PATTERNS: Final = tuple(
+    (re.compile(pattern + "$"), category)
+    for pattern, category in (
+        (r"^(?:low|small|little) straight", "low_straight"),
+        (r"^(?:high|big|large) straight", "high_straight"),
+        (rf"^full house(?: of)? {_F}{_JOIN} {_F}", "full_house"),
+        (rf"^(?:two pairs?|2 pairs?)(?: of)? {_F}{_JOIN} {_F}", "two_pair"),
+        (rf"^(?:one )?pair(?: of)? {_F}", "pair"),
+        (rf"^(?:three of a kind|three|trips|3 of a kind|3)(?: of)? {_F}", "three"),
+        (rf"^(?:four of a kind|four|quads|4 of a kind|4)(?: of)? {_F}", "four"),
+        (rf"^(?:five of a kind|five|5 of a kind|5)(?: of)? {_F}", "five"),
+    )
+)
 
 
 def _face(token: str) -> int:
@@ -250,11 +284,13 @@ def _all_hands() -> tuple[Hand, ...]:
         if category in _STRAIGHTS:
             hands.append(Hand(category))
         elif category == "two_pair":
-            hands.extend(Hand(category, (high, low)) for high in faces for low in faces
-                         if low < high)
+            hands.extend(
+                Hand(category, (high, low)) for high in faces for low in faces if low < high
+            )
         elif category == "full_house":
-            hands.extend(Hand(category, (three, two)) for three in faces for two in faces
-                         if two != three)
+            hands.extend(
+                Hand(category, (three, two)) for three in faces for two in faces if two != three
+            )
         else:
             hands.extend(Hand(category, (face,)) for face in faces)
     return tuple(hands)
@@ -266,7 +302,8 @@ same category with higher faces, compared first face first)."""
 
 _RANKS: Final[dict[Hand, int]] = {hand: rank for rank, hand in enumerate(ALL_HANDS)}
 _NEEDS: Final[dict[Hand, tuple[tuple[int, int], ...]]] = {
-    hand: _needs_of(hand) for hand in ALL_HANDS}
+    hand: _needs_of(hand) for hand in ALL_HANDS
+}
 
 
 def hand_rank(hand: Hand) -> int:
@@ -280,8 +317,12 @@ def hand_rank(hand: Hand) -> int:
 
 def is_hand(hand: object) -> bool:
     """Whether ``hand`` is one of the 71 valid hands (``True`` is not a face 1)."""
-    return (type(hand) is Hand and type(hand.faces) is tuple  # a list would not hash
-            and all(type(face) is int for face in hand.faces) and hand in _RANKS)
+    return (
+        type(hand) is Hand
+        and type(hand.faces) is tuple  # a list would not hash
+        and all(type(face) is int for face in hand.faces)
+        and hand in _RANKS
+    )
 
 
 class HandLadder(Sequence[Hand]):
@@ -294,8 +335,9 @@ class HandLadder(Sequence[Hand]):
 
     def __init__(self, limit: int | None) -> None:
         self.limit = limit
-        self._hands = tuple(hand for hand in ALL_HANDS
-                            if limit is None or hand.dice_needed <= limit)
+        self._hands = tuple(
+            hand for hand in ALL_HANDS if limit is None or hand.dice_needed <= limit
+        )
         self.positions: dict[Hand, int] = {hand: i for i, hand in enumerate(self._hands)}
 
     @staticmethod
@@ -356,5 +398,4 @@ def _shared(limit: int | None) -> HandLadder:
 def hands_in(dice: Sequence[int]) -> list[Hand]:
     """Every valid hand that ``dice`` contain, lowest first."""
     shown = Counter(dice)
-    return [hand for hand in ALL_HANDS
-            if all(shown[face] >= count for face, count in _needs(hand))]
+    return [hand for hand in ALL_HANDS if all(shown[face] >= count for face, count in _needs(hand))]

@@ -124,8 +124,10 @@ def _rules_from(params: Mapping[str, Any]) -> Rules:
         overrides["wild_ones"] = str(wild).lower() == "true"
     rules = Rules.preset(str(params["preset"]), **overrides)
     if rules.bids == "poker":
-        raise ValueError(f"preset {params['preset']!r} bids poker hands (Common Hand), which "
-                         "the OpenSpiel bridge does not support: it plays quantity bids only")
+        raise ValueError(
+            f"preset {params['preset']!r} bids poker hands (Common Hand), which "
+            "the OpenSpiel bridge does not support: it plays quantity bids only"
+        )
     return rules
 
 
@@ -144,15 +146,18 @@ def _template(rules: Rules, numdice: tuple[int, int], palifico: bool) -> Game:
     # on dice without 6s or ones, seat 1 calls dudo. The engine then sets up the next round,
     # a palifico round opened by seat 0 if the rules give one heads-up.
     cups = [(2, 2), (2,) * numdice[1]]
-    game = Game(rules, _NUM_PLAYERS, dice=ScriptedDice([cups]),
-                dice_counts=[2, numdice[1]], opener=0)
+    game = Game(
+        rules, _NUM_PLAYERS, dice=ScriptedDice([cups]), dice_counts=[2, numdice[1]], opener=0
+    )
     game.roll()
     game.apply(0, Bid(1, 6))
     game.apply(1, DUDO)
     if not game.palifico or game.opener != 0 or tuple(game.dice_counts) != numdice:
-        raise ValueError("these rules give no palifico round heads-up "
-                         f"(palifico={rules.palifico}, "
-                         f"palifico_min_players={rules.palifico_min_players})")
+        raise ValueError(
+            "these rules give no palifico round heads-up "
+            f"(palifico={rules.palifico}, "
+            f"palifico_min_players={rules.palifico_min_players})"
+        )
     return game
 
 
@@ -200,10 +205,12 @@ class DudoGame(pyspiel.Game):  # type: ignore[misc]
     def new_initial_state(self) -> DudoState:
         return DudoState(self)
 
-    def make_py_observer(self, iig_obs_type: Any = None,
-                         params: Mapping[str, Any] | None = None) -> DudoObserver:
+    def make_py_observer(
+        self, iig_obs_type: Any = None, params: Mapping[str, Any] | None = None
+    ) -> DudoObserver:
         return DudoObserver(
-            self, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
+            self, iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params
+        )
 
     # -- encoding --------------------------------------------------------------------
 
@@ -235,8 +242,14 @@ class _Round:
 
     __slots__ = ("dice", "engine", "history", "result", "reveal")
 
-    def __init__(self, engine: Game, dice: list[int], history: list[int],
-                 result: tuple[float, float] | None, reveal: Revealed | None) -> None:
+    def __init__(
+        self,
+        engine: Game,
+        dice: list[int],
+        history: list[int],
+        result: tuple[float, float] | None,
+        reveal: Revealed | None,
+    ) -> None:
         self.engine = engine
         self.dice = dice
         self.history = history
@@ -244,8 +257,9 @@ class _Round:
         self.reveal = reveal
 
     def __deepcopy__(self, memo: Any) -> _Round:
-        return _Round(self.engine.copy(), list(self.dice), list(self.history), self.result,
-                      self.reveal)
+        return _Round(
+            self.engine.copy(), list(self.dice), list(self.history), self.result, self.reveal
+        )
 
 
 class DudoState(pyspiel.State):  # type: ignore[misc]
@@ -356,8 +370,7 @@ class DudoObserver:
     bids made fixes their order and the tensor is a bit per action.
     """
 
-    def __init__(self, game: DudoGame, iig_obs_type: Any,
-                 params: Mapping[str, Any] | None) -> None:
+    def __init__(self, game: DudoGame, iig_obs_type: Any, params: Mapping[str, Any] | None) -> None:
         if params:
             raise ValueError(f"observation parameters not supported; passed {params}")
         self.game = game
@@ -376,7 +389,7 @@ class DudoObserver:
         self.dict: dict[str, np.ndarray] = {}
         index = 0
         for name, length, shape in pieces:
-            self.dict[name] = self.tensor[index:index + length].reshape(shape)
+            self.dict[name] = self.tensor[index : index + length].reshape(shape)
             index += length
 
     def set_from(self, state: DudoState, player: int) -> None:
@@ -402,8 +415,7 @@ class DudoObserver:
         return " ".join(pieces)
 
 
-def info_state_key(game: DudoGame, player: int, dice: Sequence[int],
-                   history: Sequence[int]) -> str:
+def info_state_key(game: DudoGame, player: int, dice: Sequence[int], history: Sequence[int]) -> str:
     """The information state string: the player, own dice sorted, the public moves."""
     own = "".join(str(die) for die in sorted(dice))
     return f"p{player} dice:{own} bids:{','.join(game.action_name(a) for a in history)}"
@@ -415,15 +427,15 @@ pyspiel.register_game(_GAME_TYPE, DudoGame)
 # -- helpers ------------------------------------------------------------------------------
 
 
-def load_game(preset: str = "perudo", numdice: tuple[int, int] = (1, 1),
-              **options: Any) -> DudoGame:
+def load_game(
+    preset: str = "perudo", numdice: tuple[int, int] = (1, 1), **options: Any
+) -> DudoGame:
     """Load ``python_dudo`` for ``preset`` with ``numdice`` dice per seat.
 
     ``options``: ``ones_bids`` (str), ``wild_ones`` (bool or ``"true"``/``"false"``),
     ``palifico`` (bool).
     """
-    params: dict[str, Any] = {"preset": preset, "numdice0": numdice[0],
-                              "numdice1": numdice[1]}
+    params: dict[str, Any] = {"preset": preset, "numdice0": numdice[0], "numdice1": numdice[1]}
     for key, value in options.items():
         if key not in _DEFAULTS:
             raise ValueError(f"unknown option {key!r} (known: {', '.join(_DEFAULTS)})")
@@ -435,9 +447,13 @@ def load_game(preset: str = "perudo", numdice: tuple[int, int] = (1, 1),
     return game
 
 
-def solve(game: DudoGame, iterations: int,
-          report: Callable[[int, float], None] | None = None, every: int = 100,
-          backend: str = "cpp") -> tuple[os_policy.Policy, float]:
+def solve(
+    game: DudoGame,
+    iterations: int,
+    report: Callable[[int, float], None] | None = None,
+    every: int = 100,
+    backend: str = "cpp",
+) -> tuple[os_policy.Policy, float]:
     """Run OpenSpiel's CFR+ for ``iterations``: the average policy and its exploitability.
 
     ``backend="cpp"`` (default) runs ``pyspiel.CFRPlusSolver`` and ``pyspiel.exploitability``
@@ -493,8 +509,9 @@ def tabular(game: pyspiel.Game, fn: ActionProbabilities) -> os_policy.TabularPol
     return os_policy.tabular_policy_from_callable(game, FunctionPolicy(game, fn))
 
 
-def exploitability_of(game: DudoGame, action_probabilities_fn: ActionProbabilities,
-                      backend: str = "cpp") -> float:
+def exploitability_of(
+    game: DudoGame, action_probabilities_fn: ActionProbabilities, backend: str = "cpp"
+) -> float:
     """OpenSpiel's exploitability of ``fn(state, player) -> {action int: probability}``.
 
     (NashConv / 2: the mean of what each best response gains over the game value.)
@@ -510,8 +527,9 @@ def exploitability_of(game: DudoGame, action_probabilities_fn: ActionProbabiliti
     return copy.exploitability(copy.tabular_policy(action_probabilities_fn))
 
 
-def best_response_values(game: DudoGame,
-                         action_probabilities_fn: ActionProbabilities) -> tuple[float, float]:
+def best_response_values(
+    game: DudoGame, action_probabilities_fn: ActionProbabilities
+) -> tuple[float, float]:
     """Each player's best-response value against ``fn`` (OpenSpiel's C++ best response on
     the :class:`EfgCopy`): what seat 0, then seat 1, wins per round by exploiting it."""
     copy = efg_copy(game)
@@ -532,10 +550,12 @@ def uniform_exploitability(game: DudoGame, backend: str = "cpp") -> float:
     return copy.exploitability(pyspiel.UniformRandomPolicy(copy.efg))
 
 
-def view_policy(game: DudoGame,
-                policy_fn: Callable[[SeatView], Mapping[Action, float] | None],
-                fallback: ActionProbabilities | None = None,
-                misses: list[str] | None = None) -> ActionProbabilities:
+def view_policy(
+    game: DudoGame,
+    policy_fn: Callable[[SeatView], Mapping[Action, float] | None],
+    fallback: ActionProbabilities | None = None,
+    misses: list[str] | None = None,
+) -> ActionProbabilities:
     """Turn a bot policy on views (``view -> {Action: probability}``) into action ints.
 
     The view is the engine's :func:`dudo.view.view` of the state's game for the acting seat.
@@ -647,8 +667,9 @@ class EfgCopy:
         chance_number = 0
         called: dict[tuple[int, int, Bid | None, bool], tuple[float, float]] = {}
 
-        def bidding(engine: Game, dice: list[int], own: tuple[str, str], history: str,
-                    codes: list[int]) -> None:
+        def bidding(
+            engine: Game, dice: list[int], own: tuple[str, str], history: str, codes: list[int]
+        ) -> None:
             # ``own[seat]`` is the seat's "p<seat> dice:<dice> bids:" prefix and ``history``
             # the public rest of the information state string (see info_state_key).
             seat = engine.turn
@@ -686,8 +707,10 @@ class EfgCopy:
             if len(dice) == total:
                 engine = game.template.copy()
                 engine.roll([tuple(dice[:n0]), tuple(dice[n0:])])
-                own = (info_state_key(game, 0, dice[:n0], ()),
-                       info_state_key(game, 1, dice[n0:], ()))
+                own = (
+                    info_state_key(game, 0, dice[:n0], ()),
+                    info_state_key(game, 1, dice[n0:], ()),
+                )
                 called.clear()
                 bidding(engine, dice, own, "", [])
                 return
@@ -716,14 +739,13 @@ class EfgCopy:
         for player, infosets in enumerate(self.infosets):
             for key in infosets:
                 state = self.representative(key)
-                probabilities = {int(action): float(p)
-                                 for action, p in fn(state, player).items()}
+                probabilities = {int(action): float(p) for action, p in fn(state, player).items()}
                 legal = state.legal_actions(player)
                 if not set(probabilities) <= set(legal):
                     raise ValueError(f"illegal actions in the policy at {key}: {probabilities}")
                 table[self.efg_info_state(player, key)] = [
-                    (self.action_ids[action], probabilities.get(action, 0.0))
-                    for action in legal]
+                    (self.action_ids[action], probabilities.get(action, 0.0)) for action in legal
+                ]
         return pyspiel.TabularPolicy(table)
 
     def exploitability(self, efg_policy: Any) -> float:
@@ -734,8 +756,10 @@ class EfgCopy:
         """What each player's best response (OpenSpiel's C++ TabularBestResponse) wins
         against the policy; their sum is NashConv, half of it the exploitability."""
         root = self.efg.new_initial_state().history_str()
-        first, second = (pyspiel.TabularBestResponse(self.efg, player, efg_policy).value(root)
-                         for player in (0, 1))
+        first, second = (
+            pyspiel.TabularBestResponse(self.efg, player, efg_policy).value(root)
+            for player in (0, 1)
+        )
         return float(first), float(second)
 
     def our_probabilities(self, efg_policy: Any, player: int, key: str) -> dict[int, float]:
@@ -766,4 +790,5 @@ class EfgPolicy(os_policy.Policy):  # type: ignore[misc]
     def action_probabilities(self, state: Any, player_id: int | None = None) -> dict[int, float]:
         player = state.current_player() if player_id is None else player_id
         return self.copy.our_probabilities(
-            self.efg_policy, player, state.information_state_string(player))
+            self.efg_policy, player, state.information_state_string(player)
+        )

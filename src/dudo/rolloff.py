@@ -42,8 +42,12 @@ class RollOffAttempt:
 
     def to_json(self) -> dict[str, Any]:
         """The scenario event: ``{"event": "rolloff", "seats", "rolls", "tied"}``."""
-        return {"event": "rolloff", "seats": list(self.seats),
-                "rolls": [list(pair) for pair in self.rolls], "tied": list(self.tied)}
+        return {
+            "event": "rolloff",
+            "seats": list(self.seats),
+            "rolls": [list(pair) for pair in self.rolls],
+            "tied": list(self.tied),
+        }
 
 
 class RollOff:
@@ -73,8 +77,10 @@ class RollOff:
             except RollOffError as error:
                 raise RollOffError(f"attempt {number}: {error}") from None
         if roll_off.opener is None:
-            raise RollOffError(f"the attempts leave seats {list(roll_off.rolling)} tied: "
-                               "another attempt among them is needed")
+            raise RollOffError(
+                f"the attempts leave seats {list(roll_off.rolling)} tied: "
+                "another attempt among them is needed"
+            )
         return roll_off
 
     @property
@@ -96,12 +102,17 @@ class RollOff:
         if not seats:
             raise RollOffError(f"the roll-off is over: seat {self.opener} opens")
         if not isinstance(pairs, Sequence) or len(pairs) != len(seats):
-            raise RollOffError(f"seats {list(seats)} roll, so {len(seats)} pairs of dice are "
-                               f"needed, not {_shown(pairs)}")
+            raise RollOffError(
+                f"seats {list(seats)} roll, so {len(seats)} pairs of dice are "
+                f"needed, not {_shown(pairs)}"
+            )
         rolls: list[Pair] = []
         for seat, pair in zip(seats, pairs, strict=True):
-            if (not isinstance(pair, Sequence) or len(pair) != 2
-                    or not all(type(die) is int and 1 <= die <= 6 for die in pair)):
+            if (
+                not isinstance(pair, Sequence)
+                or len(pair) != 2
+                or not all(type(die) is int and 1 <= die <= 6 for die in pair)
+            ):
                 raise RollOffError(f"seat {seat}: {_shown(pair)} is not two dice 1..6")
             rolls.append((pair[0], pair[1]))
         best = max(a + b for a, b in rolls)
@@ -116,5 +127,6 @@ class RollOff:
         return [[list(pair) for pair in attempt.rolls] for attempt in self.attempts]
 
     def __repr__(self) -> str:
-        return (f"<RollOff seats={list(self.seats)} attempts={len(self.attempts)} "
-                f"opener={self.opener}>")
+        return (
+            f"<RollOff seats={list(self.seats)} attempts={len(self.attempts)} opener={self.opener}>"
+        )

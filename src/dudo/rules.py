@@ -161,7 +161,8 @@ def _check_type(option: str, value: object) -> None:
         low, high = _INT_RANGES[option]
         if isinstance(value, bool) or not isinstance(value, int):
             raise RulesError(
-                f"option {option!r} must be a whole number {low}..{high}, not {_shown(value)}")
+                f"option {option!r} must be a whole number {low}..{high}, not {_shown(value)}"
+            )
         if not low <= value <= high:
             raise RulesError(f"option {option!r} must be {low}..{high}, not {_shown(value)}")
     elif option in _CHOICES:
@@ -190,11 +191,15 @@ def _validate(rules: Rules) -> None:
             if getattr(rules, option) != wanted:
                 raise RulesError(
                     f"option {option!r} must be {_spelled(wanted)} with 'bids' 'poker' "
-                    f"(Common Hand), not {_spelled(getattr(rules, option))}")
+                    f"(Common Hand), not {_spelled(getattr(rules, option))}"
+                )
 
 
 _POKER_NEEDS: tuple[tuple[str, object], ...] = (
-    ("wild_ones", False), ("ones_bids", "plain"), ("calza", "off"), ("palifico", False),
+    ("wild_ones", False),
+    ("ones_bids", "plain"),
+    ("calza", "off"),
+    ("palifico", False),
     ("loss_by_difference", False),
 )
 """What Common Hand requires (RULES.md): a hand has no quantity to halve, lose by, or call
@@ -277,8 +282,10 @@ def parse_override(text: str) -> tuple[str, Any]:
     if not sep or not option:
         raise RulesError(f"expected option=value, not {text!r}")
     if option.lower() == "preset":
-        raise RulesError(f"{text.strip()!r}: the preset is not an option; name the preset "
-                         "itself (the PRESET of 'dudo rules PRESET', or --rules PRESET)")
+        raise RulesError(
+            f"{text.strip()!r}: the preset is not an option; name the preset "
+            "itself (the PRESET of 'dudo rules PRESET', or --rules PRESET)"
+        )
     raw = raw.strip()
     value: Any = raw
     lowered = raw.lower()
@@ -288,7 +295,15 @@ def parse_override(text: str) -> tuple[str, Any]:
         except ValueError:
             value = raw
     elif option not in _CHOICES:
-        booleans = {"true": True, "yes": True, "on": True, "1": True,
-                    "false": False, "no": False, "off": False, "0": False}
+        booleans = {
+            "true": True,
+            "yes": True,
+            "on": True,
+            "1": True,
+            "false": False,
+            "no": False,
+            "off": False,
+            "0": False,
+        }
         value = booleans.get(lowered, raw)
     return option, value

@@ -144,8 +144,12 @@ def _bidding(rules: Rules, t: _Words) -> list[str]:
     if rules.bids == "poker":
         hands = t("bidding.poker.hands.sep").join(t(f"hand.list.{name}") for name in CATEGORIES)
         cap = "bidding.poker.cap" if rules.cap_at_dice_in_play else "bidding.poker.nocap"
-        return [t("bidding.poker.what"), t("bidding.poker.hands", list=hands),
-                t("bidding.poker.raise"), t(cap)]
+        return [
+            t("bidding.poker.what"),
+            t("bidding.poker.hands", list=hands),
+            t("bidding.poker.raise"),
+            t(cap),
+        ]
     if rules.cap_at_dice_in_play:
         cap = "bidding.cap"
     else:  # the bound on aces only matters where aces may be bid
@@ -168,8 +172,11 @@ def _ones(rules: Rules, t: _Words) -> list[str]:
 def _dudo(rules: Rules, t: _Words) -> list[str]:
     unit = "points" if rules.format == "points" else "dice"
     if rules.bids == "poker":  # no count and no loss by difference (RULES.md)
-        return [t("dudo.call.poker"), t(f"dudo.outcome.poker.{unit}"),
-                t(f"dudo.next.{rules.format}")]
+        return [
+            t("dudo.call.poker"),
+            t(f"dudo.outcome.poker.{unit}"),
+            t(f"dudo.next.{rules.format}"),
+        ]
     paragraphs = [
         t("dudo.call.wild" if rules.wild_ones else "dudo.call.plain"),
         t(f"dudo.outcome.{unit}"),
@@ -181,15 +188,21 @@ def _dudo(rules: Rules, t: _Words) -> list[str]:
 
 
 def _calza(rules: Rules, t: _Words) -> list[str]:
-    exact = (t("calza.exact.points") if rules.format == "points"
-             else t.plural("calza.exact.dice", rules.starting_dice))
+    exact = (
+        t("calza.exact.points")
+        if rules.format == "points"
+        else t.plural("calza.exact.dice", rules.starting_dice)
+    )
     limits = [t("calza.limit.nobid")]
     if rules.palifico and rules.format == "elimination":
         limits.append(t("calza.limit.palifico"))
     if rules.calza_min_players > 2:
         limits.append(t("calza.limit.players", n=rules.calza_min_players))
-    listed = (t("calza.limit.sep").join(limits[:-1]) + t("calza.limit.last") + limits[-1]
-              if len(limits) > 1 else limits[0])
+    listed = (
+        t("calza.limit.sep").join(limits[:-1]) + t("calza.limit.last") + limits[-1]
+        if len(limits) > 1
+        else limits[0]
+    )
     return [
         t("calza.intro", who=t(f"calza.who.{rules.calza}")),
         exact,
@@ -203,8 +216,9 @@ def _palifico(rules: Rules, t: _Words) -> list[str]:
         conditions.append(t("palifico.cond.once"))
     if rules.palifico_min_players > 2:
         conditions.append(t("palifico.cond.players", n=rules.palifico_min_players))
-    wrapped = (t("palifico.conditions", list=t("palifico.cond.sep").join(conditions))
-               if conditions else "")
+    wrapped = (
+        t("palifico.conditions", list=t("palifico.cond.sep").join(conditions)) if conditions else ""
+    )
     # ``never`` wins over both palifico options (RULES.md), and the sheet says so where a
     # reader of the options alone would expect aces.
     never = rules.ones_bids == "never"

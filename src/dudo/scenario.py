@@ -61,7 +61,8 @@ def load_json(text: str) -> Any:
         raise ScenarioError(f"JSON nested more than {MAX_NESTING} levels deep") from None
     except ValueError:  # only the integer-length limit: every syntax error is a JSONDecodeError
         raise ScenarioError(
-            f"a number has more than {sys.get_int_max_str_digits()} digits") from None
+            f"a number has more than {sys.get_int_max_str_digits()} digits"
+        ) from None
     if _nesting_exceeds(data, MAX_NESTING):
         raise ScenarioError(f"JSON nested more than {MAX_NESTING} levels deep")
     return data
@@ -120,10 +121,12 @@ def accepted_actions(data: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]
             number += 1
         elif event["event"] == "illegal":
             action = event["action"]
-            what = (f"call {action['call']}" if "call" in action
-                    else f"bid {_bid_words(action['bid'])}")
-            refused.append(f"round {number}: seat {event['seat']} cannot {what} "
-                           f"({event['reason']})")
+            what = (
+                f"call {action['call']}" if "call" in action else f"bid {_bid_words(action['bid'])}"
+            )
+            refused.append(
+                f"round {number}: seat {event['seat']} cannot {what} ({event['reason']})"
+            )
     return kept, refused
 
 
@@ -132,8 +135,7 @@ def _bid_words(bid: object) -> str:
     if isinstance(bid, dict):
         hand = Hand.from_json_lenient(bid)
         return hand.words() if hand.is_valid else json.dumps(bid)
-    if (isinstance(bid, list) and len(bid) == 2
-            and all(type(number) is int for number in bid)):
+    if isinstance(bid, list) and len(bid) == 2 and all(type(number) is int for number in bid):
         return Bid(bid[0], bid[1]).words()
     return json.dumps(bid)
 
@@ -166,8 +168,9 @@ def _play(data: Mapping[str, Any], *, strict: bool) -> tuple[Game, list[dict[str
         raise ScenarioError(f"rules: {error}") from None
     players = data["players"]
     if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise ScenarioError(f"players must be a whole number {MIN_PLAYERS}..{MAX_PLAYERS}, "
-                            f"not {_shown(players)}")
+        raise ScenarioError(
+            f"players must be a whole number {MIN_PLAYERS}..{MAX_PLAYERS}, not {_shown(players)}"
+        )
     start = data.get("start", {})
     if not isinstance(start, dict):
         raise ScenarioError("start must be a JSON object")
@@ -212,8 +215,9 @@ def _play(data: Mapping[str, Any], *, strict: bool) -> tuple[Game, list[dict[str
             except IllegalAction as refused:
                 if strict:
                     raise ScenarioError(f"{place}: {refused}") from None
-                output.append({"event": "illegal", "seat": seat, "action": raw,
-                               "reason": refused.reason})
+                output.append(
+                    {"event": "illegal", "seat": seat, "action": raw, "reason": refused.reason}
+                )
                 continue
             output.extend(event.to_json() for event in events)
         if game.phase is Phase.BIDDING and number < len(rounds):
@@ -221,33 +225,45 @@ def _play(data: Mapping[str, Any], *, strict: bool) -> tuple[Game, list[dict[str
     return game, output
 
 
-def start_game(rules: Rules, players: int, start: Mapping[str, Any],
-               dice: DiceSource) -> Game:
+def start_game(rules: Rules, players: int, start: Mapping[str, Any], dice: DiceSource) -> Game:
     """The game a scenario's (already shape-checked) ``start`` sets up, roll-off included.
 
     ``start.rolloff`` needs ``first_opener: rolloff`` and no ``start.opener``; without it the
     file's opener (seat 0 by default) opens, whatever ``first_opener`` says.
     """
+
     def build(opener: int | None, rolloff: RollOff | None) -> Game:
         try:
-            return Game(rules, players, dice=dice, dice_counts=start.get("dice_counts"),
-                        opener=opener, points=start.get("points"),
-                        palifico_used=start.get("palifico_used", ()), rolloff=rolloff)
+            return Game(
+                rules,
+                players,
+                dice=dice,
+                dice_counts=start.get("dice_counts"),
+                opener=opener,
+                points=start.get("points"),
+                palifico_used=start.get("palifico_used", ()),
+                rolloff=rolloff,
+            )
         except ValueError as error:
             raise ScenarioError(f"start: {error}") from None
 
     if "rolloff" not in start:
         return build(start.get("opener", 0), None)
     if rules.first_opener != "rolloff":
-        raise ScenarioError("start.rolloff needs the rules' first_opener to be 'rolloff', "
-                            f"not {rules.first_opener!r}")
+        raise ScenarioError(
+            "start.rolloff needs the rules' first_opener to be 'rolloff', "
+            f"not {rules.first_opener!r}"
+        )
     if "opener" in start:
-        raise ScenarioError("start has both 'opener' and 'rolloff': the roll-off decides "
-                            "the opener, so give only one of them")
+        raise ScenarioError(
+            "start has both 'opener' and 'rolloff': the roll-off decides "
+            "the opener, so give only one of them"
+        )
     attempts = start["rolloff"]
     if not isinstance(attempts, list) or not attempts:
-        raise ScenarioError("start.rolloff must be a non-empty list of attempts, each a "
-                            "list of [a, b] pairs")
+        raise ScenarioError(
+            "start.rolloff must be a non-empty list of attempts, each a list of [a, b] pairs"
+        )
     counts = start.get("dice_counts")
     first = next((seat for seat, count in enumerate(counts or []) if count), 0)
     alive = build(first, None).alive  # every other check of start, before the roll-off's
@@ -280,17 +296,23 @@ def parse_action(raw: object, players: int, place: str = "action") -> tuple[int,
         raise ScenarioError(f"{place}: seat {_shown(seat)} is not a seat of this table")
     by = raw.get("by")
     if by is not None and by not in MOVED_BY:
-        raise ScenarioError(f"{place}: 'by' says who moved for the seat: 'timer' or "
-                            f"'stand_in', not {_shown(by)}")
+        raise ScenarioError(
+            f"{place}: 'by' says who moved for the seat: 'timer' or 'stand_in', not {_shown(by)}"
+        )
     keys = set(raw) - {"seat", "by"}
     if keys == {"bid"}:
         bid = raw["bid"]
         if isinstance(bid, dict):
             return seat, Hand.from_json_lenient(bid)
-        if (not isinstance(bid, list) or len(bid) != 2
-                or not all(type(number) is int for number in bid)):
-            raise ScenarioError(f"{place}: a bid is [quantity, face] with whole numbers, or "
-                                f"a hand object, not {_shown(bid)}")
+        if (
+            not isinstance(bid, list)
+            or len(bid) != 2
+            or not all(type(number) is int for number in bid)
+        ):
+            raise ScenarioError(
+                f"{place}: a bid is [quantity, face] with whole numbers, or "
+                f"a hand object, not {_shown(bid)}"
+            )
         return seat, Bid(bid[0], bid[1])
     if keys == {"call"}:
         call = raw["call"]

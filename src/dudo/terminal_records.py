@@ -66,8 +66,9 @@ class CommittedDice:
     roll-off attempt (``rolloff_fairness`` entries).
     """
 
-    def __init__(self, players: int, seed: int | None = None,
-                 bot_seats: Sequence[int] | None = None) -> None:
+    def __init__(
+        self, players: int, seed: int | None = None, bot_seats: Sequence[int] | None = None
+    ) -> None:
         self.players = players
         # The seats the program's bots play (every seat but the person's, seat 0, unless
         # told): each round's commitment binds them, as on the server.
@@ -84,8 +85,10 @@ class CommittedDice:
                 self._pending[round_number] = secrets.token_hex(SEED_BYTES)
             else:
                 self._pending[round_number] = hmac.new(
-                    str(self._seed).encode(), f"dudo-terminal-v1|{round_number}".encode(),
-                    hashlib.sha256).hexdigest()
+                    str(self._seed).encode(),
+                    f"dudo-terminal-v1|{round_number}".encode(),
+                    hashlib.sha256,
+                ).hexdigest()
         return self._pending[round_number]
 
     def commitment_for(self, round_number: RoundLabel) -> str:
@@ -104,13 +107,16 @@ class CommittedDice:
         else:
             label, kept = round_number, self.fairness
         server_seed = self._server_seed(label)
-        seat_seeds = [server_seat_seed(server_seed, label, seat)
-                      for seat in range(self.players)]
+        seat_seeds = [server_seat_seed(server_seed, label, seat) for seat in range(self.players)]
         entry: dict[str, Any] = {
-            "version": SCHEME, "round": label,
+            "version": SCHEME,
+            "round": label,
             "commitment": commitment(server_seed, label, self.bot_seats),
-            "server_seed": server_seed, "seat_seeds": seat_seeds,
-            "server_seats": list(range(self.players)), "bot_seats": list(self.bot_seats)}
+            "server_seed": server_seed,
+            "seat_seeds": seat_seeds,
+            "server_seats": list(range(self.players)),
+            "bot_seats": list(self.bot_seats),
+        }
         if round_number <= 0:
             entry["attempt"] = len(kept) + 1
         kept.append(entry)
@@ -125,8 +131,9 @@ def new_game_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S") + "-" + secrets.token_hex(3)
 
 
-def game_record(game: Game, dice: CommittedDice, game_id: str, names: Sequence[str],
-                bots: Sequence[int]) -> dict[str, Any]:
+def game_record(
+    game: Game, dice: CommittedDice, game_id: str, names: Sequence[str], bots: Sequence[int]
+) -> dict[str, Any]:
     """The record of a terminal game, in the server's format (``GET /api/games/ID``)."""
     record = game.record()
     record["game_id"] = game_id

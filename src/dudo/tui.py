@@ -57,14 +57,18 @@ PIPS = {
 }
 DIE_WIDTH = 8
 """Columns one drawn die takes: seven for the box and one space."""
-HELP = ("Type a bid like [bold]4 5s[/] or [bold]4x5[/] (four 5s), [bold]dudo[/] (or "
-        "[bold]liar[/]) to call the standing bid, [bold]calza[/] to call it exact, "
-        "[bold]rules[/] for the rules, [bold]quit[/] to leave.")
-HAND_HELP = ("Type a hand like [bold]pair of 3s[/], [bold]two pair 5s and 2s[/], "
-             "[bold]three 6s[/], [bold]low straight[/], [bold]high straight[/], "
-             "[bold]full house 4s over 2s[/], [bold]four 2s[/] or [bold]five 6s[/] (the dice "
-             "under all cups together must show it), [bold]dudo[/] (or [bold]liar[/]) to "
-             "call the standing hand, [bold]rules[/] for the rules, [bold]quit[/] to leave.")
+HELP = (
+    "Type a bid like [bold]4 5s[/] or [bold]4x5[/] (four 5s), [bold]dudo[/] (or "
+    "[bold]liar[/]) to call the standing bid, [bold]calza[/] to call it exact, "
+    "[bold]rules[/] for the rules, [bold]quit[/] to leave."
+)
+HAND_HELP = (
+    "Type a hand like [bold]pair of 3s[/], [bold]two pair 5s and 2s[/], "
+    "[bold]three 6s[/], [bold]low straight[/], [bold]high straight[/], "
+    "[bold]full house 4s over 2s[/], [bold]four 2s[/] or [bold]five 6s[/] (the dice "
+    "under all cups together must show it), [bold]dudo[/] (or [bold]liar[/]) to "
+    "call the standing hand, [bold]rules[/] for the rules, [bold]quit[/] to leave."
+)
 CALL_WORDS = ("dudo", "liar", "d", "l")
 CALZA_WORDS = ("calza", "c", "exact", "spot on")
 LET_GO_WORDS = ("", "n", "no", "pass", "p", "let it go", "go", "skip")
@@ -143,19 +147,34 @@ class TerminalGame:
     parsers and formatters, so what is left here is the loop itself.
     """
 
-    def __init__(self, game: Game, bots: Sequence[Bot], name: str, console: Console,
-                 read_line: Callable[[str], str], *, levels: Sequence[str] = (),
-                 pause: float | None = 0, clear: bool = False,
-                 commitment: Callable[[int], str] | None = None,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+    def __init__(
+        self,
+        game: Game,
+        bots: Sequence[Bot],
+        name: str,
+        console: Console,
+        read_line: Callable[[str], str],
+        *,
+        levels: Sequence[str] = (),
+        pause: float | None = 0,
+        clear: bool = False,
+        commitment: Callable[[int], str] | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
         self.game = game
         self.bots = list(bots)
         me = name if name.lower() == "you" else f"{name} (you)"
-        self.names = distinct_names([name, *(str(getattr(bot, "name", "")) or "Bot"
-                                             for bot in bots)])
+        self.names = distinct_names(
+            [name, *(str(getattr(bot, "name", "")) or "Bot" for bot in bots)]
+        )
         levels = list(levels) + [""] * (len(bots) - len(levels))
-        self.labels = [me, *(f"{shown} ({level})" if level else shown
-                             for shown, level in zip(self.names[1:], levels, strict=False))]
+        self.labels = [
+            me,
+            *(
+                f"{shown} ({level})" if level else shown
+                for shown, level in zip(self.names[1:], levels, strict=False)
+            ),
+        ]
         self.console = console
         self.read_line = read_line
         self.pause = pause
@@ -232,8 +251,7 @@ class TerminalGame:
             reason = self.game.reason(0, action)
             if reason is None:
                 return action
-            self.console.print(f"[red]Not allowed:[/] {REASONS[reason]}."
-                               f"{self.hint(seen, reason)}")
+            self.console.print(f"[red]Not allowed:[/] {REASONS[reason]}.{self.hint(seen, reason)}")
 
     def parse(self, text: str) -> Action | None:
         if text in CALL_WORDS:
@@ -252,8 +270,10 @@ class TerminalGame:
             return Bid.parse(text)
         except BadBidText as error:
             if self._is_hand(text):
-                self.console.print(f"[red]Not a bid here:[/] {escape(text)!r} is a poker hand, "
-                                   "but this table bids a quantity and a face, like 4 5s.")
+                self.console.print(
+                    f"[red]Not a bid here:[/] {escape(text)!r} is a poker hand, "
+                    "but this table bids a quantity and a face, like 4 5s."
+                )
             else:
                 self.console.print(f"[red]{escape(str(error))}[/]")
             return None
@@ -264,9 +284,11 @@ class TerminalGame:
             return Hand.parse(text)
         except BadHandText as error:
             if self._is_bid(text):
-                self.console.print(f"[red]Not a hand:[/] {escape(repr(text))} is a quantity "
-                                   "bid, but this table bids poker hands (Common Hand), like "
-                                   "pair of 3s or full house 4s over 2s.")
+                self.console.print(
+                    f"[red]Not a hand:[/] {escape(repr(text))} is a quantity "
+                    "bid, but this table bids poker hands (Common Hand), like "
+                    "pair of 3s or full house 4s over 2s."
+                )
             else:
                 self.console.print(f"[red]{escape(str(error))}[/]")
             return None
@@ -276,12 +298,16 @@ class TerminalGame:
         bids = seen.legal.any_bids
         sentences = []
         if reason == "over_cap" and self.poker:
-            sentences.append(f"With {seen.dice_in_play} dice in play a hand may need at most "
-                             f"{seen.dice_in_play} dice")
+            sentences.append(
+                f"With {seen.dice_in_play} dice in play a hand may need at most "
+                f"{seen.dice_in_play} dice"
+            )
         elif reason == "over_cap":
             faces, ones = quantity_limits(seen.dice_in_play, seen.rules.cap_at_dice_in_play)
-            sentences.append(f"With {seen.dice_in_play} dice in play a bid names at most "
-                             f"{faces} of a face 2 to 6 and {ones} aces")
+            sentences.append(
+                f"With {seen.dice_in_play} dice in play a bid names at most "
+                f"{faces} of a face 2 to 6 and {ones} aces"
+            )
         if seen.standing is None:
             if bids:
                 sentences.append(f"You open: the lowest bid is {self.typed(bids[0])}")
@@ -302,8 +328,9 @@ class TerminalGame:
             return False
         standing = self.game.standing
         assert standing is not None
-        prompt = (f"Calza on {standing.words()}? Type calza, or Enter to let it go (off to "
-                  "stop asking): ")
+        prompt = (
+            f"Calza on {standing.words()}? Type calza, or Enter to let it go (off to stop asking): "
+        )
         again = "Type calza, or press Enter to let it go."
         while True:
             answer = " ".join(self.read(prompt).split()).lower()
@@ -313,18 +340,25 @@ class TerminalGame:
                 return False
             if answer in ("off", "never", "stop"):
                 self.calza_prompts = False
-                self.console.print("No more calza questions out of turn this game; on your "
-                                   "turn you may still call calza.")
+                self.console.print(
+                    "No more calza questions out of turn this game; on your "
+                    "turn you may still call calza."
+                )
                 return False
             if answer in HELP_WORDS:
-                self.console.print("It is not your turn, but these rules let anyone call "
-                                   "calza: say the bid is exactly right. " + again +
-                                   " Type off to stop these questions.")
+                self.console.print(
+                    "It is not your turn, but these rules let anyone call "
+                    "calza: say the bid is exactly right. "
+                    + again
+                    + " Type off to stop these questions."
+                )
             elif answer == "rules":
                 self.console.print(rules_sheet(self.game.rules))
             elif answer in CALL_WORDS or self._is_bid(answer) or self._is_hand(answer):
-                self.console.print(f"[red]Not now:[/] it is {self.names[self.game.turn]}'s "
-                                   f"turn; out of turn you may only call calza. {again}")
+                self.console.print(
+                    f"[red]Not now:[/] it is {self.names[self.game.turn]}'s "
+                    f"turn; out of turn you may only call calza. {again}"
+                )
             else:
                 self.console.print(f"[red]Not understood:[/] {escape(repr(answer))}. {again}")
 
@@ -369,12 +403,15 @@ class TerminalGame:
         roll_off = self.game.rolloff
         assert roll_off is not None
         self.new_screen("Roll-off: who opens round 1")
-        self.console.print("Everyone rolls two dice; the highest total opens. Those tied for "
-                           "the highest roll again.")
+        self.console.print(
+            "Everyone rolls two dice; the highest total opens. Those tied for "
+            "the highest roll again."
+        )
         for number, attempt in enumerate(roll_off.attempts, start=1):
-            rolls = ", ".join(f"{self.names[seat]} {a}+{b}={a + b}"
-                              for seat, (a, b) in zip(attempt.seats, attempt.rolls,
-                                                      strict=True))
+            rolls = ", ".join(
+                f"{self.names[seat]} {a}+{b}={a + b}"
+                for seat, (a, b) in zip(attempt.seats, attempt.rolls, strict=True)
+            )
             best = max(a + b for a, b in attempt.rolls)
             if len(attempt.tied) > 1:
                 tied = " and ".join(self.who(seat) if seat else "you" for seat in attempt.tied)
@@ -426,9 +463,11 @@ class TerminalGame:
             history = ", ".join(f"{self.names[seat]}: {bid.words()}" for seat, bid in seen.bids)
             self.console.print(f"Bids: {history}")
         if seen.standing is not None:
-            self.console.print(f"Standing bid: [bold]{seen.standing.words()}[/] by "
-                               f"{self.who(seen.bidder or 0)}. "
-                               f"{seen.dice_in_play} dice in play.")
+            self.console.print(
+                f"Standing bid: [bold]{seen.standing.words()}[/] by "
+                f"{self.who(seen.bidder or 0)}. "
+                f"{seen.dice_in_play} dice in play."
+            )
         else:
             self.console.print(f"No bid yet. {seen.dice_in_play} dice in play.")
         self.console.print("Your dice:")
@@ -457,8 +496,9 @@ class TerminalGame:
         for index in range(height):
             cells = list(rows[index])
             if halves == 2:
-                cells += rows[index + height] if index + height < len(rows) else [""] * len(
-                    rows[index])
+                cells += (
+                    rows[index + height] if index + height < len(rows) else [""] * len(rows[index])
+                )
             table.add_row(*cells)
         return table
 
@@ -468,14 +508,14 @@ class TerminalGame:
                 case Revealed():
                     self.show_reveal(event)
                 case PlayerOut(seat=seat):
-                    self.console.print(f"[bold]{self.verb(seat, 'are', 'is')} out of the "
-                                       "game.[/]")
+                    self.console.print(f"[bold]{self.verb(seat, 'are', 'is')} out of the game.[/]")
                 case BidPlaced(seat=seat, bid=bid) if seat != 0:
                     self.console.print(f"{self.names[seat]} bids [bold]{bid.words()}[/].")
                 case GameOver(winners=winners):
                     self.show_winners(winners)
         if any(isinstance(event, Revealed) for event in events) and (
-                self.game.phase is not Phase.OVER):
+            self.game.phase is not Phase.OVER
+        ):
             self.wait_after_reveal()
 
     def wait_after_reveal(self) -> None:
@@ -503,9 +543,11 @@ class TerminalGame:
         caller = self.names[reveal.caller]
         words = "DUDO!" if reveal.call is DUDO else "CALZA!"
         self.new_screen(f"Round {self.rounds_played}: the cups are lifted")
-        self.console.print(f"[bold]{escape(caller)}: {words}[/] on {reveal.bid.words()} by "
-                           f"{self.who(reveal.bidder)}. Cups up (counted dice in "
-                           "\\[brackets]):")
+        self.console.print(
+            f"[bold]{escape(caller)}: {words}[/] on {reveal.bid.words()} by "
+            f"{self.who(reveal.bidder)}. Cups up (counted dice in "
+            "\\[brackets]):"
+        )
         counted = reveal.counts
         width = max(len(label) for seat, label in enumerate(self.labels) if reveal.cups[seat])
         most = max(len(cup) for cup in reveal.cups)
@@ -516,18 +558,24 @@ class TerminalGame:
                 line.append("    " * (most - len(cup)))
                 line.append(f"  {sum(1 for die in cup if counted(die))}")
                 self.console.print(line)
-        verdict = {"holds": "the bid holds", "fails": "the bid fails",
-                   "exact": "exactly right", "not_exact": "not exact"}[reveal.outcome]
+        verdict = {
+            "holds": "the bid holds",
+            "fails": "the bid fails",
+            "exact": "exactly right",
+            "not_exact": "not exact",
+        }[reveal.outcome]
         consequence = self.consequence(reveal)
         if isinstance(reveal.bid, Hand):
             held = "the dice contain" if reveal.outcome == "holds" else "the dice lack"
             counted_line = f"{held.capitalize()} {reveal.bid.words()} — {verdict}. {consequence}"
             self.last_outcome = counted_line
         else:
-            counted_line = (f"Counted: {reveal.count} against {reveal.bid.quantity} — "
-                            f"{verdict}. {consequence}")
-            self.last_outcome = (f"{reveal.count} counted against {reveal.bid.words()} — "
-                                 f"{verdict}. {consequence}")
+            counted_line = (
+                f"Counted: {reveal.count} against {reveal.bid.quantity} — {verdict}. {consequence}"
+            )
+            self.last_outcome = (
+                f"{reveal.count} counted against {reveal.bid.words()} — {verdict}. {consequence}"
+            )
         self.console.print(f"[bold]{escape(counted_line)}[/]")
 
     def consequence(self, reveal: Revealed) -> str:
@@ -544,6 +592,8 @@ class TerminalGame:
             return f"{self.verb(seat, 'win', 'wins')} a die back."
         if reveal.points is None:
             held = reveal.dice_counts[seat]
-            return (f"Nobody loses a die. {self.verb(seat, 'hold', 'holds')} {held} dice "
-                    "already, the most a cup may hold, so no die comes back.")
+            return (
+                f"Nobody loses a die. {self.verb(seat, 'hold', 'holds')} {held} dice "
+                "already, the most a cup may hold, so no die comes back."
+            )
         return "Nobody takes a point."

@@ -87,49 +87,82 @@ class SeatView:
         revealed = None
         if reveal is not None:
             revealed = Revealed(
-                Call(reveal["call"]), reveal["caller"], reveal["bidder"],
+                Call(reveal["call"]),
+                reveal["caller"],
+                reveal["bidder"],
                 bid_from_json(reveal["bid"]),
-                reveal.get("count"), reveal["outcome"], tuple(reveal["dice_counts"]),
+                reveal.get("count"),
+                reveal["outcome"],
+                tuple(reveal["dice_counts"]),
                 tuple(reveal["points"]) if reveal.get("points") is not None else None,
-                tuple(tuple(cup) for cup in reveal["cups"]), reveal["wild"], reveal["loser"],
+                tuple(tuple(cup) for cup in reveal["cups"]),
+                reveal["wild"],
+                reveal["loser"],
                 reveal["change"],
-                tuple((seat, bid_from_json(bid)) for seat, bid in reveal.get("bids", [])))
+                tuple((seat, bid_from_json(bid)) for seat, bid in reveal.get("bids", [])),
+            )
         standing = data["standing"]
         return cls(
-            rules=rules, seat=data["seat"], players=data["players"], phase=data["phase"],
-            round_number=data["round"], opener=data["opener"], palifico=data["palifico"],
-            wild=data["wild"], dice_counts=tuple(data["dice_counts"]),
-            points=tuple(data["points"]), dice=tuple(data["dice"]),
+            rules=rules,
+            seat=data["seat"],
+            players=data["players"],
+            phase=data["phase"],
+            round_number=data["round"],
+            opener=data["opener"],
+            palifico=data["palifico"],
+            wild=data["wild"],
+            dice_counts=tuple(data["dice_counts"]),
+            points=tuple(data["points"]),
+            dice=tuple(data["dice"]),
             bids=tuple((seat, bid_from_json(bid)) for seat, bid in data["bids"]),
-            turn=data["turn"], standing=None if standing is None else bid_from_json(standing),
-            bidder=data["bidder"], legal=legal,
-            last_reveal=revealed, winners=tuple(data["winners"]),
+            turn=data["turn"],
+            standing=None if standing is None else bid_from_json(standing),
+            bidder=data["bidder"],
+            legal=legal,
+            last_reveal=revealed,
+            winners=tuple(data["winners"]),
             rolloff=tuple(
-                RollOffAttempt(tuple(attempt["seats"]),
-                               tuple((a, b) for a, b in attempt["rolls"]),
-                               tuple(attempt["tied"]))
-                for attempt in data.get("rolloff", [])),
+                RollOffAttempt(
+                    tuple(attempt["seats"]),
+                    tuple((a, b) for a, b in attempt["rolls"]),
+                    tuple(attempt["tied"]),
+                )
+                for attempt in data.get("rolloff", [])
+            ),
         )
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready form for clients (the server sends exactly this)."""
         legal = self.legal
         return {
-            "seat": self.seat, "players": self.players, "phase": self.phase,
-            "round": self.round_number, "opener": self.opener, "palifico": self.palifico,
-            "wild": self.wild, "dice_counts": list(self.dice_counts),
-            "points": list(self.points), "dice": list(self.dice),
+            "seat": self.seat,
+            "players": self.players,
+            "phase": self.phase,
+            "round": self.round_number,
+            "opener": self.opener,
+            "palifico": self.palifico,
+            "wild": self.wild,
+            "dice_counts": list(self.dice_counts),
+            "points": list(self.points),
+            "dice": list(self.dice),
             "bids": [[seat, bid_to_json(bid)] for seat, bid in self.bids],
             "turn": self.turn,
             "standing": None if self.standing is None else bid_to_json(self.standing),
             "bidder": self.bidder,
-            "legal": {"bids": [bid_to_json(bid) for bid in legal.any_bids],
-                      "calls": [call.value for call in legal.calls]},
+            "legal": {
+                "bids": [bid_to_json(bid) for bid in legal.any_bids],
+                "calls": [call.value for call in legal.calls],
+            },
             "last_reveal": None if self.last_reveal is None else _reveal_json(self.last_reveal),
             "winners": list(self.winners),
-            "rolloff": [{"seats": list(attempt.seats),
-                         "rolls": [list(pair) for pair in attempt.rolls],
-                         "tied": list(attempt.tied)} for attempt in self.rolloff],
+            "rolloff": [
+                {
+                    "seats": list(attempt.seats),
+                    "rolls": [list(pair) for pair in attempt.rolls],
+                    "tied": list(attempt.tied),
+                }
+                for attempt in self.rolloff
+            ],
         }
 
 

@@ -30,8 +30,9 @@ VALID = [path for path in SCENARIOS if valid(path)]
 
 def test_there_are_valid_scenarios_with_refused_actions() -> None:
     assert len(VALID) >= 20
-    assert any('"illegal"' in json.dumps(run_scenario(load_scenario(path.read_text())))
-               for path in VALID)
+    assert any(
+        '"illegal"' in json.dumps(run_scenario(load_scenario(path.read_text()))) for path in VALID
+    )
 
 
 @pytest.mark.parametrize("path", VALID, ids=lambda path: f"{path.parent.name}/{path.name}")
@@ -49,9 +50,10 @@ def test_the_readme_example_is_analysed_and_its_refusals_named() -> None:
     path = Path(__file__).parents[1] / "scenarios" / "shared" / "tavern-reveal.json"
     result = runner.invoke(app, ["analyze", str(path)], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
-    assert ("left out 2 refused actions (they change nothing): round 1: seat 2 cannot bid "
-            "seven aces (ones_not_allowed); round 1: seat 0 cannot call dudo (not_your_turn)"
-            ) in result.stdout
+    assert (
+        "left out 2 refused actions (they change nothing): round 1: seat 2 cannot bid "
+        "seven aces (ones_not_allowed); round 1: seat 0 cannot call dudo (not_your_turn)"
+    ) in result.stdout
     data = json.loads(runner.invoke(app, ["analyze", str(path), "--json"]).stdout)
     assert len(data["left_out"]) == 2
 

@@ -82,8 +82,10 @@ def test_a_bot_gets_identical_inputs_when_only_others_hidden_dice_differ(level: 
 
 def test_bots_only_ever_see_their_own_dice_during_a_round() -> None:
     rules = Rules.preset("perudo")
-    bots = [Recorder(make_bot(level, seed=seat)) for seat, level in
-            enumerate(["easy", "normal", "hard", "normal"])]
+    bots = [
+        Recorder(make_bot(level, seed=seat))
+        for seat, level in enumerate(["easy", "normal", "hard", "normal"])
+    ]
     game = Game(rules, 4, dice=SeededDice(11))
     cups_by_round: dict[int, tuple[tuple[int, ...], ...]] = {}
 
@@ -152,29 +154,52 @@ def test_wilson_interval_contains_the_rate_and_narrows_with_games() -> None:
 
 def test_arena_cli_json_output_and_user_bot_from_a_file() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "dudo", "arena", "--players",
-         f"{ROOT / 'examples' / 'cautious_bot.py'}:CautiousBot,random", "--games", "30",
-         "--rules", "tavern", "--seed", "7", "--json"],
-        capture_output=True, text=True, check=True)
+        [
+            sys.executable,
+            "-m",
+            "dudo",
+            "arena",
+            "--players",
+            f"{ROOT / 'examples' / 'cautious_bot.py'}:CautiousBot,random",
+            "--games",
+            "30",
+            "--rules",
+            "tavern",
+            "--seed",
+            "7",
+            "--json",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     data = json.loads(result.stdout)
     assert data["games"] == 30
     assert [entry["player"] for entry in data["results"]] == [
-        f"{ROOT / 'examples' / 'cautious_bot.py'}:CautiousBot", "random"]
+        f"{ROOT / 'examples' / 'cautious_bot.py'}:CautiousBot",
+        "random",
+    ]
     assert data["results"][0]["wins"] + data["results"][1]["wins"] == 30
     assert data["results"][0]["wins"] > 20
 
 
-@pytest.mark.parametrize("spec,fragment", [
-    ("grandmaster", "unknown bot"),
-    ("nowhere/bot.py:Bot", "not found"),
-    ("dudo.rules:Rules", "no act(view)"),
-    ("dudo.nothing:Bot", "cannot import"),
-])
+@pytest.mark.parametrize(
+    "spec,fragment",
+    [
+        ("grandmaster", "unknown bot"),
+        ("nowhere/bot.py:Bot", "not found"),
+        ("dudo.rules:Rules", "no act(view)"),
+        ("dudo.nothing:Bot", "cannot import"),
+    ],
+)
 def test_bad_bot_names_give_clear_errors(spec: str, fragment: str) -> None:
     with pytest.raises(BotSpecError, match=re.escape(fragment)):
         make_bot(spec)
-    result = subprocess.run([sys.executable, "-m", "dudo", "arena", "--players",
-                             f"{spec},easy", "--games", "2"], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "dudo", "arena", "--players", f"{spec},easy", "--games", "2"],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 2
     assert fragment in result.stderr
 

@@ -37,8 +37,13 @@ from randomplay import game_rules, random_play
 
 def binomial_at_least(needed: int, unseen: int, chance: Fraction) -> Fraction:
     """P(at least ``needed`` of ``unseen`` dice count), exactly, by math.comb."""
-    return sum((comb(unseen, k) * chance**k * (1 - chance) ** (unseen - k)
-                for k in range(max(needed, 0), unseen + 1)), Fraction(0))
+    return sum(
+        (
+            comb(unseen, k) * chance**k * (1 - chance) ** (unseen - k)
+            for k in range(max(needed, 0), unseen + 1)
+        ),
+        Fraction(0),
+    )
 
 
 def binomial_exactly(needed: int, unseen: int, chance: Fraction) -> Fraction:
@@ -53,16 +58,26 @@ THIRD, SIXTH = Fraction(1, 3), Fraction(1, 6)
 def perudo_record() -> dict[str, Any]:
     """Two players, 3 and 4 dice, ones wild: 3 twos, 5 twos, a call; then calza."""
     return {
-        "rules": {"preset": "perudo", "calza_min_players": 2}, "players": 2,
+        "rules": {"preset": "perudo", "calza_min_players": 2},
+        "players": 2,
         "start": {"dice_counts": [3, 4], "opener": 0},
         "rounds": [
-            {"dice": [[2, 1, 5], [2, 2, 3, 6]],
-             "actions": [{"seat": 0, "bid": [3, 2]}, {"seat": 1, "bid": [5, 2]},
-                         {"seat": 0, "call": "dudo"}]},
-            {"dice": [[4, 4, 6], [1, 3, 5]],
-             "actions": [{"seat": 1, "bid": [2, 4]}, {"seat": 0, "call": "calza"}]},
+            {
+                "dice": [[2, 1, 5], [2, 2, 3, 6]],
+                "actions": [
+                    {"seat": 0, "bid": [3, 2]},
+                    {"seat": 1, "bid": [5, 2]},
+                    {"seat": 0, "call": "dudo"},
+                ],
+            },
+            {
+                "dice": [[4, 4, 6], [1, 3, 5]],
+                "actions": [{"seat": 1, "bid": [2, 4]}, {"seat": 0, "call": "calza"}],
+            },
         ],
-        "names": ["Ana", "Ben"], "bots": [1], "game_id": "abc123",
+        "names": ["Ana", "Ben"],
+        "bots": [1],
+        "game_id": "abc123",
     }
 
 
@@ -98,24 +113,30 @@ def test_the_json_form_carries_the_same_numbers() -> None:
     steps = data["rounds"][0]["steps"]
     assert steps[0]["bid_holds"] == pytest.approx(float(binomial_at_least(1, 4, THIRD)), abs=1e-6)
     assert steps[0]["bid_odds"]["p"] == pytest.approx(1 / 3, abs=1e-6)
-    assert steps[2]["standing_holds"] == pytest.approx(float(binomial_at_least(3, 4, THIRD)),
-                                                       abs=1e-6)
+    assert steps[2]["standing_holds"] == pytest.approx(
+        float(binomial_at_least(3, 4, THIRD)), abs=1e-6
+    )
     assert steps[1]["after"] == {"standing": [5, 2], "count": 4, "wild": True}
     assert data["rounds"][0]["reveal"]["count"] == 4
     assert data["rounds"][0]["reveal"]["loser"] == 1
     assert data["names"] == ["Ana", "Ben"] and data["bots"] == [1]
     assert data["rules_overrides"]["preset"] == "perudo"
     ana, ben = data["summary"]
-    assert ana["calls"] == {"right": 1, "wrong": 1, "dudo": {"right": 1, "wrong": 0},
-                            "calza": {"right": 0, "wrong": 1}}
+    assert ana["calls"] == {
+        "right": 1,
+        "wrong": 1,
+        "dudo": {"right": 1, "wrong": 0},
+        "calza": {"right": 0, "wrong": 1},
+    }
     assert ben["bluffs"] == 1 and ben["bluffs_caught"] == 1 and not ben["calls"]["right"]
 
 
 # -- against the engine's counts ---------------------------------------------------------
 
 
-def brute_force(record: dict[str, Any], round_number: int, index: int,
-                face: int, quantity: int) -> tuple[Fraction, Fraction]:
+def brute_force(
+    record: dict[str, Any], round_number: int, index: int, face: int, quantity: int
+) -> tuple[Fraction, Fraction]:
     """P(the count for ``face`` is at least / exactly ``quantity``) over every way the dice
     hidden from the seat making action ``index`` of the round might have fallen, each as
     likely as any other, counted by the engine itself (``Game.count``)."""
@@ -132,11 +153,17 @@ def brute_force(record: dict[str, Any], round_number: int, index: int,
         cups = [list(cup) for cup in known]
         at = 0
         for other, size in zip(hidden, sizes, strict=True):
-            cups[other] = list(faces[at:at + size])
+            cups[other] = list(faces[at : at + size])
             at += size
-        game = Game(rules, players, dice=ScriptedDice([]), dice_counts=start.get("dice_counts"),
-                    opener=start.get("opener", 0), points=start.get("points"),
-                    palifico_used=start.get("palifico_used", ()))
+        game = Game(
+            rules,
+            players,
+            dice=ScriptedDice([]),
+            dice_counts=start.get("dice_counts"),
+            opener=start.get("opener", 0),
+            points=start.get("points"),
+            palifico_used=start.get("palifico_used", ()),
+        )
         for number, entry in enumerate(rounds[:round_number], start=1):
             game.roll(cups if number == round_number else entry["dice"])
             actions = entry["actions"] if number < round_number else entry["actions"][:index]
@@ -153,32 +180,79 @@ def brute_force(record: dict[str, Any], round_number: int, index: int,
 ENGINE_CASES = {
     # Wild ones, a raise on another face and a switch to aces (Perudo's halving).
     "perudo": {
-        "rules": {"preset": "perudo"}, "players": 2, "start": {"dice_counts": [2, 3]},
-        "rounds": [{"dice": [[1, 4], [4, 6, 1]],
-                    "actions": [{"seat": 0, "bid": [2, 4]}, {"seat": 1, "bid": [3, 4]},
-                                {"seat": 0, "bid": [2, 1]}, {"seat": 1, "bid": [5, 4]},
-                                {"seat": 0, "call": "dudo"}]}]},
+        "rules": {"preset": "perudo"},
+        "players": 2,
+        "start": {"dice_counts": [2, 3]},
+        "rounds": [
+            {
+                "dice": [[1, 4], [4, 6, 1]],
+                "actions": [
+                    {"seat": 0, "bid": [2, 4]},
+                    {"seat": 1, "bid": [3, 4]},
+                    {"seat": 0, "bid": [2, 1]},
+                    {"seat": 1, "bid": [5, 4]},
+                    {"seat": 0, "call": "dudo"},
+                ],
+            }
+        ],
+    },
     # Ones lock: after a bid on ones they stop being wild, and the chances follow.
     "ones lock": {
-        "rules": {"preset": "ones-lock"}, "players": 2, "start": {"dice_counts": [3, 2]},
-        "rounds": [{"dice": [[1, 3, 3], [1, 5]],
-                    "actions": [{"seat": 0, "bid": [2, 3]}, {"seat": 1, "bid": [3, 1]},
-                                {"seat": 0, "bid": [4, 3]}, {"seat": 1, "call": "dudo"}]}]},
+        "rules": {"preset": "ones-lock"},
+        "players": 2,
+        "start": {"dice_counts": [3, 2]},
+        "rounds": [
+            {
+                "dice": [[1, 3, 3], [1, 5]],
+                "actions": [
+                    {"seat": 0, "bid": [2, 3]},
+                    {"seat": 1, "bid": [3, 1]},
+                    {"seat": 0, "bid": [4, 3]},
+                    {"seat": 1, "call": "dudo"},
+                ],
+            }
+        ],
+    },
     # No wild ones at all.
     "no wilds": {
-        "rules": {"preset": "no-wilds"}, "players": 3, "start": {"dice_counts": [2, 1, 2]},
-        "rounds": [{"dice": [[6, 6], [1], [2, 6]],
-                    "actions": [{"seat": 0, "bid": [2, 6]}, {"seat": 1, "bid": [3, 6]},
-                                {"seat": 2, "call": "dudo"}]}]},
+        "rules": {"preset": "no-wilds"},
+        "players": 3,
+        "start": {"dice_counts": [2, 1, 2]},
+        "rounds": [
+            {
+                "dice": [[6, 6], [1], [2, 6]],
+                "actions": [
+                    {"seat": 0, "bid": [2, 6]},
+                    {"seat": 1, "bid": [3, 6]},
+                    {"seat": 2, "call": "dudo"},
+                ],
+            }
+        ],
+    },
     # A palifico round (seat 1 fell to one die): ones are not wild in it.
     "palifico": {
-        "rules": {"preset": "perudo", "starting_dice": 2}, "players": 3,
-        "rounds": [{"dice": [[2, 3], [4, 4], [5, 6]],
-                    "actions": [{"seat": 0, "bid": [1, 6]}, {"seat": 1, "bid": [2, 6]},
-                                {"seat": 2, "call": "dudo"}]},
-                   {"dice": [[1, 3], [3], [1, 5]],
-                    "actions": [{"seat": 1, "bid": [1, 3]}, {"seat": 2, "bid": [2, 3]},
-                                {"seat": 0, "bid": [3, 3]}, {"seat": 1, "call": "dudo"}]}]},
+        "rules": {"preset": "perudo", "starting_dice": 2},
+        "players": 3,
+        "rounds": [
+            {
+                "dice": [[2, 3], [4, 4], [5, 6]],
+                "actions": [
+                    {"seat": 0, "bid": [1, 6]},
+                    {"seat": 1, "bid": [2, 6]},
+                    {"seat": 2, "call": "dudo"},
+                ],
+            },
+            {
+                "dice": [[1, 3], [3], [1, 5]],
+                "actions": [
+                    {"seat": 1, "bid": [1, 3]},
+                    {"seat": 2, "bid": [2, 3]},
+                    {"seat": 0, "bid": [3, 3]},
+                    {"seat": 1, "call": "dudo"},
+                ],
+            },
+        ],
+    },
 }
 
 
@@ -191,17 +265,21 @@ def test_every_chance_agrees_with_the_engine_over_every_hidden_roll(case: str) -
         if case == "palifico" and entry.number == 2:
             assert entry.palifico and not entry.wild
         for decision in entry.decisions:
-            judged = [(decision.standing, decision.standing_odds),
-                      (decision.action if isinstance(decision.action, Bid) else None,
-                       decision.bid_odds)]
+            judged = [
+                (decision.standing, decision.standing_odds),
+                (decision.action if isinstance(decision.action, Bid) else None, decision.bid_odds),
+            ]
             for bid, seen in judged:
                 if bid is None:
                     continue
                 assert seen is not None
-                holds, exact = brute_force(record, entry.number, decision.index, bid.face,
-                                           bid.quantity)
-                assert seen.holds == pytest.approx(float(holds), abs=1e-12), (entry.number,
-                                                                               decision.index)
+                holds, exact = brute_force(
+                    record, entry.number, decision.index, bid.face, bid.quantity
+                )
+                assert seen.holds == pytest.approx(float(holds), abs=1e-12), (
+                    entry.number,
+                    decision.index,
+                )
                 assert seen.exact == pytest.approx(float(exact), abs=1e-12)
                 checked += 1
     assert checked >= 4
@@ -212,7 +290,8 @@ def test_counts_and_outcomes_are_the_engines() -> None:
     analysis = analyze(record, hard=False)
     reveals = [event for event in run_scenario(record) if event["event"] == "reveal"]
     assert [entry.reveal.count for entry in analysis.rounds if entry.reveal] == [
-        reveal["count"] for reveal in reveals]
+        reveal["count"] for reveal in reveals
+    ]
     # After 2 aces, the count of aces alone; after 5 fours, wild ones again count.
     steps = analysis.to_json()["rounds"][0]["steps"]
     assert [step["after"]["count"] for step in steps[:4]] == [4, 4, 2, 4]
@@ -224,15 +303,20 @@ def test_counts_and_outcomes_are_the_engines() -> None:
 
 def marks_record() -> dict[str, Any]:
     return {
-        "rules": {"preset": "tavern"}, "players": 2, "start": {"dice_counts": [3, 3],
-                                                               "opener": 1},
+        "rules": {"preset": "tavern"},
+        "players": 2,
+        "start": {"dice_counts": [3, 3], "opener": 1},
         "rounds": [
             # Seat 0 holds three 5s and calls "liar" on two 5s: sure to hold, a mistake.
-            {"dice": [[5, 5, 5], [2, 3, 4]],
-             "actions": [{"seat": 1, "bid": [2, 5]}, {"seat": 0, "call": "dudo"}]},
+            {
+                "dice": [[5, 5, 5], [2, 3, 4]],
+                "actions": [{"seat": 1, "bid": [2, 5]}, {"seat": 0, "call": "dudo"}],
+            },
             # Seat 0 opens six 6s with none: a long shot when two 5s was sure.
-            {"dice": [[5, 5], [2, 3, 4]],
-             "actions": [{"seat": 0, "bid": [5, 6]}, {"seat": 1, "call": "dudo"}]},
+            {
+                "dice": [[5, 5], [2, 3, 4]],
+                "actions": [{"seat": 0, "bid": [5, 6]}, {"seat": 1, "call": "dudo"}],
+            },
         ],
     }
 
@@ -251,7 +335,11 @@ def test_clear_mistakes_are_marked() -> None:
     assert analysis.rounds[0].decisions[0].mistake is None
     summary = analysis.summary[0]
     assert (summary.mistakes, summary.calls_wrong, summary.bluffs, summary.bluffs_caught) == (
-        2, 1, 1, 1)
+        2,
+        1,
+        1,
+        1,
+    )
     assert summary.average_risk == pytest.approx((call.risk + long_shot.risk) / 2)
     assert analysis.summary[1].calls_right == 1
 
@@ -259,11 +347,21 @@ def test_clear_mistakes_are_marked() -> None:
 def test_a_long_shot_with_nothing_better_is_no_mistake() -> None:
     # Seat 1 faces four 6s and holds four of them: calling is hopeless and every raise a
     # long shot (five 6s needs seat 0's one die): a bluff, not a mistake.
-    record = {"rules": {"preset": "no-wilds", "cap_at_dice_in_play": False}, "players": 2,
-              "start": {"dice_counts": [1, 4], "opener": 0},
-              "rounds": [{"dice": [[2], [6, 6, 6, 6]],
-                          "actions": [{"seat": 0, "bid": [4, 6]}, {"seat": 1, "bid": [5, 6]},
-                                      {"seat": 0, "call": "dudo"}]}]}
+    record = {
+        "rules": {"preset": "no-wilds", "cap_at_dice_in_play": False},
+        "players": 2,
+        "start": {"dice_counts": [1, 4], "opener": 0},
+        "rounds": [
+            {
+                "dice": [[2], [6, 6, 6, 6]],
+                "actions": [
+                    {"seat": 0, "bid": [4, 6]},
+                    {"seat": 1, "bid": [5, 6]},
+                    {"seat": 0, "call": "dudo"},
+                ],
+            }
+        ],
+    }
     raise_ = analyze(record, hard=False).rounds[0].decisions[1]
     assert raise_.bid_odds is not None and raise_.bid_odds.holds < LONG_SHOT
     assert raise_.bluff and raise_.mistake is None
@@ -311,8 +409,13 @@ def test_hard_suggests_a_legal_move_and_the_same_one_every_time() -> None:
                 continue  # out of turn, hard lets it go
             assert hard is not None
     # Each suggestion is among the legal moves of the view the seat had then.
-    game = Game(Rules.from_json(record["rules"]), record["players"], dice=ScriptedDice([]),
-                dice_counts=record["start"]["dice_counts"], opener=record["start"]["opener"])
+    game = Game(
+        Rules.from_json(record["rules"]),
+        record["players"],
+        dice=ScriptedDice([]),
+        dice_counts=record["start"]["dice_counts"],
+        opener=record["start"]["opener"],
+    )
     for entry, played in zip(analysis.rounds, record["rounds"], strict=True):
         game.roll(played["dice"])
         for decision, raw in zip(entry.decisions, played["actions"], strict=True):
@@ -335,11 +438,19 @@ def test_the_hard_bot_sees_only_the_seats_view() -> None:
     assert first.hard == other.hard and first.bid_odds == other.bid_odds
 
 
-@pytest.mark.parametrize("bad", [
-    "not a dict", {"players": 2, "rounds": []},
-    {"rules": {"preset": "perudo"}, "players": 2, "start": {"dice_counts": [1, 1]},
-     "rounds": [{"dice": [[2], [3]], "actions": [{"seat": 1, "bid": [1, 2]}]}]},
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "not a dict",
+        {"players": 2, "rounds": []},
+        {
+            "rules": {"preset": "perudo"},
+            "players": 2,
+            "start": {"dice_counts": [1, 1]},
+            "rounds": [{"dice": [[2], [3]], "actions": [{"seat": 1, "bid": [1, 2]}]}],
+        },
+    ],
+)
 def test_a_record_that_does_not_replay_is_refused(bad: Any) -> None:
     with pytest.raises(AnalysisError):
         analyze(bad)
@@ -361,15 +472,13 @@ def play_with_bots(rules: Rules, levels: list[str], seed: int) -> dict[str, Any]
         assert action is not None
         game.apply(seat, action)
     record = game.record()
-    record.update(names=[bot.name for bot in bots], bots=list(range(len(levels))),
-                  game_id="bots")
+    record.update(names=[bot.name for bot in bots], bots=list(range(len(levels))), game_id="bots")
     return record
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=game_rules(), players=st.integers(2, 5), seed=st.integers(0, 2**32))
-def test_any_legal_game_is_analysed_consistently(rules: Rules, players: int,
-                                                 seed: int) -> None:
+def test_any_legal_game_is_analysed_consistently(rules: Rules, players: int, seed: int) -> None:
     assume(rules.bids == "quantity")  # Common Hand is refused: see the test below
     game = Game(rules, players, dice=SeededDice(seed))
     for _ in random_play(game, random.Random(seed), limit=400):
@@ -378,7 +487,8 @@ def test_any_legal_game_is_analysed_consistently(rules: Rules, players: int,
     analysis = analyze(record, hard=False)
     reveals = [event for event in run_scenario(record) if event["event"] == "reveal"]
     assert [entry.reveal.count for entry in analysis.rounds if entry.reveal] == [
-        reveal["count"] for reveal in reveals]
+        reveal["count"] for reveal in reveals
+    ]
     decisions = analysis.decisions
     assert sum(player.decisions for player in analysis.summary) == len(decisions)
     for decision in decisions:
@@ -390,13 +500,16 @@ def test_any_legal_game_is_analysed_consistently(rules: Rules, players: int,
                 continue
             assert seen is not None
             chance = THIRD if seen.chance > 0.2 else SIXTH
-            assert seen.holds == pytest.approx(float(binomial_at_least(
-                bid.quantity - seen.own, seen.unseen, chance)), abs=1e-9)
-            assert seen.exact == pytest.approx(float(binomial_exactly(
-                bid.quantity - seen.own, seen.unseen, chance)), abs=1e-9)
+            assert seen.holds == pytest.approx(
+                float(binomial_at_least(bid.quantity - seen.own, seen.unseen, chance)), abs=1e-9
+            )
+            assert seen.exact == pytest.approx(
+                float(binomial_exactly(bid.quantity - seen.own, seen.unseen, chance)), abs=1e-9
+            )
         if isinstance(decision.action, Bid):
-            assert decision.bluff == (decision.bid_odds is not None
-                                      and decision.bid_odds.holds < BLUFF)
+            assert decision.bluff == (
+                decision.bid_odds is not None and decision.bid_odds.holds < BLUFF
+            )
         else:
             assert decision.outcome in ("right", "wrong")
             assert decision.action in (DUDO, CALZA)
@@ -424,12 +537,12 @@ def test_a_common_hand_game_is_weighed_with_the_exact_odds_of_hands() -> None:
                 assert isinstance(decision.standing, Hand)
                 assert decision.standing_odds is not None
                 assert decision.standing_odds.holds == pytest.approx(
-                    view_odds(decision.standing, cup, in_play))
+                    view_odds(decision.standing, cup, in_play)
+                )
                 assert decision.standing_count is None
             if isinstance(decision.action, Hand):
                 assert decision.bid_odds is not None
-                assert decision.risk == pytest.approx(1 - view_odds(decision.action, cup,
-                                                                    in_play))
+                assert decision.risk == pytest.approx(1 - view_odds(decision.action, cup, in_play))
                 assert decision.bluff == (decision.bid_odds.holds < 0.5)
             assert decision.hard is DUDO or isinstance(decision.hard, Hand)
     json.dumps(analysis.to_json())
@@ -440,9 +553,12 @@ def test_a_common_hand_game_is_weighed_with_the_exact_odds_of_hands() -> None:
 def test_calling_a_hand_the_caller_holds_is_marked_a_mistake() -> None:
     from dudo.hands import Hand
 
-    game = Game(Rules.preset("common-hand"), 2,
-                dice=ScriptedDice([[(4, 4, 4, 2, 2), (1, 3, 5, 6, 6)],
-                                   [(4, 4, 4, 2), (1, 3, 5, 6, 6)]]), opener=1)
+    game = Game(
+        Rules.preset("common-hand"),
+        2,
+        dice=ScriptedDice([[(4, 4, 4, 2, 2), (1, 3, 5, 6, 6)], [(4, 4, 4, 2), (1, 3, 5, 6, 6)]]),
+        opener=1,
+    )
     game.roll()
     game.apply(1, Hand("full_house", (4, 2)))
     game.apply(0, DUDO)
@@ -453,5 +569,6 @@ def test_calling_a_hand_the_caller_holds_is_marked_a_mistake() -> None:
     assert call.mistake == "call_on_likely_bid" and call.outcome == "wrong"
     assert analysis.to_json()["rounds"][0]["steps"][0]["standing"] is None
     assert analysis.to_json()["rounds"][0]["steps"][1]["standing"] == {
-        "hand": "full_house", "faces": [4, 2]}
-
+        "hand": "full_house",
+        "faces": [4, 2],
+    }

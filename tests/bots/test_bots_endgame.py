@@ -36,8 +36,9 @@ def _shipped_games() -> list[tuple[str, int, int, bool]]:
     for entry in manifest():
         sizes, _, palifico = entry["game"].partition("-")
         opener_dice, _, responder_dice = sizes.partition("v")
-        games.append((entry["preset"], int(opener_dice), int(responder_dice),
-                      palifico == "palifico"))
+        games.append(
+            (entry["preset"], int(opener_dice), int(responder_dice), palifico == "palifico")
+        )
         assert Rules.from_json(entry["rules"]) == PRESETS[entry["preset"]], "stale data"
     return games
 
@@ -53,8 +54,9 @@ def test_the_must_have_games_are_shipped() -> None:
     assert ("dudo", 1, 1, True) in shipped
 
 
-@pytest.fixture(scope="module", params=SHIPPED,
-                ids=lambda p: f"{p[0]}-{p[1]}v{p[2]}{'-palifico' * p[3]}")
+@pytest.fixture(
+    scope="module", params=SHIPPED, ids=lambda p: f"{p[0]}-{p[1]}v{p[2]}{'-palifico' * p[3]}"
+)
 def endgame(request: pytest.FixtureRequest) -> Endgame:
     name, opener_dice, responder_dice, palifico = request.param
     return build_endgame(PRESETS[name], opener_dice, responder_dice, palifico)
@@ -84,13 +86,13 @@ def test_every_node_has_the_engines_actions_and_every_call_its_outcome(endgame: 
     visited = 0
     for node in nodes:
         opener_hand = tuple(sorted(rng.randint(1, 6) for _ in range(endgame.opener_dice)))
-        responder_hand = tuple(sorted(rng.randint(1, 6)
-                                      for _ in range(endgame.responder_dice)))
+        responder_hand = tuple(sorted(rng.randint(1, 6) for _ in range(endgame.responder_dice)))
         if endgame.palifico:
             game = _palifico_game(endgame.rules, opener_hand, responder_hand)
         else:
-            game = Game(endgame.rules, 2, dice_counts=[len(opener_hand), len(responder_hand)],
-                        opener=0)
+            game = Game(
+                endgame.rules, 2, dice_counts=[len(opener_hand), len(responder_hand)], opener=0
+            )
             game.roll([opener_hand, responder_hand])
         opener_seat = game.opener
         seats = (opener_seat, 1 - opener_seat)
@@ -120,8 +122,9 @@ def test_every_node_has_the_engines_actions_and_every_call_its_outcome(endgame: 
     assert visited > min(150, len(nodes) - 1)
 
 
-def _palifico_game(rules: Rules, opener_hand: tuple[int, ...],
-                   responder_hand: tuple[int, ...]) -> Game:
+def _palifico_game(
+    rules: Rules, opener_hand: tuple[int, ...], responder_hand: tuple[int, ...]
+) -> Game:
     """A palifico round reached through the engine: seat 1 drops to one die and opens."""
     assert len(opener_hand) == 1
     game = Game(rules, 2, dice_counts=[len(responder_hand), 2], opener=0)
@@ -134,17 +137,22 @@ def _palifico_game(rules: Rules, opener_hand: tuple[int, ...],
 
 
 def test_calza_only_where_the_rules_allow_it_heads_up(endgame: Endgame) -> None:
-    calls = {action for node in endgame.nodes() for action in node.actions
-             if action in (DUDO, CALZA)}
-    allowed = (endgame.rules.calza != "off" and endgame.rules.calza_min_players <= 2
-               and not endgame.palifico)
+    calls = {
+        action for node in endgame.nodes() for action in node.actions if action in (DUDO, CALZA)
+    }
+    allowed = (
+        endgame.rules.calza != "off"
+        and endgame.rules.calza_min_players <= 2
+        and not endgame.palifico
+    )
     assert calls == ({DUDO, CALZA} if allowed else {DUDO})
 
 
 def test_shipped_strategy_is_near_equilibrium_and_uniform_is_not(endgame: Endgame) -> None:
     """Exact best responses (both roles) against the strategy read back from the data."""
-    table = shipped_table(endgame.rules, endgame.opener_dice, endgame.responder_dice,
-                          endgame.palifico)
+    table = shipped_table(
+        endgame.rules, endgame.opener_dice, endgame.responder_dice, endgame.palifico
+    )
     assert table is not None, f"no data shipped for {endgame.key}"
     tree = Tree(endgame)
     shipped = tree.evaluate(tree.from_table(table))
@@ -170,8 +178,9 @@ def test_best_response_to_an_always_call_strategy_is_worth_a_lot() -> None:
 # -- the loader ---------------------------------------------------------------------------
 
 
-def _play_heads_up(rules: Rules, seed: int, seats: int = 2,
-                   counts: tuple[int, ...] = (1, 1)) -> list[object]:
+def _play_heads_up(
+    rules: Rules, seed: int, seats: int = 2, counts: tuple[int, ...] = (1, 1)
+) -> list[object]:
     """Play random heads-up rounds and collect the loader's answer at every decision."""
     rng = random.Random(seed)
     game = Game(rules, seats, dice=SeededDice(seed), dice_counts=list(counts), opener=0)
@@ -196,8 +205,9 @@ def _play_heads_up(rules: Rules, seed: int, seats: int = 2,
     return answers
 
 
-@pytest.mark.parametrize("name", [name for name, rules in PRESETS.items()
-                                  if rules.bids == "quantity"])
+@pytest.mark.parametrize(
+    "name", [name for name, rules in PRESETS.items() if rules.bids == "quantity"]
+)
 def test_policy_covers_heads_up_one_die_rounds(name: str) -> None:
     for seed in range(20):
         answers = _play_heads_up(PRESETS[name], seed)
@@ -234,8 +244,13 @@ def test_policy_is_none_where_not_covered() -> None:
     game = Game(uncapped, 2, dice=SeededDice(1), dice_counts=[1, 1], opener=0)
     game.roll()
     assert endgame_policy(view(game, 0)) is None  # a different ladder
-    game = Game(PRESETS["tavern"].with_options(wild_ones=False), 2, dice=SeededDice(1),
-                dice_counts=[1, 1], opener=0)
+    game = Game(
+        PRESETS["tavern"].with_options(wild_ones=False),
+        2,
+        dice=SeededDice(1),
+        dice_counts=[1, 1],
+        opener=0,
+    )
     game.roll()
     assert endgame_policy(view(game, 0)) is None  # no preset plays this round
     assert shipped_table(PRESETS["tavern"], 1, 1, palifico=True) is None
@@ -260,7 +275,8 @@ def test_opener_role_is_taken_from_the_round_not_the_seat() -> None:
     hand = view(game, 1).dice
     entry = table[f"hand={hand[0]}|bids="]
     assert {str(action): p for action, p in policy.items()} == pytest.approx(
-        {text: p / sum(entry.values()) for text, p in entry.items()})
+        {text: p / sum(entry.values()) for text, p in entry.items()}
+    )
     assert OPENER == 0
 
 
@@ -270,15 +286,21 @@ def test_rules_with_the_same_round_signature_have_the_same_tree() -> None:
     variants = [
         (PRESETS["dudo"], PRESETS["perudo"].with_options(calza_min_players=2)),
         (PRESETS["perudo"], PRESETS["dudo"].with_options(calza="off", starting_dice=2)),
-        (PRESETS["tavern"], PRESETS["tavern"].with_options(format="points", starting_dice=1,
-                                                            first_opener="host")),
+        (
+            PRESETS["tavern"],
+            PRESETS["tavern"].with_options(format="points", starting_dice=1, first_opener="host"),
+        ),
     ]
     for first, second in variants:
         assert round_signature(first, False) == round_signature(second, False)
         one, two = build_endgame(first, 1, 1), build_endgame(second, 1, 1)
         pairs = zip(one.nodes(), two.nodes(), strict=True)
-        assert all(a.history == b.history and a.actions == b.actions and len(a.children)
-                   == len(b.children) for a, b in pairs)
-        terminals = [[c for c in node.children if isinstance(c, Terminal)]
-                     for node in (*one.nodes(), *two.nodes())]
-        assert terminals[: len(terminals) // 2] == terminals[len(terminals) // 2:]
+        assert all(
+            a.history == b.history and a.actions == b.actions and len(a.children) == len(b.children)
+            for a, b in pairs
+        )
+        terminals = [
+            [c for c in node.children if isinstance(c, Terminal)]
+            for node in (*one.nodes(), *two.nodes())
+        ]
+        assert terminals[: len(terminals) // 2] == terminals[len(terminals) // 2 :]

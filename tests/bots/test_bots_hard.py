@@ -29,8 +29,13 @@ OPPONENTS = ROOT / "bench" / "opponents"
 
 
 def _round(rules: Rules, cups: list[tuple[int, ...]], opener: int, bids: list[Bid]) -> Game:
-    game = Game(rules, len(cups), dice=ScriptedDice([cups]), opener=opener,
-                dice_counts=[len(cup) for cup in cups])
+    game = Game(
+        rules,
+        len(cups),
+        dice=ScriptedDice([cups]),
+        opener=opener,
+        dice_counts=[len(cup) for cup in cups],
+    )
     game.roll()
     seat = opener
     for bid in bids:
@@ -39,8 +44,9 @@ def _round(rules: Rules, cups: list[tuple[int, ...]], opener: int, bids: list[Bi
     return game
 
 
-def _brute_posterior(rules: Rules, cups: list[tuple[int, ...]], opener: int,
-                     bids: list[Bid], me: int, them: int) -> dict[tuple[int, ...], float]:
+def _brute_posterior(
+    rules: Rules, cups: list[tuple[int, ...]], opener: int, bids: list[Bid], me: int, them: int
+) -> dict[tuple[int, ...], float]:
     """P(their hand | their bids), by enumerating every ordered roll of their dice and
     writing the bidder model of ``dudo.bots.hard`` out by hand: a choice among the raises
     open to them by how likely each looks from the hand, and a share ``BLUFF`` of bluffs
@@ -51,7 +57,7 @@ def _brute_posterior(rules: Rules, cups: list[tuple[int, ...]], opener: int,
     dice = len(cups[them])
     posterior: dict[tuple[int, ...], float] = {}
     for roll in product(range(1, 7), repeat=dice):
-        weight = 6.0 ** -dice
+        weight = 6.0**-dice
         standing: Bid | None = None
         seat = opener
         for bid in bids:
@@ -67,13 +73,13 @@ def _brute_posterior(rules: Rules, cups: list[tuple[int, ...]], opener: int,
 
                 def score(option: Bid) -> float:
                     chance = support(option)
-                    return (math.exp(hard.CHOICE * (chance - 1))
-                            * (chance + 1e-4) ** hard.LOG_CHOICE)
+                    return math.exp(hard.CHOICE * (chance - 1)) * (chance + 1e-4) ** hard.LOG_CHOICE
 
                 chosen = score(bid) / sum(map(score, options))
                 spread = hard.BLUFF_SPREAD
-                bluffed = (math.exp(-raise_distance(seen, standing, bid) / spread)
-                           * (1 - math.exp(-1 / spread)))
+                bluffed = math.exp(-raise_distance(seen, standing, bid) / spread) * (
+                    1 - math.exp(-1 / spread)
+                )
                 weight *= hard.BLUFF * bluffed + (1 - hard.BLUFF) * chosen
             standing = bid
             seat = (seat + 1) % len(cups)
@@ -92,12 +98,15 @@ def _belief_by_hand(belief: Belief, seat: int) -> dict[tuple[int, ...], float]:
     return result
 
 
-@pytest.mark.parametrize("preset,bids", [
-    ("perudo", [Bid(2, 5), Bid(3, 5)]),
-    ("perudo", [Bid(1, 3), Bid(2, 3), Bid(4, 3)]),
-    ("tavern", [Bid(1, 6), Bid(2, 2)]),
-    ("no-wilds", [Bid(2, 4), Bid(3, 4)]),
-])
+@pytest.mark.parametrize(
+    "preset,bids",
+    [
+        ("perudo", [Bid(2, 5), Bid(3, 5)]),
+        ("perudo", [Bid(1, 3), Bid(2, 3), Bid(4, 3)]),
+        ("tavern", [Bid(1, 6), Bid(2, 2)]),
+        ("no-wilds", [Bid(2, 4), Bid(3, 4)]),
+    ],
+)
 def test_the_belief_is_exact_bayes_on_a_tiny_table(preset: str, bids: list[Bid]) -> None:
     """Two dice against two: the posterior over the opponent's hand equals brute-force
     enumeration of every roll under the stated bidder model."""
@@ -139,8 +148,10 @@ def test_a_big_raise_is_read_as_many_of_that_face() -> None:
     def expected_fours(bids: list[Bid]) -> float:
         game = _round(rules, cups, 0, bids)
         belief = Belief(view(game, 0))
-        return sum(chance * sum(1 for die in hand if die in (1, 4))
-                   for hand, chance in _belief_by_hand(belief, 1).items())
+        return sum(
+            chance * sum(1 for die in hand if die in (1, 4))
+            for hand, chance in _belief_by_hand(belief, 1).items()
+        )
 
     prior = 5 / 3
     small = expected_fours([Bid(3, 3), Bid(4, 3)])
@@ -233,13 +244,16 @@ def _load(path: Path, name: str) -> type:
     return getattr(module, name)  # type: ignore[no-any-return]
 
 
-@pytest.mark.parametrize("file,name", [
-    ("threshold.py", "TwoThresholdBot"),
-    ("threshold.py", "HeuristicBot"),
-    ("bayes.py", "BayesBot"),
-    ("ismcts.py", "ISMCTSBot"),
-    ("somcts.py", "SOMCTSBot"),
-])
+@pytest.mark.parametrize(
+    "file,name",
+    [
+        ("threshold.py", "TwoThresholdBot"),
+        ("threshold.py", "HeuristicBot"),
+        ("bayes.py", "BayesBot"),
+        ("ismcts.py", "ISMCTSBot"),
+        ("somcts.py", "SOMCTSBot"),
+    ],
+)
 def test_bench_opponents_play_legal_games_under_every_rule_set(file: str, name: str) -> None:
     cls = _load(OPPONENTS / file, name)
     if name == "ISMCTSBot":
@@ -250,19 +264,23 @@ def test_bench_opponents_play_legal_games_under_every_rule_set(file: str, name: 
     quantity = [rules for rules in PRESETS.values() if rules.bids == "quantity"]
     for rules in [*quantity, Rules.preset("ones-lock", cap_at_dice_in_play=False)]:
         for players in (2, 3):
-            bots = [cls(seed=seat) if seat % 2 == 0 else make_bot("hard", seed=seat)
-                    for seat in range(players)]
-            game = Game(rules, players, dice=SeededDice(players),
-                        dice_counts=[3] * players)
+            bots = [
+                cls(seed=seat) if seat % 2 == 0 else make_bot("hard", seed=seat)
+                for seat in range(players)
+            ]
+            game = Game(rules, players, dice=SeededDice(players), dice_counts=[3] * players)
             winners = play_bot_game(game, bots)  # raises BotError on an illegal action
             assert game.phase is Phase.OVER and winners
 
 
-@pytest.mark.parametrize("opponent", [
-    "normal",
-    f"{OPPONENTS / 'threshold.py'}:TwoThresholdBot",
-    f"{OPPONENTS / 'bayes.py'}:BayesBot",
-])
+@pytest.mark.parametrize(
+    "opponent",
+    [
+        "normal",
+        f"{OPPONENTS / 'threshold.py'}:TwoThresholdBot",
+        f"{OPPONENTS / 'bayes.py'}:BayesBot",
+    ],
+)
 def test_hard_beats_normal_and_the_outside_opponents(opponent: str) -> None:
     """A small, fixed-seed check of the ladder (the real measurement, with intervals, is
     bench/bots_vs_opponents.py in docs/benchmarks.md): about 80% there, 60% here."""
@@ -283,15 +301,17 @@ def test_normal_beats_easy_and_the_two_threshold_bot(preset: str) -> None:
 
 
 def test_normal_takes_another_players_opening_as_mostly_honest(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """The one thing normal reads from the bids: an opening of q of a face is taken, with
     even odds, to mean the opener holds q of it (issue 11: two-threshold bots open with
     exactly what they hold, and normal called those openings)."""
     from dudo.bots import normal as normal_module
     from dudo.bots.normal import NormalBot, opening_shown
 
-    game = Game(Rules.preset("tavern"), 2,
-                dice=ScriptedDice([[(2, 3, 4, 4, 5), (6, 6, 6, 6, 3)]]), opener=1)
+    game = Game(
+        Rules.preset("tavern"), 2, dice=ScriptedDice([[(2, 3, 4, 4, 5), (6, 6, 6, 6, 3)]]), opener=1
+    )
     game.roll()
     game.apply(1, Bid(4, 6))
     seen = view(game, 0)

@@ -38,14 +38,18 @@ def test_hand_odds_equal_brute_force_enumeration_of_every_roll(own: tuple[int, .
         for hand in ALL_HANDS:
             brute = sum(hand.held_by(own + roll) for roll in rolls) / len(rolls)
             assert hand_odds(hand, own, unknown) == pytest.approx(brute, abs=1e-12), (
-                hand, own, unknown)
+                hand,
+                own,
+                unknown,
+            )
 
 
 def test_straights_by_inclusion_exclusion_agree_with_the_multinomial_sum() -> None:
     for missing in range(1, 6):
         for unknown in range(0, 12):
             assert straight_chance(missing, unknown) == pytest.approx(
-                _multinomial_chance((1,) * missing, unknown), abs=1e-12)
+                _multinomial_chance((1,) * missing, unknown), abs=1e-12
+            )
 
 
 def test_known_values_and_the_memo_key_ignores_order() -> None:
@@ -58,14 +62,19 @@ def test_known_values_and_the_memo_key_ignores_order() -> None:
 
 def test_a_belief_that_read_no_bids_gives_the_exact_odds() -> None:
     # Convolving every opponent's cup state must be the same as the closed form.
-    game = Game(COMMON, 3, dice=ScriptedDice([[(2, 3, 3, 6, 1), (5, 5, 4, 1, 2),
-                                               (6, 6, 2, 3, 4)]]), opener=0)
+    game = Game(
+        COMMON,
+        3,
+        dice=ScriptedDice([[(2, 3, 3, 6, 1), (5, 5, 4, 1, 2), (6, 6, 2, 3, 4)]]),
+        opener=0,
+    )
     game.roll()
     seen = view(game, 0)
     belief = PokerBelief(seen, {})
     for hand in ALL_HANDS:
         assert belief.holds(hand) == pytest.approx(
-            view_odds(hand, seen.dice, seen.dice_in_play), abs=1e-9)
+            view_odds(hand, seen.dice, seen.dice_in_play), abs=1e-9
+        )
 
 
 def test_hand_states_add_and_cap() -> None:
@@ -95,8 +104,10 @@ TABLES = [(2, 1), (2, 5), (3, 2), (4, 5), (5, 3), (6, 1), (6, 5), (2, 10), (3, 1
 @pytest.mark.parametrize(("players", "dice"), TABLES)
 def test_every_level_finishes_common_hand_games(level: str, players: int, dice: int) -> None:
     """Every decision is checked against the seat's legal actions by the table loop."""
-    for rules in (Rules.preset("common-hand", starting_dice=dice),
-                  Rules.preset("common-hand", starting_dice=dice, cap_at_dice_in_play=False)):
+    for rules in (
+        Rules.preset("common-hand", starting_dice=dice),
+        Rules.preset("common-hand", starting_dice=dice, cap_at_dice_in_play=False),
+    ):
         bots = [make_bot(level, seed=players * 100 + seat) for seat in range(players)]
         game = Game(rules, players, dice=SeededDice(players * 7 + dice))
         winners = play_bot_game(game, bots)
@@ -203,8 +214,9 @@ def test_the_table_names_a_hand_a_bot_may_not_bid() -> None:
     game.apply(0, Hand("three", (4,)))
     bot = make_bot("easy", seed=1)
     with pytest.raises(BotError, match="pair of 6s, which is not legal now"):
-        check_answer(bot, 1, view(game, 1), Hand("pair", (6,)),
-                     lambda action: game.reason(1, action))
+        check_answer(
+            bot, 1, view(game, 1), Hand("pair", (6,)), lambda action: game.reason(1, action)
+        )
     with pytest.raises(BotError, match=r"\(a Hand, DUDO or CALZA\)"):
         check_answer(bot, 1, view(game, 1), "three 4s", lambda action: None)
 

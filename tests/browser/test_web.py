@@ -24,13 +24,24 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from serverkit import server_process, sqlite_url
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
-TIMINGS = {"DUDO_BOT_DELAY": "0.15", "DUDO_REVEAL_PAUSE": "2.5", "DUDO_SEED_WINDOW": "0.1",
-           "DUDO_GRACE": "30", "DUDO_QUICK_FILL": "0.5",
-           # A browser suite shares a busy machine: a slow SQLite write is no outage here.
-           "DUDO_WRITE_PATIENCE": "10"}
+TIMINGS = {
+    "DUDO_BOT_DELAY": "0.15",
+    "DUDO_REVEAL_PAUSE": "2.5",
+    "DUDO_SEED_WINDOW": "0.1",
+    "DUDO_GRACE": "30",
+    "DUDO_QUICK_FILL": "0.5",
+    # A browser suite shares a busy machine: a slow SQLite write is no outage here.
+    "DUDO_WRITE_PATIENCE": "10",
+}
 
 
 @pytest.fixture(scope="module")
@@ -57,8 +68,7 @@ def browser() -> Iterator[Browser]:
         yield launched
 
 
-def new_page(browser: Browser, width: int = 1280, height: int = 800,
-             locale: str = "en-US") -> Page:
+def new_page(browser: Browser, width: int = 1280, height: int = 800, locale: str = "en-US") -> Page:
     context = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
     page = context.new_page()
     page.set_default_timeout(8000)
@@ -77,6 +87,7 @@ def new_page(browser: Browser, width: int = 1280, height: int = 800,
 # No page.wait_for_function: Playwright runs its predicate through eval inside the page,
 # and the site's Content-Security-Policy (script-src 'self', no 'unsafe-eval') rightly
 # refuses that. The tests keep the real policy (no bypass_csp), so they see what users see.
+
 
 def phase(page: Page) -> str:
     return str(page.evaluate("document.body.dataset.phase || ''"))
@@ -125,34 +136,40 @@ def wait_until(page: Page, script: str, timeout: float = 8000) -> Any:
         if value:
             return value
         if time.monotonic() > end:
-            raise AssertionError(f"not true within {timeout / 1000:g} s: {script}\n"
-                                 f"the page then showed: {page_summary(page)}")
+            raise AssertionError(
+                f"not true within {timeout / 1000:g} s: {script}\n"
+                f"the page then showed: {page_summary(page)}"
+            )
         page.wait_for_timeout(50)
 
 
 def page_summary(page: Page) -> str:
     """What a failing wait saw: the state's version, the socket and the page's text, so a
     rare failure in CI says what the table was doing."""
-    return str(page.evaluate("""() => ({
+    return str(
+        page.evaluate("""() => ({
         version: document.body.dataset.version,
         socket: window.dudo && window.dudo.view && window.dudo.view.socket
             ? window.dudo.view.socket.readyState : null,
         text: (document.querySelector('main') || document.body).innerText.slice(0, 800),
-    })"""))
+    })""")
+    )
 
 
 def wait_for_news(page: Page, seen_version: str, timeout: float = 4000) -> bool:
     """Wait until the page shows a state newer than `seen_version` (the server answered)."""
     try:
         expect(page.locator("body")).not_to_have_attribute(
-            "data-version", seen_version, timeout=timeout)
+            "data-version", seen_version, timeout=timeout
+        )
     except AssertionError:
         return False
     return True
 
 
-def play_turn(page: Page, calls: dict[str, int], want_calza: bool = True,
-              next_round: bool = True) -> None:
+def play_turn(
+    page: Page, calls: dict[str, int], want_calza: bool = True, next_round: bool = True
+) -> None:
     """One step of a simple player: calza once if offered, else Liar!, else the lowest bid."""
     for call in ("calza", "dudo"):
         if call == "calza" and (not want_calza or calls.get("calza")):
@@ -202,16 +219,29 @@ def axe_check(page: Page, name: str, skip: frozenset[str] = frozenset()) -> None
     page.evaluate(axe.axe_script)
     rules = page.evaluate("axe.getRules().map((rule) => rule.ruleId)")
     assert len(rules) > 80, rules
-    results = axe.run(page, options={
-        "rules": {rule: {"enabled": rule not in skip} for rule in rules},
-        "resultTypes": ["violations"]})
-    bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
-           for v in results.response["violations"]]
+    results = axe.run(
+        page,
+        options={
+            "rules": {rule: {"enabled": rule not in skip} for rule in rules},
+            "resultTypes": ["violations"],
+        },
+    )
+    bad = [
+        (v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
+        for v in results.response["violations"]
+    ]
     assert not bad, (name, bad)
 
 
-def create_room(page: Page, base: str, name: str, seats: int, bots: dict[int, str],
-                options: dict[str, Any] | None = None, preset: str = "perudo") -> str:
+def create_room(
+    page: Page,
+    base: str,
+    name: str,
+    seats: int,
+    bots: dict[int, str],
+    options: dict[str, Any] | None = None,
+    preset: str = "perudo",
+) -> str:
     page.goto(base + "/")
     page.fill("#name", name)
     page.select_option("#preset", preset)
@@ -307,12 +337,16 @@ def test_reload_keeps_seat_and_dice_and_only_legal_bids(server: str, browser: Br
     deadline = time.monotonic() + 60
     while True:
         assert time.monotonic() < deadline
-        look = wait_until(page, """() => {
+        look = wait_until(
+            page,
+            """() => {
             if (!document.querySelector('#bid-go, #call-dudo')) return null;
             return {raise: !!(document.querySelector('#standing')
                               && document.querySelector('#bid-go')),
                     version: document.body.dataset.version};
-        }""", timeout=20000)
+        }""",
+            timeout=20000,
+        )
         if look["raise"]:
             break
         if open_safely(page) or try_click(page, "#call-dudo"):
@@ -343,8 +377,11 @@ def test_reload_keeps_seat_and_dice_and_only_legal_bids(server: str, browser: Br
     expect(page.locator(".seat.me")).to_have_attribute("data-seat", seat)
     # A dropped connection comes back by itself, to the same seat.
     page.evaluate("window.dudo.view.socket.close()")
-    wait_until(page, "window.dudo.view.socket.readyState === WebSocket.OPEN"
-                     " && !document.querySelector('.badge.warn')")
+    wait_until(
+        page,
+        "window.dudo.view.socket.readyState === WebSocket.OPEN"
+        " && !document.querySelector('.badge.warn')",
+    )
     expect(page.locator(".my-dice")).to_have_attribute("data-dice", dice)
     expect(page.locator("#bid-go")).to_be_visible()
     page.keyboard.press("b")  # keyboard play: B bids the chosen raise

@@ -92,8 +92,11 @@ def test_versioned_files_are_kept_a_year_and_pages_are_checked_every_time(server
     for url in named:
         response = httpx.get(server + url)
         assert response.status_code == 200, url
-        assert response.headers["cache-control"] == IMMUTABLE == (
-            "public, max-age=31536000, immutable"), url
+        assert (
+            response.headers["cache-control"]
+            == IMMUTABLE
+            == ("public, max-age=31536000, immutable")
+        ), url
     # A page is checked with its ETag: 304 while it has not changed.
     again = httpx.get(server + "/", headers={"if-none-match": home.headers["etag"]})
     assert again.status_code == 304 and again.headers["cache-control"] == "no-cache"
@@ -112,8 +115,13 @@ def test_old_addresses_still_answer_without_a_long_cache(server: str) -> None:
         assert response.headers["cache-control"] == "no-cache", path
         again = httpx.get(server + path, headers={"if-none-match": response.headers["etag"]})
         assert again.status_code == 304, path
-    for path in ("/static/nothing.js", f"/static/{version}/nothing.js", f"/static/{version}/",
-                 f"/static/{version}/../pages.py", "/static/js/../../server/web/pages.py"):
+    for path in (
+        "/static/nothing.js",
+        f"/static/{version}/nothing.js",
+        f"/static/{version}/",
+        f"/static/{version}/../pages.py",
+        "/static/js/../../server/web/pages.py",
+    ):
         response = httpx.get(server + path)
         assert response.status_code == 404, path
         assert response.json()["error"] == "not_found", path
@@ -125,12 +133,12 @@ def test_the_version_follows_the_files(tmp_path: Path) -> None:
     give the same one (every node of a cluster serves the same URLs)."""
     (tmp_path / "js").mkdir()
     (tmp_path / "js" / "app.js").write_text("export const a = 1;\n")
-    (tmp_path / "index.html").write_text('<script type="module" src="/static/js/app.js">'
-                                         "</script>")
+    (tmp_path / "index.html").write_text('<script type="module" src="/static/js/app.js"></script>')
     first, same = StaticTree(tmp_path), StaticTree(tmp_path)
     assert first.version == same.version
     assert first.pages["index.html"].body == (
-        f'<script type="module" src="/static/{first.version}/js/app.js"></script>'.encode())
+        f'<script type="module" src="/static/{first.version}/js/app.js"></script>'.encode()
+    )
     (tmp_path / "js" / "app.js").write_text("export const a = 2;\n")
     assert StaticTree(tmp_path).version != first.version
 
@@ -148,9 +156,17 @@ def test_accept_encoding_is_read_with_its_weights() -> None:
 def segno_svg(link: str) -> bytes:
     """The code for ``link`` made here with segno itself (what the server must send)."""
     out = io.BytesIO()
-    segno.make(link, error="m").save(out, kind="svg", xmldecl=False, omitsize=True, border=4,
-                                     dark="#000", light="#fff", svgclass=None,
-                                     lineclass=None)
+    segno.make(link, error="m").save(
+        out,
+        kind="svg",
+        xmldecl=False,
+        omitsize=True,
+        border=4,
+        dark="#000",
+        light="#fff",
+        svgclass=None,
+        lineclass=None,
+    )
     return out.getvalue()
 
 
@@ -185,20 +201,31 @@ def test_the_qr_code_is_the_link_the_panel_shows() -> None:
         assert hosts.content == segno_svg(f"{origin}/r/{code}?invite={invite}")
         assert hosts.content != plain.content
         # Lower case in the address: the room's own code in the link.
-        assert client.get(f"/r/{code.lower()}/qr.svg",
-                          params={"origin": origin}).content == plain.content
+        assert (
+            client.get(f"/r/{code.lower()}/qr.svg", params={"origin": origin}).content
+            == plain.content
+        )
         # An unknown room or a wrong key: the answer of an address that does not exist.
         nowhere = client.get("/nowhere", headers={"accept": "image/*"})
-        for params in ({"origin": origin, "invite": "0" * len(invite)},
-                       {"origin": origin, "invite": "é"}):
+        for params in (
+            {"origin": origin, "invite": "0" * len(invite)},
+            {"origin": origin, "invite": "é"},
+        ):
             wrong = client.get(f"/r/{code}/qr.svg", params=params)
             assert (wrong.status_code, wrong.json()) == (404, nowhere.json()), params
         unknown = "ZZZZ" if code != "ZZZZ" else "YYYY"
         missing = client.get(f"/r/{unknown}/qr.svg", params={"origin": origin})
         assert (missing.status_code, missing.json()) == (404, nowhere.json())
         # Only this site's own origin, exactly: no other host, path, user or slash.
-        for bad in ("", "http://evil.example", "http://testserver/x", "http://testserver/",
-                    "http://me@testserver", "javascript:alert(1)", "ftp://testserver"):
+        for bad in (
+            "",
+            "http://evil.example",
+            "http://testserver/x",
+            "http://testserver/",
+            "http://me@testserver",
+            "javascript:alert(1)",
+            "ftp://testserver",
+        ):
             answer = client.get(f"/r/{code}/qr.svg", params={"origin": bad})
             assert answer.status_code == 400, bad
             assert answer.json()["error"] == "bad_request", bad
@@ -224,8 +251,15 @@ def test_a_locked_room_lets_in_by_the_qr_codes_link() -> None:
 def test_origins_are_taken_only_exactly() -> None:
     assert clean_origin("https://dudo.example") == "https://dudo.example"
     assert clean_origin("http://192.168.1.20:8000") == "http://192.168.1.20:8000"
-    for bad in ("https://dudo.example/", "https://dudo.example/r", "https://a@b", "dudo.example",
-                "https://dudo.example?x", "https://dudo.example#x", "http://[::1"):
+    for bad in (
+        "https://dudo.example/",
+        "https://dudo.example/r",
+        "https://a@b",
+        "dudo.example",
+        "https://dudo.example?x",
+        "https://dudo.example#x",
+        "http://[::1",
+    ):
         assert clean_origin(bad) is None, bad
     assert share_link("http://h:1", "ABCD") == "http://h:1/r/ABCD"
     assert share_link("http://h:1", "ABCD", "a b") == "http://h:1/r/ABCD?invite=a%20b"
@@ -247,15 +281,18 @@ def test_the_qr_code_of_a_room_another_node_holds(tmp_path: Path) -> None:
         with connect(socket_url) as socket:
             invite = json.loads(socket.recv(timeout=10))["you"]["invite"]
         assert invite
-        for params, link in (({"origin": other.base}, f"{other.base}/r/{code}"),
-                             ({"origin": other.base, "invite": invite},
-                              f"{other.base}/r/{code}?invite={invite}")):
+        for params, link in (
+            ({"origin": other.base}, f"{other.base}/r/{code}"),
+            ({"origin": other.base, "invite": invite}, f"{other.base}/r/{code}?invite={invite}"),
+        ):
             answer = httpx.get(f"{other.base}/r/{code}/qr.svg", params=params)
             assert answer.status_code == 200, answer.text
             assert answer.headers["content-type"] == "image/svg+xml"
             assert answer.content == segno_svg(link)
-        wrong = httpx.get(f"{other.base}/r/{code}/qr.svg",
-                          params={"origin": other.base, "invite": "x" + invite[1:]})
+        wrong = httpx.get(
+            f"{other.base}/r/{code}/qr.svg",
+            params={"origin": other.base, "invite": "x" + invite[1:]},
+        )
         assert wrong.status_code == 404
         # The origin is the page's node's to check: the holder's own is not the page's.
         foreign = httpx.get(f"{other.base}/r/{code}/qr.svg", params={"origin": holder.base})

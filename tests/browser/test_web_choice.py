@@ -25,8 +25,10 @@ QUICK_TIMINGS = {**TIMINGS, "DUDO_QUICK_FILL": "5"}
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with server_process(sqlite_url(tmp_path_factory.mktemp("choice")),
-                        env=QUICK_TIMINGS) as (base, _):
+    with server_process(sqlite_url(tmp_path_factory.mktemp("choice")), env=QUICK_TIMINGS) as (
+        base,
+        _,
+    ):
         yield base
 
 
@@ -37,19 +39,31 @@ def browser() -> Iterator[Browser]:
 
 
 def test_a_quick_game_counts_down_to_the_bots_and_offers_no_private_room(
-        server: str, browser: Browser) -> None:
+    server: str, browser: Browser
+) -> None:
     page = open_page(browser, 360, 740)
     page.goto(server + "/")
     page.fill("#name", "Quinn")
     page.click("#quick")
     countdown = page.locator("#quick-countdown")
-    expect(countdown).to_have_text(re.compile(r"Bots fill the open seats and the game starts "
-                                              r"in [1-5] seconds?\."))
+    expect(countdown).to_have_text(
+        re.compile(
+            r"Bots fill the open seats and the game starts "
+            r"in [1-5] seconds?\."
+        )
+    )
     lobby = page.locator(".quick-lobby")
     expect(lobby).to_contain_text("Quinn")
     # Nothing of a private room: no link to send, no code to tell, no host's controls.
-    for absent in (".share-code", "#share-link", "#share-qr", "#start", "#fill-bots",
-                   ".quick-lobby select", "#room-settings-form"):
+    for absent in (
+        ".share-code",
+        "#share-link",
+        "#share-qr",
+        "#start",
+        "#fill-bots",
+        ".quick-lobby select",
+        "#room-settings-form",
+    ):
         expect(page.locator(absent)).to_have_count(0)
     expect(lobby).not_to_contain_text("friends")
     page.screenshot(path=str(ARTIFACTS / "quick-lobby-360.png"))
@@ -78,7 +92,8 @@ TURN_TIPS = ("open", "raise", "wild", "liar", "calza", "odds", "palifico")
 
 
 def test_practice_tip_for_your_turn_is_on_a_phones_first_screen(
-        server: str, browser: Browser) -> None:
+    server: str, browser: Browser
+) -> None:
     from test_web_table import MUST_SEE, on_first_screen
 
     page = open_page(browser, 360, 640)
@@ -98,9 +113,12 @@ def test_practice_tip_for_your_turn_is_on_a_phones_first_screen(
             standing = page.locator("#standing").count() > 0
             # No timer in practice, no calza in Perudo's first round; nothing to call yet
             # when we open the round.
-            needed = {what: where for what, where in MUST_SEE.items()
-                      if what not in ("the timer", "calza")
-                      and (standing or what not in ("the standing bid", "liar"))}
+            needed = {
+                what: where
+                for what, where in MUST_SEE.items()
+                if what not in ("the timer", "calza")
+                and (standing or what not in ("the standing bid", "liar"))
+            }
             on_first_screen(page, {"tip": "#tip", "its button": "#tip-ok", **needed})
             seen.append(look["tip"])
             axe_check(page, f"practice tip {look['tip']}")
@@ -126,13 +144,18 @@ NAME_WHOLE = """() => {
 
 
 @pytest.mark.parametrize(("width", "height"), [(360, 640), (390, 844), (1280, 720)])
-def test_your_own_name_is_never_cut(server: str, browser: Browser, width: int,
-                                    height: int) -> None:
+def test_your_own_name_is_never_cut(server: str, browser: Browser, width: int, height: int) -> None:
     from test_web_table import our_turn, seated
 
     name = "Maximiliana Montgomery"
-    page, _ = seated(browser, server, [None, "easy", "easy", "easy", "easy", "easy"],
-                     name=name, width=width, height=height)
+    page, _ = seated(
+        browser,
+        server,
+        [None, "easy", "easy", "easy", "easy", "easy"],
+        name=name,
+        width=width,
+        height=height,
+    )
     page.click("#start")
     our_turn(page, standing=False)
     look = page.evaluate(NAME_WHOLE)
@@ -152,9 +175,15 @@ def room_seats(server: str, code: str) -> list[dict[str, object]]:
 def test_leaving_mid_game_asks_first_and_a_bot_plays_on(server: str, browser: Browser) -> None:
     from test_web_table import seated, wait_until
 
-    page, code = seated(browser, server, [None, "easy", "easy"],
-                        rules={"preset": "perudo", "starting_dice": 2}, width=390, height=844,
-                        motion="reduce")
+    page, code = seated(
+        browser,
+        server,
+        [None, "easy", "easy"],
+        rules={"preset": "perudo", "starting_dice": 2},
+        width=390,
+        height=844,
+        motion="reduce",
+    )
     axe_check(page, "lobby with leave")
     page.click("#start")
     page.wait_for_selector(".my-dice")
@@ -185,17 +214,24 @@ def test_leaving_mid_game_asks_first_and_a_bot_plays_on(server: str, browser: Br
         each.context.close()
 
 
-def test_a_player_out_of_dice_can_leave_or_start_a_new_game(
-        server: str, browser: Browser) -> None:
+def test_a_player_out_of_dice_can_leave_or_start_a_new_game(server: str, browser: Browser) -> None:
     from test_web_table import join_page, seated, wait_for_news, wait_until
 
-    ours, code = seated(browser, server, [None, None, "easy"], width=360, height=740,
-                        rules={"preset": "perudo", "starting_dice": 1, "calza": "off",
-                               "first_opener": "host"}, motion="reduce")
+    ours, code = seated(
+        browser,
+        server,
+        [None, None, "easy"],
+        width=360,
+        height=740,
+        rules={"preset": "perudo", "starting_dice": 1, "calza": "off", "first_opener": "host"},
+        motion="reduce",
+    )
     guest = join_page(browser, server, code, "Ben")
     ours.click("#start")
     while True:
-        look = wait_until(ours, """() => {
+        look = wait_until(
+            ours,
+            """() => {
             const s = window.dudo.view.state, g = s && s.game;
             if (!g || (g.phase === 'roll' && !g.last_reveal)) return null;
             if (g.phase === 'over') return {kind: 'over', version: s.version};
@@ -203,7 +239,9 @@ def test_a_player_out_of_dice_can_leave_or_start_a_new_game(
             if (g.phase === 'bidding' && g.turn === 0 && g.legal.bids.length)
                 return {kind: 'ours', version: s.version};
             return null;
-        }""", timeout=30000)
+        }""",
+            timeout=30000,
+        )
         if look["kind"] == "out":
             break
         if look["kind"] == "over":
@@ -211,9 +249,11 @@ def test_a_player_out_of_dice_can_leave_or_start_a_new_game(
             wait_for_news(ours, str(look["version"]))
             continue
         # Our highest bid, and Ben calls it: most likely we lose our one die.
-        ours.evaluate("(() => { const b = window.dudo.view.state.game.legal.bids;"
-                      " const [q, f] = b[b.length - 1]; window.dudo.view.act('bid', "
-                      "{quantity: q, face: f}); })()")
+        ours.evaluate(
+            "(() => { const b = window.dudo.view.state.game.legal.bids;"
+            " const [q, f] = b[b.length - 1]; window.dudo.view.act('bid', "
+            "{quantity: q, face: f}); })()"
+        )
         wait_until(guest, "window.dudo.view.state.game.legal.calls.includes('dudo')")
         guest.evaluate("window.dudo.view.act('call', {call: 'dudo'})")
         wait_for_news(ours, str(look["version"] + 1))
@@ -231,14 +271,20 @@ def test_a_player_out_of_dice_can_leave_or_start_a_new_game(
         each.context.close()
 
 
-def test_the_keyboard_follows_the_turns_and_lists_its_keys(
-        server: str, browser: Browser) -> None:
+def test_the_keyboard_follows_the_turns_and_lists_its_keys(server: str, browser: Browser) -> None:
     from test_web_table import our_turn, seated, wait_until
 
     page = None
     sent: list[str] = []
-    page, _ = seated(browser, server, [None, "easy", "easy"], width=1280, height=720,
-                     rules={"preset": "perudo", "starting_dice": 3}, motion="reduce")
+    page, _ = seated(
+        browser,
+        server,
+        [None, "easy", "easy"],
+        width=1280,
+        height=720,
+        rules={"preset": "perudo", "starting_dice": 3},
+        motion="reduce",
+    )
     page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(str(frame))))
     page.reload()
     page.wait_for_selector(".share-code")
@@ -249,8 +295,9 @@ def test_the_keyboard_follows_the_turns_and_lists_its_keys(
     page.keyboard.press("Enter")  # bids what the picker shows
     wait_until(page, f"document.body.dataset.version !== '{before}'")
     # The picker went with the bid; focus did not fall to the page's start.
-    active = page.evaluate("document.activeElement.closest('.actions') ? 'actions'"
-                           " : document.activeElement.tagName")
+    active = page.evaluate(
+        "document.activeElement.closest('.actions') ? 'actions' : document.activeElement.tagName"
+    )
     assert active == "actions", active
     assert any('"type":"bid"' in frame.replace(" ", "") for frame in sent), sent
     # The next turn of ours: focus is on the picker again.
@@ -274,8 +321,9 @@ def test_the_keyboard_follows_the_turns_and_lists_its_keys(
     page.wait_for_selector("#next-round, .centre.over")
     if page.locator("#next-round").count():
         page.keyboard.press("n")
-        wait_until(page, "document.body.dataset.phase !== 'roll'"
-                         " || !document.querySelector('#next-round')")
+        wait_until(
+            page, "document.body.dataset.phase !== 'roll' || !document.querySelector('#next-round')"
+        )
         assert any('"type":"next_round"' in frame.replace(" ", "") for frame in sent), sent
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
@@ -326,8 +374,13 @@ def test_the_small_things(server: str, browser: Browser) -> None:
     assert "<header" not in httpx.get(f"{server}/rules?preset=perudo&embed=1").text
     sheet.context.close()
     # German odds: "Chance, dass drei 5er stimmen".
-    german, _ = seated(browser, server, [None, "easy", "easy"], locale="de-DE",
-                       init="localStorage.setItem('dudo.odds', '1')")
+    german, _ = seated(
+        browser,
+        server,
+        [None, "easy", "easy"],
+        locale="de-DE",
+        init="localStorage.setItem('dudo.odds', '1')",
+    )
     german.click("#start")
     our_turn(german, standing=False)
     quantity = german.evaluate("window.dudo.view.pick[0]")
@@ -371,8 +424,15 @@ def overlaps(a: list[float], b: list[float]) -> bool:
 def test_a_big_screen_gets_a_big_table(server: str, browser: Browser, players: int) -> None:
     from test_web_table import our_turn, seated
 
-    page, _ = seated(browser, server, [None] + ["easy"] * (players - 1), width=1920,
-                     height=1080, motion="reduce", timer=300)
+    page, _ = seated(
+        browser,
+        server,
+        [None] + ["easy"] * (players - 1),
+        width=1920,
+        height=1080,
+        motion="reduce",
+        timer=300,
+    )
     page.click("#start")
     our_turn(page, standing=True)
     look = page.evaluate(BIG)
@@ -383,7 +443,7 @@ def test_a_big_screen_gets_a_big_table(server: str, browser: Browser, players: i
     boxes = look["seats"]
     for i, a in enumerate(boxes):
         assert not overlaps(a, look["centre"]), (i, a, look["centre"])
-        for b in boxes[i + 1:]:
+        for b in boxes[i + 1 :]:
             assert not overlaps(a, b), (a, b)
     page.click("#call-dudo")
     page.wait_for_selector("#reveal .verdict")
@@ -395,7 +455,7 @@ def test_a_big_screen_gets_a_big_table(server: str, browser: Browser, players: i
     boxes = look["seats"]
     for i, a in enumerate(boxes):
         assert not overlaps(a, look["centre"]), (i, a, look["centre"])
-        for b in boxes[i + 1:]:
+        for b in boxes[i + 1 :]:
             assert not overlaps(a, b), (a, b)
     if players == 6:
         axe_check(page, "big reveal")
@@ -403,12 +463,17 @@ def test_a_big_screen_gets_a_big_table(server: str, browser: Browser, players: i
     page.context.close()
 
 
-def test_the_winners_moment_is_quiet_under_reduced_motion(
-        server: str, browser: Browser) -> None:
+def test_the_winners_moment_is_quiet_under_reduced_motion(server: str, browser: Browser) -> None:
     from test_web_table import play_to_the_end, seated
 
-    page, _ = seated(browser, server, [None, "easy"], width=1920, height=1080,
-                     rules={"preset": "perudo", "starting_dice": 1})
+    page, _ = seated(
+        browser,
+        server,
+        [None, "easy"],
+        width=1920,
+        height=1080,
+        rules={"preset": "perudo", "starting_dice": 1},
+    )
     page.click("#start")
     play_to_the_end(page)
     winner = page.locator(".seat.winner")
@@ -464,12 +529,19 @@ VOICE_INDEPENDENT = """async () => {
 
 
 def test_bots_speak_from_public_moments_never_from_their_dice(
-        server: str, browser: Browser) -> None:
+    server: str, browser: Browser
+) -> None:
     from test_web_table import play_turn, seated, wait_until
 
-    page, _ = seated(browser, server, [None, "easy", "normal", "hard"], width=1280,
-                     height=800, rules={"preset": "perudo", "starting_dice": 2},
-                     motion="reduce")  # axe looks at a still page
+    page, _ = seated(
+        browser,
+        server,
+        [None, "easy", "normal", "hard"],
+        width=1280,
+        height=800,
+        rules={"preset": "perudo", "starting_dice": 2},
+        motion="reduce",
+    )  # axe looks at a still page
     # The same public moment with other dice (every cup, ours too) gives the same line.
     look = page.evaluate(VOICE_INDEPENDENT)
     assert "differs" not in look, look
@@ -497,7 +569,8 @@ def test_bots_speak_from_public_moments_never_from_their_dice(
 
 
 def test_table_talk_with_a_mute_per_player_and_the_hosts_switch(
-        server: str, browser: Browser) -> None:
+    server: str, browser: Browser
+) -> None:
     from test_web_table import join_page, seated
 
     host, code = seated(browser, server, [None, None, "easy"], width=1280, height=800)

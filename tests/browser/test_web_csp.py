@@ -23,8 +23,14 @@ from playwright.sync_api import Browser, Page, sync_playwright
 from serverkit import free_port, server_process, sqlite_url
 
 CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 # Every violation of the policy is recorded by the page itself (before any of its scripts).
 RECORD_VIOLATIONS = """
 window.__violations = [];
@@ -57,8 +63,9 @@ def new_page(browser: Browser) -> tuple[Page, list[str]]:
     page = context.new_page()
     page.set_default_timeout(8000)
     console: list[str] = []
-    page.on("console", lambda message: console.append(message.text)
-            if message.type == "error" else None)
+    page.on(
+        "console", lambda message: console.append(message.text) if message.type == "error" else None
+    )
     page.on("pageerror", lambda error: console.append(str(error)))
     return page, console
 
@@ -118,7 +125,8 @@ def other_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, 
             pass
 
     site = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", free_port()), functools.partial(Quiet, directory=str(folder)))
+        ("127.0.0.1", free_port()), functools.partial(Quiet, directory=str(folder))
+    )
     thread = threading.Thread(target=site.serve_forever, daemon=True)
     thread.start()
     try:
@@ -135,12 +143,17 @@ def open_other_site(page: Page, other_site: tuple[str, Path], name: str, body: s
 
 
 def test_only_the_embeddable_sheet_can_be_framed(
-        server: str, browser: Browser, other_site: tuple[str, Path]) -> None:
+    server: str, browser: Browser, other_site: tuple[str, Path]
+) -> None:
     page, console = new_page(browser)
-    open_other_site(page, other_site, "frames.html",
-                    f'<iframe id="embed" src="{server}/rules?embed=1"></iframe>'
-                    f'<iframe id="sheet" src="{server}/rules"></iframe>'
-                    f'<iframe id="home" src="{server}/"></iframe>')
+    open_other_site(
+        page,
+        other_site,
+        "frames.html",
+        f'<iframe id="embed" src="{server}/rules?embed=1"></iframe>'
+        f'<iframe id="sheet" src="{server}/rules"></iframe>'
+        f'<iframe id="home" src="{server}/"></iframe>',
+    )
     page.wait_for_load_state("load")
     embedded = page.frame_locator("#embed").locator("h1")
     assert embedded.inner_text()  # drawn, and styled by the sheet's own stylesheet
@@ -153,16 +166,20 @@ def test_only_the_embeddable_sheet_can_be_framed(
 
 
 def test_a_page_of_another_site_cannot_take_a_seat(
-        server: str, browser: Browser, other_site: tuple[str, Path]) -> None:
+    server: str, browser: Browser, other_site: tuple[str, Path]
+) -> None:
     ticket = httpx.post(f"{server}/api/rooms", json={"name": "Ana"}).json()
     url = server.replace("http", "ws") + f"/ws/{ticket['code']}?token={ticket['token']}"
     page, _ = new_page(browser)
     open_other_site(page, other_site, "socket.html", "<p>elsewhere</p>")
-    result = page.evaluate("""(url) => new Promise((resolve) => {
+    result = page.evaluate(
+        """(url) => new Promise((resolve) => {
         const socket = new WebSocket(url);
         const got = [];
         socket.onmessage = (event) => got.push(JSON.parse(event.data));
         socket.onclose = (event) => resolve({code: event.code, got});
-    })""", url)
+    })""",
+        url,
+    )
     assert result["code"] == 4403, result
     assert [message["code"] for message in result["got"]] == ["bad_origin"], result

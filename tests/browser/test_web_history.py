@@ -35,14 +35,23 @@ def browser() -> Iterator[Browser]:
 
 
 def results(page: Page) -> str:
-    return str(page.evaluate(f"""() => [...document.querySelectorAll('{RESULTS}')]
-        .map((el) => el.innerText).join('\\n')"""))
+    return str(
+        page.evaluate(f"""() => [...document.querySelectorAll('{RESULTS}')]
+        .map((el) => el.innerText).join('\\n')""")
+    )
 
 
 def test_results_keep_the_names_of_the_game_when_seats_change(
-        server: str, browser: Browser) -> None:
-    host, code = seated(browser, server, [None, "easy", "easy", "easy"],
-                        rules={"preset": "perudo", "starting_dice": 1}, width=1280, height=900)
+    server: str, browser: Browser
+) -> None:
+    host, code = seated(
+        browser,
+        server,
+        [None, "easy", "easy", "easy"],
+        rules={"preset": "perudo", "starting_dice": 1},
+        width=1280,
+        height=900,
+    )
     host.click("#start")
     play_to_the_end(host)
     bot = state(host)["room"]["seats"][3]["name"]

@@ -27,8 +27,7 @@ def browser() -> Iterator[Browser]:
         yield launched
 
 
-def test_the_share_panel_shows_the_new_link_after_a_removal(server: str,
-                                                            browser: Browser) -> None:
+def test_the_share_panel_shows_the_new_link_after_a_removal(server: str, browser: Browser) -> None:
     ana, ben = new_page(browser), new_page(browser)
     code = create_room(ana, server, "Ana", 3, {2: "easy"})
     first = ana.input_value("#share-link")

@@ -20,14 +20,18 @@ from test_web_csp import RECORD_VIOLATIONS
 
 from serverkit import server_process, sqlite_url
 
-TIMINGS = {"DUDO_BOT_DELAY": "0", "DUDO_REVEAL_PAUSE": "0", "DUDO_SEED_WINDOW": "0",
-           "DUDO_GRACE": "0", "DUDO_QUICK_FILL": "0.5"}
+TIMINGS = {
+    "DUDO_BOT_DELAY": "0",
+    "DUDO_REVEAL_PAUSE": "0",
+    "DUDO_SEED_WINDOW": "0",
+    "DUDO_GRACE": "0",
+    "DUDO_QUICK_FILL": "0.5",
+}
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with server_process(sqlite_url(tmp_path_factory.mktemp("profiles")),
-                        env=TIMINGS) as (base, _):
+    with server_process(sqlite_url(tmp_path_factory.mktemp("profiles")), env=TIMINGS) as (base, _):
         yield base
 
 
@@ -37,8 +41,7 @@ def browser() -> Iterator[Browser]:
         yield launched
 
 
-def new_page(browser: Browser, width: int = 1280, height: int = 800,
-             locale: str = "en-US") -> Page:
+def new_page(browser: Browser, width: int = 1280, height: int = 800, locale: str = "en-US") -> Page:
     """A page in a context of its own (a device of its own), which records every breach
     of the content security policy (none are allowed: the page draws its plots and QR
     code without inline scripts or styles)."""
@@ -112,8 +115,10 @@ def test_profiles_stats_series_transfer_and_forget(server: str, browser: Browser
     wait_over(server, code, 2)
     ana.goto(f"{server}/r/{code}")
     expect(ana.locator("#series-title")).to_contain_text("2 games")
-    wins = sum(int(text) for text in ana.locator("#series-table tbody tr td:nth-child(3)")
-               .all_inner_texts())
+    wins = sum(
+        int(text)
+        for text in ana.locator("#series-table tbody tr td:nth-child(3)").all_inner_texts()
+    )
     assert wins == 2
 
     # Another device: a one-time code, in a link whose fragment the server never sees.

@@ -48,8 +48,11 @@ def finished(server: str) -> dict[str, Any]:
     async def play() -> dict[str, Any]:
         async with Client(server) as client:
             seat = await client.create_room(
-                "Ana", rules={"preset": "perudo", "starting_dice": 3}, seats=3,
-                bots=[None, "hard", "normal"])
+                "Ana",
+                rules={"preset": "perudo", "starting_dice": 3},
+                seats=3,
+                bots=[None, "hard", "normal"],
+            )
             async with client.table(seat) as table:
                 await table.start()
                 await table.play(make_bot("normal", seed=3))
@@ -84,10 +87,17 @@ def axe_every_rule(page: Page, name: str) -> None:
     page.evaluate(axe.axe_script)
     rules = page.evaluate("axe.getRules().map((rule) => rule.ruleId)")
     assert len(rules) > 80, rules
-    results = axe.run(page, options={"rules": {rule: {"enabled": True} for rule in rules},
-                                     "resultTypes": ["violations"]})
-    bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
-           for v in results.response["violations"]]
+    results = axe.run(
+        page,
+        options={
+            "rules": {rule: {"enabled": True} for rule in rules},
+            "resultTypes": ["violations"],
+        },
+    )
+    bad = [
+        (v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
+        for v in results.response["violations"]
+    ]
     assert not bad, (name, bad)
 
 
@@ -125,15 +135,17 @@ def shown(page: Page) -> dict[str, Any]:
     return value
 
 
-def test_game_over_links_to_the_game_page_and_my_games(server: str, browser: Browser,
-                                                       finished: dict[str, Any]) -> None:
+def test_game_over_links_to_the_game_page_and_my_games(
+    server: str, browser: Browser, finished: dict[str, Any]
+) -> None:
     page = new_page(browser, 360, 640)
     seat = finished["seat"]
     page.goto(server + "/")
     # The seat's token where the browser keeps it, as if this browser had taken the seat.
-    page.evaluate("([code, seat]) => localStorage.setItem(`dudo.seat.${code}`, "
-                  "JSON.stringify(seat))",
-                  [seat.code, {"token": seat.token, "seat": seat.seat, "name": seat.name}])
+    page.evaluate(
+        "([code, seat]) => localStorage.setItem(`dudo.seat.${code}`, JSON.stringify(seat))",
+        [seat.code, {"token": seat.token, "seat": seat.seat, "name": seat.name}],
+    )
     page.goto(f"{server}/r/{seat.code}")
     link = page.locator(".centre.over #game-page")
     expect(link).to_have_attribute("href", f"/g/{finished['id']}")
@@ -161,7 +173,8 @@ def test_game_over_links_to_the_game_page_and_my_games(server: str, browser: Bro
 
 
 def test_stepping_through_with_the_keyboard_shows_the_engines_counts(
-        server: str, browser: Browser, finished: dict[str, Any]) -> None:
+    server: str, browser: Browser, finished: dict[str, Any]
+) -> None:
     page = new_page(browser, 1280, 800)
     open_game(page, server, finished["id"])
     steps = expected_steps(finished["record"], finished["analysis"])
@@ -195,8 +208,7 @@ def test_stepping_through_with_the_keyboard_shows_the_engines_counts(
     page.context.close()
 
 
-def test_the_analysis_is_shown(server: str, browser: Browser,
-                               finished: dict[str, Any]) -> None:
+def test_the_analysis_is_shown(server: str, browser: Browser, finished: dict[str, Any]) -> None:
     page = new_page(browser, 1280, 800)
     open_game(page, server, finished["id"])
     analysis, record = finished["analysis"], finished["record"]
@@ -206,8 +218,12 @@ def test_the_analysis_is_shown(server: str, browser: Browser,
     for player in analysis["summary"]:
         card = page.locator(f'.player-card[data-seat="{player["seat"]}"]')
         expect(card).to_contain_text(names[player["seat"]])
-        expect(card.locator('[data-stat="calls-right"]')).to_have_text(str(player["calls"]["right"]))
-        expect(card.locator('[data-stat="calls-wrong"]')).to_have_text(str(player["calls"]["wrong"]))
+        expect(card.locator('[data-stat="calls-right"]')).to_have_text(
+            str(player["calls"]["right"])
+        )
+        expect(card.locator('[data-stat="calls-wrong"]')).to_have_text(
+            str(player["calls"]["wrong"])
+        )
         expect(card.locator('[data-stat="mistakes"]')).to_have_text(str(player["mistakes"]))
     # The first move, weighed from its seat: the chance, and what hard would have done.
     first = analysis["rounds"][0]["steps"][0]
@@ -265,15 +281,18 @@ def tamper_seat_seed(record: dict[str, Any]) -> int:
     return 3
 
 
-@pytest.mark.parametrize("tamper,problem", [
-    (tamper_die, "the seeds give"),
-    (tamper_bot_seat, "is a bot"),
-    (tamper_hide_bot, "bot seats do not match the commitment"),
-    (tamper_seat_seed, "does not follow from the committed server seed"),
-])
+@pytest.mark.parametrize(
+    "tamper,problem",
+    [
+        (tamper_die, "the seeds give"),
+        (tamper_bot_seat, "is a bot"),
+        (tamper_hide_bot, "bot seats do not match the commitment"),
+        (tamper_seat_seed, "does not follow from the committed server seed"),
+    ],
+)
 def test_the_dice_are_checked_in_the_browser_and_a_changed_record_fails(
-        server: str, browser: Browser, finished: dict[str, Any], tamper: Any,
-        problem: str) -> None:
+    server: str, browser: Browser, finished: dict[str, Any], tamper: Any, problem: str
+) -> None:
     page = new_page(browser, 1280, 800)
     rounds = len(finished["record"]["rounds"])
     assert rounds >= 3
@@ -305,9 +324,9 @@ def test_the_dice_are_checked_in_the_browser_and_a_changed_record_fails(
 
 
 @pytest.mark.parametrize("width,height", [(360, 640), (1920, 1080)])
-def test_the_page_fits_and_axe_finds_nothing(server: str, browser: Browser,
-                                             finished: dict[str, Any], width: int,
-                                             height: int) -> None:
+def test_the_page_fits_and_axe_finds_nothing(
+    server: str, browser: Browser, finished: dict[str, Any], width: int, height: int
+) -> None:
     page = new_page(browser, width, height)
     page.context.add_init_script(RECORD_VIOLATIONS)
     open_game(page, server, finished["id"])

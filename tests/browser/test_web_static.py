@@ -81,14 +81,22 @@ def test_every_string_the_client_asks_for_exists() -> None:
 
 def test_pages_and_static_files_are_served() -> None:
     with TestClient(make_app()) as client:
-        for path in ("/", "/r/ACDE", "/static/js/app.js", "/static/css/dudo.css",
-                     "/static/locales/de.json", "/static/favicon.svg"):
+        for path in (
+            "/",
+            "/r/ACDE",
+            "/static/js/app.js",
+            "/static/css/dudo.css",
+            "/static/locales/de.json",
+            "/static/favicon.svg",
+        ):
             assert client.get(path).status_code == 200, path
-        assert "type=\"module\"" in client.get("/r/ACDE").text
+        assert 'type="module"' in client.get("/r/ACDE").text
         catalogue = client.get("/api/presets").json()
         assert set(catalogue["presets"]) == set(PRESETS)
-        assert catalogue["options"]["calza"] == {"type": "choice",
-                                                 "choices": ["off", "in_turn", "any_time"]}
+        assert catalogue["options"]["calza"] == {
+            "type": "choice",
+            "choices": ["off", "in_turn", "any_time"],
+        }
 
 
 @pytest.mark.parametrize("preset", list(PRESETS))
@@ -120,8 +128,11 @@ def test_worked_examples_follow_the_rules() -> None:
     assert "three aces" in halve["Switching to and from aces"]
     never = dict(worked_examples(Rules.preset("tavern")))
     assert "Switching to and from aces" not in never and "Bidding aces" not in never
-    for rules in (Rules.preset("no-wilds", starting_dice=1), Rules.preset("dudo", starting_dice=10),
-                  Rules.preset("perudo", format="points")):
+    for rules in (
+        Rules.preset("no-wilds", starting_dice=1),
+        Rules.preset("dudo", starting_dice=10),
+        Rules.preset("perudo", format="points"),
+    ):
         assert len(worked_examples(rules)) >= 2
     assert rules_query(Rules.preset("dudo", starting_dice=3)) == "preset=dudo&starting_dice=3"
 
@@ -139,7 +150,7 @@ def contrast(one: str, two: str) -> float:
         digits = colour.lstrip("#")
         if len(digits) == 3:
             digits = "".join(c * 2 for c in digits)
-        channels = [int(digits[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+        channels = [int(digits[i : i + 2], 16) / 255 for i in (0, 2, 4)]
         r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
         return 0.2126 * r + 0.7152 * g + 0.0722 * b
 
@@ -167,8 +178,28 @@ def test_rules_sheet_links_meet_aaa_contrast() -> None:
 
 # Elements whose role (generic, paragraph, strong...) may not be named: aria-label on them
 # is ignored by screen readers unless a role that takes a name (img, group...) is given.
-UNNAMEABLE = {"span", "div", "p", "strong", "em", "b", "i", "u", "s", "small", "code", "bdi",
-              "bdo", "del", "ins", "sub", "sup", "pre", "data", "q"}
+UNNAMEABLE = {
+    "span",
+    "div",
+    "p",
+    "strong",
+    "em",
+    "b",
+    "i",
+    "u",
+    "s",
+    "small",
+    "code",
+    "bdi",
+    "bdo",
+    "del",
+    "ins",
+    "sub",
+    "sup",
+    "pre",
+    "data",
+    "q",
+}
 
 
 class AriaLabels(HTMLParser):

@@ -71,10 +71,17 @@ def browser() -> Iterator[Browser]:
         yield launched
 
 
-def open_page(browser: Browser, width: int, height: int, locale: str = "en-US",
-              motion: str = "no-preference", init: str | None = None) -> Page:
-    context = browser.new_context(viewport={"width": width, "height": height}, locale=locale,
-                                  reduced_motion=motion)  # type: ignore[arg-type]
+def open_page(
+    browser: Browser,
+    width: int,
+    height: int,
+    locale: str = "en-US",
+    motion: str = "no-preference",
+    init: str | None = None,
+) -> Page:
+    context = browser.new_context(
+        viewport={"width": width, "height": height}, locale=locale, reduced_motion=motion
+    )  # type: ignore[arg-type]
     if init:
         context.add_init_script(init)
     page = context.new_page()
@@ -85,13 +92,29 @@ def open_page(browser: Browser, width: int, height: int, locale: str = "en-US",
     return page
 
 
-def seated(browser: Browser, server: str, bots: list[str | None], *, rules: Any = None,
-           timer: int = 0, width: int = 1280, height: int = 720, locale: str = "en-US",
-           name: str = "Ana", motion: str = "no-preference", public: bool = False,
-           init: str | None = None) -> tuple[Page, str]:
+def seated(
+    browser: Browser,
+    server: str,
+    bots: list[str | None],
+    *,
+    rules: Any = None,
+    timer: int = 0,
+    width: int = 1280,
+    height: int = 720,
+    locale: str = "en-US",
+    name: str = "Ana",
+    motion: str = "no-preference",
+    public: bool = False,
+    init: str | None = None,
+) -> tuple[Page, str]:
     """A room made over HTTP (seat 0 ours), opened in a page that holds the seat."""
-    body: dict[str, Any] = {"name": name, "seats": len(bots), "bots": bots, "timer": timer,
-                            "public": public}
+    body: dict[str, Any] = {
+        "name": name,
+        "seats": len(bots),
+        "bots": bots,
+        "timer": timer,
+        "public": public,
+    }
     if rules:
         body["rules"] = rules
     answer = httpx.post(f"{server}/api/rooms", json=body)
@@ -99,8 +122,11 @@ def seated(browser: Browser, server: str, bots: list[str | None], *, rules: Any 
     ticket = answer.json()
     page = open_page(browser, width, height, locale, motion, init)
     page.goto(server + "/")
-    page.evaluate("(t) => localStorage.setItem(`dudo.seat.${t.code}`, JSON.stringify("
-                  "{token: t.token, seat: t.seat, name: t.name}))", ticket)
+    page.evaluate(
+        "(t) => localStorage.setItem(`dudo.seat.${t.code}`, JSON.stringify("
+        "{token: t.token, seat: t.seat, name: t.name}))",
+        ticket,
+    )
     page.goto(f"{server}/r/{ticket['code']}")
     page.wait_for_selector(".share-code")
     return page, str(ticket["code"])
@@ -113,11 +139,15 @@ def our_turn(page: Page, standing: bool = True, timeout: float = 30000) -> None:
     end = time.monotonic() + timeout / 1000
     while True:
         assert time.monotonic() < end, "no turn of ours came"
-        look = wait_until(page, """() => {
+        look = wait_until(
+            page,
+            """() => {
             if (!document.querySelector('#bid-go')) return null;
             return {standing: !!document.querySelector('#standing'),
                     version: document.body.dataset.version};
-        }""", timeout=timeout)
+        }""",
+            timeout=timeout,
+        )
         if look["standing"] or not standing:
             return
         if open_safely(page):
@@ -130,7 +160,8 @@ def state(page: Page) -> dict[str, Any]:
 
 
 def boxes(page: Page, selectors: dict[str, str]) -> dict[str, Any]:
-    found: dict[str, Any] = page.evaluate("""(selectors) => {
+    found: dict[str, Any] = page.evaluate(
+        """(selectors) => {
         const out = {};
         for (const [name, selector] of Object.entries(selectors)) {
             const element = document.querySelector(selector);
@@ -139,7 +170,9 @@ def boxes(page: Page, selectors: dict[str, str]) -> dict[str, Any]:
         }
         return {boxes: out, width: innerWidth, height: innerHeight, scrollX, scrollY,
                 wide: document.documentElement.scrollWidth - document.documentElement.clientWidth};
-    }""", selectors)
+    }""",
+        selectors,
+    )
     return found
 
 
@@ -151,7 +184,8 @@ def on_first_screen(page: Page, selectors: dict[str, str]) -> None:
         assert box, (width, height, what, "not shown")
         left, top, right, bottom = box
         assert left >= 0 and top >= 0 and right <= width and bottom <= height, (
-            f"{what} is not on the first screen at {width}×{height}: {box}")
+            f"{what} is not on the first screen at {width}×{height}: {box}"
+        )
 
 
 def play_to_the_end(page: Page, timeout: float = 90) -> dict[str, int]:
@@ -165,9 +199,15 @@ def play_to_the_end(page: Page, timeout: float = 90) -> dict[str, int]:
 
 def test_your_turn_fits_the_first_screen_at_every_size(server: str, browser: Browser) -> None:
     # Six seats (the most a table has), a timer, calza at any time: the most to show.
-    page, _ = seated(browser, server, [None, "easy", "easy", "easy", "easy", "easy"],
-                     rules={"preset": "perudo", "calza": "any_time"}, timer=300,
-                     width=360, height=640)
+    page, _ = seated(
+        browser,
+        server,
+        [None, "easy", "easy", "easy", "easy", "easy"],
+        rules={"preset": "perudo", "calza": "any_time"},
+        timer=300,
+        width=360,
+        height=640,
+    )
     page.click("#start")
     our_turn(page)
     expect(page.locator("#call-calza")).to_be_visible()
@@ -207,11 +247,16 @@ MUST_SEE_HAND = {
 }
 
 
-def test_the_hand_picker_fits_the_first_screen_at_every_size(server: str,
-                                                             browser: Browser) -> None:
-    page, _ = seated(browser, server, [None, "normal"],
-                     rules={"preset": "common-hand", "first_opener": "host"}, timer=300,
-                     width=360, height=640)
+def test_the_hand_picker_fits_the_first_screen_at_every_size(server: str, browser: Browser) -> None:
+    page, _ = seated(
+        browser,
+        server,
+        [None, "normal"],
+        rules={"preset": "common-hand", "first_opener": "host"},
+        timer=300,
+        width=360,
+        height=640,
+    )
     page.click("#start")
     deadline = time.monotonic() + 30
     while not (page.locator("#hand-kind").count() and page.locator("#standing").count()):
@@ -262,7 +307,7 @@ def inside_rim(point: tuple[float, float], inner: list[float], radius: float) ->
     # In a rounded corner the point must be within the corner's circle.
     cx = left + radius if x < left + radius else right - radius if x > right - radius else x
     cy = top + radius if y < top + radius else bottom - radius if y > bottom - radius else y
-    return bool((x - cx) ** 2 + (y - cy) ** 2 <= radius ** 2 + 1)
+    return bool((x - cx) ** 2 + (y - cy) ** 2 <= radius**2 + 1)
 
 
 def overlap(a: list[float], b: list[float]) -> bool:
@@ -285,7 +330,7 @@ def test_seats_stay_inside_the_rim(server: str, browser: Browser, players: int) 
                 assert inside_rim(corner, table["inner"], table["radius"]), (width, seat, table)
             assert not overlap(seat, table["centre"]), (width, players, seat, table["centre"])
         for i, one in enumerate(table["seats"]):
-            for other in table["seats"][i + 1:]:
+            for other in table["seats"][i + 1 :]:
                 assert not overlap(one, other), (width, players, one, other)
     page.screenshot(path=str(ARTIFACTS / f"seats-{players}-1920.png"))
     page.set_viewport_size({"width": 360, "height": 640})
@@ -295,8 +340,13 @@ def test_seats_stay_inside_the_rim(server: str, browser: Browser, players: int) 
 
 def test_timer_moves_are_marked_and_the_game_is_logged(server: str, browser: Browser) -> None:
     # We never touch the table: the 5-second turn timer moves for us, and says so.
-    page, _ = seated(browser, server, [None, "easy", "easy"],
-                     rules={"preset": "perudo", "starting_dice": 1}, timer=5)
+    page, _ = seated(
+        browser,
+        server,
+        [None, "easy", "easy"],
+        rules={"preset": "perudo", "starting_dice": 1},
+        timer=5,
+    )
     page.click("#start")
     expect(page.locator(".in-play")).to_have_text("3 dice in play", timeout=10000)
     expect(page.locator(".history .by").first).to_have_text("(timer)", timeout=30000)
@@ -326,8 +376,12 @@ def test_timer_moves_are_marked_and_the_game_is_logged(server: str, browser: Bro
 
 
 def test_points_race_shows_its_progress(server: str, browser: Browser) -> None:
-    page, _ = seated(browser, server, [None, "easy", "easy"],
-                     rules={"preset": "perudo", "format": "points", "points_rounds": 2})
+    page, _ = seated(
+        browser,
+        server,
+        [None, "easy", "easy"],
+        rules={"preset": "perudo", "format": "points", "points_rounds": 2},
+    )
     page.click("#start")
     expect(page.locator(".round-info")).to_have_text("Round 1 of 2", timeout=10000)
     play_to_the_end(page)
@@ -341,10 +395,17 @@ def test_points_race_shows_its_progress(server: str, browser: Browser) -> None:
 
 
 def test_rematch_lobby_spectator_sits_down_and_host_changes_rules(
-        server: str, browser: Browser) -> None:
+    server: str, browser: Browser
+) -> None:
     # The host plays a whole game only by clicking, on a small phone.
-    host, code = seated(browser, server, [None, "easy", "easy"],
-                        rules={"preset": "perudo", "starting_dice": 1}, width=360, height=640)
+    host, code = seated(
+        browser,
+        server,
+        [None, "easy", "easy"],
+        rules={"preset": "perudo", "starting_dice": 1},
+        width=360,
+        height=640,
+    )
     host.click("#start")
     play_to_the_end(host)
     check_fits(host, "over-360")
@@ -379,7 +440,8 @@ def test_rematch_lobby_spectator_sits_down_and_host_changes_rules(
     host.click("#rematch")
     for page in (host, guest):
         expect(page.locator(".my-dice")).to_have_attribute(
-            "data-dice", re.compile(r"^[1-6]{3}$"), timeout=15000)
+            "data-dice", re.compile(r"^[1-6]{3}$"), timeout=15000
+        )
     rules = state(guest)["room"]["rules"]
     assert rules["starting_dice"] == 3 and rules["calza"] == "off", rules
     for page in (host, guest):
@@ -408,7 +470,8 @@ HIDE = """(hidden) => {
 
 
 def test_background_turn_cue_sound_switch_motion_and_updates_in_place(
-        server: str, browser: Browser) -> None:
+    server: str, browser: Browser
+) -> None:
     page, code = seated(browser, server, [None, "easy"], init=FAKE_NOTIFICATIONS)
     page.click("#notify-toggle")
     expect(page.locator("#notify-toggle")).to_have_attribute("aria-pressed", "true")
@@ -514,20 +577,30 @@ def call_and_count(page: Page, skip: str | None = None) -> dict[str, Any]:
     page.evaluate("(skip) => { window.__skip = skip; }", skip)
     reveals = page.evaluate("window.__reveals.length")
     page.click("#call-dudo")
-    seen: dict[str, Any] = wait_until(page, f"""() => {{
+    seen: dict[str, Any] = wait_until(
+        page,
+        f"""() => {{
         const seen = window.__reveals[{reveals}];
         return seen && seen.values[seen.values.length - 1] === seen.truth ? seen : null;
-    }}""", timeout=10000)
+    }}""",
+        timeout=10000,
+    )
     assert seen["lit"] == seen["truth"], seen  # the dice counted are the dice lit
     return seen
 
 
 def test_reveal_counts_up_as_the_cups_lift_and_can_be_skipped(
-        server: str, browser: Browser) -> None:
+    server: str, browser: Browser
+) -> None:
     # Ten dice each: the six calls below cannot put us out of the game (which would end
     # our turns), however many of them are wrong.
-    page, _ = seated(browser, server, [None, "easy", "easy"], init=WATCH_COUNT,
-                     rules={"preset": "perudo", "starting_dice": 10})
+    page, _ = seated(
+        browser,
+        server,
+        [None, "easy", "easy"],
+        init=WATCH_COUNT,
+        rules={"preset": "perudo", "starting_dice": 10},
+    )
     page.click("#start")
     # The count starts at 0 and goes up, cup by cup (one step per seat at most), to the
     # true count. A count of 0 (none of the face among the dice) cannot show steps: call
@@ -559,8 +632,15 @@ def test_reveal_counts_up_as_the_cups_lift_and_can_be_skipped(
 
 def test_words_in_every_language_toasts_and_names(server: str, browser: Browser) -> None:
     # A 24-character name does not make the phone's lobby scroll sideways.
-    host, code = seated(browser, server, [None, None, "easy"], width=360, height=640,
-                        locale="de-DE", name="Maximiliana Wolkenstein")
+    host, code = seated(
+        browser,
+        server,
+        [None, None, "easy"],
+        width=360,
+        height=640,
+        locale="de-DE",
+        name="Maximiliana Wolkenstein",
+    )
     # A name with an emoji sequence and right-to-left letters arrives whole.
     guest = open_page(browser, 360, 640, locale="de-DE")
     family = "👩\u200d👩\u200d👧\u200d👦 مريم"
@@ -582,8 +662,14 @@ def test_words_in_every_language_toasts_and_names(server: str, browser: Browser)
     our_turn(host, standing=False)
     # The longer German words still fit the phone's first screen (an opening turn: no
     # bid to call, no timer in this room).
-    on_first_screen(host, {what: selector for what, selector in MUST_SEE.items()
-                           if what not in ("the timer", "the standing bid", "liar", "calza")})
+    on_first_screen(
+        host,
+        {
+            what: selector
+            for what, selector in MUST_SEE.items()
+            if what not in ("the timer", "the standing bid", "liar", "calza")
+        },
+    )
     # Perudo has calza: the key hint names it. A refusal's toast never covers the picker.
     expect(host.locator(".keys")).to_contain_text("C ruft Calza")
     host.evaluate("window.dudo.view.act('start')")
@@ -591,27 +677,36 @@ def test_words_in_every_language_toasts_and_names(server: str, browser: Browser)
     expect(toast).to_be_visible()
     picker = host.locator(".actions").bounding_box()
     shown = toast.bounding_box()
-    assert picker and shown and (shown["y"] + shown["height"] <= picker["y"]
-                                 or shown["y"] >= picker["y"] + picker["height"]), (shown, picker)
+    assert (
+        picker
+        and shown
+        and (
+            shown["y"] + shown["height"] <= picker["y"]
+            or shown["y"] >= picker["y"] + picker["height"]
+        )
+    ), (shown, picker)
     names = [seat["name"] for seat in state(host)["room"]["seats"]]
     tie = host.evaluate("window.dudo.view.winnerText([0, 2])")
     assert tie == f"{names[0]} und {names[2]} gewinnen!"
     host.screenshot(path=str(ARTIFACTS / "turn-de-360x640.png"))
     host.context.close()
     # Spanish, a preset without calza: the hint leaves it out.
-    page, _ = seated(browser, server, [None, "easy"], rules={"preset": "tavern"},
-                     locale="es-ES")
+    page, _ = seated(browser, server, [None, "easy"], rules={"preset": "tavern"}, locale="es-ES")
     page.click("#start")
     our_turn(page, standing=False)
     expect(page.locator(".keys")).to_have_text(
-        "Teclas: + y − cambian la cantidad, 1–6 eligen la cara, B apuesta, L dice ¡Dudo!")
+        "Teclas: + y − cambian la cantidad, 1–6 eligen la cara, B apuesta, L dice ¡Dudo!"
+    )
     page.context.close()
 
 
 def test_home_lists_open_rooms_and_quick_game_takes_house_rules(
-        server: str, browser: Browser) -> None:
-    ticket = httpx.post(f"{server}/api/rooms", json={
-        "name": "Pia", "seats": 3, "bots": [None, None, "easy"], "public": True}).json()
+    server: str, browser: Browser
+) -> None:
+    ticket = httpx.post(
+        f"{server}/api/rooms",
+        json={"name": "Pia", "seats": 3, "bots": [None, None, "easy"], "public": True},
+    ).json()
     page = open_page(browser, 360, 740)
     page.goto(server + "/")
     row = page.locator(f'#rooms-list li[data-key="room-{ticket["code"]}"]')
@@ -646,8 +741,14 @@ def test_home_lists_open_rooms_and_quick_game_takes_house_rules(
 
 
 def test_a_whole_game_by_clicking_on_a_big_screen(server: str, browser: Browser) -> None:
-    page, _ = seated(browser, server, [None, "easy", "normal"],
-                     rules={"preset": "perudo", "starting_dice": 2}, width=1920, height=1080)
+    page, _ = seated(
+        browser,
+        server,
+        [None, "easy", "normal"],
+        rules={"preset": "perudo", "starting_dice": 2},
+        width=1920,
+        height=1080,
+    )
     page.click("#start")
     page.wait_for_selector(".my-dice")
     page.screenshot(path=str(ARTIFACTS / "game-1920.png"))
@@ -664,8 +765,11 @@ def join_page(browser: Browser, server: str, code: str, name: str) -> Page:
     ticket = httpx.post(f"{server}/api/rooms/{code}/join", json={"name": name}).json()
     page = open_page(browser, 400, 600, motion="reduce")
     page.goto(server + "/")
-    page.evaluate("(t) => localStorage.setItem(`dudo.seat.${t.code}`, JSON.stringify("
-                  "{token: t.token, seat: t.seat, name: t.name}))", ticket)
+    page.evaluate(
+        "(t) => localStorage.setItem(`dudo.seat.${t.code}`, JSON.stringify("
+        "{token: t.token, seat: t.seat, name: t.name}))",
+        ticket,
+    )
     page.goto(f"{server}/r/{code}")
     page.wait_for_selector(".share-code")
     return page
@@ -700,9 +804,16 @@ def test_axe_every_rule_on_every_state_of_the_table(server: str, browser: Browse
     # Three people and no bot: the table moves only when the test says, so every state
     # stands still while axe looks. We bid high on our turns and the next player calls
     # us a liar, until we are out while the others play on.
-    ours, code = seated(browser, server, [None, None, None], width=360, height=740,
-                        rules={"preset": "perudo", "starting_dice": 1, "calza": "off"},
-                        timer=0, motion="reduce")
+    ours, code = seated(
+        browser,
+        server,
+        [None, None, None],
+        width=360,
+        height=740,
+        rules={"preset": "perudo", "starting_dice": 1, "calza": "off"},
+        timer=0,
+        motion="reduce",
+    )
     axe_check(ours, "lobby")
     pages = [ours, join_page(browser, server, code, "Ben"), join_page(browser, server, code, "Cy")]
     ours.click("#start")
@@ -773,7 +884,9 @@ def test_practice_tips_and_reveal_words(server: str, browser: Browser) -> None:
     }""")
     assert words["bidding"]["bid"] == "one 6", words
     assert words["between"] == {"bid": "two 6s", "count": 3, "lowest": "two 6s"}, words
-    assert words["exact"] == ("Ben was exactly right, but already holds 5 dice, the most a "
-                              "player may have: no die comes back."), words
+    assert words["exact"] == (
+        "Ben was exactly right, but already holds 5 dice, the most a "
+        "player may have: no die comes back."
+    ), words
     assert words["back"] == "Ben wins a die back.", words
     page.context.close()

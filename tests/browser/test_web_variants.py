@@ -43,8 +43,7 @@ COMMON_HAND = {"preset": "common-hand", "first_opener": "host"}
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with server_process(sqlite_url(tmp_path_factory.mktemp("variants")), env=TIMINGS) as (
-            base, _):
+    with server_process(sqlite_url(tmp_path_factory.mktemp("variants")), env=TIMINGS) as (base, _):
         yield base
 
 
@@ -56,13 +55,24 @@ def browser() -> Iterator[Browser]:
 
 # -- the roll-off -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("locale, opens", [("en-US", "opens round 1"),
-                                           ("de-DE", "eröffnet Runde 1"),
-                                           ("es-ES", "abre la ronda 1")])
-def test_the_rolloff_is_shown_before_round_1(server: str, browser: Browser, locale: str,
-                                             opens: str) -> None:
-    page, _ = seated(browser, server, [None, "easy", "easy"], rules={"preset": "dudo"},
-                     width=360, height=740, locale=locale, motion="reduce")
+
+@pytest.mark.parametrize(
+    "locale, opens",
+    [("en-US", "opens round 1"), ("de-DE", "eröffnet Runde 1"), ("es-ES", "abre la ronda 1")],
+)
+def test_the_rolloff_is_shown_before_round_1(
+    server: str, browser: Browser, locale: str, opens: str
+) -> None:
+    page, _ = seated(
+        browser,
+        server,
+        [None, "easy", "easy"],
+        rules={"preset": "dudo"},
+        width=360,
+        height=740,
+        locale=locale,
+        motion="reduce",
+    )
     page.click("#start")
     panel = page.locator("#rolloff")
     expect(panel.locator(".rolloff-attempt").first).to_be_visible(timeout=10000)
@@ -116,8 +126,7 @@ def finish_by_clicking(page: Page, timeout: float = 120) -> None:
 @pytest.fixture(scope="module")
 def dudo_game(server: str, browser: Browser) -> dict[str, Any]:
     """A whole dudo-preset game (with its roll-off) played in the browser, and its record."""
-    page, _ = seated(browser, server, [None, "easy"], rules={"preset": "dudo",
-                                                             "starting_dice": 2})
+    page, _ = seated(browser, server, [None, "easy"], rules={"preset": "dudo", "starting_dice": 2})
     page.click("#start")
     finish_by_clicking(page)
     game_id = state(page)["fair"]["game_id"]
@@ -136,7 +145,8 @@ def open_replay(page: Page, server: str, game_id: str, fair: str) -> None:
 
 
 def test_the_replay_shows_the_rolloff_and_checks_its_dice(
-        server: str, browser: Browser, dudo_game: dict[str, Any]) -> None:
+    server: str, browser: Browser, dudo_game: dict[str, Any]
+) -> None:
     record = dudo_game["record"]
     verify_record(record)  # and so does dudo verify
     attempts = record["start"]["rolloff"]
@@ -175,6 +185,7 @@ def test_the_replay_shows_the_rolloff_and_checks_its_dice(
 
 # -- Common Hand --------------------------------------------------------------------------
 
+
 def legal_hands(page: Page) -> list[dict[str, Any]]:
     hands: list[dict[str, Any]] = state(page)["game"]["legal"]["bids"]
     return hands
@@ -208,16 +219,19 @@ def offered(page: Page) -> list[str]:
         expect(page.locator("#hand-kind")).to_have_value(kind)
         if page.locator("#hand-faces").count():
             found += page.locator("#hand-faces option").evaluate_all(
-                "(os) => os.map((o) => o.value)")
+                "(os) => os.map((o) => o.value)"
+            )
         else:
             found.append(f"{kind}:")
     return found
 
 
 def test_the_hand_picker_offers_only_legal_hands_and_hands_read_in_words(
-        server: str, browser: Browser) -> None:
-    page, _ = seated(browser, server, [None, "normal"], rules=COMMON_HAND, width=360,
-                     height=640, motion="reduce")
+    server: str, browser: Browser
+) -> None:
+    page, _ = seated(
+        browser, server, [None, "normal"], rules=COMMON_HAND, width=360, height=640, motion="reduce"
+    )
     page.click("#start")
     page.wait_for_selector("#hand-kind")
     opening = legal_hands(page)
@@ -257,8 +271,10 @@ def test_the_hand_picker_offers_only_legal_hands_and_hands_read_in_words(
 
 # -- the wild-aces switch -----------------------------------------------------------------
 
+
 def test_the_wild_aces_switch_sets_the_ones_rule_that_goes_with_it(
-        server: str, browser: Browser) -> None:
+    server: str, browser: Browser
+) -> None:
     page = browser.new_page(viewport={"width": 360, "height": 740})
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -297,7 +313,8 @@ def test_the_wild_aces_switch_sets_the_ones_rule_that_goes_with_it(
 
 
 def test_the_replay_of_a_common_hand_game_reads_hands_in_words(
-        server: str, browser: Browser) -> None:
+    server: str, browser: Browser
+) -> None:
     import asyncio
     from concurrent.futures import ThreadPoolExecutor
 
@@ -306,8 +323,9 @@ def test_the_replay_of_a_common_hand_game_reads_hands_in_words(
 
     async def play() -> str:
         async with Client(server) as client:
-            seat = await client.create_room("Ana", rules={**COMMON_HAND, "starting_dice": 2},
-                                            seats=2, bots=[None, "easy"])
+            seat = await client.create_room(
+                "Ana", rules={**COMMON_HAND, "starting_dice": 2}, seats=2, bots=[None, "easy"]
+            )
             async with client.table(seat) as table:
                 await table.start()
                 await table.play(make_bot("normal", seed=5))
@@ -330,9 +348,16 @@ def test_the_replay_of_a_common_hand_game_reads_hands_in_words(
     open_replay(page, server, game_id, "verified")
     page.keyboard.press("ArrowRight")
     expect(page.locator("#stage .replay-bid")).to_have_attribute("data-bid", first["bid"]["hand"])
-    words = {"pair": "pair of", "two_pair": "two pair", "three": "three", "four": "four",
-             "five": "five", "full_house": "full house", "low_straight": "low straight",
-             "high_straight": "high straight"}[first["bid"]["hand"]]
+    words = {
+        "pair": "pair of",
+        "two_pair": "two pair",
+        "three": "three",
+        "four": "four",
+        "five": "five",
+        "full_house": "full house",
+        "low_straight": "low straight",
+        "high_straight": "high straight",
+    }[first["bid"]["hand"]]
     expect(page.locator("#step-sentence")).to_contain_text(words)
     axe_check(page, "replay common hand")
     assert not errors

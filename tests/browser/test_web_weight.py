@@ -34,8 +34,10 @@ class Weight:
     encodings: dict[str, str] = field(default_factory=dict)
 
     def line(self) -> str:
-        return (f"{self.requests} requests, {self.transferred:,} bytes transferred, "
-                f"{self.decoded:,} bytes uncompressed")
+        return (
+            f"{self.requests} requests, {self.transferred:,} bytes transferred, "
+            f"{self.decoded:,} bytes uncompressed"
+        )
 
 
 def page_weight(browser: Browser, url: str, ready: str, visits: int = 1) -> Weight:
@@ -52,8 +54,11 @@ def page_weight(browser: Browser, url: str, ready: str, visits: int = 1) -> Weig
 
     def response(event: dict[str, Any]) -> None:
         answer = event["response"]
-        if (event["requestId"] in cached or answer.get("fromDiskCache")
-                or answer.get("fromPrefetchCache")):
+        if (
+            event["requestId"] in cached
+            or answer.get("fromDiskCache")
+            or answer.get("fromPrefetchCache")
+        ):
             return
         urls[event["requestId"]] = answer["url"]
         headers = {key.lower(): value for key, value in answer["headers"].items()}

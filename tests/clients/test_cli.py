@@ -44,9 +44,12 @@ def test_a_usage_error_is_one_line_with_status_2(name: str) -> None:
 
 
 def test_a_usage_error_is_one_line_from_the_installed_command_too() -> None:
-    result = subprocess.run([sys.executable, "-m", "dudo", "rules", "--sett", "x"],
-                            capture_output=True, text=True,
-                            env={"COLUMNS": "80", "FORCE_COLOR": "1", "PATH": "/usr/bin:/bin"})
+    result = subprocess.run(
+        [sys.executable, "-m", "dudo", "rules", "--sett", "x"],
+        capture_output=True,
+        text=True,
+        env={"COLUMNS": "80", "FORCE_COLOR": "1", "PATH": "/usr/bin:/bin"},
+    )
     assert result.returncode == 2 and result.stdout == ""
     assert_one_line(result.stderr, "No such option: --sett")
     assert "(see 'dudo rules --help')" in result.stderr
@@ -61,8 +64,18 @@ def test_every_command_still_has_help(command: str, flag: str) -> None:
 
 
 def test_the_commands_are_the_known_ones() -> None:
-    assert COMMANDS == ["analyze", "arena", "backup", "forget", "play", "purge", "rules",
-                        "scenario", "serve", "verify"]
+    assert COMMANDS == [
+        "analyze",
+        "arena",
+        "backup",
+        "forget",
+        "play",
+        "purge",
+        "rules",
+        "scenario",
+        "serve",
+        "verify",
+    ]
 
 
 def test_dudo_alone_still_shows_the_help() -> None:
@@ -72,12 +85,15 @@ def test_dudo_alone_still_shows_the_help() -> None:
     assert runner.invoke(app, ["--help"]).exit_code == 0
 
 
-@pytest.mark.parametrize("args", [
-    ["rules", "perudo", "--set", "preset=dudo"],
-    ["rules", "perudo", "--set", "calza=off", "--set", "Preset = tavern"],
-    ["arena", "--rules", "perudo", "--set", "preset=dudo", "--games", "1"],
-    ["play", "--set", "preset=tavern"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["rules", "perudo", "--set", "preset=dudo"],
+        ["rules", "perudo", "--set", "calza=off", "--set", "Preset = tavern"],
+        ["arena", "--rules", "perudo", "--set", "preset=dudo", "--games", "1"],
+        ["play", "--set", "preset=tavern"],
+    ],
+)
 def test_set_refuses_to_change_the_preset(args: list[str]) -> None:
     result = runner.invoke(app, args)
     assert result.exit_code == 2
@@ -88,27 +104,43 @@ def test_set_refuses_to_change_the_preset(args: list[str]) -> None:
 def test_set_still_changes_options() -> None:
     result = runner.invoke(app, ["rules", "perudo", "--set", "starting_dice=3"])
     assert result.exit_code == 0
-    assert result.stdout.strip() == rules_sheet(
-        PRESETS["perudo"].with_options(starting_dice=3)).strip()
+    assert (
+        result.stdout.strip()
+        == rules_sheet(PRESETS["perudo"].with_options(starting_dice=3)).strip()
+    )
 
 
 CLUSTER_MISTAKES = {
     "workers without a cluster": (["serve", "--workers", "2"], "--workers needs --cluster"),
-    "a cluster that is not Redis": (["serve", "--cluster", "http://x:1"],
-                                    "--cluster must be a Redis URL"),
-    "a cluster on a memory store": (["serve", "--cluster", "redis://x:1/0", "--database",
-                                     "memory://"], "a database all nodes share"),
-    "an advertised address without a port": (["serve", "--cluster", "redis://x:1/0",
-                                               "--advertise", "http://node1"],
-                                              "must name a port"),
-    "an advertised address that is not http": (["serve", "--cluster", "redis://x:1/0",
-                                                 "--advertise", "node1:8000"],
-                                                "--advertise must be http://HOST:PORT"),
-    "workers with a port to advertise": (["serve", "--cluster", "redis://x:1/0", "--workers",
-                                          "2", "--advertise", "http://node1:8000"],
-                                         "names the host only"),
-    "too many workers": (["serve", "--cluster", "redis://x:1/0", "--workers", "65"],
-                         "'--workers'"),
+    "a cluster that is not Redis": (
+        ["serve", "--cluster", "http://x:1"],
+        "--cluster must be a Redis URL",
+    ),
+    "a cluster on a memory store": (
+        ["serve", "--cluster", "redis://x:1/0", "--database", "memory://"],
+        "a database all nodes share",
+    ),
+    "an advertised address without a port": (
+        ["serve", "--cluster", "redis://x:1/0", "--advertise", "http://node1"],
+        "must name a port",
+    ),
+    "an advertised address that is not http": (
+        ["serve", "--cluster", "redis://x:1/0", "--advertise", "node1:8000"],
+        "--advertise must be http://HOST:PORT",
+    ),
+    "workers with a port to advertise": (
+        [
+            "serve",
+            "--cluster",
+            "redis://x:1/0",
+            "--workers",
+            "2",
+            "--advertise",
+            "http://node1:8000",
+        ],
+        "names the host only",
+    ),
+    "too many workers": (["serve", "--cluster", "redis://x:1/0", "--workers", "65"], "'--workers'"),
 }
 
 

@@ -34,9 +34,9 @@ def test_shell_completion_is_on_offer() -> None:
     assert "--install-completion" in result.stdout and "--show-completion" in result.stdout
 
 
-def test_purge_in_the_wrong_folder_makes_no_empty_database(tmp_path: Path,
-                                                           monkeypatch: pytest.MonkeyPatch
-                                                           ) -> None:
+def test_purge_in_the_wrong_folder_makes_no_empty_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("DUDO_DATABASE", raising=False)
     result = runner.invoke(app, ["purge"])

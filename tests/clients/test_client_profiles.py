@@ -22,8 +22,9 @@ async def play_two(base: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         other = await second.join(seat.code, "Ben")
         async with first.table(seat) as host, second.table(other) as guest:
             await host.start()
-            winners, _ = await asyncio.gather(host.play(make_bot("normal", seed=1)),
-                                              guest.play(make_bot("normal", seed=2)))
+            winners, _ = await asyncio.gather(
+                host.play(make_bot("normal", seed=1)), guest.play(make_bot("normal", seed=2))
+            )
             game_id = host.game_id
         assert game_id is not None
         record = await first.game_record(game_id)
@@ -31,8 +32,10 @@ async def play_two(base: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         # read (its rating) before its stats, so one read may fall across the entry.
         for _ in range(50):
             mine = [await first.my_profile(), await second.my_profile()]
-            if all(data["stats"]["total"]["games"] and data["profile"]["rating"]["games"]
-                   for data in mine):
+            if all(
+                data["stats"]["total"]["games"] and data["profile"]["rating"]["games"]
+                for data in mine
+            ):
                 break
             await asyncio.sleep(0.1)
         record["winners"] = winners

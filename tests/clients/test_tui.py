@@ -22,22 +22,37 @@ from dudo.view import view
 SRC = Path(__file__).parents[2] / "src"
 
 
-def play(lines: list[str], *args: str, records: Path | None = None
-         ) -> subprocess.CompletedProcess[str]:
+def play(
+    lines: list[str], *args: str, records: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     """``dudo play`` with ``lines`` as its input; no record unless ``records`` is given."""
     where = ["--records", str(records)] if records else ["--no-record"]
     return subprocess.run(
         [sys.executable, "-m", "dudo", "play", *where, *args],
-        input="".join(line + "\n" for line in lines), capture_output=True, text=True,
-        env={"COLUMNS": "100", "PATH": "/usr/bin:/bin", "TERM": "dumb",
-             "PYTHONPATH": str(SRC)}, timeout=120)
+        input="".join(line + "\n" for line in lines),
+        capture_output=True,
+        text=True,
+        env={"COLUMNS": "100", "PATH": "/usr/bin:/bin", "TERM": "dumb", "PYTHONPATH": str(SRC)},
+        timeout=120,
+    )
 
 
 def test_a_whole_game_through_standard_input() -> None:
     # Alternate an opening bid and a call: one of the two is always legal, the other is
     # refused with the engine's reason in words, and the game must still reach its end.
-    result = play(["1 6s", "dudo"] * 200, "--bots", "easy,normal", "--seed", "3", "--rules", "dudo",
-                  "--set", "starting_dice=2", "--name", "Tester")
+    result = play(
+        ["1 6s", "dudo"] * 200,
+        "--bots",
+        "easy,normal",
+        "--seed",
+        "3",
+        "--rules",
+        "dudo",
+        "--set",
+        "starting_dice=2",
+        "--name",
+        "Tester",
+    )
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "Your dice:" in out and "╭─────╮" in out
@@ -48,8 +63,17 @@ def test_a_whole_game_through_standard_input() -> None:
 
 
 def test_bids_in_every_spelling_and_a_bad_one() -> None:
-    result = play(["four 5s", "zebra", "quit"], "--bots", "easy", "--seed", "5",
-                  "--rules", "tavern", "--set", "first_opener=host")
+    result = play(
+        ["four 5s", "zebra", "quit"],
+        "--bots",
+        "easy",
+        "--seed",
+        "5",
+        "--rules",
+        "tavern",
+        "--set",
+        "first_opener=host",
+    )
     out = result.stdout
     assert "not a bid: 'zebra'" in out
     assert result.returncode == 0
@@ -58,8 +82,17 @@ def test_bids_in_every_spelling_and_a_bad_one() -> None:
 
 def test_illegal_bid_is_explained_in_words() -> None:
     # Tavern: ones may never be bid; the player opens (host).
-    result = play(["3 1s", "quit"], "--bots", "easy", "--seed", "5", "--rules", "tavern",
-                  "--set", "first_opener=host")
+    result = play(
+        ["3 1s", "quit"],
+        "--bots",
+        "easy",
+        "--seed",
+        "5",
+        "--rules",
+        "tavern",
+        "--set",
+        "first_opener=host",
+    )
     assert "Not allowed: ones may not be bid now" in result.stdout
 
 
@@ -73,8 +106,20 @@ def test_bad_arguments_fail_cleanly() -> None:
 
 
 def test_a_finished_game_leaves_a_record_that_verify_and_analyze_read(tmp_path: Path) -> None:
-    result = play(["1 6s", "dudo"] * 200, "--bots", "easy", "--seed", "11", "--rules", "dudo",
-                  "--set", "starting_dice=2", "--name", "Tester", records=tmp_path)
+    result = play(
+        ["1 6s", "dudo"] * 200,
+        "--bots",
+        "easy",
+        "--seed",
+        "11",
+        "--rules",
+        "dudo",
+        "--set",
+        "starting_dice=2",
+        "--name",
+        "Tester",
+        records=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     [record] = list(tmp_path.glob("*.json"))
     assert f"Game record: {record}" in result.stdout
@@ -83,20 +128,32 @@ def test_a_finished_game_leaves_a_record_that_verify_and_analyze_read(tmp_path: 
     assert data["names"][0] == "Tester" and data["bots"] == [1]
     assert len(data["fairness"]) == len(data["rounds"])
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(SRC), "COLUMNS": "100"}
-    verify = subprocess.run([sys.executable, "-m", "dudo", "verify", str(record)],
-                            capture_output=True, text=True, env=env)
+    verify = subprocess.run(
+        [sys.executable, "-m", "dudo", "verify", str(record)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert verify.returncode == 0, verify.stderr
     assert "replayed" in verify.stdout and "winners" in verify.stdout
     # A die changed in the record is caught: the record really is checked.
     data["rounds"][0]["dice"][0][0] = data["rounds"][0]["dice"][0][0] % 6 + 1
     record.write_text(json.dumps(data))
-    tampered = subprocess.run([sys.executable, "-m", "dudo", "verify", str(record)],
-                              capture_output=True, text=True, env=env)
+    tampered = subprocess.run(
+        [sys.executable, "-m", "dudo", "verify", str(record)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert tampered.returncode == 1 and "NOT VERIFIED" in tampered.stderr
     data["rounds"][0]["dice"][0][0] = data["rounds"][0]["dice"][0][0] - 1 or 6
     record.write_text(json.dumps(data))
-    analyze = subprocess.run([sys.executable, "-m", "dudo", "analyze", str(record), "--json"],
-                             capture_output=True, text=True, env=env)
+    analyze = subprocess.run(
+        [sys.executable, "-m", "dudo", "analyze", str(record), "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert analyze.returncode == 0, analyze.stderr
     assert json.loads(analyze.stdout)["names"][0] == "Tester"
 
@@ -104,8 +161,15 @@ def test_a_finished_game_leaves_a_record_that_verify_and_analyze_read(tmp_path: 
 def test_the_calza_prompt_answers_every_input() -> None:
     # Perudo: calza out of turn. The player opens (host), a bot raises, and the prompt
     # gets a bid, a call, nonsense, help and rules before the player lets it go.
-    result = play(["1 6s", "5 5s", "dudo", "banana", "help", "", "quit"], "--bots", "easy,easy",
-                  "--seed", "5", "--set", "first_opener=host")
+    result = play(
+        ["1 6s", "5 5s", "dudo", "banana", "help", "", "quit"],
+        "--bots",
+        "easy,easy",
+        "--seed",
+        "5",
+        "--set",
+        "first_opener=host",
+    )
     out = " ".join(result.stdout.split())
     assert "Not now: it is" in out and "out of turn you may only call calza" in out
     assert "Not understood: 'banana'. Type calza, or press Enter to let it go." in out
@@ -114,20 +178,34 @@ def test_the_calza_prompt_answers_every_input() -> None:
 
 
 def test_refusals_are_sentences_with_what_to_do_instead() -> None:
-    result = play(["18 2s", "quit"], "--bots", "easy,easy", "--seed", "5", "--rules", "dudo",
-                  "--set", "first_opener=host", "--set", "cap_at_dice_in_play=yes")
+    result = play(
+        ["18 2s", "quit"],
+        "--bots",
+        "easy,easy",
+        "--seed",
+        "5",
+        "--rules",
+        "dudo",
+        "--set",
+        "first_opener=host",
+        "--set",
+        "cap_at_dice_in_play=yes",
+    )
     out = " ".join(result.stdout.split())
-    assert ("Not allowed: that names more dice than the rules allow. With 15 dice in play a "
-            "bid names at most 15 of a face 2 to 6 and 15 aces. You open: the lowest bid is "
-            "one 2 (1x2).") in out, out
+    assert (
+        "Not allowed: that names more dice than the rules allow. With 15 dice in play a "
+        "bid names at most 15 of a face 2 to 6 and 15 aces. You open: the lowest bid is "
+        "one 2 (1x2)."
+    ) in out, out
     assert "lowest raise" not in out
     assert "You open." in out and "You opens" not in out
     assert "Grandpa" not in out or "(easy)" in out
 
 
 def test_the_default_name_reads_as_you() -> None:
-    result = play(["quit"], "--bots", "normal", "--seed", "5", "--rules", "dudo",
-                  "--set", "first_opener=host")
+    result = play(
+        ["quit"], "--bots", "normal", "--seed", "5", "--rules", "dudo", "--set", "first_opener=host"
+    )
     assert "You opens" not in result.stdout and "You open." in result.stdout
     assert "(normal)" in result.stdout
 
@@ -150,8 +228,9 @@ def test_each_face_number_and_star_sit_under_their_own_die() -> None:
         assert lines[5][centre + 1] == ("*" if die == 4 else " ")
 
 
-def reveal_of(rules: Rules, cups: list[list[int]], actions: list[tuple[int, Action]]
-              ) -> tuple[Game, Revealed]:
+def reveal_of(
+    rules: Rules, cups: list[list[int]], actions: list[tuple[int, Action]]
+) -> tuple[Game, Revealed]:
     game = Game(rules, len(cups), dice=ScriptedDice([cups]), opener=0)  # no roll-off
     game.roll()
     events = []
@@ -162,11 +241,13 @@ def reveal_of(rules: Rules, cups: list[list[int]], actions: list[tuple[int, Acti
 
 
 def test_the_reveal_brackets_exactly_the_counted_dice() -> None:
-    game, reveal = reveal_of(Rules.preset("dudo"), [[4, 1, 6, 3, 4], [2, 2, 5, 6, 6]],
-                             [(0, Bid(3, 4)), (1, DUDO)])
+    game, reveal = reveal_of(
+        Rules.preset("dudo"), [[4, 1, 6, 3, 4], [2, 2, 5, 6, 6]], [(0, Bid(3, 4)), (1, DUDO)]
+    )
     console = recorded()
-    terminal = TerminalGame(game, [make_bot("easy", seed=1)], "Ana", console, input,
-                            levels=["easy"])
+    terminal = TerminalGame(
+        game, [make_bot("easy", seed=1)], "Ana", console, input, levels=["easy"]
+    )
     terminal.show_reveal(reveal)
     text = console.export_text()
     assert "  Ana (you)    [4] [1]  6   3  [4]   3" in text
@@ -177,26 +258,33 @@ def test_the_reveal_brackets_exactly_the_counted_dice() -> None:
 
 def test_an_exact_calza_at_a_full_cup_says_why_no_die_comes_back() -> None:
     rules = Rules.from_json({"preset": "dudo"})
-    game, reveal = reveal_of(rules, [[4, 1, 6, 3, 4], [2, 2, 5, 6, 6]],
-                             [(0, Bid(3, 2)), (1, CALZA)])  # 2, 2 and a wild 1
+    game, reveal = reveal_of(
+        rules, [[4, 1, 6, 3, 4], [2, 2, 5, 6, 6]], [(0, Bid(3, 2)), (1, CALZA)]
+    )  # 2, 2 and a wild 1
     assert reveal.outcome == "exact" and reveal.change == 0
     console = recorded()
     terminal = TerminalGame(game, [make_bot("easy", seed=1)], "Ana", console, input)
     terminal.show_reveal(reveal)
     text = " ".join(console.export_text().split())
-    assert (f"Nobody loses a die. {terminal.names[1]} holds 5 dice already, the most a cup "
-            "may hold, so no die comes back.") in text
+    assert (
+        f"Nobody loses a die. {terminal.names[1]} holds 5 dice already, the most a cup "
+        "may hold, so no die comes back."
+    ) in text
 
 
 def test_bots_that_share_a_name_are_told_apart() -> None:
     assert distinct_names(["Nina", "Ingrid", "nina", "Nina", "Nina 2"]) == [
-        "Nina", "Ingrid", "nina 2", "Nina 3", "Nina 2 2"]
+        "Nina",
+        "Ingrid",
+        "nina 2",
+        "Nina 3",
+        "Nina 2 2",
+    ]
 
 
 def test_a_full_table_fits_24_lines() -> None:
     bots = [make_bot(level, seed=seat) for seat, level in enumerate(["easy"] * 9)]
-    game = Game(Rules.preset("dudo"), 10, dice=ScriptedDice([[[2, 3, 4, 5, 6]] * 10]),
-                opener=0)
+    game = Game(Rules.preset("dudo"), 10, dice=ScriptedDice([[[2, 3, 4, 5, 6]] * 10]), opener=0)
     game.roll()
     for _ in range(9):  # a long bid history, as the player sees it on their turn
         game.apply(game.turn, game.legal_actions(game.turn).bids[0])
@@ -210,8 +298,9 @@ def test_a_full_table_fits_24_lines() -> None:
 
 
 def test_off_stops_the_out_of_turn_calza_questions() -> None:
-    result = play(["1 6s", "off", "quit"], "--bots", "easy,easy", "--seed", "5",
-                  "--set", "first_opener=host")
+    result = play(
+        ["1 6s", "off", "quit"], "--bots", "easy,easy", "--seed", "5", "--set", "first_opener=host"
+    )
     out = " ".join(result.stdout.split())
     assert out.count("Calza on ") == 1
     assert "No more calza questions out of turn this game" in out
@@ -223,11 +312,18 @@ def test_after_a_reveal_the_game_waits_for_enter_or_the_pause() -> None:
     naps: list[float] = []
 
     def terminal_with(pause: float | None, answer: str) -> tuple[TerminalGame, Revealed]:
-        game, reveal = reveal_of(Rules.preset("dudo"), [[4, 1, 6, 3, 4], [2, 2, 5, 6, 6]],
-                                 [(0, Bid(3, 4)), (1, DUDO)])
-        terminal = TerminalGame(game, [make_bot("easy", seed=1)], "Ana", recorded(),
-                                lambda prompt: prompts.append(prompt) or answer,
-                                pause=pause, sleep=naps.append)
+        game, reveal = reveal_of(
+            Rules.preset("dudo"), [[4, 1, 6, 3, 4], [2, 2, 5, 6, 6]], [(0, Bid(3, 4)), (1, DUDO)]
+        )
+        terminal = TerminalGame(
+            game,
+            [make_bot("easy", seed=1)],
+            "Ana",
+            recorded(),
+            lambda prompt: prompts.append(prompt) or answer,
+            pause=pause,
+            sleep=naps.append,
+        )
         return terminal, reveal
 
     waiting, reveal = terminal_with(None, "")
@@ -244,9 +340,22 @@ def test_after_a_reveal_the_game_waits_for_enter_or_the_pause() -> None:
 
 # -- the variants of issue 25: the roll-off and Common Hand ---------------------------------
 
+
 def test_the_rolloff_is_shown_before_round_1_and_its_record_verifies(tmp_path: Path) -> None:
-    result = play(["1 6s", "dudo"] * 200, "--bots", "easy,easy", "--seed", "11", "--rules",
-                  "dudo", "--set", "starting_dice=1", "--name", "Tester", records=tmp_path)
+    result = play(
+        ["1 6s", "dudo"] * 200,
+        "--bots",
+        "easy,easy",
+        "--seed",
+        "11",
+        "--rules",
+        "dudo",
+        "--set",
+        "starting_dice=1",
+        "--name",
+        "Tester",
+        records=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     out = result.stdout
     assert "Roll-off: who opens round 1" in out
@@ -256,23 +365,32 @@ def test_the_rolloff_is_shown_before_round_1_and_its_record_verifies(tmp_path: P
     attempts = data["start"]["rolloff"]
     assert len(data["rolloff_fairness"]) == len(attempts)
     assert [entry["round"] for entry in data["rolloff_fairness"]] == [
-        f"rolloff-{n}" for n in range(1, len(attempts) + 1)]
+        f"rolloff-{n}" for n in range(1, len(attempts) + 1)
+    ]
     assert len(data["fairness"]) == len(data["rounds"])
     for number, pairs in enumerate(attempts, start=1):
         assert f"Roll {number}: " in out
         for a, b in pairs:
             assert f"+{b}={a + b}" in out or f"{a}+{b}" in out
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(SRC), "COLUMNS": "100"}
-    verify = subprocess.run([sys.executable, "-m", "dudo", "verify", str(record)],
-                            capture_output=True, text=True, env=env)
+    verify = subprocess.run(
+        [sys.executable, "-m", "dudo", "verify", str(record)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert verify.returncode == 0, verify.stderr
     assert "roll-off attempt 1: commitment" in verify.stdout
     # A roll-off die changed in the record is caught.
     pair = data["start"]["rolloff"][-1][0]
     pair[0] = pair[0] % 6 + 1
     record.write_text(json.dumps(data))
-    tampered = subprocess.run([sys.executable, "-m", "dudo", "verify", str(record)],
-                              capture_output=True, text=True, env=env)
+    tampered = subprocess.run(
+        [sys.executable, "-m", "dudo", "verify", str(record)],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
     assert tampered.returncode == 1 and "NOT VERIFIED" in tampered.stderr
     assert "roll-off" in tampered.stderr
 
@@ -295,15 +413,35 @@ def test_every_seed_gives_each_rolloff_attempt_its_own_seed() -> None:
 
 
 def test_common_hand_is_played_with_hands_typed_in_words() -> None:
-    lines = ["3x4", "royal flush", "pair of 9s", "full house 4s over 4s", "help",
-             "pair of 2s", "dudo", "full house 6s over 5s"] + ["dudo", "pair of 1s"] * 60
-    result = play(lines, "--bots", "easy", "--seed", "4", "--rules", "common-hand",
-                  "--set", "first_opener=host", "--set", "starting_dice=2")
+    lines = [
+        "3x4",
+        "royal flush",
+        "pair of 9s",
+        "full house 4s over 4s",
+        "help",
+        "pair of 2s",
+        "dudo",
+        "full house 6s over 5s",
+    ] + ["dudo", "pair of 1s"] * 60
+    result = play(
+        lines,
+        "--bots",
+        "easy",
+        "--seed",
+        "4",
+        "--rules",
+        "common-hand",
+        "--set",
+        "first_opener=host",
+        "--set",
+        "starting_dice=2",
+    )
     assert result.returncode == 0, result.stderr
     out = " ".join(result.stdout.split())
     assert "Type a hand like pair of 3s, two pair 5s and 2s" in out
-    assert ("Not a hand: '3x4' is a quantity bid, but this table bids poker hands "
-            "(Common Hand)") in out
+    assert (
+        "Not a hand: '3x4' is a quantity bid, but this table bids poker hands (Common Hand)"
+    ) in out
     assert "not a hand: 'royal flush'" in out
     assert "not a hand: 'pair of 9s'" in out and "not a face" in out
     assert "not a hand: 'full house 4s over 4s'" in out
@@ -319,8 +457,9 @@ def test_a_hand_refused_by_the_engine_says_what_to_bid_instead() -> None:
     game.apply(0, Hand.parse("three 4s"))
     console = recorded()
     answers = iter(["pair of 6s", "dudo"])
-    terminal = TerminalGame(game, [make_bot("easy", seed=1)], "Ana", console,
-                            lambda _prompt: next(answers))
+    terminal = TerminalGame(
+        game, [make_bot("easy", seed=1)], "Ana", console, lambda _prompt: next(answers)
+    )
     game.apply(1, Hand.parse("full house 6s over 2s"))
     assert terminal.ask_player() == DUDO
     text = " ".join(console.export_text().split())

@@ -29,11 +29,18 @@ class Player:
     def __init__(self, records: Path, *args: str) -> None:
         self.screen = pyte.Screen(80, 24)
         self.stream = pyte.ByteStream(self.screen)
-        env = {**os.environ, "PYTHONPATH": str(SRC), "TERM": "xterm-256color",
-               "COLUMNS": "80", "LINES": "24", "DUDO_GAMES": str(records)}
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(SRC),
+            "TERM": "xterm-256color",
+            "COLUMNS": "80",
+            "LINES": "24",
+            "DUDO_GAMES": str(records),
+        }
         env.pop("NO_COLOR", None)
-        self.child = pexpect.spawn(sys.executable, ["-m", "dudo", "play", *args], env=env,
-                                   dimensions=(24, 80), timeout=120)
+        self.child = pexpect.spawn(
+            sys.executable, ["-m", "dudo", "play", *args], env=env, dimensions=(24, 80), timeout=120
+        )
 
     def wait(self, *patterns: str) -> int:
         """Read until one of ``patterns`` (or the end); returns which (len: the end)."""
@@ -93,8 +100,9 @@ def test_after_a_call_the_outcome_is_on_screen_at_the_next_prompt(tmp_path: Path
     assert " — the bid " in outcome or "exact" in outcome
     assert "loses a die" in outcome or "lose a die" in outcome or "back" in outcome
     assert [line for line in lines if line.strip()][-1].startswith("Press Enter for round 2")
-    cups = [line for line in lines if line.startswith("  Ana") or "(easy)" in line
-            or "(normal)" in line]
+    cups = [
+        line for line in lines if line.startswith("  Ana") or "(easy)" in line or "(normal)" in line
+    ]
     assert len(cups) >= 3, screen
     # Counted dice carry their mark on the die itself: each cup's bracketed dice are the
     # number at the end of its line.
@@ -120,9 +128,12 @@ def test_after_a_call_the_outcome_is_on_screen_at_the_next_prompt(tmp_path: Path
     assert "Game record (the game is not finished):" in " ".join(text.split())
     data = json.loads(record.read_text())
     assert data["names"][0] == "Ana" and data["bots"] == [1, 2]
-    verify = subprocess.run([sys.executable, "-m", "dudo", "verify", str(record)],
-                            capture_output=True, text=True,
-                            env={**os.environ, "PYTHONPATH": str(SRC)})
+    verify = subprocess.run(
+        [sys.executable, "-m", "dudo", "verify", str(record)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(SRC)},
+    )
     assert verify.returncode == 0, verify.stderr
     assert "verified: every die follows from the published seeds" in verify.stdout
 

@@ -10,10 +10,31 @@ import pytest
 
 PACKAGE = Path(__file__).parents[2] / "src" / "dudo"
 ENGINE = ["bids", "hands", "rolloff", "rules", "game", "dice", "view", "scenario", "rules_text"]
-FORBIDDEN_IN_ENGINE = {"asyncio", "socket", "sqlite3", "time", "datetime", "os", "threading",
-                       "subprocess", "secrets", "urllib", "http", "typer", "rich"}
-UPPER_LAYERS = {"dudo.bots", "dudo.store", "dudo.server", "dudo.client", "dudo.tui",
-                "dudo.cli", "dudo.openspiel", "dudo.profiles"}
+FORBIDDEN_IN_ENGINE = {
+    "asyncio",
+    "socket",
+    "sqlite3",
+    "time",
+    "datetime",
+    "os",
+    "threading",
+    "subprocess",
+    "secrets",
+    "urllib",
+    "http",
+    "typer",
+    "rich",
+}
+UPPER_LAYERS = {
+    "dudo.bots",
+    "dudo.store",
+    "dudo.server",
+    "dudo.client",
+    "dudo.tui",
+    "dudo.cli",
+    "dudo.openspiel",
+    "dudo.profiles",
+}
 
 
 def imports_of(module: str) -> set[str]:
@@ -32,8 +53,11 @@ def test_engine_module_does_no_io_and_imports_no_upper_layer(module: str) -> Non
     imported = imports_of(module)
     roots = {name.split(".")[0] for name in imported}
     assert not roots & FORBIDDEN_IN_ENGINE, roots & FORBIDDEN_IN_ENGINE
-    assert not {name for name in imported
-                if any(name == upper or name.startswith(upper + ".") for upper in UPPER_LAYERS)}
+    assert not {
+        name
+        for name in imported
+        if any(name == upper or name.startswith(upper + ".") for upper in UPPER_LAYERS)
+    }
 
 
 def test_only_the_dice_module_uses_random_and_only_through_generator_objects() -> None:
@@ -41,9 +65,13 @@ def test_only_the_dice_module_uses_random_and_only_through_generator_objects() -
         source = (PACKAGE / f"{module}.py").read_text()
         if module == "dice":
             tree = ast.parse(source)
-            used = {node.attr for node in ast.walk(tree)
-                    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-                    and node.value.id == "random"}
+            used = {
+                node.attr
+                for node in ast.walk(tree)
+                if isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id == "random"
+            }
             assert used <= {"Random", "SystemRandom"}, used
         else:
             assert "random" not in imports_of(module)
@@ -67,8 +95,9 @@ def long_definitions() -> list[str]:
             limit = LONGEST_CLASS if isinstance(node, ast.ClassDef) else LONGEST_FUNCTION
             length = (node.end_lineno or node.lineno) - node.lineno + 1
             if length > limit and LONG_ON_PURPOSE not in (ast.get_docstring(node) or ""):
-                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name} "
-                             f"({length} lines)")
+                found.append(
+                    f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name} ({length} lines)"
+                )
     return found
 
 

@@ -50,8 +50,27 @@ def test_parse_accepts_the_ways_people_type_bids(text: str, expected: Bid) -> No
 
 @pytest.mark.parametrize(
     "text",
-    ["", "   ", "4", "x5", "4x", "4xx5", "4 5 6", "banana", "4 bananas", "four",
-     "-1x5", "4.5x5", "4x5x", "4 5ss", "twenty-one 5s", "x", "4,5", "4/5", "fivex"],
+    [
+        "",
+        "   ",
+        "4",
+        "x5",
+        "4x",
+        "4xx5",
+        "4 5 6",
+        "banana",
+        "4 bananas",
+        "four",
+        "-1x5",
+        "4.5x5",
+        "4x5x",
+        "4 5ss",
+        "twenty-one 5s",
+        "x",
+        "4,5",
+        "4/5",
+        "fivex",
+    ],
 )
 def test_parse_rejects_garbage_quoting_the_input(text: str) -> None:
     with pytest.raises(BadBidText) as caught:
@@ -69,8 +88,14 @@ def test_str_and_repr() -> None:
 
 @pytest.mark.parametrize(
     ("bid", "words"),
-    [(Bid(4, 5), "four 5s"), (Bid(1, 6), "one 6"), (Bid(3, 1), "three aces"),
-     (Bid(1, 1), "one ace"), (Bid(20, 2), "twenty 2s"), (Bid(25, 2), "25 2s")],
+    [
+        (Bid(4, 5), "four 5s"),
+        (Bid(1, 6), "one 6"),
+        (Bid(3, 1), "three aces"),
+        (Bid(1, 1), "one ace"),
+        (Bid(20, 2), "twenty 2s"),
+        (Bid(25, 2), "25 2s"),
+    ],
 )
 def test_words(bid: Bid, words: str) -> None:
     assert bid.words() == words
@@ -156,7 +181,8 @@ def faces_of(order: Order) -> tuple[int, ...]:
 @pytest.mark.parametrize("order", list(Order))
 @pytest.mark.parametrize("limit", LIMITS)
 def test_ladder_holds_every_bid_under_the_limit_in_strictly_increasing_rank(
-        order: Order, limit: int) -> None:
+    order: Order, limit: int
+) -> None:
     steps = ladder(order, limit)
     rank = RANK[order]
     ranks = [rank(bid) for bid in steps]
@@ -177,7 +203,8 @@ def test_ladder_holds_every_bid_under_the_limit_in_strictly_increasing_rank(
 @pytest.mark.parametrize("order", list(Order))
 @pytest.mark.parametrize("limit", LIMITS)
 def test_raises_from_any_bid_are_exactly_the_ladder_suffix_above_it(
-        order: Order, limit: int) -> None:
+    order: Order, limit: int
+) -> None:
     steps = ladder(order, limit)
     rank = RANK[order]
     for bid in (Bid(q, f) for q in range(1, limit + 3) for f in faces_of(order)):
@@ -213,7 +240,8 @@ def test_quantity_limits_leave_a_way_back_from_every_ones_bid(in_play: int) -> N
 @pytest.mark.parametrize("order", [Order.PLAIN, Order.HALVE])
 @pytest.mark.parametrize(("limit", "ones_limit"), [(3, 1), (7, 3), (31, 15)])
 def test_a_ladder_with_fewer_ones_holds_exactly_the_bids_under_both_limits(
-        order: Order, limit: int, ones_limit: int) -> None:
+    order: Order, limit: int, ones_limit: int
+) -> None:
     steps = ladder(order, limit, ones_limit)
     rank = RANK[order]
     assert all(rank(low) < rank(high) for low, high in itertools.pairwise(steps))

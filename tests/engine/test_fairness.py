@@ -89,17 +89,29 @@ def honest_record(server_seeds: list[str], players: int = 3) -> dict[str, Any]:
     own, the other seats bots whose seeds the server derived from each round's seed."""
     rounds, fairness = [], []
     for number, server in enumerate(server_seeds, start=1):
-        seeds = [f"{number:02x}aa"] + [server_seat_seed(server, number, seat)
-                                       for seat in range(1, players)]
+        seeds = [f"{number:02x}aa"] + [
+            server_seat_seed(server, number, seat) for seat in range(1, players)
+        ]
         cups = derive_dice(server, seeds, number, [5] * players)
         rounds.append({"dice": [list(cup) for cup in cups], "actions": []})
         bots = list(range(1, players))
-        fairness.append({"round": number, "version": 2,
-                         "commitment": commitment(server, number, bots),
-                         "server_seed": server, "seat_seeds": seeds,
-                         "server_seats": bots, "bot_seats": bots})
-    return {"players": players, "bots": list(range(1, players)), "rounds": rounds,
-            "fairness": fairness}
+        fairness.append(
+            {
+                "round": number,
+                "version": 2,
+                "commitment": commitment(server, number, bots),
+                "server_seed": server,
+                "seat_seeds": seeds,
+                "server_seats": bots,
+                "bot_seats": bots,
+            }
+        )
+    return {
+        "players": players,
+        "bots": list(range(1, players)),
+        "rounds": rounds,
+        "fairness": fairness,
+    }
 
 
 def grind(server: str, number: int, player_seed: str) -> tuple[list[str], list[list[int]]]:
@@ -171,8 +183,17 @@ def test_a_seat_seed_of_the_server_is_fixed_by_the_server_seed() -> None:
     seed = server_seat_seed(SERVER, 1, 2)
     assert len(seed) == 32 and int(seed, 16) >= 0
     assert seed == server_seat_seed(SERVER, 1, 2)
-    assert len({seed, server_seat_seed(SERVER, 2, 2), server_seat_seed(SERVER, 1, 1),
-                server_seat_seed("22" * 32, 1, 2)}) == 4
+    assert (
+        len(
+            {
+                seed,
+                server_seat_seed(SERVER, 2, 2),
+                server_seat_seed(SERVER, 1, 1),
+                server_seat_seed("22" * 32, 1, 2),
+            }
+        )
+        == 4
+    )
 
 
 def test_a_record_that_hides_a_bot_fails() -> None:
@@ -219,8 +240,7 @@ def test_a_bad_fairness_version_or_bot_list_is_refused() -> None:
         verify_record_fairness(record)
 
 
-def test_a_real_game_record_verifies_and_hiding_its_bot_fails_dudo_verify(
-        tmp_path: Path) -> None:
+def test_a_real_game_record_verifies_and_hiding_its_bot_fails_dudo_verify(tmp_path: Path) -> None:
     """End to end: a game a real server played with a bot verifies with ``dudo verify``;
     the same record with the bot left out (``bots: []``, ``server_seats: []`` and the
     commitment's ``bot_seats`` emptied) does not."""
@@ -228,8 +248,8 @@ def test_a_real_game_record_verifies_and_hiding_its_bot_fails_dudo_verify(
     async def play(base: str) -> dict[str, Any]:
         async with Client(base) as client:
             seat = await client.create_room(
-                "Ana", rules={"preset": "perudo", "starting_dice": 2}, seats=2,
-                bots=[None, "easy"])
+                "Ana", rules={"preset": "perudo", "starting_dice": 2}, seats=2, bots=[None, "easy"]
+            )
             async with client.table(seat) as table:
                 await table.start()
                 await table.play(make_bot("normal", seed=5))
@@ -245,14 +265,17 @@ def test_a_real_game_record_verifies_and_hiding_its_bot_fails_dudo_verify(
     with server_process(sqlite_url(tmp_path)) as (base, _):
         record = asyncio.run(play(base))
     assert record["bots"] == [1]
-    assert all(fair["version"] == 2 and fair["bot_seats"] == [1]
-               for fair in record["fairness"])
+    assert all(fair["version"] == 2 and fair["bot_seats"] == [1] for fair in record["fairness"])
 
     def dudo_verify(checked: dict[str, Any]) -> subprocess.CompletedProcess[str]:
         path = tmp_path / "record.json"
         path.write_text(json.dumps(checked), encoding="utf-8")
-        return subprocess.run([sys.executable, "-m", "dudo", "verify", str(path)],
-                              capture_output=True, text=True, timeout=60)
+        return subprocess.run(
+            [sys.executable, "-m", "dudo", "verify", str(path)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
 
     honest = dudo_verify(record)
     assert honest.returncode == 0, honest.stdout + honest.stderr

@@ -28,13 +28,13 @@ from dudo.rules import PRESETS, Rules
 from randomplay import snapshot
 
 
-def game(preset: str, players: int, *rounds: Sequence[Sequence[int]], **options: Any
-         ) -> GameClass:
+def game(preset: str, players: int, *rounds: Sequence[Sequence[int]], **options: Any) -> GameClass:
     """A game on ``preset`` whose rounds roll ``rounds`` in order; opener 0 unless given."""
     options.setdefault("opener", 0)
     overrides = options.pop("rules", {})
-    return GameClass(Rules.preset(preset, **overrides), players,
-                     dice=ScriptedDice(rounds), **options)
+    return GameClass(
+        Rules.preset(preset, **overrides), players, dice=ScriptedDice(rounds), **options
+    )
 
 
 class RecordingDice:
@@ -66,14 +66,22 @@ def test_host_opens_the_first_round() -> None:
 
 @pytest.mark.parametrize(
     ("previous", "counts", "expected"),
-    [(None, [5, 5, 5, 5], 0), (0, [5, 5, 5, 5], 1), (1, [5, 5, 5, 5], 2),
-     (3, [5, 5, 5, 5], 0), (0, [5, 0, 5, 5], 2), (3, [0, 0, 5, 5], 2)],
+    [
+        (None, [5, 5, 5, 5], 0),
+        (0, [5, 5, 5, 5], 1),
+        (1, [5, 5, 5, 5], 2),
+        (3, [5, 5, 5, 5], 0),
+        (0, [5, 0, 5, 5], 2),
+        (3, [0, 0, 5, 5], 2),
+    ],
 )
 def test_rotate_opens_after_the_previous_first_opener(
-        previous: int | None, counts: list[int], expected: int) -> None:
+    previous: int | None, counts: list[int], expected: int
+) -> None:
     source = RecordingDice(lambda seats: seats[-1])
-    table = GameClass(PRESETS["tavern"], 4, dice=source, dice_counts=counts,
-                      previous_first_opener=previous)
+    table = GameClass(
+        PRESETS["tavern"], 4, dice=source, dice_counts=counts, previous_first_opener=previous
+    )
     assert table.opener == table.first_opener == expected
     assert source.draws == []
 
@@ -89,11 +97,9 @@ def test_random_first_opener_is_drawn_from_the_dice_source_among_living_seats() 
 
 
 def test_random_first_opener_follows_the_seed() -> None:
-    openers = [GameClass(PRESETS["perudo"], 4, dice=SeededDice(seed)).opener
-               for seed in range(60)]
+    openers = [GameClass(PRESETS["perudo"], 4, dice=SeededDice(seed)).opener for seed in range(60)]
     assert set(openers) == {0, 1, 2, 3}
-    again = [GameClass(PRESETS["perudo"], 4, dice=SeededDice(seed)).opener
-             for seed in range(60)]
+    again = [GameClass(PRESETS["perudo"], 4, dice=SeededDice(seed)).opener for seed in range(60)]
     assert openers == again
 
 
@@ -138,64 +144,116 @@ NO_CAP = {"cap_at_dice_in_play": False}
 
 # (how to set up, seat, action, reason)
 REFUSED: dict[str, tuple[Callable[[], GameClass], int, Action, str]] = {
-    "player_out": (lambda: game("tavern", 3, [[], [1, 2], [3, 4]], dice_counts=[0, 2, 2],
-                                opener=1), 0, Bid(1, 2), "player_out"),
-    "player_out before no_bid": (lambda: game("tavern", 3, [[], [1, 2], [3, 4]],
-                                              dice_counts=[0, 2, 2], opener=1),
-                                 0, DUDO, "player_out"),
+    "player_out": (
+        lambda: game("tavern", 3, [[], [1, 2], [3, 4]], dice_counts=[0, 2, 2], opener=1),
+        0,
+        Bid(1, 2),
+        "player_out",
+    ),
+    "player_out before no_bid": (
+        lambda: game("tavern", 3, [[], [1, 2], [3, 4]], dice_counts=[0, 2, 2], opener=1),
+        0,
+        DUDO,
+        "player_out",
+    ),
     "no_bid": (lambda: opened("dudo"), 0, DUDO, "no_bid"),
     "no_bid for calza": (lambda: opened("perudo"), 2, CALZA, "no_bid"),
-    "bidder_cannot_call": (lambda: opened("dudo", (0, Bid(2, 5))), 0, DUDO,
-                           "bidder_cannot_call"),
+    "bidder_cannot_call": (lambda: opened("dudo", (0, Bid(2, 5))), 0, DUDO, "bidder_cannot_call"),
     "bidder_cannot_call before calza_not_allowed": (
-        lambda: opened("tavern", (0, Bid(2, 5))), 0, CALZA, "bidder_cannot_call"),
-    "calza_not_allowed (off)": (lambda: opened("tavern", (0, Bid(2, 5))), 1, CALZA,
-                                "calza_not_allowed"),
+        lambda: opened("tavern", (0, Bid(2, 5))),
+        0,
+        CALZA,
+        "bidder_cannot_call",
+    ),
+    "calza_not_allowed (off)": (
+        lambda: opened("tavern", (0, Bid(2, 5))),
+        1,
+        CALZA,
+        "calza_not_allowed",
+    ),
     "calza_not_allowed before not_your_turn": (
-        lambda: opened("tavern", (0, Bid(2, 5))), 2, CALZA, "calza_not_allowed"),
+        lambda: opened("tavern", (0, Bid(2, 5))),
+        2,
+        CALZA,
+        "calza_not_allowed",
+    ),
     "calza_not_allowed (too few alive)": (
-        lambda: opened("perudo", (0, Bid(2, 5)), rules={"calza_min_players": 4}), 2, CALZA,
-        "calza_not_allowed"),
+        lambda: opened("perudo", (0, Bid(2, 5)), rules={"calza_min_players": 4}),
+        2,
+        CALZA,
+        "calza_not_allowed",
+    ),
     "calza_not_allowed (palifico)": (palifico_round, 1, CALZA, "calza_not_allowed"),
-    "not_your_turn (dudo)": (lambda: opened("dudo", (0, Bid(2, 5))), 2, DUDO,
-                             "not_your_turn"),
-    "not_your_turn (calza in_turn)": (lambda: opened("dudo", (0, Bid(2, 5))), 2, CALZA,
-                                      "not_your_turn"),
-    "not_your_turn (bid)": (lambda: opened("dudo", (0, Bid(2, 5))), 2, Bid(3, 5),
-                            "not_your_turn"),
+    "not_your_turn (dudo)": (lambda: opened("dudo", (0, Bid(2, 5))), 2, DUDO, "not_your_turn"),
+    "not_your_turn (calza in_turn)": (
+        lambda: opened("dudo", (0, Bid(2, 5))),
+        2,
+        CALZA,
+        "not_your_turn",
+    ),
+    "not_your_turn (bid)": (lambda: opened("dudo", (0, Bid(2, 5))), 2, Bid(3, 5), "not_your_turn"),
     "not_your_turn before bad_bid": (lambda: opened("dudo"), 1, Bid(0, 9), "not_your_turn"),
     "bad_bid (quantity 0)": (lambda: opened("dudo"), 0, Bid(0, 5), "bad_bid"),
     "bad_bid (quantity -1)": (lambda: opened("dudo"), 0, Bid(-1, 5), "bad_bid"),
     "bad_bid (face 7)": (lambda: opened("dudo"), 0, Bid(3, 7), "bad_bid"),
     "bad_bid (face 0)": (lambda: opened("dudo"), 0, Bid(3, 0), "bad_bid"),
-    "ones_not_allowed (halve opening)": (lambda: opened("perudo"), 0, Bid(2, 1),
-                                         "ones_not_allowed"),
-    "ones_not_allowed (never)": (lambda: opened("tavern", (0, Bid(2, 5))), 1, Bid(9, 1),
-                                 "ones_not_allowed"),
+    "ones_not_allowed (halve opening)": (
+        lambda: opened("perudo"),
+        0,
+        Bid(2, 1),
+        "ones_not_allowed",
+    ),
+    "ones_not_allowed (never)": (
+        lambda: opened("tavern", (0, Bid(2, 5))),
+        1,
+        Bid(9, 1),
+        "ones_not_allowed",
+    ),
     "face_locked": (palifico_round, 1, Bid(2, 4), "face_locked"),
     "not_a_raise": (lambda: opened("dudo", (0, Bid(3, 5))), 1, Bid(3, 4), "not_a_raise"),
-    "not_a_raise (same bid)": (lambda: opened("dudo", (0, Bid(3, 5))), 1, Bid(3, 5),
-                               "not_a_raise"),
-    "not_a_raise (halve to ones)": (lambda: opened("dudo", (0, Bid(7, 5))), 1, Bid(3, 1),
-                                    "not_a_raise"),
+    "not_a_raise (same bid)": (lambda: opened("dudo", (0, Bid(3, 5))), 1, Bid(3, 5), "not_a_raise"),
+    "not_a_raise (halve to ones)": (
+        lambda: opened("dudo", (0, Bid(7, 5))),
+        1,
+        Bid(3, 1),
+        "not_a_raise",
+    ),
     "over_cap": (lambda: opened("dudo"), 0, Bid(16, 5), "over_cap"),
     "over_cap (raise)": (lambda: opened("dudo", (0, Bid(3, 5))), 1, Bid(16, 2), "over_cap"),
     # without the cap: 2*15+1 = 31 of a face 2..6, 15 ones
-    "over_cap (no cap, face)": (lambda: opened("ones-lock", rules=NO_CAP), 0, Bid(32, 5),
-                                "over_cap"),
-    "over_cap (no cap, ones)": (lambda: opened("ones-lock", rules=NO_CAP), 0, Bid(16, 1),
-                                "over_cap"),
+    "over_cap (no cap, face)": (
+        lambda: opened("ones-lock", rules=NO_CAP),
+        0,
+        Bid(32, 5),
+        "over_cap",
+    ),
+    "over_cap (no cap, ones)": (
+        lambda: opened("ones-lock", rules=NO_CAP),
+        0,
+        Bid(16, 1),
+        "over_cap",
+    ),
     "over_cap (no cap, halve to ones)": (
-        lambda: opened("dudo", (0, Bid(30, 5)), rules=NO_CAP), 1, Bid(16, 1), "over_cap"),
+        lambda: opened("dudo", (0, Bid(30, 5)), rules=NO_CAP),
+        1,
+        Bid(16, 1),
+        "over_cap",
+    ),
     "over_cap (no cap, palifico on ones)": (
-        lambda: palifico_round(Bid(1, 1), **NO_CAP), 1, Bid(4, 1), "over_cap"),
+        lambda: palifico_round(Bid(1, 1), **NO_CAP),
+        1,
+        Bid(4, 1),
+        "over_cap",
+    ),
 }
 
 
-@pytest.mark.parametrize(("make", "seat", "action", "reason"), list(REFUSED.values()),
-                         ids=list(REFUSED))
+@pytest.mark.parametrize(
+    ("make", "seat", "action", "reason"), list(REFUSED.values()), ids=list(REFUSED)
+)
 def test_a_refused_action_raises_with_its_reason_and_changes_nothing(
-        make: Callable[[], GameClass], seat: int, action: Action, reason: str) -> None:
+    make: Callable[[], GameClass], seat: int, action: Action, reason: str
+) -> None:
     table = make()
     if table.phase is Phase.ROLL:
         table.roll()
@@ -245,8 +303,7 @@ def test_a_palifico_round_without_the_cap_raises_along_the_face_up_to_its_bound(
     assert list(ones.legal_actions(1).bids) == [Bid(2, 1), Bid(3, 1)]
     ones.apply(1, Bid(3, 1))
     # seat 0 holds one die and may change the face, under the plain order
-    assert list(ones.legal_actions(0).bids) == [Bid(q, f) for q in range(3, 8)
-                                                 for f in range(2, 7)]
+    assert list(ones.legal_actions(0).bids) == [Bid(q, f) for q in range(3, 8) for f in range(2, 7)]
 
 
 def test_apply_refuses_seats_that_do_not_exist() -> None:
@@ -328,8 +385,9 @@ def test_dudo_on_an_exact_count_holds_and_the_caller_loses() -> None:
 
 
 def test_exact_calza_wins_a_die_back_but_not_above_the_start() -> None:
-    table = game("perudo", 3, [[2, 3, 4, 5], [1, 5, 5, 6, 6], [3, 3, 4, 4, 2]],
-                 dice_counts=[4, 5, 5])
+    table = game(
+        "perudo", 3, [[2, 3, 4, 5], [1, 5, 5, 6, 6], [3, 3, 4, 4, 2]], dice_counts=[4, 5, 5]
+    )
     table.roll()
     table.apply(0, Bid(4, 5))  # 5s: one, plus the one wild 1 -> 1 + 3 = 4
     table.apply(1, Bid(4, 6))  # 6s: 2 + 1 wild = 3

@@ -35,8 +35,9 @@ PROPERTY = settings(max_examples=150, deadline=None)
 
 @PROPERTY
 @given(game_rules(), players, seeds, st.booleans())
-def test_every_game_ends_with_the_right_winners(rules: Rules, players: int, seed: int,
-                                                race: bool) -> None:
+def test_every_game_ends_with_the_right_winners(
+    rules: Rules, players: int, seed: int, race: bool
+) -> None:
     if race:  # points races are rare among random overrides: make half the games one
         rules = rules.with_options(format="points", palifico=False)
     game, rng = new_game(rules, players, seed)
@@ -73,8 +74,9 @@ def test_every_game_ends_with_the_right_winners(rules: Rules, players: int, seed
 
 @PROPERTY
 @given(game_rules(), players, seeds, st.data())
-def test_dice_counts_rise_only_by_an_exact_calza(rules: Rules, players: int, seed: int,
-                                                 data: st.DataObject) -> None:
+def test_dice_counts_rise_only_by_an_exact_calza(
+    rules: Rules, players: int, seed: int, data: st.DataObject
+) -> None:
     game, rng = new_game(rules, players, seed, **data.draw(mid_game_starts(rules, players)))
     for step in random_play(game, rng):
         before, after = step.counts_before, tuple(game.dice_counts)
@@ -109,8 +111,11 @@ def check_agreement(game: Game, rng: random.Random, full: bool) -> None:
     tried = rng.randrange(game.players)
     for seat in range(game.players):
         legal = game.legal_actions(seat)
-        sampled: list[Action] = ([random_bid(rng) for _ in range(4)]
-                                 + [random_hand(rng) for _ in range(4)] + [DUDO, CALZA])
+        sampled: list[Action] = (
+            [random_bid(rng) for _ in range(4)]
+            + [random_hand(rng) for _ in range(4)]
+            + [DUDO, CALZA]
+        )
         if legal:
             sampled += [legal[rng.randrange(len(legal))] for _ in range(3)]
         if full:
@@ -125,8 +130,13 @@ def check_agreement(game: Game, rng: random.Random, full: bool) -> None:
                 # every bid named by the sampling box, refused or not, agrees too
                 sampled += [Bid(q, f) for q in range(0, 36) for f in range(0, 8)]
                 if game.poker:  # and every hand, with some that are none
-                    sampled += [*ALL_HANDS, Hand("two_pair", (2, 5)), Hand("pair", (True,)),
-                                Hand("full_house", (3, 3)), Hand("low_straight", (1,))]
+                    sampled += [
+                        *ALL_HANDS,
+                        Hand("two_pair", (2, 5)),
+                        Hand("pair", (True,)),
+                        Hand("full_house", (3, 3)),
+                        Hand("low_straight", (1,)),
+                    ]
         for action in sampled:
             reason = game.reason(seat, action)
             assert (reason is None) == (action in legal), (seat, action, reason, legal)
@@ -149,8 +159,9 @@ def check_agreement(game: Game, rng: random.Random, full: bool) -> None:
 
 @PROPERTY
 @given(game_rules(), players, seeds, st.data())
-def test_legal_actions_and_reason_agree(rules: Rules, players: int, seed: int,
-                                        data: st.DataObject) -> None:
+def test_legal_actions_and_reason_agree(
+    rules: Rules, players: int, seed: int, data: st.DataObject
+) -> None:
     game, rng = new_game(rules, players, seed, **data.draw(mid_game_starts(rules, players)))
     check = random.Random(f"check {seed}")
     check_agreement(game, check, full=True)  # before the first roll: nothing is legal

@@ -56,8 +56,7 @@ def next_alive(counts: list[int] | tuple[int, ...], seat: int) -> int:
 
 def plain_raise(new: Bid, old: Bid) -> bool:
     """A higher quantity on any face, or the same quantity on a higher face."""
-    return new.quantity > old.quantity or (new.quantity == old.quantity
-                                           and new.face > old.face)
+    return new.quantity > old.quantity or (new.quantity == old.quantity and new.face > old.face)
 
 
 def halve_raise(new: Bid, old: Bid) -> bool:
@@ -71,8 +70,16 @@ def halve_raise(new: Bid, old: Bid) -> bool:
 
 
 # RULES.md's Common Hand table, lowest category first: (hand, faces named, dice it needs)
-POKER_TABLE = [("pair", 1, 2), ("two_pair", 2, 4), ("three", 1, 3), ("low_straight", 0, 5),
-               ("high_straight", 0, 5), ("full_house", 2, 5), ("four", 1, 4), ("five", 1, 5)]
+POKER_TABLE = [
+    ("pair", 1, 2),
+    ("two_pair", 2, 4),
+    ("three", 1, 3),
+    ("low_straight", 0, 5),
+    ("high_straight", 0, 5),
+    ("full_house", 2, 5),
+    ("four", 1, 4),
+    ("five", 1, 5),
+]
 CATEGORY = [name for name, _, _ in POKER_TABLE]
 
 
@@ -202,35 +209,46 @@ def reference_reason(game: Game, seat: int, action: Action) -> str | None:
 
 @PROPERTY
 @given(game_rules(), players, seeds, st.data())
-def test_reason_follows_rules_md(rules: Rules, players: int, seed: int,
-                                 data: st.DataObject) -> None:
+def test_reason_follows_rules_md(
+    rules: Rules, players: int, seed: int, data: st.DataObject
+) -> None:
     game, rng = new_game(rules, players, seed, **data.draw(mid_game_starts(rules, players)))
     check = random.Random(f"reference {seed}")
     for _step in random_play(game, rng):
         for seat in range(players):
             legal = game.legal_actions(seat)
-            actions: list[Action] = ([random_bid(check) for _ in range(6)]
-                                     + [random_hand(check) for _ in range(6)] + [DUDO, CALZA])
+            actions: list[Action] = (
+                [random_bid(check) for _ in range(6)]
+                + [random_hand(check) for _ in range(6)]
+                + [DUDO, CALZA]
+            )
             if legal:
                 actions += [legal[check.randrange(len(legal))] for _ in range(3)]
             if seat == game.turn and game.poker:
-                actions += [Hand(name, faces) for name in [*CATEGORY, "flush"]
-                            for faces in [(), (1,), (6,), (0,), (7,), (5, 2), (2, 5), (3, 3)]]
+                actions += [
+                    Hand(name, faces)
+                    for name in [*CATEGORY, "flush"]
+                    for faces in [(), (1,), (6,), (0,), (7,), (5, 2), (2, 5), (3, 3)]
+                ]
             elif seat == game.turn and isinstance(game.standing, Bid):
                 # the neighbourhood of the standing bid, where the orders differ
                 q = game.standing.quantity
-                actions += [Bid(quantity, face) for quantity in range(max(0, q // 2 - 1),
-                                                                      2 * q + 3)
-                            for face in range(1, 7)]
+                actions += [
+                    Bid(quantity, face)
+                    for quantity in range(max(0, q // 2 - 1), 2 * q + 3)
+                    for face in range(1, 7)
+                ]
             for action in actions:
                 assert game.reason(seat, action) == reference_reason(game, seat, action), (
-                    seat, action, game)
+                    seat,
+                    action,
+                    game,
+                )
 
 
 @PROPERTY
 @given(game_rules(), players, seeds, st.data())
-def test_rounds_follow_rules_md(rules: Rules, players: int, seed: int,
-                                data: st.DataObject) -> None:
+def test_rounds_follow_rules_md(rules: Rules, players: int, seed: int, data: st.DataObject) -> None:
     start = data.draw(mid_game_starts(rules, players))
     game, rng = new_game(rules, players, seed, **start)
     points = list(start.get("points", [0] * players))
@@ -267,8 +285,7 @@ def test_rounds_follow_rules_md(rules: Rules, players: int, seed: int,
         bidder, bid = reveal.bidder, reveal.bid
         assert (reveal.caller, reveal.call, reveal.cups) == (caller, call, cups)
         palifico = header.palifico
-        wild = (rules.wild_ones and not palifico
-                and not (rules.ones_bids == "lock" and ones_bid))
+        wild = rules.wild_ones and not palifico and not (rules.ones_bids == "lock" and ones_bid)
         loser: int | None
         loss = 1
         if isinstance(bid, Hand):
@@ -279,8 +296,12 @@ def test_rounds_follow_rules_md(rules: Rules, players: int, seed: int,
             opener = loser
             count = 0
         else:
-            count = sum(1 for cup in cups for die in cup
-                        if die == bid.face or (wild and die == 1 and bid.face != 1))
+            count = sum(
+                1
+                for cup in cups
+                for die in cup
+                if die == bid.face or (wild and die == 1 and bid.face != 1)
+            )
             assert (reveal.count, reveal.wild) == (count, wild)
         if isinstance(bid, Hand):
             pass
@@ -325,7 +346,9 @@ def test_rounds_follow_rules_md(rules: Rules, players: int, seed: int,
         if not counts[opener]:
             opener = next_alive(counts, opener)
         palifico_next = (
-            rules.palifico and loser is not None and before[loser] > 1
+            rules.palifico
+            and loser is not None
+            and before[loser] > 1
             and counts[loser] == 1
             and not (rules.palifico_once_per_player and loser in used)
             and len(alive) >= rules.palifico_min_players
@@ -334,8 +357,13 @@ def test_rounds_follow_rules_md(rules: Rules, players: int, seed: int,
             used.add(loser)
         assert isinstance(rest[-1], RoundStarted)
         header = rest[-1]
-        assert header == RoundStarted(round_number, opener, palifico_next,
-                                      rules.wild_ones and not palifico_next, tuple(counts))
+        assert header == RoundStarted(
+            round_number,
+            opener,
+            palifico_next,
+            rules.wild_ones and not palifico_next,
+            tuple(counts),
+        )
         assert game.palifico_used == used
         assert game.phase is Phase.ROLL
 

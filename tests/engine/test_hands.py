@@ -37,8 +37,16 @@ from dudo.view import SeatView, view
 
 COMMON_HAND = Rules.preset("common-hand")
 # RULES.md's table: hand -> dice it needs
-NEEDS = {"pair": 2, "two_pair": 4, "three": 3, "low_straight": 5, "high_straight": 5,
-         "full_house": 5, "four": 4, "five": 5}
+NEEDS = {
+    "pair": 2,
+    "two_pair": 4,
+    "three": 3,
+    "low_straight": 5,
+    "high_straight": 5,
+    "full_house": 5,
+    "four": 4,
+    "five": 5,
+}
 
 hands = st.sampled_from(ALL_HANDS)
 
@@ -65,8 +73,7 @@ def test_there_are_71_hands_each_valid_and_listed_once() -> None:
     assert all(hand.is_valid and is_hand(hand) for hand in ALL_HANDS)
     assert [hand_rank(hand) for hand in ALL_HANDS] == list(range(71))
     assert ALL_HANDS[0] == Hand("pair", (1,)) and ALL_HANDS[-1] == Hand("five", (6,))
-    assert [hand.dice_needed for hand in ALL_HANDS] == [NEEDS[hand.category]
-                                                         for hand in ALL_HANDS]
+    assert [hand.dice_needed for hand in ALL_HANDS] == [NEEDS[hand.category] for hand in ALL_HANDS]
 
 
 @given(hands, hands)
@@ -87,22 +94,48 @@ def test_the_raise_order_is_a_strict_total_order(a: Hand, b: Hand, c: Hand) -> N
 
 
 def test_the_order_in_examples() -> None:
-    order = [Hand.parse(text) for text in (
-        "pair of 1s", "pair of 6s", "two pair 2s and 1s", "two pair 6s and 5s", "three 1s",
-        "three 6s", "low straight", "high straight", "full house 1s over 2s",
-        "full house 1s over 6s", "full house 2s over 1s", "full house 6s over 5s", "four 1s",
-        "four 6s", "five 1s", "five 6s")]
+    order = [
+        Hand.parse(text)
+        for text in (
+            "pair of 1s",
+            "pair of 6s",
+            "two pair 2s and 1s",
+            "two pair 6s and 5s",
+            "three 1s",
+            "three 6s",
+            "low straight",
+            "high straight",
+            "full house 1s over 2s",
+            "full house 1s over 6s",
+            "full house 2s over 1s",
+            "full house 6s over 5s",
+            "four 1s",
+            "four 6s",
+            "five 1s",
+            "five 6s",
+        )
+    ]
     assert sorted(order, key=hand_rank) == order
     assert [hand_rank(hand) for hand in order] == sorted(hand_rank(hand) for hand in order)
 
 
-@pytest.mark.parametrize("bad", [
-    Hand("flush", (3,)), Hand("pair", (7,)), Hand("pair", (0,)), Hand("pair", ()),
-    Hand("pair", (3, 4)), Hand("two_pair", (2, 5)), Hand("two_pair", (4, 4)),
-    Hand("full_house", (3, 3)), Hand("low_straight", (1,)), Hand("pair", (True,)),
-    Hand("three", (2.0,)),  # type: ignore[arg-type]
-    Hand("pair", [3]),  # type: ignore[arg-type]
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        Hand("flush", (3,)),
+        Hand("pair", (7,)),
+        Hand("pair", (0,)),
+        Hand("pair", ()),
+        Hand("pair", (3, 4)),
+        Hand("two_pair", (2, 5)),
+        Hand("two_pair", (4, 4)),
+        Hand("full_house", (3, 3)),
+        Hand("low_straight", (1,)),
+        Hand("pair", (True,)),
+        Hand("three", (2.0,)),  # type: ignore[arg-type]
+        Hand("pair", [3]),  # type: ignore[arg-type]
+    ],
+)
 def test_what_is_not_a_hand(bad: Hand) -> None:
     assert not bad.is_valid and not is_hand(bad)
     game = poker_game((1, 2), (3, 4))
@@ -117,26 +150,29 @@ def test_what_is_not_a_hand(bad: Hand) -> None:
 # -- text and JSON -----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("text", "hand"), [
-    ("full house 4s over 2s", Hand("full_house", (4, 2))),
-    ("Full House 2s over 4s", Hand("full_house", (2, 4))),
-    ("full_house 4 2", Hand("full_house", (4, 2))),
-    ("pair of 3s", Hand("pair", (3,))),
-    ("pair 3", Hand("pair", (3,))),
-    ("a pair of aces", None),
-    ("pair of aces", Hand("pair", (1,))),
-    ("two pair 5s and 2s", Hand("two_pair", (5, 2))),
-    ("two pair 2s and 5s", Hand("two_pair", (5, 2))),  # either order: the higher goes first
-    ("two pairs 6s over 1s", Hand("two_pair", (6, 1))),
-    ("low straight", Hand("low_straight")),
-    ("High straight", Hand("high_straight")),
-    ("three 6s", Hand("three", (6,))),
-    ("three of a kind sixes", Hand("three", (6,))),
-    ("trips 2", Hand("three", (2,))),
-    ("four 2s", Hand("four", (2,))),
-    ("five of a kind 5s", Hand("five", (5,))),
-    ("five fives", Hand("five", (5,))),
-])
+@pytest.mark.parametrize(
+    ("text", "hand"),
+    [
+        ("full house 4s over 2s", Hand("full_house", (4, 2))),
+        ("Full House 2s over 4s", Hand("full_house", (2, 4))),
+        ("full_house 4 2", Hand("full_house", (4, 2))),
+        ("pair of 3s", Hand("pair", (3,))),
+        ("pair 3", Hand("pair", (3,))),
+        ("a pair of aces", None),
+        ("pair of aces", Hand("pair", (1,))),
+        ("two pair 5s and 2s", Hand("two_pair", (5, 2))),
+        ("two pair 2s and 5s", Hand("two_pair", (5, 2))),  # either order: the higher goes first
+        ("two pairs 6s over 1s", Hand("two_pair", (6, 1))),
+        ("low straight", Hand("low_straight")),
+        ("High straight", Hand("high_straight")),
+        ("three 6s", Hand("three", (6,))),
+        ("three of a kind sixes", Hand("three", (6,))),
+        ("trips 2", Hand("three", (2,))),
+        ("four 2s", Hand("four", (2,))),
+        ("five of a kind 5s", Hand("five", (5,))),
+        ("five fives", Hand("five", (5,))),
+    ],
+)
 def test_parse(text: str, hand: Hand | None) -> None:
     if hand is None:
         with pytest.raises(BadHandText):
@@ -145,15 +181,18 @@ def test_parse(text: str, hand: Hand | None) -> None:
         assert Hand.parse(text) == hand
 
 
-@pytest.mark.parametrize(("text", "words"), [
-    ("pair of 7s", "not a face 1..6"),
-    ("two pair 4s and 4s", "higher pair first"),
-    ("full house 3s over 3s", "two different faces"),
-    ("flush", "write it like"),
-    ("", "write it like"),
-    ("pair of dragons", "not a face"),
-    ("4x5", "write it like"),
-])
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("pair of 7s", "not a face 1..6"),
+        ("two pair 4s and 4s", "higher pair first"),
+        ("full house 3s over 3s", "two different faces"),
+        ("flush", "write it like"),
+        ("", "write it like"),
+        ("pair of dragons", "not a face"),
+        ("4x5", "write it like"),
+    ],
+)
 def test_parse_refuses_in_words(text: str, words: str) -> None:
     with pytest.raises(BadHandText, match=words) as error:
         Hand.parse(text)
@@ -180,8 +219,13 @@ def test_words_and_json_forms() -> None:
     assert Hand("high_straight").to_json() == {"hand": "high_straight"}
     assert Hand.from_json({"hand": "low_straight", "faces": []}) == Hand("low_straight")
     assert bid_from_json([4, 5]) == Bid(4, 5) and bid_to_json(Bid(4, 5)) == [4, 5]
-    for bad in ({"faces": [3]}, {"hand": "pair", "faces": "3"}, {"hand": "pair",
-                "faces": [True]}, ["pair", 3], "pair of 3s"):
+    for bad in (
+        {"faces": [3]},
+        {"hand": "pair", "faces": "3"},
+        {"hand": "pair", "faces": [True]},
+        ["pair", 3],
+        "pair of 3s",
+    ):
         with pytest.raises(ValueError):
             bid_from_json(bad)
 
@@ -189,21 +233,24 @@ def test_words_and_json_forms() -> None:
 # -- holding a hand ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("hand", "dice", "held"), [
-    (Hand("pair", (6,)), [6, 1, 6], True),
-    (Hand("pair", (6,)), [6, 1, 1], False),  # ones are not wild
-    (Hand("two_pair", (3, 1)), [3, 1, 3, 1], True),
-    (Hand("two_pair", (3, 1)), [3, 3, 3, 1], False),
-    (Hand("three", (2,)), [2, 2, 2], True),
-    (Hand("low_straight"), [5, 4, 3, 2, 1, 1], True),
-    (Hand("low_straight"), [2, 3, 4, 5, 6], False),
-    (Hand("high_straight"), [2, 3, 4, 5, 6], True),
-    (Hand("full_house", (4, 2)), [4, 4, 4, 2, 2], True),
-    (Hand("full_house", (4, 2)), [4, 4, 2, 2, 2], False),  # that is 2s over 4s
-    (Hand("full_house", (2, 4)), [4, 4, 2, 2, 2], True),
-    (Hand("four", (5,)), [5, 5, 5, 5, 5], True),  # at least
-    (Hand("five", (5,)), [5, 5, 5, 5], False),
-])
+@pytest.mark.parametrize(
+    ("hand", "dice", "held"),
+    [
+        (Hand("pair", (6,)), [6, 1, 6], True),
+        (Hand("pair", (6,)), [6, 1, 1], False),  # ones are not wild
+        (Hand("two_pair", (3, 1)), [3, 1, 3, 1], True),
+        (Hand("two_pair", (3, 1)), [3, 3, 3, 1], False),
+        (Hand("three", (2,)), [2, 2, 2], True),
+        (Hand("low_straight"), [5, 4, 3, 2, 1, 1], True),
+        (Hand("low_straight"), [2, 3, 4, 5, 6], False),
+        (Hand("high_straight"), [2, 3, 4, 5, 6], True),
+        (Hand("full_house", (4, 2)), [4, 4, 4, 2, 2], True),
+        (Hand("full_house", (4, 2)), [4, 4, 2, 2, 2], False),  # that is 2s over 4s
+        (Hand("full_house", (2, 4)), [4, 4, 2, 2, 2], True),
+        (Hand("four", (5,)), [5, 5, 5, 5, 5], True),  # at least
+        (Hand("five", (5,)), [5, 5, 5, 5], False),
+    ],
+)
 def test_held_by(hand: Hand, dice: list[int], held: bool) -> None:
     assert hand.held_by(dice) is held
     assert (hand in hands_in(dice)) is held
@@ -213,8 +260,7 @@ def test_hand_ladders_follow_the_cap() -> None:
     assert len(hand_ladder(None)) == 71 and hand_ladder(5) is hand_ladder(None)
     assert [hand.category for hand in hand_ladder(2)] == ["pair"] * 6
     assert {hand.category for hand in hand_ladder(3)} == {"pair", "three"}
-    assert {hand.category for hand in hand_ladder(4)} == {"pair", "two_pair", "three",
-                                                          "four"}
+    assert {hand.category for hand in hand_ladder(4)} == {"pair", "two_pair", "three", "four"}
     four = hand_ladder(4)
     assert list(four) == sorted(four, key=HandLadder.rank)
     assert four.index(Hand("four", (1,))) == len(four) - 6
@@ -228,8 +274,13 @@ def test_hand_ladders_follow_the_cap() -> None:
 
 def poker_game(*cups: tuple[int, ...], **options: object) -> Game:
     rules = COMMON_HAND.with_options(**options) if options else COMMON_HAND
-    game = Game(rules, len(cups), dice=ScriptedDice([cups]),
-                dice_counts=[len(cup) for cup in cups], opener=0)
+    game = Game(
+        rules,
+        len(cups),
+        dice=ScriptedDice([cups]),
+        dice_counts=[len(cup) for cup in cups],
+        opener=0,
+    )
     game.roll()
     return game
 
@@ -243,8 +294,9 @@ def test_legal_actions_list_the_legal_hands() -> None:
     assert Bid(1, 2) not in opening and Hand("pair", (True,)) not in opening
     game.apply(0, Hand("two_pair", (6, 5)))
     raises = game.legal_actions(1)
-    assert list(raises.hands) == [hand for hand in hand_ladder(4)
-                                  if hand_rank(hand) > hand_rank(Hand("two_pair", (6, 5)))]
+    assert list(raises.hands) == [
+        hand for hand in hand_ladder(4) if hand_rank(hand) > hand_rank(Hand("two_pair", (6, 5)))
+    ]
     assert raises.calls == (DUDO,)
     assert list(raises)[-1] is DUDO
     assert not game.legal_actions(0)  # the bidder waits
@@ -255,8 +307,13 @@ def test_the_wrong_kind_of_bid_is_bad_bid_both_ways() -> None:
     with pytest.raises(IllegalAction) as error:
         poker.apply(0, Bid(2, 3))
     assert error.value.reason == "bad_bid"
-    quantity = Game(Rules.preset("no-wilds"), 2, dice=ScriptedDice([[(1, 2), (3, 4)]]),
-                    dice_counts=[2, 2], opener=0)
+    quantity = Game(
+        Rules.preset("no-wilds"),
+        2,
+        dice=ScriptedDice([[(1, 2), (3, 4)]]),
+        dice_counts=[2, 2],
+        opener=0,
+    )
     quantity.roll()
     assert quantity.reason(0, Hand("pair", (3,))) == "bad_bid"
     assert Hand("pair", (3,)) not in quantity.legal_actions(0)
@@ -286,8 +343,12 @@ def test_the_record_of_a_poker_game_replays() -> None:
         legal = game.legal_actions(game.turn)
         game.apply(game.turn, rng.choice(legal))
     record = json.loads(json.dumps(game.record()))
-    assert any(isinstance(action["bid"], dict) for entry in record["rounds"]
-               for action in entry["actions"] if "bid" in action)
+    assert any(
+        isinstance(action["bid"], dict)
+        for entry in record["rounds"]
+        for action in entry["actions"]
+        if "bid" in action
+    )
     twin = replay(record)
     assert twin.winners == game.winners and twin.dice_counts == game.dice_counts
     assert run_scenario(record)[-1] == {"event": "game_over", "winners": list(game.winners)}
@@ -328,8 +389,12 @@ def test_the_random_bot_bids_many_different_hands() -> None:
     for seed in range(20):
         game = Game(COMMON_HAND, 2, dice=SeededDice(seed))
         play_bot_game(game, [make_bot("random", seed=seed), make_bot("random", seed=-seed)])
-        bids |= {action for entry in game._record for _, action in entry["actions"]
-                 if isinstance(action, Hand)}
+        bids |= {
+            action
+            for entry in game._record
+            for _, action in entry["actions"]
+            if isinstance(action, Hand)
+        }
     assert len(bids) > 30
 
 

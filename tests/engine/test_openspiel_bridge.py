@@ -56,8 +56,9 @@ def _deal(game: DudoGame, faces: list[int]) -> DudoState:
 
 
 @pytest.mark.parametrize(("preset", "numdice", "options"), HEADS_UP)
-def test_openspiel_random_sim_test(preset: str, numdice: tuple[int, int],
-                                   options: dict[str, object]) -> None:
+def test_openspiel_random_sim_test(
+    preset: str, numdice: tuple[int, int], options: dict[str, object]
+) -> None:
     game = load_game(preset, numdice, **options)
     pyspiel.random_sim_test(game, num_sims=10, serialize=False, verbose=False)
 
@@ -94,10 +95,12 @@ def test_bad_parameters_are_refused() -> None:
 
 # One die each: larger games' bidding trees are too big to walk whole in a unit test
 # (random_sim_test above covers them).
-@pytest.mark.parametrize(("preset", "numdice", "options"),
-                         [case for case in HEADS_UP if sum(case[1]) <= 2])
-def test_every_bidding_line_follows_the_engine(preset: str, numdice: tuple[int, int],
-                                               options: dict[str, object]) -> None:
+@pytest.mark.parametrize(
+    ("preset", "numdice", "options"), [case for case in HEADS_UP if sum(case[1]) <= 2]
+)
+def test_every_bidding_line_follows_the_engine(
+    preset: str, numdice: tuple[int, int], options: dict[str, object]
+) -> None:
     """Legal ints, sorted, are exactly the engine's legal actions at every node of the
     bidding tree of a deal; returns are +-1 and sum to zero; clones are independent."""
     game = load_game(preset, numdice, **options)
@@ -114,22 +117,24 @@ def test_every_bidding_line_follows_the_engine(preset: str, numdice: tuple[int, 
         assert legal == sorted(legal)
         engine_legal = list(state.engine.legal_actions(seat))
         assert [game.int_to_action(action) for action in legal] == sorted(
-            engine_legal, key=game.action_to_int)
+            engine_legal, key=game.action_to_int
+        )
         assert {game.action_to_int(action) for action in engine_legal} == set(legal)
         assert state.legal_actions(1 - seat) == []
         assert state.information_state_string(seat).startswith(f"p{seat} dice:")
 
     nodes = 0
     for faces in ([1, 1], [6, 2]):
-        root = _deal(game, faces[:sum(numdice)])
+        root = _deal(game, faces[: sum(numdice)])
         nodes += _walk_bidding(root, check)
     assert nodes > 500
 
 
 def test_get_all_states_and_clones() -> None:
     game = load_game()
-    states = get_all_states.get_all_states(game, depth_limit=4, include_terminals=True,
-                                           include_chance_states=True)
+    states = get_all_states.get_all_states(
+        game, depth_limit=4, include_terminals=True, include_chance_states=True
+    )
     assert len(states) > 3000
     for state in list(states.values())[::50]:
         twin = state.clone()

@@ -22,20 +22,31 @@ PROPERTY = settings(max_examples=150, deadline=None)
 
 def state(game: Game) -> dict[str, Any]:
     return {
-        "dice_counts": list(game.dice_counts), "points": list(game.points),
-        "round_number": game.round_number, "phase": game.phase, "winners": game.winners,
-        "record": game.record(), "opener": game.opener, "palifico": game.palifico,
-        "palifico_used": sorted(game.palifico_used), "turn": game.turn,
-        "standing": game.standing, "bidder": game.bidder, "bids": list(game.bids),
-        "wild": game.wild, "cups": game.cups, "last_reveal": game.last_reveal,
+        "dice_counts": list(game.dice_counts),
+        "points": list(game.points),
+        "round_number": game.round_number,
+        "phase": game.phase,
+        "winners": game.winners,
+        "record": game.record(),
+        "opener": game.opener,
+        "palifico": game.palifico,
+        "palifico_used": sorted(game.palifico_used),
+        "turn": game.turn,
+        "standing": game.standing,
+        "bidder": game.bidder,
+        "bids": list(game.bids),
+        "wild": game.wild,
+        "cups": game.cups,
+        "last_reveal": game.last_reveal,
         "legal": [list(game.legal_actions(seat)) for seat in range(game.players)],
     }
 
 
 @PROPERTY
 @given(game_rules(), players, seeds, st.data())
-def test_replaying_a_record_gives_the_same_game(rules: Rules, players: int, seed: int,
-                                               data: st.DataObject) -> None:
+def test_replaying_a_record_gives_the_same_game(
+    rules: Rules, players: int, seed: int, data: st.DataObject
+) -> None:
     game, rng = new_game(rules, players, seed, **data.draw(mid_game_starts(rules, players)))
     check = random.Random(f"replay points {seed}")
     # a roll-off (first_opener: rolloff, no opener given) prints its attempts first
@@ -55,10 +66,18 @@ def test_replaying_a_record_gives_the_same_game(rules: Rules, players: int, seed
 
 
 def small_game() -> Game:
-    game = Game(PRESETS["perudo"], 3, dice=ScriptedDice([
-        [[1, 2, 3], [4, 4, 5], [6, 6, 6]],
-        [[1, 2, 3], [4, 4], [6, 6, 6]],
-    ]), dice_counts=[3, 3, 3], opener=0)
+    game = Game(
+        PRESETS["perudo"],
+        3,
+        dice=ScriptedDice(
+            [
+                [[1, 2, 3], [4, 4, 5], [6, 6, 6]],
+                [[1, 2, 3], [4, 4], [6, 6, 6]],
+            ]
+        ),
+        dice_counts=[3, 3, 3],
+        opener=0,
+    )
     game.roll()
     game.apply(0, Bid(2, 4))
     game.apply(1, Bid(4, 6))
@@ -87,8 +106,12 @@ def test_replay_refuses_a_record_with_a_refused_action() -> None:
         replay(record)
     # while run_scenario reports it and plays on
     events = run_scenario(record)
-    assert {"event": "illegal", "seat": 1, "action": {"seat": 1, "bid": [1, 6]},
-            "reason": "not_a_raise"} in events
+    assert {
+        "event": "illegal",
+        "seat": 1,
+        "action": {"seat": 1, "bid": [1, 6]},
+        "reason": "not_a_raise",
+    } in events
 
 
 def test_replay_refuses_dice_that_do_not_fit() -> None:

@@ -34,22 +34,33 @@ def test_ties_roll_again_only_among_the_tied() -> None:
     assert roll_off.roll([(5, 5), (4, 6)]).tied == (0, 2)
     assert roll_off.roll([[2, 3], [6, 1]]).tied == (2,)
     assert roll_off.opener == 2 and roll_off.rolling == ()
-    assert roll_off.to_json() == [[[6, 6], [3, 4], [6, 6], [1, 2]], [[5, 5], [4, 6]],
-                                  [[2, 3], [6, 1]]]
-    assert first.to_json() == {"event": "rolloff", "seats": [0, 1, 2, 3],
-                               "rolls": [[6, 6], [3, 4], [6, 6], [1, 2]], "tied": [0, 2]}
+    assert roll_off.to_json() == [
+        [[6, 6], [3, 4], [6, 6], [1, 2]],
+        [[5, 5], [4, 6]],
+        [[2, 3], [6, 1]],
+    ]
+    assert first.to_json() == {
+        "event": "rolloff",
+        "seats": [0, 1, 2, 3],
+        "rolls": [[6, 6], [3, 4], [6, 6], [1, 2]],
+        "tied": [0, 2],
+    }
 
 
-@pytest.mark.parametrize(("pairs", "words"), [
-    ([(6, 6)], "2 pairs of dice are needed"),
-    ([(6, 6), (1, 1), (2, 2)], "2 pairs of dice are needed"),
-    ([(6, 7), (1, 1)], "seat 0: (6, 7) is not two dice 1..6"),
-    ([(6, 6), (0, 1)], "seat 1"),
-    ([(6, 6), (1, True)], "seat 1"),
-    ([(6, 6), (1,)], "seat 1"),
-])
-def test_bad_attempts_are_refused_and_change_nothing(pairs: Sequence[Sequence[int]],
-                                                     words: str) -> None:
+@pytest.mark.parametrize(
+    ("pairs", "words"),
+    [
+        ([(6, 6)], "2 pairs of dice are needed"),
+        ([(6, 6), (1, 1), (2, 2)], "2 pairs of dice are needed"),
+        ([(6, 7), (1, 1)], "seat 0: (6, 7) is not two dice 1..6"),
+        ([(6, 6), (0, 1)], "seat 1"),
+        ([(6, 6), (1, True)], "seat 1"),
+        ([(6, 6), (1,)], "seat 1"),
+    ],
+)
+def test_bad_attempts_are_refused_and_change_nothing(
+    pairs: Sequence[Sequence[int]], words: str
+) -> None:
     roll_off = RollOff([0, 1])
     with pytest.raises(RollOffError, match=words.replace("(", r"\(").replace(")", r"\)")):
         roll_off.roll(pairs)
@@ -76,8 +87,9 @@ def test_a_roll_off_ends_with_the_highest_total(players: int, seed: int) -> None
         pairs = [(rng.randint(1, 6), rng.randint(1, 6)) for _ in rolling]
         attempt = roll_off.roll(pairs)
         best = max(a + b for a, b in pairs)
-        assert attempt.tied == tuple(seat for seat, (a, b) in zip(rolling, pairs, strict=True)
-                                     if a + b == best)
+        assert attempt.tied == tuple(
+            seat for seat, (a, b) in zip(rolling, pairs, strict=True) if a + b == best
+        )
         assert set(attempt.tied) <= set(rolling)
     assert roll_off.opener in roll_off.attempts[-1].seats
 
@@ -93,8 +105,9 @@ def test_a_game_rolls_off_on_its_dice_source() -> None:
             asked.append([*dice_counts, round_number])
             return super().roll(dice_counts, round_number)
 
-    dice = Watched([((5, 5, 5, 5, 5),) * 3], rolloff=[((1, 1), (6, 6), (6, 6)),
-                                                       ((), (2, 2), (3, 3))])
+    dice = Watched(
+        [((5, 5, 5, 5, 5),) * 3], rolloff=[((1, 1), (6, 6), (6, 6)), ((), (2, 2), (3, 3))]
+    )
     game = Game(DUDO_SHEET, 3, dice=dice)
     assert game.rolloff is not None and game.first_opener == game.opener == 2
     # two dice for each seat rolling, as rounds 0 and -1; round 1's dice are left for it
@@ -165,8 +178,10 @@ def test_every_seat_view_shows_the_roll_off() -> None:
     game = Game(DUDO_SHEET, 2, dice=SeededDice(2), rolloff=roll_off)
     for seat in (0, 1, None):
         data = view(game, seat).to_json()
-        assert data["rolloff"] == [{"seats": [0, 1], "rolls": [[3, 3], [4, 2]], "tied": [0, 1]},
-                                   {"seats": [0, 1], "rolls": [[6, 5], [1, 1]], "tied": [0]}]
+        assert data["rolloff"] == [
+            {"seats": [0, 1], "rolls": [[3, 3], [4, 2]], "tied": [0, 1]},
+            {"seats": [0, 1], "rolls": [[6, 5], [1, 1]], "tied": [0]},
+        ]
         assert SeatView.from_json(data, game.rules).to_json() == data
     assert view(Game(DUDO_SHEET, 2, opener=1), 0).to_json()["rolloff"] == []
 

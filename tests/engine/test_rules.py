@@ -12,34 +12,78 @@ from dudo.rules import PRESETS, Rules, RulesError, parse_override
 from randomplay import valid_rules
 
 SHARED_DEFAULTS: dict[str, Any] = {
-    "starting_dice": 5, "cap_at_dice_in_play": True, "loss_by_difference": False,
-    "format": "elimination", "points_rounds": 10, "calza_min_players": 2,
-    "palifico_min_players": 2, "bids": "quantity",
+    "starting_dice": 5,
+    "cap_at_dice_in_play": True,
+    "loss_by_difference": False,
+    "format": "elimination",
+    "points_rounds": 10,
+    "calza_min_players": 2,
+    "palifico_min_players": 2,
+    "bids": "quantity",
 }
 # Options a preset's row does not mention are at the dataclass defaults.
 UNMENTIONED: dict[str, Any] = {
-    "calza": "off", "palifico": False, "palifico_once_per_player": False,
-    "palifico_open_on_ones": False, "palifico_one_die_may_change_face": False,
+    "calza": "off",
+    "palifico": False,
+    "palifico_once_per_player": False,
+    "palifico_open_on_ones": False,
+    "palifico_one_die_may_change_face": False,
 }
 
 # RULES.md's preset table, option by option.
 PRESET_TABLE: dict[str, dict[str, Any]] = {
-    "perudo": {"wild_ones": True, "ones_bids": "halve", "calza": "any_time",
-               "calza_min_players": 3, "palifico": True, "palifico_once_per_player": True,
-               "palifico_min_players": 3, "palifico_open_on_ones": True,
-               "first_opener": "random"},
-    "dudo": {"wild_ones": True, "ones_bids": "halve", "calza": "in_turn",
-             "calza_min_players": 2, "palifico": True, "palifico_once_per_player": False,
-             "palifico_min_players": 2, "palifico_open_on_ones": True,
-             "palifico_one_die_may_change_face": True, "first_opener": "rolloff"},
-    "tavern": {"wild_ones": True, "ones_bids": "never", "calza": "off", "palifico": False,
-               "first_opener": "rotate"},
-    "ones-lock": {"wild_ones": True, "ones_bids": "lock", "calza": "off", "palifico": False,
-                  "first_opener": "host"},
-    "no-wilds": {"wild_ones": False, "ones_bids": "plain", "calza": "off", "palifico": False,
-                 "first_opener": "random"},
-    "common-hand": {"bids": "poker", "wild_ones": False, "ones_bids": "plain", "calza": "off",
-                    "palifico": False, "first_opener": "random"},
+    "perudo": {
+        "wild_ones": True,
+        "ones_bids": "halve",
+        "calza": "any_time",
+        "calza_min_players": 3,
+        "palifico": True,
+        "palifico_once_per_player": True,
+        "palifico_min_players": 3,
+        "palifico_open_on_ones": True,
+        "first_opener": "random",
+    },
+    "dudo": {
+        "wild_ones": True,
+        "ones_bids": "halve",
+        "calza": "in_turn",
+        "calza_min_players": 2,
+        "palifico": True,
+        "palifico_once_per_player": False,
+        "palifico_min_players": 2,
+        "palifico_open_on_ones": True,
+        "palifico_one_die_may_change_face": True,
+        "first_opener": "rolloff",
+    },
+    "tavern": {
+        "wild_ones": True,
+        "ones_bids": "never",
+        "calza": "off",
+        "palifico": False,
+        "first_opener": "rotate",
+    },
+    "ones-lock": {
+        "wild_ones": True,
+        "ones_bids": "lock",
+        "calza": "off",
+        "palifico": False,
+        "first_opener": "host",
+    },
+    "no-wilds": {
+        "wild_ones": False,
+        "ones_bids": "plain",
+        "calza": "off",
+        "palifico": False,
+        "first_opener": "random",
+    },
+    "common-hand": {
+        "bids": "poker",
+        "wild_ones": False,
+        "ones_bids": "plain",
+        "calza": "off",
+        "palifico": False,
+        "first_opener": "random",
+    },
 }
 
 
@@ -90,8 +134,10 @@ def test_to_overrides_round_trips_and_is_no_longer_than_needed(rules: Rules) -> 
         if option != "preset":
             assert getattr(base, option) != value, option
     # no preset needs fewer overrides
-    fewest = min(sum(1 for option, value in rules.to_json().items()
-                     if getattr(preset, option) != value) for preset in PRESETS.values())
+    fewest = min(
+        sum(1 for option, value in rules.to_json().items() if getattr(preset, option) != value)
+        for preset in PRESETS.values()
+    )
     assert len(overrides) - 1 == fewest
 
 
@@ -126,38 +172,60 @@ INVALID: dict[str, tuple[object, tuple[str, ...]]] = {
     "choice as bool": ({"calza": True}, ("'calza'", "True")),
     "first_opener unknown": ({"first_opener": "dealer"}, ("'first_opener'", "'dealer'")),
     "bids unknown": ({"bids": "dominoes"}, ("'bids'", "'dominoes'")),
-    "poker with wild ones": ({"preset": "common-hand", "wild_ones": True},
-                             ("'wild_ones'", "false", "poker")),
-    "poker on perudo (wild ones first)": ({"preset": "perudo", "bids": "poker"},
-                                          ("'wild_ones'", "poker")),
-    "poker with halve": ({"preset": "common-hand", "ones_bids": "never"},
-                         ("'ones_bids'", "'plain'", "'never'")),
-    "poker with calza": ({"preset": "common-hand", "calza": "in_turn"},
-                         ("'calza'", "'off'", "'in_turn'")),
-    "poker with calza any time": ({"preset": "common-hand", "calza": "any_time"},
-                                  ("'calza'", "'any_time'")),
-    "poker with palifico": ({"preset": "common-hand", "palifico": True},
-                            ("'palifico'", "false", "poker")),
-    "poker with loss by difference": ({"preset": "common-hand", "loss_by_difference": True},
-                                      ("'loss_by_difference'", "false", "poker")),
-    "poker on no-wilds with lock": ({"preset": "no-wilds", "bids": "poker",
-                                     "ones_bids": "lock"}, ("'ones_bids'", "'lock'")),
+    "poker with wild ones": (
+        {"preset": "common-hand", "wild_ones": True},
+        ("'wild_ones'", "false", "poker"),
+    ),
+    "poker on perudo (wild ones first)": (
+        {"preset": "perudo", "bids": "poker"},
+        ("'wild_ones'", "poker"),
+    ),
+    "poker with halve": (
+        {"preset": "common-hand", "ones_bids": "never"},
+        ("'ones_bids'", "'plain'", "'never'"),
+    ),
+    "poker with calza": (
+        {"preset": "common-hand", "calza": "in_turn"},
+        ("'calza'", "'off'", "'in_turn'"),
+    ),
+    "poker with calza any time": (
+        {"preset": "common-hand", "calza": "any_time"},
+        ("'calza'", "'any_time'"),
+    ),
+    "poker with palifico": (
+        {"preset": "common-hand", "palifico": True},
+        ("'palifico'", "false", "poker"),
+    ),
+    "poker with loss by difference": (
+        {"preset": "common-hand", "loss_by_difference": True},
+        ("'loss_by_difference'", "false", "poker"),
+    ),
+    "poker on no-wilds with lock": (
+        {"preset": "no-wilds", "bids": "poker", "ones_bids": "lock"},
+        ("'ones_bids'", "'lock'"),
+    ),
     "format unknown": ({"format": "sprint"}, ("'format'", "'sprint'")),
-    "halve without wild ones": ({"preset": "perudo", "wild_ones": False},
-                                ("'ones_bids'", "'halve'", "wild",
-                                 "also set ones_bids=plain")),
-    "halve on a no-wilds table": ({"preset": "no-wilds", "ones_bids": "halve"},
-                                  ("'ones_bids'", "'halve'")),
-    "points with palifico explicitly": ({"preset": "perudo", "format": "points",
-                                         "palifico": True}, ("'palifico'", "points")),
-    "points with palifico on a table without": ({"preset": "tavern", "format": "points",
-                                                 "palifico": True}, ("'palifico'", "points")),
+    "halve without wild ones": (
+        {"preset": "perudo", "wild_ones": False},
+        ("'ones_bids'", "'halve'", "wild", "also set ones_bids=plain"),
+    ),
+    "halve on a no-wilds table": (
+        {"preset": "no-wilds", "ones_bids": "halve"},
+        ("'ones_bids'", "'halve'"),
+    ),
+    "points with palifico explicitly": (
+        {"preset": "perudo", "format": "points", "palifico": True},
+        ("'palifico'", "points"),
+    ),
+    "points with palifico on a table without": (
+        {"preset": "tavern", "format": "points", "palifico": True},
+        ("'palifico'", "points"),
+    ),
 }
 
 
 @pytest.mark.parametrize(("data", "words"), list(INVALID.values()), ids=list(INVALID))
-def test_invalid_rules_name_the_option_and_the_value(data: object,
-                                                     words: tuple[str, ...]) -> None:
+def test_invalid_rules_name_the_option_and_the_value(data: object, words: tuple[str, ...]) -> None:
     with pytest.raises(RulesError) as caught:
         Rules.from_json(data)
     assert isinstance(caught.value, ValueError)
@@ -220,8 +288,12 @@ def test_rules_errors_quote_long_values_briefly() -> None:
 
 @pytest.mark.parametrize(
     ("text", "option"),
-    [("starting_dice=three", "starting_dice"), ("wild_ones=maybe", "wild_ones"),
-     ("calza=sometimes", "calza"), ("jokers=1", "jokers")],
+    [
+        ("starting_dice=three", "starting_dice"),
+        ("wild_ones=maybe", "wild_ones"),
+        ("calza=sometimes", "calza"),
+        ("jokers=1", "jokers"),
+    ],
 )
 def test_bad_override_values_are_refused_by_the_rules(text: str, option: str) -> None:
     name, value = parse_override(text)

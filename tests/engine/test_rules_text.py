@@ -28,25 +28,63 @@ from serverkit import make_app
 # Rule sets that between them take every branch of the sheet.
 VARIANTS = [
     *PRESETS.values(),
-    Rules.preset("perudo", starting_dice=1, calza="any_time", calza_min_players=3,
-                 palifico=True, palifico_once_per_player=True, palifico_min_players=4,
-                 palifico_open_on_ones=True, palifico_one_die_may_change_face=True,
-                 loss_by_difference=True, first_opener="rotate"),
-    Rules.preset("dudo", format="points", points_rounds=1, loss_by_difference=True,
-                 calza="in_turn", cap_at_dice_in_play=False),
+    Rules.preset(
+        "perudo",
+        starting_dice=1,
+        calza="any_time",
+        calza_min_players=3,
+        palifico=True,
+        palifico_once_per_player=True,
+        palifico_min_players=4,
+        palifico_open_on_ones=True,
+        palifico_one_die_may_change_face=True,
+        loss_by_difference=True,
+        first_opener="rotate",
+    ),
+    Rules.preset(
+        "dudo",
+        format="points",
+        points_rounds=1,
+        loss_by_difference=True,
+        calza="in_turn",
+        cap_at_dice_in_play=False,
+    ),
     Rules.preset("tavern", format="points", points_rounds=7, first_opener="host"),
     Rules.preset("no-wilds", calza="in_turn", starting_dice=2),
     Rules.preset("ones-lock", wild_ones=False),
     Rules.preset("dudo", ones_bids="never"),
     Rules.preset("tavern", cap_at_dice_in_play=False),
-    Rules.preset("common-hand", cap_at_dice_in_play=False, format="points", points_rounds=3,
-                 first_opener="rolloff"),
+    Rules.preset(
+        "common-hand",
+        cap_at_dice_in_play=False,
+        format="points",
+        points_rounds=3,
+        first_opener="rolloff",
+    ),
     Rules.preset("common-hand", starting_dice=1),
 ]
 
 # Words that give away an English sentence left in a German or Spanish sheet.
-ENGLISH = {"the", "bid", "bids", "player", "players", "round", "rounds", "wild", "raise",
-           "caller", "bidder", "aces", "lose", "loses", "points", "face", "and", "with"}
+ENGLISH = {
+    "the",
+    "bid",
+    "bids",
+    "player",
+    "players",
+    "round",
+    "rounds",
+    "wild",
+    "raise",
+    "caller",
+    "bidder",
+    "aces",
+    "lose",
+    "loses",
+    "points",
+    "face",
+    "and",
+    "with",
+}
 
 
 def locale(lang: str) -> dict[str, str]:
@@ -88,9 +126,15 @@ def test_english_is_the_default_and_bids_read_as_before() -> None:
     assert rules_sheet(rules).startswith("Perudo (classic)\n================\n")
     assert all(bid_words(q, f) == Bid(q, f).words() for q in range(1, 25) for f in range(1, 7))
     assert [bid_words(4, 5, "de"), bid_words(3, 1, "de"), bid_words(1, 1, "de")] == [
-        "vier 5er", "drei Einsen", "eine Eins"]
+        "vier 5er",
+        "drei Einsen",
+        "eine Eins",
+    ]
     assert [bid_words(4, 5, "es"), bid_words(3, 1, "es"), bid_words(1, 6, "es")] == [
-        "cuatro cincos", "tres ases", "un seis"]
+        "cuatro cincos",
+        "tres ases",
+        "un seis",
+    ]
     with pytest.raises(ValueError):
         rules_sheet(rules, "xx")
 
@@ -99,7 +143,8 @@ def test_without_the_cap_the_sheet_gives_the_bound_on_aces_where_aces_are_bid() 
     perudo = dict(rules_sections(Rules.preset("perudo", cap_at_dice_in_play=False)))
     assert perudo["Bidding"][-1] == (
         "A bid may name more dice than there are in play (it will lose if called): up to "
-        "twice the dice in play plus one, but no more aces than there are dice in play.")
+        "twice the dice in play plus one, but no more aces than there are dice in play."
+    )
     tavern = dict(rules_sections(Rules.preset("tavern", cap_at_dice_in_play=False)))
     assert "twice the dice in play plus one" in tavern["Bidding"][-1]
     assert "aces" not in tavern["Bidding"][-1]  # nobody bids them at this table
@@ -116,18 +161,22 @@ def test_ones_bids_never_wins_over_the_palifico_options_on_the_sheet() -> None:
         assert rules_sheet(rules, lang) != rules_sheet(PRESETS["dudo"], lang)
 
 
-@pytest.mark.parametrize(("query", "header", "expected"), [
-    ("", None, "en"),
-    ("&lang=de", None, "de"),
-    ("&lang=ES", "de-DE", "es"),
-    ("", "es-ES,es;q=0.9,en;q=0.8", "es"),
-    ("", "fr-FR, de;q=0.5", "de"),
-    ("", "de;q=0.2, es;q=0.7", "es"),
-    ("&lang=xx", "de", "de"),
-    ("", "fr, it;q=0.5", "en"),
-])
-def test_the_page_follows_lang_then_accept_language(query: str, header: str | None,
-                                                   expected: str) -> None:
+@pytest.mark.parametrize(
+    ("query", "header", "expected"),
+    [
+        ("", None, "en"),
+        ("&lang=de", None, "de"),
+        ("&lang=ES", "de-DE", "es"),
+        ("", "es-ES,es;q=0.9,en;q=0.8", "es"),
+        ("", "fr-FR, de;q=0.5", "de"),
+        ("", "de;q=0.2, es;q=0.7", "es"),
+        ("&lang=xx", "de", "de"),
+        ("", "fr, it;q=0.5", "en"),
+    ],
+)
+def test_the_page_follows_lang_then_accept_language(
+    query: str, header: str | None, expected: str
+) -> None:
     headers = {"accept-language": header} if header else {}
     with TestClient(make_app()) as client:
         page = client.get(f"/rules?preset=tavern&starting_dice=3{query}", headers=headers)
@@ -142,8 +191,10 @@ def test_the_page_switches_language_and_keeps_the_options() -> None:
     with TestClient(make_app()) as client:
         page = client.get("/rules?preset=tavern&starting_dice=3&calza=any_time&lang=de")
         assert "Durchgespielte Beispiele" in page.text and "Würfel pro Spieler: 3" in page.text
-        assert 'href="/rules?preset=tavern&amp;starting_dice=3&amp;calza=any_time&amp;lang=es"' \
+        assert (
+            'href="/rules?preset=tavern&amp;starting_dice=3&amp;calza=any_time&amp;lang=es"'
             in page.text
+        )
         assert "Presets" not in page.text
         embedded = client.get("/rules?preset=perudo&embed=1&lang=es")
         assert 'class="rules embed"' in embedded.text and "Variantes:" not in embedded.text
@@ -167,8 +218,9 @@ def test_cli_prints_the_sheet_in_a_language() -> None:
 def test_translated_pages_have_no_english_left(lang: str) -> None:
     with TestClient(make_app()) as client:
         for rules in VARIANTS:
-            query = "&".join(f"{key}={str(value).lower()}"
-                             for key, value in rules.to_overrides().items())
+            query = "&".join(
+                f"{key}={str(value).lower()}" for key, value in rules.to_overrides().items()
+            )
             page = client.get(f"/rules?{query}&lang={lang}").text
             body = re.sub(r"<style>.*?</style>|<[^>]+>", " ", page, flags=re.S)
             words = set(re.findall(r"[^\W\d_]+", body.lower()))
@@ -180,12 +232,36 @@ def test_translated_pages_have_no_english_left(lang: str) -> None:
 
 # Each language's name for every hand, lowest first, as its sheet lists them.
 HAND_NAMES = {
-    "en": ["pair", "two pair", "three of a kind", "low straight", "high straight",
-           "full house", "four of a kind", "five of a kind"],
-    "de": ["Paar", "zwei Paare", "Drilling", "kleine Straße", "große Straße", "Full House",
-           "Vierling", "Fünfling"],
-    "es": ["pareja", "doble pareja", "trío", "escalera baja", "escalera alta", "full",
-           "póquer", "repóquer"],
+    "en": [
+        "pair",
+        "two pair",
+        "three of a kind",
+        "low straight",
+        "high straight",
+        "full house",
+        "four of a kind",
+        "five of a kind",
+    ],
+    "de": [
+        "Paar",
+        "zwei Paare",
+        "Drilling",
+        "kleine Straße",
+        "große Straße",
+        "Full House",
+        "Vierling",
+        "Fünfling",
+    ],
+    "es": [
+        "pareja",
+        "doble pareja",
+        "trío",
+        "escalera baja",
+        "escalera alta",
+        "full",
+        "póquer",
+        "repóquer",
+    ],
 }
 
 
@@ -193,8 +269,14 @@ HAND_NAMES = {
 def test_the_common_hand_sheet_lists_the_hands_in_order(lang: str) -> None:
     bidding = rules_sections(Rules.preset("common-hand"), lang)[1][1]
     listed = bidding[1]
-    places = [listed.find(name + " (") if name + " (" in listed else listed.find(name + ";")
-              if name + ";" in listed else listed.find(name + ".") for name in HAND_NAMES[lang]]
+    places = [
+        listed.find(name + " (")
+        if name + " (" in listed
+        else listed.find(name + ";")
+        if name + ";" in listed
+        else listed.find(name + ".")
+        for name in HAND_NAMES[lang]
+    ]
     assert all(place >= 0 for place in places), (listed, places)
     assert places == sorted(places), listed
     sheet = rules_sheet(Rules.preset("common-hand"), lang)
@@ -208,23 +290,29 @@ def test_the_common_hand_sheet_in_english() -> None:
     assert sections["Bidding"][0].startswith("A bid names a poker hand")
     assert "full house 4s over 2s" in sections["Bidding"][0]
     assert sections["Bidding"][-1].startswith("No bid may name a hand that needs more dice")
-    assert sections["Ones"] == ["Ones are an ordinary face, the lowest (a pair of 1s is the "
-                                "lowest hand), and they are not wild."]
+    assert sections["Ones"] == [
+        "Ones are an ordinary face, the lowest (a pair of 1s is the "
+        "lowest hand), and they are not wild."
+    ]
     assert "checked for the hand" in sections["Calling: dudo"][0]
     assert sections["Calling: dudo"][1] == (
         "If the dice contain the hand, the bid holds and the caller loses a die. If they do "
-        "not, the bidder loses a die.")
+        "not, the bidder loses a die."
+    )
     uncapped = dict(rules_sections(Rules.preset("common-hand", cap_at_dice_in_play=False)))
     assert uncapped["Bidding"][-1].startswith("Any hand may be bid")
     race = dict(rules_sections(Rules.preset("common-hand", format="points")))
     assert "penalty point" in race["Calling: dudo"][1]
 
 
-@pytest.mark.parametrize(("lang", "words"), [
-    ("en", "Before the first round every player rolls two dice"),
-    ("de", "Vor der ersten Runde würfelt jeder Spieler mit zwei Würfeln"),
-    ("es", "Antes de la primera ronda cada jugador tira dos dados"),
-])
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("en", "Before the first round every player rolls two dice"),
+        ("de", "Vor der ersten Runde würfelt jeder Spieler mit zwei Würfeln"),
+        ("es", "Antes de la primera ronda cada jugador tira dos dados"),
+    ],
+)
 def test_the_roll_off_is_on_the_dudo_sheet(lang: str, words: str) -> None:
     game = rules_sections(PRESETS["dudo"], lang)[0][1]
     assert game[-1].startswith(words)
@@ -235,12 +323,21 @@ def test_hand_words_in_three_languages() -> None:
     assert all(hand_words(hand) == hand.words() for hand in ALL_HANDS)
     full = Hand("full_house", (4, 2))
     assert [hand_words(full, lang) for lang in LANGUAGES] == [
-        "full house 4s over 2s", "Full House 4er über 2er", "full de cuatros y doses"]
+        "full house 4s over 2s",
+        "Full House 4er über 2er",
+        "full de cuatros y doses",
+    ]
     pair = Hand("pair", (1,))
     assert [hand_words(pair, lang) for lang in LANGUAGES] == [
-        "pair of 1s", "Paar 1er", "pareja de unos"]
+        "pair of 1s",
+        "Paar 1er",
+        "pareja de unos",
+    ]
     assert [hand_words(Hand("low_straight"), lang) for lang in LANGUAGES] == [
-        "low straight", "kleine Straße", "escalera baja"]
+        "low straight",
+        "kleine Straße",
+        "escalera baja",
+    ]
     assert len({hand_words(hand, "de") for hand in ALL_HANDS}) == len(ALL_HANDS)
     assert len({hand_words(hand, "es") for hand in ALL_HANDS}) == len(ALL_HANDS)
 

@@ -20,131 +20,202 @@ from dudo.scenario import (
     run_scenario,
 )
 
-GOOD_ROUND = {"dice": [[1, 2, 3, 4, 5], [2, 3, 4, 5, 6]],
-              "actions": [{"seat": 0, "bid": [2, 3]}, {"seat": 1, "call": "dudo"}]}
+GOOD_ROUND = {
+    "dice": [[1, 2, 3, 4, 5], [2, 3, 4, 5, 6]],
+    "actions": [{"seat": 0, "bid": [2, 3]}, {"seat": 1, "call": "dudo"}],
+}
 
 
 ROLLOFF = {"preset": "tavern", "first_opener": "rolloff"}
 
 
 def scenario(**changes: object) -> dict[str, object]:
-    data: dict[str, object] = {"rules": {"preset": "tavern"}, "players": 2,
-                               "rounds": [GOOD_ROUND]}
+    data: dict[str, object] = {"rules": {"preset": "tavern"}, "players": 2, "rounds": [GOOD_ROUND]}
     data.update(changes)
     return data
 
 
 INVALID = {
     "unknown preset": (scenario(rules={"preset": "casino"}), "unknown preset 'casino'"),
-    "unknown option": (scenario(rules={"preset": "tavern", "jokers": True}),
-                       "unknown option 'jokers'"),
+    "unknown option": (
+        scenario(rules={"preset": "tavern", "jokers": True}),
+        "unknown option 'jokers'",
+    ),
     "bad option value": (scenario(rules={"starting_dice": 11}), "'starting_dice'"),
     "option of wrong type": (scenario(rules={"wild_ones": "yes"}), "'wild_ones'"),
-    "halve without wild ones": (scenario(rules={"preset": "perudo", "wild_ones": False}),
-                                "'ones_bids'"),
-    "points with palifico": (scenario(rules={"preset": "perudo", "format": "points",
-                                             "palifico": True}), "'palifico'"),
+    "halve without wild ones": (
+        scenario(rules={"preset": "perudo", "wild_ones": False}),
+        "'ones_bids'",
+    ),
+    "points with palifico": (
+        scenario(rules={"preset": "perudo", "format": "points", "palifico": True}),
+        "'palifico'",
+    ),
     "too few players": (scenario(players=1), "players"),
     "too many players": (scenario(players=11), "players"),
     "dice do not match the counts": (
         scenario(rounds=[{"dice": [[1, 2, 3], [2, 3, 4, 5, 6]], "actions": []}]),
-        "seat 0 has 5 dice, but 3 were given"),
+        "seat 0 has 5 dice, but 3 were given",
+    ),
     "die out of range": (
         scenario(rounds=[{"dice": [[1, 2, 3, 4, 7], [2, 3, 4, 5, 6]], "actions": []}]),
-        "7 is not a die face"),
+        "7 is not a die face",
+    ),
     "dice for the wrong number of seats": (
-        scenario(rounds=[{"dice": [[1, 2, 3, 4, 5]], "actions": []}]), "dice for 1 seats"),
+        scenario(rounds=[{"dice": [[1, 2, 3, 4, 5]], "actions": []}]),
+        "dice for 1 seats",
+    ),
     "actions after the call": (
-        scenario(rounds=[{**GOOD_ROUND, "actions": [*GOOD_ROUND["actions"],
-                                                    {"seat": 0, "bid": [3, 3]}]}]),
-        "already ended with a call"),
+        scenario(
+            rounds=[{**GOOD_ROUND, "actions": [*GOOD_ROUND["actions"], {"seat": 0, "bid": [3, 3]}]}]
+        ),
+        "already ended with a call",
+    ),
     "a round without a call before another round": (
         scenario(rounds=[{**GOOD_ROUND, "actions": GOOD_ROUND["actions"][:1]}, GOOD_ROUND]),
-        "no accepted call"),
+        "no accepted call",
+    ),
     "rounds after the game ended": (
-        scenario(players=2, start={"dice_counts": [1, 1]},
-                 rounds=[{"dice": [[2], [3]], "actions": [{"seat": 0, "bid": [1, 2]},
-                                                          {"seat": 1, "call": "dudo"}]},
-                         {"dice": [[2], []], "actions": []}]),
-        "already over"),
+        scenario(
+            players=2,
+            start={"dice_counts": [1, 1]},
+            rounds=[
+                {
+                    "dice": [[2], [3]],
+                    "actions": [{"seat": 0, "bid": [1, 2]}, {"seat": 1, "call": "dudo"}],
+                },
+                {"dice": [[2], []], "actions": []},
+            ],
+        ),
+        "already over",
+    ),
     "a call that is not dudo or calza": (
         scenario(rounds=[{**GOOD_ROUND, "actions": [{"seat": 0, "call": "liar"}]}]),
-        "'liar'"),
+        "'liar'",
+    ),
     "a call that is a list": (
         scenario(rounds=[{**GOOD_ROUND, "actions": [{"seat": 0, "call": ["dudo"]}]}]),
-        "a call is 'dudo' or 'calza', not ['dudo']"),
+        "a call is 'dudo' or 'calza', not ['dudo']",
+    ),
     "a bid that is not two numbers": (
         scenario(rounds=[{**GOOD_ROUND, "actions": [{"seat": 0, "bid": ["4", 5]}]}]),
-        "a bid is [quantity, face]"),
+        "a bid is [quantity, face]",
+    ),
     "a seat that does not exist": (
         scenario(rounds=[{**GOOD_ROUND, "actions": [{"seat": 2, "bid": [4, 5]}]}]),
-        "seat 2 is not a seat"),
+        "seat 2 is not a seat",
+    ),
     "bid and call together": (
-        scenario(rounds=[{**GOOD_ROUND, "actions": [{"seat": 0, "bid": [4, 5],
-                                                     "call": "dudo"}]}]),
-        "exactly one of"),
-    "start counts above the starting dice": (scenario(start={"dice_counts": [6, 5]}),
-                                             "outside 0..5"),
-    "opener who is out": (scenario(start={"dice_counts": [0, 5, 5], "opener": 0}, players=3),
-                          "opener 0 has no dice"),
+        scenario(rounds=[{**GOOD_ROUND, "actions": [{"seat": 0, "bid": [4, 5], "call": "dudo"}]}]),
+        "exactly one of",
+    ),
+    "start counts above the starting dice": (
+        scenario(start={"dice_counts": [6, 5]}),
+        "outside 0..5",
+    ),
+    "opener who is out": (
+        scenario(start={"dice_counts": [0, 5, 5], "opener": 0}, players=3),
+        "opener 0 has no dice",
+    ),
     "unknown start key": (scenario(start={"round": 3}), "unknown key 'round'"),
     "unknown top-level key": (scenario(seed=4), "unknown key 'seed'"),
     "missing rounds": ({"rules": {}, "players": 2}, "no 'rounds'"),
     # the roll-off (start.rolloff)
     "roll-off without first_opener rolloff": (
-        scenario(start={"rolloff": [[[6, 6], [1, 1]]]}), "needs the rules' first_opener"),
+        scenario(start={"rolloff": [[[6, 6], [1, 1]]]}),
+        "needs the rules' first_opener",
+    ),
     "roll-off and an opener": (
         scenario(rules=ROLLOFF, start={"rolloff": [[[6, 6], [1, 1]]], "opener": 1}),
-        "both 'opener' and 'rolloff'"),
+        "both 'opener' and 'rolloff'",
+    ),
     "roll-off that leaves a tie": (
         scenario(rules=ROLLOFF, start={"rolloff": [[[3, 4], [2, 5]], [[6, 1], [2, 5]]]}),
-        "leave seats [0, 1] tied"),
-    "roll-off die 7": (scenario(rules=ROLLOFF, start={"rolloff": [[[6, 7], [1, 1]]]}),
-                       "attempt 1: seat 0: [6, 7] is not two dice 1..6"),
-    "roll-off die 0": (scenario(rules=ROLLOFF, start={"rolloff": [[[3, 3], [0, 1]]]}),
-                       "seat 1: [0, 1] is not two dice"),
+        "leave seats [0, 1] tied",
+    ),
+    "roll-off die 7": (
+        scenario(rules=ROLLOFF, start={"rolloff": [[[6, 7], [1, 1]]]}),
+        "attempt 1: seat 0: [6, 7] is not two dice 1..6",
+    ),
+    "roll-off die 0": (
+        scenario(rules=ROLLOFF, start={"rolloff": [[[3, 3], [0, 1]]]}),
+        "seat 1: [0, 1] is not two dice",
+    ),
     "roll-off die that is a string": (
-        scenario(rules=ROLLOFF, start={"rolloff": [[[3, "3"], [2, 1]]]}), "is not two dice"),
-    "roll-off of three dice": (scenario(rules=ROLLOFF, start={"rolloff": [[[3, 3, 3], [2, 1]]]}),
-                               "is not two dice"),
+        scenario(rules=ROLLOFF, start={"rolloff": [[[3, "3"], [2, 1]]]}),
+        "is not two dice",
+    ),
+    "roll-off of three dice": (
+        scenario(rules=ROLLOFF, start={"rolloff": [[[3, 3, 3], [2, 1]]]}),
+        "is not two dice",
+    ),
     "roll-off attempt with too few pairs": (
-        scenario(rules=ROLLOFF, start={"rolloff": [[[6, 6]]]}), "2 pairs of dice are needed"),
+        scenario(rules=ROLLOFF, start={"rolloff": [[[6, 6]]]}),
+        "2 pairs of dice are needed",
+    ),
     "roll-off retry by everyone, not only the tied": (
-        scenario(rules=ROLLOFF, players=3,
-                 rounds=[{"dice": [[1, 2, 3, 4, 5]] * 3, "actions": []}],
-                 start={"rolloff": [[[6, 6], [6, 6], [1, 1]], [[1, 2], [3, 4], [5, 6]]]}),
-        "attempt 2: seats [0, 1] roll, so 2 pairs"),
+        scenario(
+            rules=ROLLOFF,
+            players=3,
+            rounds=[{"dice": [[1, 2, 3, 4, 5]] * 3, "actions": []}],
+            start={"rolloff": [[[6, 6], [6, 6], [1, 1]], [[1, 2], [3, 4], [5, 6]]]},
+        ),
+        "attempt 2: seats [0, 1] roll, so 2 pairs",
+    ),
     "roll-off attempt after the tie is broken": (
         scenario(rules=ROLLOFF, start={"rolloff": [[[6, 6], [1, 1]], [[2, 2], [3, 3]]]}),
-        "attempt 2: the roll-off is over: seat 0 opens"),
+        "attempt 2: the roll-off is over: seat 0 opens",
+    ),
     "roll-off with a seat that is out": (
-        scenario(rules=ROLLOFF, players=3, start={"dice_counts": [5, 0, 5],
-                                                  "rolloff": [[[6, 6], [1, 1], [2, 2]]]},
-                 rounds=[{"dice": [[1, 2, 3, 4, 5], [], [1, 2, 3, 4, 5]], "actions": []}]),
-        "seats [0, 2] roll, so 2 pairs"),
-    "roll-off that is not a list": (scenario(rules=ROLLOFF, start={"rolloff": {"0": [6, 6]}}),
-                                    "start.rolloff must be a non-empty list"),
-    "roll-off with no attempts": (scenario(rules=ROLLOFF, start={"rolloff": []}),
-                                  "start.rolloff must be a non-empty list"),
-    "roll-off attempt that is not a list": (scenario(rules=ROLLOFF, start={"rolloff": [7]}),
-                                            "pairs of dice are needed"),
+        scenario(
+            rules=ROLLOFF,
+            players=3,
+            start={"dice_counts": [5, 0, 5], "rolloff": [[[6, 6], [1, 1], [2, 2]]]},
+            rounds=[{"dice": [[1, 2, 3, 4, 5], [], [1, 2, 3, 4, 5]], "actions": []}],
+        ),
+        "seats [0, 2] roll, so 2 pairs",
+    ),
+    "roll-off that is not a list": (
+        scenario(rules=ROLLOFF, start={"rolloff": {"0": [6, 6]}}),
+        "start.rolloff must be a non-empty list",
+    ),
+    "roll-off with no attempts": (
+        scenario(rules=ROLLOFF, start={"rolloff": []}),
+        "start.rolloff must be a non-empty list",
+    ),
+    "roll-off attempt that is not a list": (
+        scenario(rules=ROLLOFF, start={"rolloff": [7]}),
+        "pairs of dice are needed",
+    ),
     # Common Hand's rules
-    "poker with wild ones": (scenario(rules={"preset": "common-hand", "wild_ones": True}),
-                             "'wild_ones' must be false with 'bids' 'poker'"),
-    "poker with ones never": (scenario(rules={"preset": "common-hand", "ones_bids": "never"}),
-                              "'ones_bids' must be 'plain'"),
-    "poker with calza": (scenario(rules={"preset": "common-hand", "calza": "in_turn"}),
-                         "'calza' must be 'off'"),
-    "poker with palifico": (scenario(rules={"preset": "common-hand", "palifico": True}),
-                            "'palifico' must be false"),
+    "poker with wild ones": (
+        scenario(rules={"preset": "common-hand", "wild_ones": True}),
+        "'wild_ones' must be false with 'bids' 'poker'",
+    ),
+    "poker with ones never": (
+        scenario(rules={"preset": "common-hand", "ones_bids": "never"}),
+        "'ones_bids' must be 'plain'",
+    ),
+    "poker with calza": (
+        scenario(rules={"preset": "common-hand", "calza": "in_turn"}),
+        "'calza' must be 'off'",
+    ),
+    "poker with palifico": (
+        scenario(rules={"preset": "common-hand", "palifico": True}),
+        "'palifico' must be false",
+    ),
     "poker with loss by difference": (
         scenario(rules={"preset": "common-hand", "loss_by_difference": True}),
-        "'loss_by_difference' must be false"),
+        "'loss_by_difference' must be false",
+    ),
     "bids unknown": (scenario(rules={"bids": "cards"}), "'bids' must be one of quantity, poker"),
     "a bid that is a string": (
-        scenario(rules={"preset": "common-hand"},
-                 rounds=[{**GOOD_ROUND, "actions": [{"seat": 0, "bid": "pair of 3s"}]}]),
-        "or a hand object"),
+        scenario(
+            rules={"preset": "common-hand"},
+            rounds=[{**GOOD_ROUND, "actions": [{"seat": 0, "bid": "pair of 3s"}]}],
+        ),
+        "or a hand object",
+    ),
 }
 
 
@@ -164,13 +235,24 @@ def test_bad_json_is_rejected() -> None:
         load_scenario("[1, 2]")
 
 
-@pytest.mark.parametrize("name", ["dice do not match the counts", "unknown preset",
-                                  "roll-off die 7", "roll-off that leaves a tie",
-                                  "poker with wild ones"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "dice do not match the counts",
+        "unknown preset",
+        "roll-off die 7",
+        "roll-off that leaves a tie",
+        "poker with wild ones",
+    ],
+)
 def test_cli_exits_2_with_one_line_and_no_output(name: str) -> None:
     data, fragment = INVALID[name]
-    result = subprocess.run([sys.executable, "-m", "dudo", "scenario", "-"],
-                            input=json.dumps(data), capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "dudo", "scenario", "-"],
+        input=json.dumps(data),
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 2
     assert result.stdout == ""
     assert len(result.stderr.strip().splitlines()) == 1
@@ -178,8 +260,11 @@ def test_cli_exits_2_with_one_line_and_no_output(name: str) -> None:
 
 
 def test_cli_names_a_missing_file() -> None:
-    result = subprocess.run([sys.executable, "-m", "dudo", "scenario", "/nonexistent.json"],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "dudo", "scenario", "/nonexistent.json"],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 2
     assert "/nonexistent.json" in result.stderr
 
@@ -200,8 +285,7 @@ def nested(levels: int) -> str:
 
 def run_cli(*args: str, stdin: str | bytes | None = None) -> subprocess.CompletedProcess[bytes]:
     data = stdin.encode() if isinstance(stdin, str) else stdin
-    return subprocess.run([sys.executable, "-m", "dudo", *args], input=data,
-                          capture_output=True)
+    return subprocess.run([sys.executable, "-m", "dudo", *args], input=data, capture_output=True)
 
 
 def assert_one_line_error(result: subprocess.CompletedProcess[bytes], fragment: str) -> None:
@@ -215,17 +299,21 @@ def assert_one_line_error(result: subprocess.CompletedProcess[bytes], fragment: 
 
 UNREADABLE = {
     "nested 5,000 deep inside about": (
-        GOOD_TEXT.replace('{"rules"', f'{{"about": {nested(5000)}, "rules"'), "nested"),
+        GOOD_TEXT.replace('{"rules"', f'{{"about": {nested(5000)}, "rules"'),
+        "nested",
+    ),
     "nested 1,000 deep": (with_players(nested(1000)), "nested"),
     "nested 990 deep (parses, then trips anything that prints it)": (
-        with_players(nested(990)), "nested"),
+        with_players(nested(990)),
+        "nested",
+    ),
     "nested 101 deep": (with_players(nested(101)), "more than 100 levels"),
     "an integer literal of 5,000 digits": (with_players("7" * 5000), "digits"),
-    "an integer of 4,300 digits where players go": (with_players("7" * 4300),
-                                                    "players must be"),
+    "an integer of 4,300 digits where players go": (with_players("7" * 4300), "players must be"),
     "an integer of 4,300 digits in the rules": (
         GOOD_TEXT.replace('"preset": "tavern"', f'"starting_dice": {"7" * 4300}'),
-        "'starting_dice'"),
+        "'starting_dice'",
+    ),
 }
 
 
@@ -249,8 +337,10 @@ def test_a_byte_order_mark_is_skipped(tmp_path: Path) -> None:
     assert format_output(run_scenario(load_scenario("\ufeff" + GOOD_TEXT))) == expected
     path = tmp_path / "notepad.json"
     path.write_bytes(b"\xef\xbb\xbf" + GOOD_TEXT.encode())
-    for result in (run_cli("scenario", str(path)),
-                   run_cli("scenario", "-", stdin=path.read_bytes())):
+    for result in (
+        run_cli("scenario", str(path)),
+        run_cli("scenario", "-", stdin=path.read_bytes()),
+    ):
         assert result.returncode == 0, result.stderr
         assert result.stdout.decode() == expected
 
@@ -261,8 +351,9 @@ def test_a_file_that_is_not_utf8_is_named_in_one_line(tmp_path: Path) -> None:
     assert_one_line_error(run_cli("scenario", str(path)), "not UTF-8")
 
 
-@pytest.mark.parametrize("name", ["nested 5,000 deep inside about",
-                                  "an integer literal of 5,000 digits"])
+@pytest.mark.parametrize(
+    "name", ["nested 5,000 deep inside about", "an integer literal of 5,000 digits"]
+)
 def test_verify_reads_a_record_the_same_way(name: str, tmp_path: Path) -> None:
     text, fragment = UNREADABLE[name]
     path = tmp_path / "record.json"
@@ -279,24 +370,48 @@ def test_verify_skips_a_byte_order_mark() -> None:
 
 # Any JSON value at any place of a good file: output or a ScenarioError, never a crash.
 JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text(max_size=6)
     | st.sampled_from(["dudo", "calza", "tavern", "never"]),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
-        st.sampled_from(["seat", "bid", "call", "dice", "actions", "preset", "x"]), inner,
-        max_size=3),
-    max_leaves=12)
-PLACES = [("rules",), ("players",), ("start",), ("rounds",), ("start", "dice_counts"),
-          ("start", "opener"), ("start", "points"), ("start", "palifico_used"),
-          ("rounds", 0), ("rounds", 0, "dice"), ("rounds", 0, "dice", 0),
-          ("rounds", 0, "actions"), ("rounds", 0, "actions", 0),
-          ("rounds", 0, "actions", 0, "seat"), ("rounds", 0, "actions", 0, "bid"),
-          ("rounds", 0, "actions", 1, "call"), ("rules", "starting_dice")]
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(["seat", "bid", "call", "dice", "actions", "preset", "x"]),
+            inner,
+            max_size=3,
+        )
+    ),
+    max_leaves=12,
+)
+PLACES = [
+    ("rules",),
+    ("players",),
+    ("start",),
+    ("rounds",),
+    ("start", "dice_counts"),
+    ("start", "opener"),
+    ("start", "points"),
+    ("start", "palifico_used"),
+    ("rounds", 0),
+    ("rounds", 0, "dice"),
+    ("rounds", 0, "dice", 0),
+    ("rounds", 0, "actions"),
+    ("rounds", 0, "actions", 0),
+    ("rounds", 0, "actions", 0, "seat"),
+    ("rounds", 0, "actions", 0, "bid"),
+    ("rounds", 0, "actions", 1, "call"),
+    ("rules", "starting_dice"),
+]
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from(PLACES), JSON_VALUES)
-def test_any_value_anywhere_is_output_or_one_scenario_error(place: tuple[str | int, ...],
-                                                            value: object) -> None:
+def test_any_value_anywhere_is_output_or_one_scenario_error(
+    place: tuple[str | int, ...], value: object
+) -> None:
     data: Any = json.loads(GOOD_TEXT)
     data.setdefault("start", {})
     node = data

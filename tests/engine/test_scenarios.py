@@ -42,10 +42,18 @@ def test_every_reason_code_of_rules_md_is_exercised_by_a_scenario() -> None:
 def test_cli_runs_a_scenario_file_and_standard_input() -> None:
     path = HERE / "shared" / "perudo-aces.json"
     expected = path.with_name("perudo-aces.expected.jsonl").read_text()
-    by_file = subprocess.run([sys.executable, "-m", "dudo", "scenario", str(path)],
-                             capture_output=True, text=True, check=True)
-    by_stdin = subprocess.run([sys.executable, "-m", "dudo", "scenario", "-"],
-                              input=path.read_text(), capture_output=True, text=True,
-                              check=True)
+    by_file = subprocess.run(
+        [sys.executable, "-m", "dudo", "scenario", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    by_stdin = subprocess.run(
+        [sys.executable, "-m", "dudo", "scenario", "-"],
+        input=path.read_text(),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert by_file.stdout == expected
     assert by_stdin.stdout == expected

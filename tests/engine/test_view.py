@@ -28,8 +28,7 @@ CUPS = [[1, 2, 3], [4, 4, 5], [6, 6, 6]]
 
 
 def three_seats() -> Game:
-    game = Game(PRESETS["perudo"], 3, dice=ScriptedDice([CUPS]), dice_counts=[3, 3, 3],
-                opener=0)
+    game = Game(PRESETS["perudo"], 3, dice=ScriptedDice([CUPS]), dice_counts=[3, 3, 3], opener=0)
     game.roll()
     return game
 
@@ -94,8 +93,9 @@ def test_views_are_frozen() -> None:
 def other_dice(cups: Cups, keep: int | None, rng: random.Random) -> Cups:
     """``cups`` with every die changed except seat ``keep``'s (None: change every seat's)."""
     return tuple(
-        cup if seat == keep else tuple(rng.choice([f for f in range(1, 7) if f != die])
-                                       for die in cup)
+        cup
+        if seat == keep
+        else tuple(rng.choice([f for f in range(1, 7) if f != die]) for die in cup)
         for seat, cup in enumerate(cups)
     )
 
@@ -124,8 +124,9 @@ def check_own_dice_only(game: Game, previous_cups: Sequence[Sequence[int]] | Non
 
 @PROPERTY
 @given(game_rules(), players, seeds, st.data())
-def test_a_view_does_not_depend_on_other_seats_dice(rules: Rules, players: int, seed: int,
-                                                    data: st.DataObject) -> None:
+def test_a_view_does_not_depend_on_other_seats_dice(
+    rules: Rules, players: int, seed: int, data: st.DataObject
+) -> None:
     game, rng = new_game(rules, players, seed, **data.draw(mid_game_starts(rules, players)))
     changer = random.Random(f"other dice {seed}")
     previous_cups: Cups | None = None

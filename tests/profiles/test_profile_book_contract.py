@@ -36,13 +36,24 @@ def key() -> str:
     return secrets.token_hex(32)
 
 
-def game(profiles: list[str | None], room: str | None = None, series: float = 5.0,
-         places: list[int] | None = None, at: float = 10.0) -> FinishedGame:
+def game(
+    profiles: list[str | None],
+    room: str | None = None,
+    series: float = 5.0,
+    places: list[int] | None = None,
+    at: float = 10.0,
+) -> FinishedGame:
     seats = len(profiles)
-    return FinishedGame(game_id=secrets.token_hex(16), room=room or secrets.token_hex(4),
-                        series=series, finished_at=at, names=[f"P{i}" for i in range(seats)],
-                        winners=[0], places=places or list(range(1, seats + 1)),
-                        profiles=profiles)
+    return FinishedGame(
+        game_id=secrets.token_hex(16),
+        room=room or secrets.token_hex(4),
+        series=series,
+        finished_at=at,
+        names=[f"P{i}" for i in range(seats)],
+        winners=[0],
+        places=places or list(range(1, seats + 1)),
+        profiles=profiles,
+    )
 
 
 @pytest.mark.parametrize("backend", backends())
@@ -62,8 +73,7 @@ def test_a_profile_is_found_by_its_keys_only(backend: str, tmp_path: Path) -> No
 
 
 @pytest.mark.parametrize("backend", backends())
-def test_a_transfer_code_works_once_and_not_after_it_expires(backend: str,
-                                                             tmp_path: Path) -> None:
+def test_a_transfer_code_works_once_and_not_after_it_expires(backend: str, tmp_path: Path) -> None:
     async def body(book: ProfileBook) -> None:
         made = profile()
         await book.create(key(), made)
@@ -109,8 +119,7 @@ def test_a_finished_game_moves_ratings_exactly_once(backend: str, tmp_path: Path
 
 
 @pytest.mark.parametrize("backend", backends())
-def test_one_profile_alone_or_twice_at_a_table_is_not_rated(backend: str,
-                                                            tmp_path: Path) -> None:
+def test_one_profile_alone_or_twice_at_a_table_is_not_rated(backend: str, tmp_path: Path) -> None:
     async def body(book: ProfileBook) -> None:
         ana = profile()
         await book.create(key(), ana)
@@ -144,7 +153,8 @@ def test_a_rooms_series_is_its_latest_run_of_games(backend: str, tmp_path: Path)
 
 @pytest.mark.parametrize("backend", backends())
 def test_the_leaderboard_lists_only_who_chose_it_and_forget_removes_all(
-        backend: str, tmp_path: Path) -> None:
+    backend: str, tmp_path: Path
+) -> None:
     async def body(book: ProfileBook) -> None:
         ana, ben, cho = profile("Ana"), profile("Ben"), profile("Cho")
         ana_key = key()
@@ -173,8 +183,10 @@ def test_a_database_made_before_profiles_gets_their_tables(tmp_path: Path) -> No
     """An older dudo.db (rooms and games only) opens, and the profile tables are added."""
     path = tmp_path / "contract.db"
     connection = sqlite3.connect(path)
-    connection.execute("CREATE TABLE games (game_id VARCHAR(40) PRIMARY KEY, code VARCHAR(8) "
-                       "NOT NULL, finished_at FLOAT NOT NULL, record TEXT NOT NULL)")
+    connection.execute(
+        "CREATE TABLE games (game_id VARCHAR(40) PRIMARY KEY, code VARCHAR(8) "
+        "NOT NULL, finished_at FLOAT NOT NULL, record TEXT NOT NULL)"
+    )
     connection.commit()
     connection.close()
 
@@ -184,7 +196,18 @@ def test_a_database_made_before_profiles_gets_their_tables(tmp_path: Path) -> No
         assert await book.by_id(made.id) == made
 
     run("sqlite", tmp_path, body)
-    tables = {name for (name,) in sqlite3.connect(path).execute(
-        "SELECT name FROM sqlite_master WHERE type='table'")}
-    assert {"profiles", "profile_keys", "transfer_codes", "finished_games",
-            "profile_games", "games", "rooms"} <= tables
+    tables = {
+        name
+        for (name,) in sqlite3.connect(path).execute(
+            "SELECT name FROM sqlite_master WHERE type='table'"
+        )
+    }
+    assert {
+        "profiles",
+        "profile_keys",
+        "transfer_codes",
+        "finished_games",
+        "profile_games",
+        "games",
+        "rooms",
+    } <= tables

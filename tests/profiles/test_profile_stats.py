@@ -14,19 +14,24 @@ from dudo.profiles.stats import PlayedGame, places, profile_stats
 from dudo.rules import Rules
 
 SCRIPTED: dict[str, Any] = {
-    "rules": {"preset": "perudo", "starting_dice": 2, "first_opener": "host",
-              "palifico": False},
+    "rules": {"preset": "perudo", "starting_dice": 2, "first_opener": "host", "palifico": False},
     "players": 3,
     "rounds": [
         # Ana (0) bids two 5s, Ben (1) doubts: there are two (a 5 and an ace). Ben loses one.
-        {"dice": [[2, 6], [3, 3], [5, 1]], "actions": [{"seat": 0, "bid": [2, 5]},
-                                                       {"seat": 1, "call": "dudo"}]},
+        {
+            "dice": [[2, 6], [3, 3], [5, 1]],
+            "actions": [{"seat": 0, "bid": [2, 5]}, {"seat": 1, "call": "dudo"}],
+        },
         # Ben bids two 4s, Cho (2) calls calza: exactly two.
-        {"dice": [[4, 2], [3], [4, 6]], "actions": [{"seat": 1, "bid": [2, 4]},
-                                                    {"seat": 2, "call": "calza"}]},
+        {
+            "dice": [[4, 2], [3], [4, 6]],
+            "actions": [{"seat": 1, "bid": [2, 4]}, {"seat": 2, "call": "calza"}],
+        },
         # Cho bids three 4s, Ana doubts: only two. Cho loses one.
-        {"dice": [[4, 2], [3], [4, 6]], "actions": [{"seat": 2, "bid": [3, 4]},
-                                                    {"seat": 0, "call": "dudo"}]},
+        {
+            "dice": [[4, 2], [3], [4, 6]],
+            "actions": [{"seat": 2, "bid": [3, 4]}, {"seat": 0, "call": "dudo"}],
+        },
     ],
 }
 
@@ -51,7 +56,7 @@ def test_whole_bot_games_add_up(seed: int) -> None:
     calls = sum(t["calls_right"] + t["calls_wrong"] for t in totals)
     doubted = sum(t["bluffs_caught"] + t["bluffs_survived"] for t in totals)
     assert calls == doubted > 0  # every dudo has one caller and one bidder
-    assert (sum(t["calls_right"] for t in totals) == sum(t["bluffs_caught"] for t in totals))
+    assert sum(t["calls_right"] for t in totals) == sum(t["bluffs_caught"] for t in totals)
     calzas = sum(t["calza_right"] + t["calza_wrong"] for t in totals)
     assert calls + calzas == len(record["rounds"])  # each round ends with one call
     ranking = places(record)
@@ -67,8 +72,9 @@ def test_streaks_and_presets_follow_the_games_in_time_order() -> None:
     won = play_with_bots(Rules.preset("perudo"), ["normal", "easy"], 5)
     seat = places(won).index(1)
     lost = 1 - seat
-    games = [PlayedGame(f"g{at}", seat if at != 2 else lost, float(at), won)
-             for at in (4, 1, 2, 3)]  # won, won, lost, won (by time)
+    games = [
+        PlayedGame(f"g{at}", seat if at != 2 else lost, float(at), won) for at in (4, 1, 2, 3)
+    ]  # won, won, lost, won (by time)
     stats = profile_stats(games)
     assert [entry["won"] for entry in stats["timeline"]] == [True, False, True, True]
     assert stats["total"]["best_streak"] == 2 and stats["total"]["wins"] == 3

@@ -57,8 +57,10 @@ def test_stats_and_ratings_come_from_games_played_through_the_server() -> None:
         assert sum(row["wins"] for row in series["rows"]) == 2
         # The public record carries no profile.
         records = client.app.state.profiles  # type: ignore[attr-defined]
-        for game_id, _, _ in client.portal.call(records.book().games_of,  # type: ignore
-                                                mine["profile"]["id"]):
+        for game_id, _, _ in client.portal.call(
+            records.book().games_of,  # type: ignore
+            mine["profile"]["id"],
+        ):
             record = client.get(f"/api/games/{game_id}").text
             assert mine["profile"]["id"] not in record and ana not in record
 
@@ -74,13 +76,16 @@ def test_a_game_with_one_profile_is_counted_but_not_rated() -> None:
         assert data["profile"]["rating"]["mu"] == 25.0
 
 
-@pytest.mark.parametrize(("body", "error"), [
-    ({"secret": "abc"}, "bad_request"),
-    ({"secret": "g" * 64}, "bad_request"),
-    ({"secret": "A" * 64}, "bad_request"),
-    ({}, "bad_request"),
-    ({"secret": "0" * 64, "extra": 1}, "bad_request"),
-])
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [
+        ({"secret": "abc"}, "bad_request"),
+        ({"secret": "g" * 64}, "bad_request"),
+        ({"secret": "A" * 64}, "bad_request"),
+        ({}, "bad_request"),
+        ({"secret": "0" * 64, "extra": 1}, "bad_request"),
+    ],
+)
 def test_malformed_secrets_are_refused(body: dict[str, object], error: str) -> None:
     with app_client() as client:
         answer = client.post("/api/profile/me", json=body)
@@ -98,8 +103,7 @@ def test_a_secret_of_another_server_is_unknown_here_and_counts_as_a_guess() -> N
 
 def test_a_flood_of_new_profiles_is_limited_and_makes_nothing() -> None:
     with app_client() as client:
-        answers = [client.post("/api/profile", json={"secret": new_secret()})
-                   for _ in range(12)]
+        answers = [client.post("/api/profile", json={"secret": new_secret()}) for _ in range(12)]
         assert [a.status_code for a in answers[:10]] == [201] * 10
         assert answers[10].status_code == 429
         assert answers[10].json()["error"] == "too_many_profiles"
@@ -115,31 +119,39 @@ def test_a_transfer_code_moves_the_profile_once() -> None:
         assert code["link"] == f"http://testserver/me#claim={code['code']}"
         assert code["qr"].startswith("<svg")
         # The page's origin names the link's site, but only this site's own.
-        other = client.post("/api/profile/transfer",
-                            json={"secret": old, "origin": "https://evil.example"}).json()
+        other = client.post(
+            "/api/profile/transfer", json={"secret": old, "origin": "https://evil.example"}
+        ).json()
         assert other["link"].startswith("http://testserver/me#claim=")
         claimed = client.post("/api/profile/claim", json={"secret": new, "code": code["code"]})
         assert claimed.status_code == 200, claimed.text
         assert claimed.json()["profile"]["id"] == made["id"]
         assert me(client, new)["profile"]["id"] == made["id"]
         assert me(client, old)["profile"]["id"] == made["id"]  # the first device keeps it
-        again = client.post("/api/profile/claim",
-                            json={"secret": new_secret(), "code": code["code"]})
+        again = client.post(
+            "/api/profile/claim", json={"secret": new_secret(), "code": code["code"]}
+        )
         assert again.status_code == 409 and again.json()["error"] == "code_used"
         typed = code["code"].lower().replace("-", " ")
-        assert client.post("/api/profile/claim", json={
-            "secret": new_secret(), "code": typed}).json()["error"] == "code_used"
+        assert (
+            client.post("/api/profile/claim", json={"secret": new_secret(), "code": typed}).json()[
+                "error"
+            ]
+            == "code_used"
+        )
 
 
 def test_forged_and_expired_transfer_codes_are_refused_and_change_nothing() -> None:
     old = new_secret()
     with app_client() as client:
         register(client, old)
-        forged = client.post("/api/profile/claim",
-                             json={"secret": new_secret(), "code": "ABCD-EFGH-JKMN"})
+        forged = client.post(
+            "/api/profile/claim", json={"secret": new_secret(), "code": "ABCD-EFGH-JKMN"}
+        )
         assert forged.status_code == 404 and forged.json()["error"] == "code_unknown"
-        garbage = client.post("/api/profile/claim",
-                              json={"secret": new_secret(), "code": "not a code!"})
+        garbage = client.post(
+            "/api/profile/claim", json={"secret": new_secret(), "code": "not a code!"}
+        )
         assert garbage.json()["error"] == "code_unknown"
         desk = client.app.state.profiles  # type: ignore[attr-defined]
         code = client.post("/api/profile/transfer", json={"secret": old}).json()["code"]
@@ -186,7 +198,8 @@ def test_names_are_cleaned_and_the_leaderboard_is_opt_in() -> None:
 
 
 def test_a_game_whose_node_died_at_its_end_is_rated_once_when_the_room_is_rebuilt(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """The first server saves the record and dies before the profiles hear of it (its
     hook does nothing); the next one rebuilds the room from the log, enters the game, and
     a third start enters nothing again."""
@@ -196,8 +209,9 @@ def test_a_game_whose_node_died_at_its_end_is_rated_once_when_the_room_is_rebuil
     async def died(*_: object) -> None:
         return None
 
-    with TestClient(make_app(fast_config(grace=0.0, after_game=died),
-                             store=open_store(url))) as client:
+    with TestClient(
+        make_app(fast_config(grace=0.0, after_game=died), store=open_store(url))
+    ) as client:
         register(client, ana, "Ana")
         register(client, ben, "Ben")
         code, _ = play_table(client, [("Ana", ana), ("Ben", ben)], bots=0, entered=False)

@@ -23,15 +23,24 @@ SERVER_ENV = {"DUDO_GRACE": "3600", "DUDO_GC": "python"}
 
 
 def backup(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "dudo", "backup", *args],
-                          capture_output=True, text=True, timeout=60, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "dudo", "backup", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+    )
 
 
 def lobby_view(summary: dict[str, Any]) -> dict[str, Any]:
     """What a lobby's summary says about who sits where (not its clock-driven parts)."""
-    return {"status": summary["status"], "code": summary["code"],
-            "seats": [{key: seat.get(key) for key in ("name", "kind", "level")}
-                      for seat in summary["seats"]]}
+    return {
+        "status": summary["status"],
+        "code": summary["code"],
+        "seats": [
+            {key: seat.get(key) for key in ("name", "kind", "level")} for seat in summary["seats"]
+        ],
+    }
 
 
 def test_a_backup_taken_mid_game_resumes_every_live_room(tmp_path: Path) -> None:
@@ -47,8 +56,9 @@ def test_a_backup_taken_mid_game_resumes_every_live_room(tmp_path: Path) -> None
             await act(tables, played, sent)
         await act(tables, played, sent, call=True)
         for table in tables:
-            await table.wait_for(lambda state: state["game"]["round"] == 2
-                                 and state["game"]["phase"] == "bidding")
+            await table.wait_for(
+                lambda state: state["game"]["round"] == 2 and state["game"]["phase"] == "bidding"
+            )
         for _ in range(2):  # round 2: two bids standing
             await act(tables, played, sent)
         async with Client(base) as other:  # a second live room, a lobby still filling
@@ -62,8 +72,14 @@ def test_a_backup_taken_mid_game_resumes_every_live_room(tmp_path: Path) -> None
         await act(tables, played, sent)
         later = snapshot(tables[0])
         await close_all(client, tables)
-        return {"tickets": tickets, "shots": shots, "result": result, "later": later,
-                "lobby": lobby, "lobby_before": lobby_before}
+        return {
+            "tickets": tickets,
+            "shots": shots,
+            "result": result,
+            "later": later,
+            "lobby": lobby,
+            "lobby_before": lobby_before,
+        }
 
     with server_process(database, env=SERVER_ENV) as (base, process):
         seen = asyncio.run(before_the_backup(base))
@@ -122,8 +138,7 @@ def assert_refused(result: subprocess.CompletedProcess[str], fragment: str) -> N
     assert result.returncode == 2, result
     assert result.stdout == ""
     assert len(result.stderr.splitlines()) == 1, result.stderr
-    assert result.stderr.startswith("dudo: error: ") and fragment in result.stderr, \
-        result.stderr
+    assert result.stderr.startswith("dudo: error: ") and fragment in result.stderr, result.stderr
 
 
 def listing(directory: Path) -> dict[str, bytes]:
@@ -139,20 +154,22 @@ def test_a_backup_never_overwrites_a_file(tmp_path: Path, source: Path) -> None:
     assert listing(tmp_path) == before
     dangling = tmp_path / "link.db"
     dangling.symlink_to(tmp_path / "nowhere.db")
-    assert_refused(backup(str(dangling), "--database", f"sqlite:///{source}"),
-                   "already exists")
+    assert_refused(backup(str(dangling), "--database", f"sqlite:///{source}"), "already exists")
     assert not (tmp_path / "nowhere.db").exists()
 
 
 @pytest.mark.parametrize("where", ["missing directory", "under a file", "read-only place"])
-def test_a_backup_path_that_cannot_be_written_is_refused(tmp_path: Path, source: Path,
-                                                         where: str) -> None:
+def test_a_backup_path_that_cannot_be_written_is_refused(
+    tmp_path: Path, source: Path, where: str
+) -> None:
     (tmp_path / "a-file").write_text("x")
-    target = {"missing directory": tmp_path / "no" / "such" / "copy.db",
-              "under a file": tmp_path / "a-file" / "copy.db",
-              # /proc takes no new files, even from root (the tests may run as root, whom
-              # no permission bit stops)
-              "read-only place": Path("/proc/dudo-backup-test.db")}[where]
+    target = {
+        "missing directory": tmp_path / "no" / "such" / "copy.db",
+        "under a file": tmp_path / "a-file" / "copy.db",
+        # /proc takes no new files, even from root (the tests may run as root, whom
+        # no permission bit stops)
+        "read-only place": Path("/proc/dudo-backup-test.db"),
+    }[where]
     before = listing(tmp_path)
     result = backup(str(target), "--database", f"sqlite:///{source}")
     assert_refused(result, f"cannot write {target}")
@@ -160,13 +177,15 @@ def test_a_backup_path_that_cannot_be_written_is_refused(tmp_path: Path, source:
     assert not target.exists()
 
 
-@pytest.mark.parametrize("database, fragment", [
-    ("postgresql://dudo:s3cret-pw@127.0.0.1:5432/dudo", "pg_dump"),
-    ("memory://", "nothing to back up"),
-    ("mysql://x/y", "must be sqlite:///FILE"),
-])
-def test_only_sqlite_databases_are_backed_up(tmp_path: Path, database: str,
-                                             fragment: str) -> None:
+@pytest.mark.parametrize(
+    "database, fragment",
+    [
+        ("postgresql://dudo:s3cret-pw@127.0.0.1:5432/dudo", "pg_dump"),
+        ("memory://", "nothing to back up"),
+        ("mysql://x/y", "must be sqlite:///FILE"),
+    ],
+)
+def test_only_sqlite_databases_are_backed_up(tmp_path: Path, database: str, fragment: str) -> None:
     result = backup(str(tmp_path / "copy.db"), "--database", database)
     assert_refused(result, fragment)
     assert "s3cret-pw" not in result.stderr
@@ -174,8 +193,7 @@ def test_only_sqlite_databases_are_backed_up(tmp_path: Path, database: str,
 
 
 def test_a_missing_database_is_not_created(tmp_path: Path) -> None:
-    result = backup(str(tmp_path / "copy.db"), "--database",
-                    f"sqlite:///{tmp_path / 'dudo.db'}")
+    result = backup(str(tmp_path / "copy.db"), "--database", f"sqlite:///{tmp_path / 'dudo.db'}")
     assert_refused(result, "no database at")
     assert list(tmp_path.iterdir()) == []
 
@@ -183,8 +201,7 @@ def test_a_missing_database_is_not_created(tmp_path: Path) -> None:
 def test_a_file_that_is_not_a_database_is_refused(tmp_path: Path) -> None:
     (tmp_path / "notes.db").write_text("not a database at all, just some words " * 50)
     before = listing(tmp_path)
-    result = backup(str(tmp_path / "copy.db"), "--database",
-                    f"sqlite:///{tmp_path / 'notes.db'}")
+    result = backup(str(tmp_path / "copy.db"), "--database", f"sqlite:///{tmp_path / 'notes.db'}")
     assert_refused(result, "not a database")
     assert listing(tmp_path) == before
 

@@ -60,8 +60,10 @@ def test_a_room_log_is_kept_in_order_and_codes_are_unique(backend: str, tmp_path
         first = LogEntry(0, 1.5, "created", {"rules": {"preset": "perudo"}, "n": [1, 2]})
         assert await store.create_room(room, True, first)
         assert not await store.create_room(room, False, first)
-        entries = [LogEntry(seq, 2.0 + seq, "action", {"seat": seq % 3, "text": "é✓"})
-                   for seq in range(1, 40)]
+        entries = [
+            LogEntry(seq, 2.0 + seq, "action", {"seat": seq % 3, "text": "é✓"})
+            for seq in range(1, 40)
+        ]
         await asyncio.gather(store.append(room, entries[:20]), store.append(room, entries[20:]))
         log = await store.load_log(room)
         assert [entry.seq for entry in log] == list(range(40))
@@ -81,9 +83,12 @@ def test_a_room_log_is_kept_in_order_and_codes_are_unique(backend: str, tmp_path
 def test_finished_games_are_kept_whole(backend: str, tmp_path: Path) -> None:
     async def body(store: Store) -> None:
         game_id = secrets.token_hex(16)
-        record = {"rules": {"preset": "dudo"}, "players": 2,
-                  "rounds": [{"dice": [[1, 2], [3]], "actions": [{"seat": 0, "bid": [2, 3]}]}],
-                  "fairness": [{"round": 1, "server_seed": "ab" * 32}]}
+        record = {
+            "rules": {"preset": "dudo"},
+            "players": 2,
+            "rounds": [{"dice": [[1, 2], [3]], "actions": [{"seat": 0, "bid": [2, 3]}]}],
+            "fairness": [{"round": 1, "server_seed": "ab" * 32}],
+        }
         await store.save_game(game_id, code(), record)
         assert await store.load_game(game_id) == record
         assert await store.load_game(secrets.token_hex(16)) is None
@@ -95,6 +100,7 @@ def test_finished_games_are_kept_whole(backend: str, tmp_path: Path) -> None:
 def test_saving_a_game_again_keeps_the_first_record(backend: str, tmp_path: Path) -> None:
     """A room rebuilt after a crash saves its finished game again: that must not fail
     (it once stopped the server from starting) nor change what was kept."""
+
     async def body(store: Store) -> None:
         game_id = secrets.token_hex(16)
         await store.save_game(game_id, code(), {"players": 2, "rounds": []})
@@ -105,8 +111,9 @@ def test_saving_a_game_again_keeps_the_first_record(backend: str, tmp_path: Path
 
 
 @pytest.mark.parametrize("backend", backends())
-def test_a_closed_rooms_code_is_free_again_after_the_quiet_period(backend: str,
-                                                                  tmp_path: Path) -> None:
+def test_a_closed_rooms_code_is_free_again_after_the_quiet_period(
+    backend: str, tmp_path: Path
+) -> None:
     async def body(store: Store) -> None:
         room = code()
         first = LogEntry(0, 1.0, "created", {"game": 1})
@@ -118,8 +125,7 @@ def test_a_closed_rooms_code_is_free_again_after_the_quiet_period(backend: str,
         await store.close_room(room)
         closed_at = time.time()
         # Closed, but not long enough ago.
-        assert not await store.create_room(room, False, again,
-                                           reuse_closed_before=closed_at - 3600)
+        assert not await store.create_room(room, False, again, reuse_closed_before=closed_at - 3600)
         assert not await store.create_room(room, False, again)
         assert await store.create_room(room, True, again, reuse_closed_before=closed_at + 1)
         assert await store.load_log(room) == [again]  # a new room: nothing of the old log
@@ -129,8 +135,9 @@ def test_a_closed_rooms_code_is_free_again_after_the_quiet_period(backend: str,
 
 
 @pytest.mark.parametrize("backend", backends())
-def test_retention_deletes_closed_rooms_logs_and_keeps_game_records(backend: str,
-                                                                    tmp_path: Path) -> None:
+def test_retention_deletes_closed_rooms_logs_and_keeps_game_records(
+    backend: str, tmp_path: Path
+) -> None:
     async def body(store: Store) -> None:
         old, recent, live = code(), code(), code()
         for room in (old, recent, live):
@@ -156,8 +163,10 @@ def test_a_database_from_before_closed_at_is_upgraded(tmp_path: Path) -> None:
     """The rooms table of earlier versions had no closed_at: opening adds it."""
     path = tmp_path / "old.db"
     with sqlite3.connect(path) as db:
-        db.execute("CREATE TABLE rooms (code VARCHAR(8) PRIMARY KEY, created_at FLOAT NOT NULL,"
-                   " public BOOLEAN NOT NULL, closed BOOLEAN NOT NULL)")
+        db.execute(
+            "CREATE TABLE rooms (code VARCHAR(8) PRIMARY KEY, created_at FLOAT NOT NULL,"
+            " public BOOLEAN NOT NULL, closed BOOLEAN NOT NULL)"
+        )
         db.execute("INSERT INTO rooms VALUES ('ACDE', 1.0, 0, 1), ('FGHJ', 1.0, 0, 0)")
 
     async def body() -> None:
@@ -173,13 +182,13 @@ def test_a_database_from_before_closed_at_is_upgraded(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("backend", backends())
-def test_entries_can_be_forgotten_and_the_rest_keeps_its_order(backend: str,
-                                                              tmp_path: Path) -> None:
+def test_entries_can_be_forgotten_and_the_rest_keeps_its_order(
+    backend: str, tmp_path: Path
+) -> None:
     async def body(store: Store) -> None:
         room = code()
         assert await store.create_room(room, False, LogEntry(0, 1.0, "created", {}))
-        await store.append(room, [LogEntry(seq, 1.0, "refused", {"n": seq})
-                                  for seq in range(1, 6)])
+        await store.append(room, [LogEntry(seq, 1.0, "refused", {"n": seq}) for seq in range(1, 6)])
         await store.forget_entries(room, [1, 2, 4])
         assert [entry.seq for entry in await store.load_log(room)] == [0, 3, 5]
 
@@ -188,10 +197,12 @@ def test_entries_can_be_forgotten_and_the_rest_keeps_its_order(backend: str,
 
 @pytest.mark.parametrize("backend", backends())
 def test_an_append_whose_sequence_is_taken_is_refused_and_others_are_stored(
-        backend: str, tmp_path: Path) -> None:
+    backend: str, tmp_path: Path
+) -> None:
     """Appends are conditional on the sequence: of two writers appending the same seq,
     the second is refused (LogConflict) and nothing diverges, while another room's append
     in the same batch is stored all the same."""
+
     async def body(store: Store) -> None:
         room, other = code(), code()
         for name in (room, other):
@@ -199,9 +210,11 @@ def test_an_append_whose_sequence_is_taken_is_refused_and_others_are_stored(
         mine = LogEntry(1, 2.0, "action", {"by": "first"})
         theirs = LogEntry(1, 2.0, "action", {"by": "second"})
         results = await asyncio.gather(
-            store.append(room, [mine]), store.append(room, [theirs]),
+            store.append(room, [mine]),
+            store.append(room, [theirs]),
             store.append(other, [LogEntry(1, 2.0, "action", {"n": 1})]),
-            return_exceptions=True)
+            return_exceptions=True,
+        )
         assert results[0] is None and results[2] is None
         assert isinstance(results[1], LogConflict)
         assert [entry.data for entry in await store.load_log(room)] == [{}, {"by": "first"}]

@@ -20,8 +20,10 @@ ROOM = "WALT"
 
 
 def entries(start: int, stop: int) -> list[LogEntry]:
-    return [LogEntry(seq, 1000.0 + seq, "action", {"seat": seq % 4, "bid": [seq % 9, 5]})
-            for seq in range(start, stop)]
+    return [
+        LogEntry(seq, 1000.0 + seq, "action", {"seat": seq % 4, "bid": [seq % 9, 5]})
+        for seq in range(start, stop)
+    ]
 
 
 def checkpoint_every(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
@@ -31,8 +33,9 @@ def checkpoint_every(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
 
 async def fill(store: SqlStore, count: int) -> None:
     assert await store.create_room(ROOM, False, LogEntry(0, 1000.0, "created", {"seats": 4}))
-    await asyncio.gather(*(store.append(ROOM, entries(seq, seq + 10))
-                           for seq in range(1, count, 10)))
+    await asyncio.gather(
+        *(store.append(ROOM, entries(seq, seq + 10)) for seq in range(1, count, 10))
+    )
 
 
 async def wait_for(condition: Callable[[], bool], limit: float = 10.0) -> None:
@@ -76,7 +79,8 @@ def test_every_connection_has_wal_and_no_autocheckpoint(tmp_path: Path) -> None:
 
 
 def test_the_checkpointer_copies_the_log_into_the_database(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Passive checkpoints run on their own thread; close() leaves the WAL truncated."""
     checkpoint_every(monkeypatch, 0.05)
     path = tmp_path / "busy.db"
@@ -98,8 +102,9 @@ def test_the_checkpointer_copies_the_log_into_the_database(
             assert path.stat().st_size > schema_only  # the rows reached the database file
             plain = sqlite3.connect(path)
             try:
-                rows = plain.execute("SELECT seq FROM room_log WHERE code = ? ORDER BY seq",
-                                     (ROOM,)).fetchall()
+                rows = plain.execute(
+                    "SELECT seq FROM room_log WHERE code = ? ORDER BY seq", (ROOM,)
+                ).fetchall()
             finally:
                 plain.close()
             assert [seq for (seq,) in rows] == list(range(401))
@@ -115,7 +120,8 @@ def test_the_checkpointer_copies_the_log_into_the_database(
 
 
 def test_close_runs_a_final_truncate_checkpoint(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """With no passive round due, the log stays in the WAL until close() checkpoints it once."""
     checkpoint_every(monkeypatch, 3600)
     path = tmp_path / "quiet.db"

@@ -93,21 +93,33 @@ class Odds:
     exact: float
 
     def to_json(self) -> dict[str, Any]:
-        return {"own": self.own, "unseen": self.unseen, "p": round(self.chance, 6),
-                "holds": round(self.holds, 6), "exact": round(self.exact, 6)}
+        return {
+            "own": self.own,
+            "unseen": self.unseen,
+            "p": round(self.chance, 6),
+            "holds": round(self.holds, 6),
+            "exact": round(self.exact, 6),
+        }
 
 
 def odds(seat_view: SeatView, bid: AnyBid) -> Odds:
     """The odds of ``bid`` from ``seat_view``'s own dice, the others' dice unseen."""
     if isinstance(bid, Hand):
         used = sum(min(k, seat_view.dice.count(face)) for face, k in bid.needs())
-        return Odds(own=used, unseen=seat_view.dice_in_play - len(seat_view.dice),
-                    chance=len(bid.needs()) / 6,
-                    holds=view_odds(bid, seat_view.dice, seat_view.dice_in_play), exact=0.0)
-    return Odds(own=own_matches(seat_view.dice, bid.face, seat_view.wild),
-                unseen=seat_view.dice_in_play - len(seat_view.dice),
-                chance=match_chance(bid.face, seat_view.wild),
-                holds=bid_odds(seat_view, bid), exact=exact_odds(seat_view, bid))
+        return Odds(
+            own=used,
+            unseen=seat_view.dice_in_play - len(seat_view.dice),
+            chance=len(bid.needs()) / 6,
+            holds=view_odds(bid, seat_view.dice, seat_view.dice_in_play),
+            exact=0.0,
+        )
+    return Odds(
+        own=own_matches(seat_view.dice, bid.face, seat_view.wild),
+        unseen=seat_view.dice_in_play - len(seat_view.dice),
+        chance=match_chance(bid.face, seat_view.wild),
+        holds=bid_odds(seat_view, bid),
+        exact=exact_odds(seat_view, bid),
+    )
 
 
 def count_distribution(seat_view: SeatView, face: int) -> list[float]:
@@ -226,35 +238,53 @@ class Decision:
     def mistake_text(self) -> str | None:
         if self.mistake == "call_on_likely_bid":
             assert self.standing_odds is not None
-            return (f"called a bid that was {self.standing_odds.holds:.0%} likely to hold "
-                    "from this seat")
+            return (
+                f"called a bid that was {self.standing_odds.holds:.0%} likely to hold "
+                "from this seat"
+            )
         if self.mistake == "long_shot":
             assert self.bid_odds is not None
-            return (f"bid at {self.bid_odds.holds:.0%} when another choice had "
-                    f"{self.best_alternative:.0%}")
+            return (
+                f"bid at {self.bid_odds.holds:.0%} when another choice had "
+                f"{self.best_alternative:.0%}"
+            )
         return None
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "round": self.round, "index": self.index, "seat": self.seat,
-            "action": _action_json(self.action), "kind": self.kind,
+            "round": self.round,
+            "index": self.index,
+            "seat": self.seat,
+            "action": _action_json(self.action),
+            "kind": self.kind,
             "standing": _bid_json(self.standing),
-            "standing_holds": None if self.standing_odds is None
+            "standing_holds": None
+            if self.standing_odds is None
             else round(self.standing_odds.holds, 6),
             "standing_odds": None if self.standing_odds is None else self.standing_odds.to_json(),
             "bid_holds": None if self.bid_odds is None else round(self.bid_odds.holds, 6),
             "bid_odds": None if self.bid_odds is None else self.bid_odds.to_json(),
-            "risk": round(self.risk, 6), "ev": round(self.ev, 6),
-            "hard": {"action": _action_json(self.hard), "ev": round(self.hard_ev, 6),
-                     "same": self.agrees},
+            "risk": round(self.risk, 6),
+            "ev": round(self.ev, 6),
+            "hard": {
+                "action": _action_json(self.hard),
+                "ev": round(self.hard_ev, 6),
+                "same": self.agrees,
+            },
             "best_alternative": round(self.best_alternative, 6),
             "standing_count": self.standing_count,
-            "after": {"standing": _bid_json(self.after), "count": self.after_count,
-                      "wild": self.wild_after},
-            "bluff": self.bluff, "caught": self.caught,
-            "mistake": None if self.mistake is None else {
-                "code": self.mistake, "text": self.mistake_text()},
-            "outcome": self.outcome, "by": self.by,
+            "after": {
+                "standing": _bid_json(self.after),
+                "count": self.after_count,
+                "wild": self.wild_after,
+            },
+            "bluff": self.bluff,
+            "caught": self.caught,
+            "mistake": None
+            if self.mistake is None
+            else {"code": self.mistake, "text": self.mistake_text()},
+            "outcome": self.outcome,
+            "by": self.by,
         }
 
 
@@ -275,13 +305,18 @@ class RoundAnalysis:
         if self.reveal is not None:
             reveal = self.reveal.to_json()
             del reveal["event"]
-            reveal.update(loser=self.reveal.loser, change=self.reveal.change,
-                          wild=self.reveal.wild)
-        return {"number": self.number, "opener": self.opener, "palifico": self.palifico,
-                "wild": self.wild, "dice_counts": list(self.dice_counts),
-                "dice": [list(cup) for cup in self.cups],
-                "steps": [decision.to_json() for decision in self.decisions],
-                "reveal": reveal, "out": self.out}
+            reveal.update(loser=self.reveal.loser, change=self.reveal.change, wild=self.reveal.wild)
+        return {
+            "number": self.number,
+            "opener": self.opener,
+            "palifico": self.palifico,
+            "wild": self.wild,
+            "dice_counts": list(self.dice_counts),
+            "dice": [list(cup) for cup in self.cups],
+            "steps": [decision.to_json() for decision in self.decisions],
+            "reveal": reveal,
+            "out": self.out,
+        }
 
 
 @dataclass
@@ -341,15 +376,24 @@ class PlayerSummary:
     def to_json(self) -> dict[str, Any]:
         average = self.average_risk
         return {
-            "seat": self.seat, "name": self.name, "bot": self.bot,
-            "decisions": self.decisions, "bids": self.bids,
-            "calls": {"right": self.calls_right, "wrong": self.calls_wrong,
-                      "dudo": {"right": self.dudo_right, "wrong": self.dudo_wrong},
-                      "calza": {"right": self.calza_right, "wrong": self.calza_wrong}},
-            "bluffs": self.bluffs, "bluffs_caught": self.bluffs_caught,
-            "mistakes": self.mistakes, "agreed_with_hard": self.agreed_with_hard,
+            "seat": self.seat,
+            "name": self.name,
+            "bot": self.bot,
+            "decisions": self.decisions,
+            "bids": self.bids,
+            "calls": {
+                "right": self.calls_right,
+                "wrong": self.calls_wrong,
+                "dudo": {"right": self.dudo_right, "wrong": self.dudo_wrong},
+                "calza": {"right": self.calza_right, "wrong": self.calza_wrong},
+            },
+            "bluffs": self.bluffs,
+            "bluffs_caught": self.bluffs_caught,
+            "mistakes": self.mistakes,
+            "agreed_with_hard": self.agreed_with_hard,
             "average_risk": None if average is None else round(average, 6),
-            "ev": round(self.ev, 6), "hard_ev": round(self.hard_ev, 6),
+            "ev": round(self.ev, 6),
+            "hard_ev": round(self.hard_ev, 6),
             "by_bot": self.by_bot,
         }
 
@@ -373,12 +417,20 @@ class Analysis:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "format": FORMAT, "game_id": self.game_id, "players": self.players,
-            "names": self.names, "bots": self.bots, "rules": self.rules.to_json(),
+            "format": FORMAT,
+            "game_id": self.game_id,
+            "players": self.players,
+            "names": self.names,
+            "bots": self.bots,
+            "rules": self.rules.to_json(),
             "rules_overrides": self.rules.to_overrides(),
             "winners": list(self.winners),
-            "thresholds": {"bad_call": BAD_CALL, "long_shot": LONG_SHOT,
-                           "long_shot_margin": LONG_SHOT_MARGIN, "bluff": BLUFF},
+            "thresholds": {
+                "bad_call": BAD_CALL,
+                "long_shot": LONG_SHOT,
+                "long_shot_margin": LONG_SHOT_MARGIN,
+                "bluff": BLUFF,
+            },
             "rounds": [entry.to_json() for entry in self.rounds],
             "summary": [player.to_json() for player in self.summary],
         }
@@ -410,8 +462,11 @@ def _best_alternative(seat_view: SeatView, action: Action) -> float:
 
 def _names(record: Mapping[str, Any], players: int) -> list[str]:
     names = record.get("names")
-    if (isinstance(names, list) and len(names) == players
-            and all(isinstance(name, str) for name in names)):
+    if (
+        isinstance(names, list)
+        and len(names) == players
+        and all(isinstance(name, str) for name in names)
+    ):
         return list(names)
     return [f"Player {seat + 1}" for seat in range(players)]
 
@@ -426,8 +481,9 @@ def analyze(record: Mapping[str, Any], *, hard: bool = True) -> Analysis:
     Raises :class:`AnalysisError` for a record that does not replay."""
     if not isinstance(record, Mapping):
         raise AnalysisError("a game record is a JSON object")
-    scenario = {key: record[key] for key in ("rules", "players", "start", "rounds")
-                if key in record}
+    scenario = {
+        key: record[key] for key in ("rules", "players", "start", "rounds") if key in record
+    }
     try:
         final = replay(scenario)  # every check of scenario files, and every action legal
     except ScenarioError as error:
@@ -436,8 +492,11 @@ def analyze(record: Mapping[str, Any], *, hard: bool = True) -> Analysis:
     players = final.players
     game = start_game(rules, players, scenario.get("start", {}), ScriptedDice([]))
     raw_bots = record.get("bots", [])
-    bot_seats = sorted({seat for seat in raw_bots if type(seat) is int}) if isinstance(
-        raw_bots, list) else []
+    bot_seats = (
+        sorted({seat for seat in raw_bots if type(seat) is int})
+        if isinstance(raw_bots, list)
+        else []
+    )
     game_id = record.get("game_id") if isinstance(record.get("game_id"), str) else None
     names = _names(record, players)
     summary = [PlayerSummary(seat, names[seat], seat in bot_seats) for seat in range(players)]
@@ -447,18 +506,21 @@ def analyze(record: Mapping[str, Any], *, hard: bool = True) -> Analysis:
         header = game.round_header()
         cups = tuple(tuple(cup) for cup in entry["dice"])
         game.roll(cups)
-        current = RoundAnalysis(number, header.opener, header.palifico, header.wild,
-                                header.dice_counts, cups)
+        current = RoundAnalysis(
+            number, header.opener, header.palifico, header.wild, header.dice_counts, cups
+        )
         rounds.append(current)
         for index, raw in enumerate(entry.get("actions", [])):
             seat, action = parse_action(raw, players)
             seen = view(game, seat)
-            decision = _weigh(seen, number, index, seat, action, game,
-                              hard_bots[seat] if hard else None)
+            decision = _weigh(
+                seen, number, index, seat, action, game, hard_bots[seat] if hard else None
+            )
             events = game.apply(seat, action)
             decision.after = game.standing if game.phase is Phase.BIDDING else None
-            decision.after_count = (game.count(decision.after.face)
-                                    if isinstance(decision.after, Bid) else None)
+            decision.after_count = (
+                game.count(decision.after.face) if isinstance(decision.after, Bid) else None
+            )
             decision.wild_after = game.wild
             for event in events:
                 if isinstance(event, Revealed):
@@ -477,8 +539,9 @@ def analyze(record: Mapping[str, Any], *, hard: bool = True) -> Analysis:
     return Analysis(rules, players, names, bot_seats, game_id, rounds, summary, final.winners)
 
 
-def _weigh(seen: SeatView, number: int, index: int, seat: int, action: Action, game: Game,
-           hard_bot: Any) -> Decision:
+def _weigh(
+    seen: SeatView, number: int, index: int, seat: int, action: Action, game: Game, hard_bot: Any
+) -> Decision:
     standing = seen.standing
     standing_odds = odds(seen, standing) if standing is not None else None
     bid_view = odds(seen, action) if isinstance(action, Bid | Hand) else None
@@ -487,25 +550,39 @@ def _weigh(seen: SeatView, number: int, index: int, seat: int, action: Action, g
     if hard_bot is not None:
         chosen = hard_bot.act(seen)
     decision = Decision(
-        round=number, index=index, seat=seat, action=action, kind=kind, standing=standing,
-        standing_odds=standing_odds, bid_odds=bid_view, risk=risk(seen, action),
+        round=number,
+        index=index,
+        seat=seat,
+        action=action,
+        kind=kind,
+        standing=standing,
+        standing_odds=standing_odds,
+        bid_odds=bid_view,
+        risk=risk(seen, action),
         ev=expected_change(seen, action),
-        hard=chosen, hard_ev=expected_change(seen, chosen) if hard_bot is not None else 0.0,
+        hard=chosen,
+        hard_ev=expected_change(seen, chosen) if hard_bot is not None else 0.0,
         best_alternative=_best_alternative(seen, action),
         standing_count=game.count(standing.face) if isinstance(standing, Bid) else None,
-        after=None, after_count=None, wild_after=seen.wild)
+        after=None,
+        after_count=None,
+        wild_after=seen.wild,
+    )
     if action is DUDO and standing_odds is not None and standing_odds.holds >= BAD_CALL:
         decision.mistake = "call_on_likely_bid"
     if bid_view is not None:
         decision.bluff = bid_view.holds < BLUFF
-        if (bid_view.holds < LONG_SHOT
-                and decision.best_alternative >= bid_view.holds + LONG_SHOT_MARGIN):
+        if (
+            bid_view.holds < LONG_SHOT
+            and decision.best_alternative >= bid_view.holds + LONG_SHOT_MARGIN
+        ):
             decision.mistake = "long_shot"
     return decision
 
 
-def _judge_call(current: RoundAnalysis, decision: Decision, reveal: Revealed,
-                summary: Sequence[PlayerSummary]) -> None:
+def _judge_call(
+    current: RoundAnalysis, decision: Decision, reveal: Revealed, summary: Sequence[PlayerSummary]
+) -> None:
     """The call's outcome, and whether the bid it called was a bluff that was caught."""
     if reveal.call is DUDO:
         decision.outcome = "right" if reveal.outcome == "fails" else "wrong"
@@ -522,6 +599,18 @@ def _judge_call(current: RoundAnalysis, decision: Decision, reveal: Revealed,
         decision.outcome = "right" if reveal.outcome == "exact" else "wrong"
 
 
-__all__ = ["BAD_CALL", "BLUFF", "LONG_SHOT", "Analysis", "AnalysisError", "Decision",
-           "Odds", "PlayerSummary", "analyze", "count_distribution", "expected_change",
-           "odds", "risk"]
+__all__ = [
+    "BAD_CALL",
+    "BLUFF",
+    "LONG_SHOT",
+    "Analysis",
+    "AnalysisError",
+    "Decision",
+    "Odds",
+    "PlayerSummary",
+    "analyze",
+    "count_distribution",
+    "expected_change",
+    "odds",
+    "risk",
+]

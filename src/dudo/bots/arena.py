@@ -67,14 +67,16 @@ def bot_seed(seed: int, number: int, seat: int) -> int:
     return _derive("dudo-arena-bot", seed, number, seat)
 
 
-def play_one(entrants: Sequence[str], rules: Rules, seed: int, number: int,
-             dice_key: str = "") -> list[float]:
+def play_one(
+    entrants: Sequence[str], rules: Rules, seed: int, number: int, dice_key: str = ""
+) -> list[float]:
     """Play game ``number``; returns each entrant's share of the win (in entrant order)."""
     return play_counted(entrants, rules, seed, number, dice_key)[0]
 
 
-def play_counted(entrants: Sequence[str], rules: Rules, seed: int, number: int,
-                 dice_key: str = "") -> tuple[list[float], list[BotStats]]:
+def play_counted(
+    entrants: Sequence[str], rules: Rules, seed: int, number: int, dice_key: str = ""
+) -> tuple[list[float], list[BotStats]]:
     """Play game ``number``; returns each entrant's share of the win and what it did
     (calls, bluffs, dice lost: the ladder's :class:`~dudo.bots.ladder.BotStats`), in
     entrant order."""
@@ -90,8 +92,9 @@ def play_counted(entrants: Sequence[str], rules: Rules, seed: int, number: int,
     game = Game(rules, players, dice=SeededDice(dice_seed(seed, number, dice_key)))
     stats = [BotStats(games=1) for _ in range(players)]
     out: list[int] = []
-    winners = play_bot_game(game, bots,
-                            on_events=lambda events: count_events(game, stats, events, out))
+    winners = play_bot_game(
+        game, bots, on_events=lambda events: count_events(game, stats, events, out)
+    )
     final_counts(game, stats, winners, out)
     shares = [0.0] * players
     for entrant, seat in enumerate(seating):
@@ -106,9 +109,9 @@ the hard bot (about a third of a second a game), and big enough to keep the over
 handing work to other processes small."""
 
 
-def _play_batch(entrants: Sequence[str], rules: Rules, seed: int,
-                numbers: Sequence[int], dice_key: str = ""
-                ) -> list[tuple[list[float], list[BotStats]]]:
+def _play_batch(
+    entrants: Sequence[str], rules: Rules, seed: int, numbers: Sequence[int], dice_key: str = ""
+) -> list[tuple[list[float], list[BotStats]]]:
     return [play_counted(entrants, rules, seed, number, dice_key) for number in numbers]
 
 
@@ -147,8 +150,9 @@ def run_arena(
                 progress(len(chunk))
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = [pool.submit(_play_batch, entrants, rules, seed, chunk, dice_key)
-                       for chunk in chunks]
+            futures = [
+                pool.submit(_play_batch, entrants, rules, seed, chunk, dice_key) for chunk in chunks
+            ]
             for future in as_completed(futures):  # the bar moves as games finish ...
                 if progress is not None:
                     progress(len(future.result()))

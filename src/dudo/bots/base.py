@@ -74,8 +74,10 @@ def quantity_bid(bid: AnyBid | None) -> Bid | None: ...
 def quantity_bid(bid: AnyBid | None) -> Bid | None:
     """``bid`` itself, checked to be a quantity bid: the odds below know no poker hands."""
     if isinstance(bid, Hand):
-        raise QuantityBidsOnly(f"{bid.words()!r} is a poker hand: this code reasons about "
-                               "quantity bids only (rules with bids: quantity)")
+        raise QuantityBidsOnly(
+            f"{bid.words()!r} is a poker hand: this code reasons about "
+            "quantity bids only (rules with bids: quantity)"
+        )
     return bid
 
 
@@ -118,8 +120,9 @@ def at_least(needed: int, unseen: int, chance: float) -> float:
     if needed > unseen:
         return 0.0
     miss = 1 - chance
-    return sum(comb(unseen, k) * chance**k * miss ** (unseen - k)
-               for k in range(needed, unseen + 1))
+    return sum(
+        comb(unseen, k) * chance**k * miss ** (unseen - k) for k in range(needed, unseen + 1)
+    )
 
 
 @cache

@@ -86,9 +86,13 @@ class Tree:
         self.endgame = endgame
         chance = (endgame.hands(OPENER), endgame.hands(RESPONDER))
         self.hands: tuple[list[Hand], list[Hand]] = (
-            [hand for hand, _ in chance[0]], [hand for hand, _ in chance[1]])
+            [hand for hand, _ in chance[0]],
+            [hand for hand, _ in chance[1]],
+        )
         self.probs: tuple[Floats, Floats] = (
-            np.array([p for _, p in chance[0]]), np.array([p for _, p in chance[1]]))
+            np.array([p for _, p in chance[0]]),
+            np.array([p for _, p in chance[1]]),
+        )
         terminals: dict[Terminal, Floats] = {}
         self.levels: list[Level] = []
         current = [endgame.root]
@@ -104,7 +108,7 @@ class Tree:
             for index, node in enumerate(current):
                 if node.actor != actor or node.actor != depth % 2 or len(node.history) != depth:
                     raise AssertionError(f"turns do not alternate at {node.history}")
-                mask[index, :len(node.actions)] = True
+                mask[index, : len(node.actions)] = True
                 for column, child in enumerate(node.children):
                     if isinstance(child, Node):
                         child_edges.append((index, column, len(following)))
@@ -117,17 +121,31 @@ class Tree:
             edges = np.array(child_edges, dtype=np.intp).reshape(-1, 3)
             terms = np.array(term_edges, dtype=np.intp).reshape(-1, 2)
             shape = (0, len(self.hands[0]), len(self.hands[1]))
-            self.levels.append(Level(
-                actor, current, mask, edges[:, 0], edges[:, 1], edges[:, 2],
-                terms[:, 0], terms[:, 1],
-                np.stack(payoffs) if payoffs else np.zeros(shape)))
+            self.levels.append(
+                Level(
+                    actor,
+                    current,
+                    mask,
+                    edges[:, 0],
+                    edges[:, 1],
+                    edges[:, 2],
+                    terms[:, 0],
+                    terms[:, 1],
+                    np.stack(payoffs) if payoffs else np.zeros(shape),
+                )
+            )
             current = following
             depth += 1
         self.terminal_count = len(terminals)
 
     def _payoff(self, terminal: Terminal) -> Floats:
-        return np.array([[terminal.opener_utility(mine, theirs) for theirs in self.hands[1]]
-                         for mine in self.hands[0]], dtype=np.float64)
+        return np.array(
+            [
+                [terminal.opener_utility(mine, theirs) for theirs in self.hands[1]]
+                for mine in self.hands[0]
+            ],
+            dtype=np.float64,
+        )
 
     @property
     def node_count(self) -> int:
@@ -137,16 +155,20 @@ class Tree:
 
     def uniform(self) -> Strategy:
         """Every legal action equally likely at every info set."""
-        return [np.broadcast_to(level.uniform, (len(level.nodes), len(self.hands[level.actor]),
-                                                level.width)).copy()
-                for level in self.levels]
+        return [
+            np.broadcast_to(
+                level.uniform, (len(level.nodes), len(self.hands[level.actor]), level.width)
+            ).copy()
+            for level in self.levels
+        ]
 
     def to_table(self, strategy: Strategy, decimals: int = 4) -> Table:
         """The strategy as data: probabilities rounded, zeros dropped, and only the info sets
         the player's own play can reach (elsewhere the strategy is never consulted)."""
         rounded = [np.round(sigma, decimals) for sigma in strategy]
-        rounded = [_normalise(sigma, level) for sigma, level in zip(rounded, self.levels,
-                                                                    strict=True)]
+        rounded = [
+            _normalise(sigma, level) for sigma, level in zip(rounded, self.levels, strict=True)
+        ]
         reach = self.reach(rounded)
         table: Table = {}
         for level, sigma, (own0, own1) in zip(self.levels, rounded, reach, strict=True):
@@ -158,17 +180,22 @@ class Tree:
                     row = sigma[n, h]
                     table[info_key(hand, node.history)] = {
                         action_text(action): round(float(row[a]), decimals)
-                        for a, action in enumerate(node.actions) if row[a] > 0}
+                        for a, action in enumerate(node.actions)
+                        if row[a] > 0
+                    }
         return table
 
     def from_table(self, table: Table) -> Strategy:
         """A strategy from data; info sets the data leaves out get the uniform strategy."""
         strategy = self.uniform()
-        where = {info_key((), node.history): (depth, n, node)
-                 for depth, level in enumerate(self.levels)
-                 for n, node in enumerate(level.nodes)}
-        rows = [{hand_text(hand): h for h, hand in enumerate(role_hands)}
-                for role_hands in self.hands]
+        where = {
+            info_key((), node.history): (depth, n, node)
+            for depth, level in enumerate(self.levels)
+            for n, node in enumerate(level.nodes)
+        }
+        rows = [
+            {hand_text(hand): h for h, hand in enumerate(role_hands)} for role_hands in self.hands
+        ]
         for key, entry in table.items():
             hand, _, rest = key.partition("|")
             depth, n, node = where["hand=|" + rest]
@@ -196,9 +223,14 @@ class Tree:
             reach.append((nxt[0], nxt[1]))
         return reach
 
-    def backward(self, strategy: Strategy, reach: list[tuple[Floats, Floats]], role: int,
-                 best: bool = False,
-                 visit: Callable[[int, Floats, Floats], None] | None = None) -> Floats:
+    def backward(
+        self,
+        strategy: Strategy,
+        reach: list[tuple[Floats, Floats]],
+        role: int,
+        best: bool = False,
+        visit: Callable[[int, Floats, Floats], None] | None = None,
+    ) -> Floats:
         """Counterfactual values of ``role`` at the root (per hand of ``role``).
 
         ``role`` follows ``strategy``, or plays a best response with ``best``. ``visit``
@@ -217,10 +249,12 @@ class Tree:
                     pi = pi * sigma[level.term_node, :, level.term_act]
                 if role == OPENER:
                     q[level.term_node, level.term_act] = np.einsum(
-                        "eab,eb->ea", level.term_payoff, pi)
+                        "eab,eb->ea", level.term_payoff, pi
+                    )
                 else:
                     q[level.term_node, level.term_act] = -np.einsum(
-                        "eab,ea->eb", level.term_payoff, pi)
+                        "eab,ea->eb", level.term_payoff, pi
+                    )
             if below is not None and len(level.child_node):
                 q[level.child_node, level.child_act] = below[level.child_index]
             if level.actor == role:
@@ -243,14 +277,22 @@ class Tree:
         """The opener's expected value and the exploitability (NashConv / 2) of ``strategy``."""
         reach = self.reach(strategy)
         value = float(self.probs[0] @ self.backward(strategy, reach, OPENER))
-        best = [float(self.probs[role] @ self.backward(strategy, reach, role, best=True))
-                for role in (OPENER, RESPONDER)]
+        best = [
+            float(self.probs[role] @ self.backward(strategy, reach, role, best=True))
+            for role in (OPENER, RESPONDER)
+        ]
         return Evaluation(value, best[0], best[1], (best[0] + best[1]) / 2)
 
     # -- solving ------------------------------------------------------------------------
 
-    def solve(self, iterations: int, target: float = 0.0, check_every: int = 100,
-              seconds: float | None = None, method: str = "cfr+") -> SolveResult:
+    def solve(
+        self,
+        iterations: int,
+        target: float = 0.0,
+        check_every: int = 100,
+        seconds: float | None = None,
+        method: str = "cfr+",
+    ) -> SolveResult:
         """Run CFR+ or discounted CFR, with alternating updates.
 
         ``cfr+``: regret matching+ (regrets floored at 0) and a linearly weighted average.
@@ -264,21 +306,28 @@ class Tree:
         if method not in ("cfr+", "dcfr"):
             raise ValueError(f"unknown method {method!r} (cfr+ or dcfr)")
         started = time.perf_counter()
-        regrets = [np.zeros((len(level.nodes), len(self.hands[level.actor]), level.width))
-                   for level in self.levels]
+        regrets = [
+            np.zeros((len(level.nodes), len(self.hands[level.actor]), level.width))
+            for level in self.levels
+        ]
         sums = [np.zeros_like(r) for r in regrets]
         done = 0
         evaluation: Evaluation | None = None
-        current = [self._matched(r, level) for r, level in zip(regrets, self.levels,
-                                                               strict=True)]
+        current = [self._matched(r, level) for r, level in zip(regrets, self.levels, strict=True)]
         for t in range(1, iterations + 1):
             for role in (OPENER, RESPONDER):
                 strategy = list(current)
                 reach = self.reach(strategy)
 
-                def update(depth: int, q: Floats, value: Floats, role: int = role,
-                           strategy: Strategy = strategy,
-                           reach: list[tuple[Floats, Floats]] = reach, t: int = t) -> None:
+                def update(
+                    depth: int,
+                    q: Floats,
+                    value: Floats,
+                    role: int = role,
+                    strategy: Strategy = strategy,
+                    reach: list[tuple[Floats, Floats]] = reach,
+                    t: int = t,
+                ) -> None:
                     level = self.levels[depth]
                     gain = (q.transpose(0, 2, 1) - value[:, :, None]) * level.mask[:, None, :]
                     own = reach[depth][role][:, :, None] * strategy[depth]
@@ -314,8 +363,7 @@ class Tree:
         """Regret matching: play in proportion to positive regret, uniformly if none."""
         positive = np.maximum(regret, 0.0)
         total = positive.sum(axis=2, keepdims=True)
-        matched: Floats = np.divide(positive, total, out=np.empty_like(positive),
-                                    where=total > 0)
+        matched: Floats = np.divide(positive, total, out=np.empty_like(positive), where=total > 0)
         none = total[:, :, 0] <= 0
         if none.any():
             matched[none] = np.broadcast_to(level.uniform, matched.shape)[none]

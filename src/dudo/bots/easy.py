@@ -57,9 +57,11 @@ class EasyBot(SeededBot):
         if not bids:
             return DUDO
         # Favourite face: the one it holds most of (ties broken at random).
-        faces = sorted({bid.face for bid in bids},
-                       key=lambda face: (own_matches(view.dice, face, wild), self.rng.random()),
-                       reverse=True)
+        faces = sorted(
+            {bid.face for bid in bids},
+            key=lambda face: (own_matches(view.dice, face, wild), self.rng.random()),
+            reverse=True,
+        )
         for face in faces[:2]:
             on_face = [bid for bid in bids[:60] if bid.face == face]
             if standing is None:

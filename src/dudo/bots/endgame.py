@@ -87,8 +87,9 @@ class Terminal:
 
     def opener_utility(self, opener_hand: Hand, responder_hand: Hand) -> int:
         """The opener's round utility (+1 or -1) for the two hands."""
-        total = (count(opener_hand, self.bid.face, self.wild)
-                 + count(responder_hand, self.bid.face, self.wild))
+        total = count(opener_hand, self.bid.face, self.wild) + count(
+            responder_hand, self.bid.face, self.wild
+        )
         quantity = self.bid.quantity
         caller_wins = total < quantity if self.call is DUDO else total == quantity
         caller_utility = 1 if caller_wins else -1
@@ -140,8 +141,9 @@ def game_key(opener_dice: int, responder_dice: int, palifico: bool) -> str:
     return f"{opener_dice}v{responder_dice}{'-palifico' if palifico else ''}"
 
 
-def start_round(rules: Rules, opener_dice: int, responder_dice: int,
-                palifico: bool = False) -> tuple[Game, int]:
+def start_round(
+    rules: Rules, opener_dice: int, responder_dice: int, palifico: bool = False
+) -> tuple[Game, int]:
     """An engine game at the start of such a round (bidding open), and the opener's seat.
 
     A palifico round is reached the way the engine makes one: seat 1 starts with one die
@@ -166,8 +168,9 @@ def start_round(rules: Rules, opener_dice: int, responder_dice: int,
     return game, 1
 
 
-def build_endgame(rules: Rules, opener_dice: int, responder_dice: int,
-                  palifico: bool = False) -> Endgame:
+def build_endgame(
+    rules: Rules, opener_dice: int, responder_dice: int, palifico: bool = False
+) -> Endgame:
     """The public tree of the round, with every node's actions taken from the engine."""
     game, opener_seat = start_round(rules, opener_dice, responder_dice, palifico)
     role_of = {opener_seat: OPENER, 1 - opener_seat: RESPONDER}
@@ -187,8 +190,9 @@ def build_endgame(rules: Rules, opener_dice: int, responder_dice: int,
                 children.append(expand(child, (*history, action)))
             else:
                 assert isinstance(action, Call) and state.standing is not None
-                children.append(Terminal(action, quantity_bid(state.standing), state.wild,
-                                         role_of[seat]))
+                children.append(
+                    Terminal(action, quantity_bid(state.standing), state.wild, role_of[seat])
+                )
         return Node(history, role_of[seat], actions, children)
 
     return Endgame(rules, opener_dice, responder_dice, palifico, expand(game, ()))
@@ -234,8 +238,14 @@ def round_signature(rules: Rules, palifico: bool) -> tuple[Any, ...]:
     calza = rules.calza if rules.calza != "off" and rules.calza_min_players <= 2 else "off"
     if calza == "any_time":
         calza = "in_turn"  # heads-up the only other seat is the bidder, who may not call
-    signature: tuple[Any, ...] = (rules.wild_ones, rules.ones_bids, rules.cap_at_dice_in_play,
-                                  calza, rules.loss_by_difference, palifico)
+    signature: tuple[Any, ...] = (
+        rules.wild_ones,
+        rules.ones_bids,
+        rules.cap_at_dice_in_play,
+        calza,
+        rules.loss_by_difference,
+        palifico,
+    )
     if palifico:
         signature += (rules.palifico_open_on_ones, rules.palifico_one_die_may_change_face)
     if rules.bids != "quantity":  # Common Hand shares no-wilds' options but not its rounds
@@ -291,8 +301,9 @@ def _index() -> dict[tuple[Any, ...], str]:
     return index
 
 
-def shipped_table(rules: Rules, opener_dice: int, responder_dice: int,
-                  palifico: bool = False) -> Table | None:
+def shipped_table(
+    rules: Rules, opener_dice: int, responder_dice: int, palifico: bool = False
+) -> Table | None:
     """The shipped strategy for this round, or ``None`` if it is not covered."""
     key = game_key(opener_dice, responder_dice, palifico)
     name = _index().get((round_signature(rules, palifico), key))
@@ -317,8 +328,9 @@ def endgame_policy(view: SeatView) -> dict[Action, float] | None:
         return None
     opener = view.opener
     responder = alive[0] if alive[1] == opener else alive[1]
-    table = shipped_table(view.rules, view.dice_counts[opener], view.dice_counts[responder],
-                          view.palifico)
+    table = shipped_table(
+        view.rules, view.dice_counts[opener], view.dice_counts[responder], view.palifico
+    )
     if table is None:
         return None
     for index, (bidder, _) in enumerate(view.bids):

@@ -134,8 +134,9 @@ def matches(dice: int, wild: bool) -> FaceCounts:
 @cache
 def _tail_table(unseen: int, chance: float) -> Weights:
     """``table[k]`` = P(at least k of ``unseen`` dice match), for k = 0..unseen + 1."""
-    exact = np.array([math.comb(unseen, k) * chance**k * (1 - chance) ** (unseen - k)
-                      for k in range(unseen + 1)])
+    exact = np.array(
+        [math.comb(unseen, k) * chance**k * (1 - chance) ** (unseen - k) for k in range(unseen + 1)]
+    )
     tail: Weights = np.minimum(np.concatenate([np.cumsum(exact[::-1])[::-1], [0.0]]), 1.0)
     return tail
 
@@ -200,12 +201,13 @@ def raise_options(view: RoundShape, standing: Bid | None, seat: int) -> list[Bid
     opening, raises = _orders(view)
     if standing is None:
         return list(opening[:OPTIONS])
-    if view.palifico and not (view.rules.palifico_one_die_may_change_face
-                              and view.dice_counts[seat] == 1):
+    if view.palifico and not (
+        view.rules.palifico_one_die_may_change_face and view.dice_counts[seat] == 1
+    ):
         column = raises.column(standing.face)
-        return list(column[standing.quantity:standing.quantity + OPTIONS])
+        return list(column[standing.quantity : standing.quantity + OPTIONS])
     start = raises.above(standing)
-    return list(raises[start:start + OPTIONS])
+    return list(raises[start : start + OPTIONS])
 
 
 def raise_distance(view: RoundShape, standing: Bid | None, bid: Bid) -> int:
@@ -241,8 +243,9 @@ class Profile:
         self.decisions += 1
         chance = 1 / (1 + math.exp(CALL_SHARPNESS * (sureness - self.call_at)))
         step = 1.5 / (self.decisions + 10)
-        self.call_at = min(0.8, max(0.05, self.call_at + step * ((1.0 if called else 0.0)
-                                                                 - chance)))
+        self.call_at = min(
+            0.8, max(0.05, self.call_at + step * ((1.0 if called else 0.0) - chance))
+        )
 
     def saw_bid(self, chosen: float, bluffed: float) -> None:
         """They made a bid that the bidder model gives chance ``chosen`` as an honest pick
@@ -257,8 +260,9 @@ class Profile:
         self.bluff = min(0.6, max(0.02, self.bluff))
 
 
-def _bid_chances(shape: RoundShape, standing: Bid | None, seat: int, bid: Bid,
-                 cup: tuple[int, ...], wild: bool) -> tuple[float, float]:
+def _bid_chances(
+    shape: RoundShape, standing: Bid | None, seat: int, bid: Bid, cup: tuple[int, ...], wild: bool
+) -> tuple[float, float]:
     """For a bid whose bidder's ``cup`` is known: the bidder model's chance of it as an honest
     pick, and as a bluff (the two parts of :meth:`Belief._update`, for one hand)."""
     options = raise_options(shape, standing, seat)
@@ -305,27 +309,31 @@ class Belief:
         """Whether ``view`` is later in the round this belief was built for (so
         :meth:`extend` can bring it up to date instead of starting over)."""
         old = self.view
-        return (view.seat == old.seat and view.round_number == old.round_number
-                and view.dice == old.dice and view.dice_counts == old.dice_counts
-                and view.bids[:self._read] == old.bids[:self._read]
-                and len(view.bids) >= self._read)
+        return (
+            view.seat == old.seat
+            and view.round_number == old.round_number
+            and view.dice == old.dice
+            and view.dice_counts == old.dice_counts
+            and view.bids[: self._read] == old.bids[: self._read]
+            and len(view.bids) >= self._read
+        )
 
     def extend(self, view: SeatView) -> None:
         """Read the bids of ``view`` not read yet (the same round, a later moment)."""
         self.view = view
-        for seat, any_bid in view.bids[self._read:]:
+        for seat, any_bid in view.bids[self._read :]:
             bid = quantity_bid(any_bid)
             if seat in self.weights:
                 profile = self.profiles.get(seat)
-                self._update(seat, bid, self._standing, self._wild,
-                             profile.bluff if profile else BLUFF)
+                self._update(
+                    seat, bid, self._standing, self._wild, profile.bluff if profile else BLUFF
+                )
             self._standing = bid
             if bid.face == 1 and view.rules.ones_bids == "lock":
                 self._wild = False
         self._read = len(view.bids)
 
-    def _update(self, seat: int, bid: Bid, standing: Bid | None, wild: bool,
-                bluff: float) -> None:
+    def _update(self, seat: int, bid: Bid, standing: Bid | None, wild: bool, bluff: float) -> None:
         """Bayes: weight each hand by the chance a player holding it picks this bid among
         the raises open to them."""
         view = self.view
@@ -403,8 +411,9 @@ class HardBot(SeededBot):
         in_play = sum(counts)
         lock = rules.ones_bids == "lock"
         ones_bid = any(quantity_bid(bid).face == 1 for _, bid in reveal.bids)
-        palifico = (rules.palifico and rules.wild_ones and not reveal.wild
-                    and not (lock and ones_bid))
+        palifico = (
+            rules.palifico and rules.wild_ones and not reveal.wild and not (lock and ones_bid)
+        )
         shape = _PastRound(rules, counts, palifico)
         wild = rules.wild_ones and not palifico
         standing: Bid | None = None
@@ -423,8 +432,9 @@ class HardBot(SeededBot):
         caller = reveal.caller
         if caller != view.seat and reveal.call is DUDO and reveal.cups[caller]:
             profile = self.profiles.setdefault(caller, Profile())
-            profile.saw_decision(_sureness(wild, in_play, reveal.cups[caller],
-                                           quantity_bid(reveal.bid)), called=True)
+            profile.saw_decision(
+                _sureness(wild, in_play, reveal.cups[caller], quantity_bid(reveal.bid)), called=True
+            )
 
     # -- the decision ----------------------------------------------------------------------
 
@@ -517,13 +527,15 @@ class HardBot(SeededBot):
             quantities = np.array([bids[i].quantity for i in indexes])  # (bids,)
             needed = quantities[None, :] - held[:, None]  # (hands, bids)
             true = _lookup(rest, needed)  # P(the raise holds | their hand)
-            seen = _lookup(_tail_table(unseen_by_them, 1 / 3 if counts_wild else 1 / 6),
-                           needed)  # how likely it looks to them
+            seen = _lookup(
+                _tail_table(unseen_by_them, 1 / 3 if counts_wild else 1 / 6), needed
+            )  # how likely it looks to them
             called = 1 / (1 + np.exp(CALL_SHARPNESS * (seen - call_at)))
             later = base + slope * true
             if not PER_HAND:  # the old, independent reading (kept to measure the difference)
-                called, true, later = (np.broadcast_to(weights @ part, part.shape)
-                                       for part in (called, true, later))
+                called, true, later = (
+                    np.broadcast_to(weights @ part, part.shape) for part in (called, true, later)
+                )
             loss = weights @ (called * (1 - true) + (1 - called) * later)
             for column, index in enumerate(indexes):
                 losses[index] = float(loss[column])

@@ -108,16 +108,19 @@ class BotStats:
 
     @property
     def lost_by_cause(self) -> dict[str, int]:
-        return {"calling": self.lost_calling, "called": self.lost_called,
-                "calza": self.lost_calza}
+        return {"calling": self.lost_calling, "called": self.lost_called, "calza": self.lost_calza}
 
     def habits_json(self) -> dict[str, Any]:
         """What the entrant did, as ``dudo arena --json`` (with or without ``--ladder``)
         reports it: place, calls, bids and bluffs, dice lost by cause."""
         return {
             "mean_place": self.places / self.games if self.games else None,
-            "calls": {"dudo": self.dudo_calls, "dudo_right": self.dudo_right,
-                      "calza": self.calza_calls, "calza_right": self.calza_right},
+            "calls": {
+                "dudo": self.dudo_calls,
+                "dudo_right": self.dudo_right,
+                "calza": self.calza_calls,
+                "calza_right": self.calza_right,
+            },
             "call_accuracy": self.call_accuracy,
             "bids": self.bids,
             "bluffs": self.bluffs,
@@ -211,27 +214,42 @@ class LadderReport:
         for entry in self.entries:
             stats, rating = entry.stats, entry.rating
             low, high = entry.standing.interval()
-            players.append({
-                "player": entry.player,
-                "rating": {"mu": rating.mu, "sigma": rating.sigma, "low": rating.low,
-                           "high": rating.high, "ordinal": rating.ordinal},
-                "games": stats.games,
-                "wins": number(stats.wins),
-                "win_rate": entry.standing.rate,
-                "win_interval": [low, high],
-                **stats.habits_json(),
-            })
+            players.append(
+                {
+                    "player": entry.player,
+                    "rating": {
+                        "mu": rating.mu,
+                        "sigma": rating.sigma,
+                        "low": rating.low,
+                        "high": rating.high,
+                        "ordinal": rating.ordinal,
+                    },
+                    "games": stats.games,
+                    "wins": number(stats.wins),
+                    "win_rate": entry.standing.rate,
+                    "win_interval": [low, high],
+                    **stats.habits_json(),
+                }
+            )
         data: dict[str, Any] = {
-            "ladder": self.mode, "seats": self.seats, "games": self.games, "seed": self.seed,
+            "ladder": self.mode,
+            "seats": self.seats,
+            "games": self.games,
+            "seed": self.seed,
             "rules": self.rules.to_overrides(),
             "rating_model": "openskill PlackettLuce (tau 0), interval mu ± 2 sigma, "
-                            "ordinal mu - 3 sigma",
+            "ordinal mu - 3 sigma",
             "players": players,
         }
         if self.pairs:
-            data["pairs"] = [{"players": list(pair.players), "games": pair.games,
-                              "wins": [number(wins) for wins in pair.wins]}
-                             for pair in self.pairs]
+            data["pairs"] = [
+                {
+                    "players": list(pair.players),
+                    "games": pair.games,
+                    "wins": [number(wins) for wins in pair.wins],
+                }
+                for pair in self.pairs
+            ]
         if self.dice_key:
             data["dice_key"] = self.dice_key
         return data
@@ -243,13 +261,13 @@ def check_entrants(entrants: Sequence[str], seats: int) -> None:
         raise LadderError(f"a ladder needs 2 to {MAX_ENTRANTS} entrants, not {len(entrants)}")
     repeated = sorted({name for name in entrants if entrants.count(name) > 1})
     if repeated:
-        raise LadderError(f"a ladder rates each entrant once; {', '.join(repeated)} is "
-                          "listed more than once")
+        raise LadderError(
+            f"a ladder rates each entrant once; {', '.join(repeated)} is listed more than once"
+        )
     if not MIN_PLAYERS <= seats <= MAX_PLAYERS:
         raise LadderError(f"a table seats {MIN_PLAYERS} to {MAX_PLAYERS} players, not {seats}")
     if seats > len(entrants):
-        raise LadderError(f"tables of {seats} need at least {seats} entrants, "
-                          f"not {len(entrants)}")
+        raise LadderError(f"tables of {seats} need at least {seats} entrants, not {len(entrants)}")
 
 
 def pairings(count: int) -> list[tuple[int, int]]:
@@ -288,8 +306,9 @@ def is_hand_bluff(game: Game, seat: int, hand: Hand) -> bool:
     return view_odds(hand, game.cups[seat], sum(game.dice_counts)) < 0.5
 
 
-def count_events(game: Game, stats: Sequence[BotStats], events: list[Event],
-                 out: list[int]) -> None:
+def count_events(
+    game: Game, stats: Sequence[BotStats], events: list[Event], out: list[int]
+) -> None:
     """Count into ``stats`` (one per seat) what ``events`` show each seat did: bids and
     bluffs, calls and whether they were right, dice lost by cause; seats that went out are
     appended to ``out`` in order. Called as the game goes (``play_bot_game``'s
@@ -332,12 +351,15 @@ def count_events(game: Game, stats: Sequence[BotStats], events: list[Event],
             out.append(event.seat)
 
 
-def play_ladder_game(entrants: Sequence[str], rules: Rules, seed: int, number: int,
-                     seats: int, dice_key: str = "") -> GameResult:
+def play_ladder_game(
+    entrants: Sequence[str], rules: Rules, seed: int, number: int, seats: int, dice_key: str = ""
+) -> GameResult:
     """Play game ``number`` of a ladder run and count what each seat did."""
     table = seating(len(entrants), seats, seed, number)
-    bots = [make_bot(entrants[entrant], seed=bot_seed(seed, number, seat))
-            for seat, entrant in enumerate(table)]
+    bots = [
+        make_bot(entrants[entrant], seed=bot_seed(seed, number, seat))
+        for seat, entrant in enumerate(table)
+    ]
     game = Game(rules, seats, dice=SeededDice(dice_seed(seed, number, dice_key)))
     stats = [BotStats(games=1) for _ in table]
     out: list[int] = []
@@ -350,8 +372,9 @@ def play_ladder_game(entrants: Sequence[str], rules: Rules, seed: int, number: i
     return GameResult(number, tuple(table), tuple(places), tuple(shares), tuple(stats))
 
 
-def final_counts(game: Game, stats: Sequence[BotStats], winners: Sequence[int],
-                 out: Sequence[int]) -> tuple[list[int], list[float]]:
+def final_counts(
+    game: Game, stats: Sequence[BotStats], winners: Sequence[int], out: Sequence[int]
+) -> tuple[list[int], list[float]]:
     """At a game's end: each seat's place and share of the win, counted into ``stats``
     with its dice lost in all (in a points race: its points)."""
     rules, seats = game.rules, game.players
@@ -364,8 +387,9 @@ def final_counts(game: Game, stats: Sequence[BotStats], winners: Sequence[int],
         order = {seat: index for index, seat in enumerate(out)}  # first out: index 0
         places = [1 if seat in winners else seats - order[seat] for seat in range(seats)]
         for seat, seat_stats in enumerate(stats):
-            seat_stats.lost_total = (rules.starting_dice + seat_stats.calza_gained
-                                     - game.dice_counts[seat])
+            seat_stats.lost_total = (
+                rules.starting_dice + seat_stats.calza_gained - game.dice_counts[seat]
+            )
     shares = [1 / len(winners) if seat in winners else 0.0 for seat in range(seats)]
     for seat, seat_stats in enumerate(stats):
         seat_stats.wins = shares[seat]
@@ -373,10 +397,15 @@ def final_counts(game: Game, stats: Sequence[BotStats], winners: Sequence[int],
     return places, shares
 
 
-def _play_batch(entrants: Sequence[str], rules: Rules, seed: int, numbers: Sequence[int],
-                seats: int, dice_key: str) -> list[GameResult]:
-    return [play_ladder_game(entrants, rules, seed, number, seats, dice_key)
-            for number in numbers]
+def _play_batch(
+    entrants: Sequence[str],
+    rules: Rules,
+    seed: int,
+    numbers: Sequence[int],
+    seats: int,
+    dice_key: str,
+) -> list[GameResult]:
+    return [play_ladder_game(entrants, rules, seed, number, seats, dice_key) for number in numbers]
 
 
 def rate(count: int, results: Sequence[GameResult]) -> list[Rating]:
@@ -406,8 +435,10 @@ def run_ladder(
     """Play a ladder run of ``games`` games and rate the entrants."""
     check_entrants(entrants, seats)
     if seats == 2 and games < len(pairings(len(entrants))):
-        raise LadderError(f"a heads-up round-robin of {len(entrants)} entrants has "
-                          f"{len(pairings(len(entrants)))} pairs: --games must be at least that")
+        raise LadderError(
+            f"a heads-up round-robin of {len(entrants)} entrants has "
+            f"{len(pairings(len(entrants)))} pairs: --games must be at least that"
+        )
     chunks = [list(range(start, min(start + BATCH, games))) for start in range(0, games, BATCH)]
     results: list[GameResult] = []
 
@@ -418,8 +449,10 @@ def run_ladder(
                 progress(len(chunk))
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = [pool.submit(_play_batch, entrants, rules, seed, chunk, seats, dice_key)
-                       for chunk in chunks]
+            futures = [
+                pool.submit(_play_batch, entrants, rules, seed, chunk, seats, dice_key)
+                for chunk in chunks
+            ]
             for future in as_completed(futures):  # the bar moves as games finish ...
                 if progress is not None:
                     progress(len(future.result()))
@@ -438,10 +471,14 @@ def run_ladder(
                 score[1 if entrant == first else 2] += share
     ratings = rate(len(entrants), results)
     entries = sorted(
-        (Entry(name, rating, stats)
-         for name, rating, stats in zip(entrants, ratings, totals, strict=True)),
-        key=lambda entry: -entry.rating.ordinal)
+        (
+            Entry(name, rating, stats)
+            for name, rating, stats in zip(entrants, ratings, totals, strict=True)
+        ),
+        key=lambda entry: -entry.rating.ordinal,
+    )
     pairs = tuple(
         PairResult((entrants[first], entrants[second]), int(score[0]), (score[1], score[2]))
-        for (first, second), score in sorted(pair_games.items()))
+        for (first, second), score in sorted(pair_games.items())
+    )
     return LadderReport(games, seats, seed, rules, tuple(entries), pairs, dice_key)

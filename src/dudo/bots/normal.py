@@ -90,8 +90,11 @@ class NormalBot(SeededBot):
         legal = view.legal
         standing = quantity_bid(view.standing)
         if not view.my_turn:
-            if (CALZA in legal and standing is not None
-                    and self._exact(view, standing) > CALZA_OUT_OF_TURN):
+            if (
+                CALZA in legal
+                and standing is not None
+                and self._exact(view, standing) > CALZA_OUT_OF_TURN
+            ):
                 return CALZA
             return None
         bids = legal.bids[:CANDIDATES]
@@ -122,8 +125,10 @@ class NormalBot(SeededBot):
         if self.rng.random() < BLUFF:
             face = self.rng.choice(sorted(faces))
         else:
-            face = max(sorted(faces), key=lambda f: (own_matches(view.dice, f, view.wild),
-                                                    self.rng.random()))
+            face = max(
+                sorted(faces),
+                key=lambda f: (own_matches(view.dice, f, view.wild), self.rng.random()),
+            )
         on_face = [bid for bid in bids if bid.face == face]
         solid = [bid for bid in on_face if self._odds(view, bid) >= OPEN]
         return solid[-1] if solid else on_face[0]
@@ -150,8 +155,12 @@ def opening_shown(view: SeatView) -> tuple[int, int] | None:
     return opening.face, min(opening.quantity, view.dice_counts[opener])
 
 
-def _weighed(view: SeatView, bid: Bid, shown: tuple[int, int] | None,
-             odds: Callable[[int, int, float], float]) -> float:
+def _weighed(
+    view: SeatView,
+    bid: Bid,
+    shown: tuple[int, int] | None,
+    odds: Callable[[int, int, float], float],
+) -> float:
     """``odds(needed, unseen, chance)`` for ``bid`` from this seat's cup, mixed with the
     same odds given that the opener holds ``shown`` dice of the opening's face."""
     unseen = view.dice_in_play - len(view.dice)

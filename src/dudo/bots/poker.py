@@ -88,8 +88,9 @@ def straight_chance(missing: int, unknown: int) -> float:
         return 1.0
     if missing > unknown:
         return 0.0
-    total = sum((1 - 2 * (i % 2)) * comb(missing, i) * (6 - i) ** unknown
-                for i in range(missing + 1))
+    total = sum(
+        (1 - 2 * (i % 2)) * comb(missing, i) * (6 - i) ** unknown for i in range(missing + 1)
+    )
     return float(total) / float(6**unknown)
 
 
@@ -144,8 +145,12 @@ class HandStates:
 
     def of_dice(self, dice: Iterable[int]) -> int:
         shown = Counter(dice)
-        return int(sum(min(shown[int(face) + 1], int(cap)) * int(r)
-                       for face, cap, r in zip(self.faces, self.caps, self.radix, strict=True)))
+        return int(
+            sum(
+                min(shown[int(face) + 1], int(cap)) * int(r)
+                for face, cap, r in zip(self.faces, self.caps, self.radix, strict=True)
+            )
+        )
 
     def combine(self, left: Weights, right: Weights) -> Weights:
         """The distribution of the state of two independent sets of dice."""
@@ -160,8 +165,9 @@ class HandStates:
 
     def distribution(self, counts: Indexes, weights: Weights) -> Weights:
         """The distribution of the state of a cup whose rows ``counts`` have ``weights``."""
-        return np.bincount(self.of_counts(counts), weights=weights,
-                           minlength=self.size).astype(np.float64)
+        return np.bincount(self.of_counts(counts), weights=weights, minlength=self.size).astype(
+            np.float64
+        )
 
     def unknown_chances(self, unknown: int) -> Weights:
         """For each state of the known dice, P(the hand holds once ``unknown`` more uniform
@@ -178,8 +184,9 @@ def hand_states(hand: Hand) -> HandStates:
 def _unknown_chances(hand: Hand, unknown: int) -> Weights:
     states = hand_states(hand)
     remaining = np.maximum(states.caps[None, :] - states.digits, 0)
-    return np.array([remaining_chance(tuple(sorted(map(int, row), reverse=True)), unknown)
-                     for row in remaining])
+    return np.array(
+        [remaining_chance(tuple(sorted(map(int, row), reverse=True)), unknown) for row in remaining]
+    )
 
 
 @lru_cache(maxsize=4096)  # bounded: one entry per sorted cup and number of unknown dice

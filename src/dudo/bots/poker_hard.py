@@ -136,15 +136,21 @@ def _ladder(rules: Rules, dice_in_play: int) -> HandLadder:
     return hand_ladder(dice_in_play if rules.cap_at_dice_in_play else None)
 
 
-def bid_likelihood(rules: Rules, dice_counts: Sequence[int], seat: int, hand: Hand,
-                   standing: Hand | None, bluff: float) -> tuple[Weights, Weights]:
+def bid_likelihood(
+    rules: Rules,
+    dice_counts: Sequence[int],
+    seat: int,
+    hand: Hand,
+    standing: Hand | None,
+    bluff: float,
+) -> tuple[Weights, Weights]:
     """For every cup ``seat`` might hold: the bidder model's chance of ``hand`` as an
     honest pick, and as a bluff (the two parts of the belief's Bayes update)."""
     in_play = sum(dice_counts)
     dice = dice_counts[seat]
     ladder = _ladder(rules, in_play)
     start = 0 if standing is None else ladder.above(standing)
-    options = list(ladder[start:]) if standing is None else list(ladder[start:start + OPTIONS])
+    options = list(ladder[start:]) if standing is None else list(ladder[start : start + OPTIONS])
     if hand not in options:
         options.append(hand)
     spread = OPEN_SPREAD if standing is None else HONEST_SPREAD
@@ -166,29 +172,40 @@ class PokerBelief:
         self.view = view
         self.profiles = profiles
         self.weights: dict[int, Weights] = {
-            seat: cups(count)[1].copy() for seat, count in enumerate(view.dice_counts)
-            if seat != view.seat and count}
+            seat: cups(count)[1].copy()
+            for seat, count in enumerate(view.dice_counts)
+            if seat != view.seat and count
+        }
         self._read = 0
         self._standing: Hand | None = None
         self.extend(view)
 
     def same_round(self, view: SeatView) -> bool:
         old = self.view
-        return (view.seat == old.seat and view.round_number == old.round_number
-                and view.dice == old.dice and view.dice_counts == old.dice_counts
-                and len(view.bids) >= self._read
-                and view.bids[:self._read] == old.bids[:self._read])
+        return (
+            view.seat == old.seat
+            and view.round_number == old.round_number
+            and view.dice == old.dice
+            and view.dice_counts == old.dice_counts
+            and len(view.bids) >= self._read
+            and view.bids[: self._read] == old.bids[: self._read]
+        )
 
     def extend(self, view: SeatView) -> None:
         """Read the bids of ``view`` not read yet."""
         self.view = view
-        for seat, bid in view.bids[self._read:]:
+        for seat, bid in view.bids[self._read :]:
             assert isinstance(bid, Hand)
             if seat in self.weights:
                 profile = self.profiles.get(seat)
-                honest, bluffed = bid_likelihood(view.rules, view.dice_counts, seat, bid,
-                                                 self._standing,
-                                                 profile.bluff if profile else BLUFF)
+                honest, bluffed = bid_likelihood(
+                    view.rules,
+                    view.dice_counts,
+                    seat,
+                    bid,
+                    self._standing,
+                    profile.bluff if profile else BLUFF,
+                )
                 bluff = profile.bluff if profile else BLUFF
                 posterior = self.weights[seat] * ((1 - bluff) * honest + bluff * bluffed)
                 total = posterior.sum()
@@ -205,8 +222,9 @@ class PokerBelief:
         for seat, weights in self.weights.items():
             if seat != skip:
                 dice = self.view.dice_counts[seat]
-                part = np.bincount(cup_states(hand, dice), weights=weights,
-                                   minlength=table.size).astype(np.float64)
+                part = np.bincount(
+                    cup_states(hand, dice), weights=weights, minlength=table.size
+                ).astype(np.float64)
                 total = table.combine(total, part)
         return total
 
@@ -238,8 +256,11 @@ class PokerPlayer:
         losses: list[float] = []
         standing = view.standing
         hands = list(legal.hands)
-        if (isinstance(standing, Hand) and DUDO in legal
-                and (not standing.held_by(view.dice) or not hands)):
+        if (
+            isinstance(standing, Hand)
+            and DUDO in legal
+            and (not standing.held_by(view.dice) or not hands)
+        ):
             # never call a hand our own dice already contain
             options.append(DUDO)
             losses.append(belief.holds(standing))
@@ -250,8 +271,7 @@ class PokerPlayer:
         weights = [math.exp((best - loss) / TEMPERATURE) for loss in losses]
         return self.rng.choices(options, weights=weights)[0]
 
-    def _raise_losses(self, view: SeatView, hands: list[Hand],
-                      belief: PokerBelief) -> list[float]:
+    def _raise_losses(self, view: SeatView, hands: list[Hand], belief: PokerBelief) -> list[float]:
         """For each raise, the chance it costs us a die (see the module docstring)."""
         assert view.seat is not None
         alive = [seat for seat, count in enumerate(view.dice_counts) if count]
@@ -291,19 +311,23 @@ class PokerPlayer:
             cup = reveal.cups[seat]
             if seat != view.seat and cup:
                 profile = self.profiles.setdefault(seat, Profile())
-                honest, bluffed = bid_likelihood(view.rules, counts, seat, bid, standing,
-                                                 profile.bluff)
+                honest, bluffed = bid_likelihood(
+                    view.rules, counts, seat, bid, standing, profile.bluff
+                )
                 row = _cup_row(cup)
                 profile.saw_bid(float(honest[row]), float(bluffed[row]))
                 if standing is not None:
                     profile.saw_decision(view_odds(standing, cup, in_play), called=False)
             standing = bid
         caller = reveal.caller
-        if (caller != view.seat and reveal.call is DUDO and reveal.cups[caller]
-                and isinstance(reveal.bid, Hand)):
+        if (
+            caller != view.seat
+            and reveal.call is DUDO
+            and reveal.cups[caller]
+            and isinstance(reveal.bid, Hand)
+        ):
             profile = self.profiles.setdefault(caller, Profile())
-            profile.saw_decision(view_odds(reveal.bid, reveal.cups[caller], in_play),
-                                 called=True)
+            profile.saw_decision(view_odds(reveal.bid, reveal.cups[caller], in_play), called=True)
 
 
 def _cup_row(cup: Sequence[int]) -> int:

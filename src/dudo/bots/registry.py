@@ -38,8 +38,10 @@ def load_bot_class(spec: str) -> type:
         return LEVELS[spec]
     where, sep, name = spec.rpartition(":")
     if not sep or not where or not name:
-        raise BotSpecError(f"unknown bot {spec!r}: use a level ({', '.join(LEVELS)}), "
-                           "package.module:ClassName or path/to/file.py:ClassName")
+        raise BotSpecError(
+            f"unknown bot {spec!r}: use a level ({', '.join(LEVELS)}), "
+            "package.module:ClassName or path/to/file.py:ClassName"
+        )
     if where.endswith(".py"):
         path = Path(where)
         if not path.is_file():

@@ -42,25 +42,37 @@ def bot_raised(bot: Bot, seat: int, error: Exception) -> BotError:
     return BotError(f"{bot_label(bot, seat)} raised {_shown(error)}")
 
 
-def check_answer(bot: Bot, seat: int, seen: SeatView, action: object,
-                 reason: Callable[[Action], str | None]) -> Action | None:
+def check_answer(
+    bot: Bot, seat: int, seen: SeatView, action: object, reason: Callable[[Action], str | None]
+) -> Action | None:
     """The bot's answer if ``seen`` offers it (``None`` allowed off its turn), else a
     :class:`BotError` saying what it returned and why that will not do."""
     if action is None:
         if seen.my_turn:
-            raise BotError(f"{bot_label(bot, seat)} returned None on its turn; it must "
-                           "return one of view.legal")
+            raise BotError(
+                f"{bot_label(bot, seat)} returned None on its turn; it must "
+                "return one of view.legal"
+            )
         return None
     if not isinstance(action, Bid | Hand | Call):
         kind = "Hand" if seen.rules.bids == "poker" else "Bid"
-        raise BotError(f"{bot_label(bot, seat)} returned {_shown(action)}, which is not an "
-                       f"action: return one of view.legal (a {kind}, DUDO or CALZA)")
+        raise BotError(
+            f"{bot_label(bot, seat)} returned {_shown(action)}, which is not an "
+            f"action: return one of view.legal (a {kind}, DUDO or CALZA)"
+        )
     if action not in seen.legal:
         why = reason(action)
-        shown = (f"{action} ({action.words()})" if isinstance(action, Bid)
-                 else action.words() if isinstance(action, Hand) else action.value)
-        raise BotError(f"{bot_label(bot, seat)} returned {shown}, which is not legal now"
-                       + (f": {REASONS[why]}" if why else ""))
+        shown = (
+            f"{action} ({action.words()})"
+            if isinstance(action, Bid)
+            else action.words()
+            if isinstance(action, Hand)
+            else action.value
+        )
+        raise BotError(
+            f"{bot_label(bot, seat)} returned {shown}, which is not legal now"
+            + (f": {REASONS[why]}" if why else "")
+        )
     return action
 
 
@@ -102,9 +114,12 @@ def bot_step(game: Game, bots: Sequence[Bot]) -> list[Event]:
         raise BotError(str(error)) from error
 
 
-def play_bot_game(game: Game, bots: Sequence[Bot],
-                  on_events: Callable[[list[Event]], None] | None = None,
-                  max_steps: int = 100_000) -> tuple[int, ...]:
+def play_bot_game(
+    game: Game,
+    bots: Sequence[Bot],
+    on_events: Callable[[list[Event]], None] | None = None,
+    max_steps: int = 100_000,
+) -> tuple[int, ...]:
     """Play ``game`` to its end with one bot per seat; returns the winners."""
     for _ in range(max_steps):
         if game.phase is Phase.OVER:

@@ -40,10 +40,19 @@ class Profile:
     def public(self) -> dict[str, Any]:
         from dudo.profiles.rating import shown
 
-        return {"id": self.id, "name": self.name, "avatar": self.avatar,
-                "created_at": self.created_at, "leaderboard": self.leaderboard,
-                "rating": {"mu": round(self.mu, 3), "sigma": round(self.sigma, 3),
-                           "shown": shown(self.mu, self.sigma), "games": self.rated_games}}
+        return {
+            "id": self.id,
+            "name": self.name,
+            "avatar": self.avatar,
+            "created_at": self.created_at,
+            "leaderboard": self.leaderboard,
+            "rating": {
+                "mu": round(self.mu, 3),
+                "sigma": round(self.sigma, 3),
+                "shown": shown(self.mu, self.sigma),
+                "games": self.rated_games,
+            },
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,11 +81,11 @@ class ProfileBook(Protocol):
 
     async def by_id(self, profile_id: str) -> Profile | None: ...
 
-    async def edit(self, profile_id: str, name: str | None = None,
-                   leaderboard: bool | None = None) -> Profile | None: ...
+    async def edit(
+        self, profile_id: str, name: str | None = None, leaderboard: bool | None = None
+    ) -> Profile | None: ...
 
-    async def add_transfer(self, code_hash: str, profile_id: str, expires_at: float) -> None:
-        ...
+    async def add_transfer(self, code_hash: str, profile_id: str, expires_at: float) -> None: ...
 
     async def take_transfer(self, code_hash: str, key_hash: str, now: float) -> Profile:
         """Use a transfer code once: ``key_hash`` becomes a key of the code's profile.
@@ -141,13 +150,17 @@ class MemoryProfiles:
     async def by_id(self, profile_id: str) -> Profile | None:
         return self.profiles.get(profile_id)
 
-    async def edit(self, profile_id: str, name: str | None = None,
-                   leaderboard: bool | None = None) -> Profile | None:
+    async def edit(
+        self, profile_id: str, name: str | None = None, leaderboard: bool | None = None
+    ) -> Profile | None:
         found = self.profiles.get(profile_id)
         if found is None:
             return None
-        changed = replace(found, name=found.name if name is None else name,
-                          leaderboard=found.leaderboard if leaderboard is None else leaderboard)
+        changed = replace(
+            found,
+            name=found.name if name is None else name,
+            leaderboard=found.leaderboard if leaderboard is None else leaderboard,
+        )
         self.profiles[profile_id] = changed
         return changed
 
@@ -176,11 +189,11 @@ class MemoryProfiles:
             self.links.setdefault(profile, []).append((game.game_id, seat, game.finished_at))
         if len(seats) >= 2:
             players = [self.profiles[profile] for _, profile in seats]
-            new = rate([(p.mu, p.sigma) for p in players],
-                       [game.places[seat] for seat, _ in seats])
+            new = rate([(p.mu, p.sigma) for p in players], [game.places[seat] for seat, _ in seats])
             for player, (mu, sigma) in zip(players, new, strict=True):
-                self.profiles[player.id] = replace(player, mu=mu, sigma=sigma,
-                                                   rated_games=player.rated_games + 1)
+                self.profiles[player.id] = replace(
+                    player, mu=mu, sigma=sigma, rated_games=player.rated_games + 1
+                )
         return True
 
     async def games_of(self, profile_id: str, limit: int = 500) -> list[tuple[str, int, float]]:
@@ -191,8 +204,9 @@ class MemoryProfiles:
         if not games:
             return []
         latest = max(game.series for game in games)
-        return sorted((game for game in games if game.series == latest),
-                      key=lambda game: game.finished_at)
+        return sorted(
+            (game for game in games if game.series == latest), key=lambda game: game.finished_at
+        )
 
     async def leaderboard(self, limit: int = 50) -> list[Profile]:
         from dudo.profiles.rating import shown
@@ -204,8 +218,7 @@ class MemoryProfiles:
         if self.profiles.pop(profile_id, None) is None:
             return False
         self.keys = {key: owner for key, owner in self.keys.items() if owner != profile_id}
-        self.transfers = {code: row for code, row in self.transfers.items()
-                          if row[0] != profile_id}
+        self.transfers = {code: row for code, row in self.transfers.items() if row[0] != profile_id}
         self.links.pop(profile_id, None)
         return True
 
@@ -217,7 +230,6 @@ async def open_book(store: Any) -> ProfileBook:
     from dudo.profiles.sql import SqlProfiles
 
     engine = getattr(store, "engine", None)
-    book: ProfileBook = (SqlProfiles(engine) if isinstance(engine, AsyncEngine)
-                         else MemoryProfiles())
+    book: ProfileBook = SqlProfiles(engine) if isinstance(engine, AsyncEngine) else MemoryProfiles()
     await book.open()
     return book

@@ -73,8 +73,17 @@ def qr_code(link: str) -> str:
     """The link as a QR code in SVG (not cached: it holds a live transfer code)."""
     symbol = segno.make(link, error="m")
     out = io.BytesIO()
-    symbol.save(out, kind="svg", xmldecl=False, omitsize=True, border=4, dark="#000",
-                light="#fff", svgclass=None, lineclass=None)
+    symbol.save(
+        out,
+        kind="svg",
+        xmldecl=False,
+        omitsize=True,
+        border=4,
+        dark="#000",
+        light="#fff",
+        svgclass=None,
+        lineclass=None,
+    )
     return out.getvalue().decode()
 
 
@@ -85,16 +94,20 @@ def new_code() -> str:
 class CreationLimit:
     """At most ``limit`` new profiles per address in any ``window`` seconds (per node)."""
 
-    def __init__(self, limit: int = 10, window: float = 600.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, limit: int = 10, window: float = 600.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.limit, self.window, self.clock = limit, window, clock
         self.made: dict[str, list[float]] = {}
 
     def take(self, address: str) -> bool:
         now = self.clock()
         if len(self.made) > 10_000:  # many addresses: forget those with nothing recent
-            self.made = {key: times for key, times in self.made.items()
-                         if times and times[-1] > now - self.window}
+            self.made = {
+                key: times
+                for key, times in self.made.items()
+                if times and times[-1] > now - self.window
+            }
         recent = [at for at in self.made.get(address, []) if at > now - self.window]
         if len(recent) >= self.limit:
             self.made[address] = recent
@@ -159,13 +172,17 @@ class ProfileDesk:
     async def holder(self, request: Request, secret: str) -> Profile:
         """The profile the secret opens; an unknown one is a guess."""
         if await self.guess_blocked(request):
-            raise Refusal("too_many_guesses", "too many unknown profiles or codes: wait a "
-                                              "minute", 429)
+            raise Refusal(
+                "too_many_guesses", "too many unknown profiles or codes: wait a minute", 429
+            )
         found = await self.book().by_key(key_hash(secret))
         if found is None:
             await self.guess_missed(request)
-            raise Refusal("no_profile", "this server does not know that profile (made on "
-                                        "another server, or forgotten)", 404)
+            raise Refusal(
+                "no_profile",
+                "this server does not know that profile (made on another server, or forgotten)",
+                404,
+            )
         return found
 
     async def stats(self, profile: Profile) -> dict[str, Any]:
@@ -185,15 +202,22 @@ class ProfileDesk:
         if known is not None:
             return JSONResponse({"profile": known.public()})
         if not self.creations.take(self.client_of(request)):
-            raise Refusal("too_many_profiles", "too many new profiles from this address: "
-                                               "try again later", 429)
+            raise Refusal(
+                "too_many_profiles", "too many new profiles from this address: try again later", 429
+            )
         try:
             name = self.clean_name(body.name or "Player")
         except ValueError as error:
             raise Refusal("bad_name", str(error), 400) from None
-        made = await book.create(key_hash(body.secret), Profile(
-            id=secrets.token_hex(8), name=name, avatar=secrets.token_hex(4),
-            created_at=self.clock()))
+        made = await book.create(
+            key_hash(body.secret),
+            Profile(
+                id=secrets.token_hex(8),
+                name=name,
+                avatar=secrets.token_hex(4),
+                created_at=self.clock(),
+            ),
+        )
         return JSONResponse({"profile": made.public()}, 201)
 
     async def me(self, request: Request) -> Response:
@@ -220,33 +244,40 @@ class ProfileDesk:
         code = new_code()
         expires = self.clock() + TRANSFER_LIFETIME
         await self.book().add_transfer(code_hash(code), profile.id, expires)
-        shown = "-".join(code[i:i + 4] for i in range(0, CODE_LENGTH, 4))
+        shown = "-".join(code[i : i + 4] for i in range(0, CODE_LENGTH, 4))
         origin = clean_origin(body.origin or "")
         if origin is None or urlsplit(origin).netloc != request.headers.get("host"):
             origin = str(request.base_url).rstrip("/")
         link = f"{origin}/me#claim={shown}"
-        return JSONResponse({"code": shown, "expires_at": expires, "link": link,
-                             "qr": qr_code(link)})
+        return JSONResponse(
+            {"code": shown, "expires_at": expires, "link": link, "qr": qr_code(link)}
+        )
 
     async def claim(self, request: Request) -> Response:
         body: ClaimProfile = await self.body(request, ClaimProfile)
         if await self.guess_blocked(request):
-            raise Refusal("too_many_guesses", "too many unknown profiles or codes: wait a "
-                                              "minute", 429)
+            raise Refusal(
+                "too_many_guesses", "too many unknown profiles or codes: wait a minute", 429
+            )
         code = clean_code(body.code)
         try:
             if code is None:
                 raise TransferRefused("unknown")
-            profile = await self.book().take_transfer(code_hash(code), key_hash(body.secret),
-                                                      self.clock())
+            profile = await self.book().take_transfer(
+                code_hash(code), key_hash(body.secret), self.clock()
+            )
         except TransferRefused as refused:
             await self.guess_missed(request)
             message, status = {
                 "unknown": ("no such transfer code: check what you typed", 404),
-                "expired": ("this transfer code has expired: make a new one on the other "
-                            "device", 410),
-                "used": ("this transfer code was used already: make a new one on the other "
-                         "device", 409),
+                "expired": (
+                    "this transfer code has expired: make a new one on the other device",
+                    410,
+                ),
+                "used": (
+                    "this transfer code was used already: make a new one on the other device",
+                    409,
+                ),
             }[refused.reason]
             raise Refusal(f"code_{refused.reason}", message, status) from None
         return JSONResponse({"profile": profile.public()})
@@ -254,14 +285,23 @@ class ProfileDesk:
     async def export(self, request: Request) -> Response:
         body: WithSecret = await self.body(request, WithSecret)
         profile = await self.holder(request, body.secret)
-        games = [{"game_id": game_id, "seat": seat, "finished_at": at}
-                 for game_id, seat, at in await self.book().games_of(profile.id, 100_000)]
-        data = {"profile": profile.public(), "games": games,
-                "stats": await self.stats(profile),
-                "about": "everything this dudo server keeps for this profile; the games "
-                         "themselves are at /api/games/ID"}
-        return JSONResponse(data, headers={
-            "Content-Disposition": f'attachment; filename="dudo-profile-{profile.id}.json"'})
+        games = [
+            {"game_id": game_id, "seat": seat, "finished_at": at}
+            for game_id, seat, at in await self.book().games_of(profile.id, 100_000)
+        ]
+        data = {
+            "profile": profile.public(),
+            "games": games,
+            "stats": await self.stats(profile),
+            "about": "everything this dudo server keeps for this profile; the games "
+            "themselves are at /api/games/ID",
+        }
+        return JSONResponse(
+            data,
+            headers={
+                "Content-Disposition": f'attachment; filename="dudo-profile-{profile.id}.json"'
+            },
+        )
 
     async def forget(self, request: Request) -> Response:
         body: WithSecret = await self.body(request, WithSecret)
@@ -271,16 +311,25 @@ class ProfileDesk:
 
     async def leaderboard(self, request: Request) -> Response:
         listed = await self.book().leaderboard()
-        return JSONResponse({"players": [
-            {"place": place, "name": p.name, "avatar": p.avatar,
-             "rating": p.public()["rating"]} for place, p in enumerate(listed, start=1)]})
+        return JSONResponse(
+            {
+                "players": [
+                    {
+                        "place": place,
+                        "name": p.name,
+                        "avatar": p.avatar,
+                        "rating": p.public()["rating"],
+                    }
+                    for place, p in enumerate(listed, start=1)
+                ]
+            }
+        )
 
     async def series(self, request: Request) -> Response:
         """A room's standings; a code with no finished game counts as a guess (like an
         unknown room code), so codes cannot be walked here either."""
         if await self.guess_blocked(request):
-            raise Refusal("too_many_guesses", "too many unknown room codes: wait a minute",
-                          429)
+            raise Refusal("too_many_guesses", "too many unknown room codes: wait a minute", 429)
         code = request.path_params["code"].upper()
         games = await self.book().series(code) if code.isascii() and code.isalnum() else []
         if not games:
@@ -288,13 +337,15 @@ class ProfileDesk:
         return JSONResponse({"room": code, **standings(games)})
 
     def routes(self) -> list[BaseRoute]:
-        def guarded(handler: Callable[[Request], Awaitable[Response]]
-                    ) -> Callable[[Request], Awaitable[Response]]:
+        def guarded(
+            handler: Callable[[Request], Awaitable[Response]],
+        ) -> Callable[[Request], Awaitable[Response]]:
             async def endpoint(request: Request) -> Response:
                 try:
                     return await handler(request)
                 except Refusal as refusal:
                     return refusal.response()
+
             return endpoint
 
         async def page(request: Request) -> Response:

@@ -22,8 +22,9 @@ def shown(mu: float, sigma: float) -> float:
     return round(mu - 3 * sigma, 2)
 
 
-def rate(ratings: Sequence[tuple[float, float]], places: Sequence[int]
-         ) -> list[tuple[float, float]]:
+def rate(
+    ratings: Sequence[tuple[float, float]], places: Sequence[int]
+) -> list[tuple[float, float]]:
     """New (mu, sigma) for each player after one game where they finished at ``places``
     (1 is first; equal places are a tie)."""
     from openskill.models import PlackettLuce

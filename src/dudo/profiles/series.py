@@ -16,27 +16,35 @@ from dudo.profiles.book import FinishedGame, ProfileBook
 from dudo.profiles.stats import game_story, places
 
 
-def finished_game(record: Mapping[str, Any], profiles: Sequence[str | None], series: float,
-                  finished_at: float) -> FinishedGame:
+def finished_game(
+    record: Mapping[str, Any], profiles: Sequence[str | None], series: float, finished_at: float
+) -> FinishedGame:
     """The book's entry for a finished game's record (winners and places replayed)."""
     story = game_story(record)
     winners: list[int] = []
     for event in story:
         if event["event"] == "game_over":
             winners = list(event["winners"])
-    return FinishedGame(game_id=str(record["game_id"]), room=str(record.get("room", "")),
-                        series=series, finished_at=finished_at,
-                        names=[str(name) for name in record.get("names", [])],
-                        winners=winners, places=places(record, story),
-                        profiles=list(profiles))
+    return FinishedGame(
+        game_id=str(record["game_id"]),
+        room=str(record.get("room", "")),
+        series=series,
+        finished_at=finished_at,
+        names=[str(name) for name in record.get("names", [])],
+        winners=winners,
+        places=places(record, story),
+        profiles=list(profiles),
+    )
 
 
-def game_recorder(book: Callable[[], ProfileBook],
-                  clock: Callable[[], float] = time.time) -> Any:
+def game_recorder(book: Callable[[], ProfileBook], clock: Callable[[], float] = time.time) -> Any:
     """The rooms' ``after_game`` hook: enter each finished game in the book (once)."""
-    async def after_game(record: Mapping[str, Any], profiles: Sequence[str | None],
-                         series: float) -> None:
+
+    async def after_game(
+        record: Mapping[str, Any], profiles: Sequence[str | None], series: float
+    ) -> None:
         await book().enter_game(finished_game(record, profiles, series, clock()))
+
     return after_game
 
 
@@ -57,7 +65,14 @@ def standings(games: Sequence[FinishedGame]) -> dict[str, Any]:
         average = round(row.pop("places") / row["games"], 2)
         table.append({**row, "average_place": average})
     table.sort(key=lambda row: (-row["wins"], row["average_place"], row["name"]))
-    return {"games": len(games), "rows": table,
-            "results": [{"game_id": game.game_id,
-                         "winners": [game.names[seat] for seat in game.winners
-                                     if seat < len(game.names)]} for game in games]}
+    return {
+        "games": len(games),
+        "rows": table,
+        "results": [
+            {
+                "game_id": game.game_id,
+                "winners": [game.names[seat] for seat in game.winners if seat < len(game.names)],
+            }
+            for game in games
+        ],
+    }

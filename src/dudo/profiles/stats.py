@@ -66,16 +66,26 @@ def places(record: Mapping[str, Any], story: list[dict[str, Any]] | None = None)
 def preset_of(record: Mapping[str, Any]) -> str:
     """The preset a game's rules start from (house rules count with their preset)."""
     try:
-        return str(Rules.from_json(record.get("rules") or {}).to_overrides().get(
-            "preset", "custom"))
+        return str(
+            Rules.from_json(record.get("rules") or {}).to_overrides().get("preset", "custom")
+        )
     except RulesError:
         return "custom"
 
 
 def _empty() -> dict[str, int]:
-    return {"games": 0, "wins": 0, "rounds": 0, "calls_right": 0, "calls_wrong": 0,
-            "bluffs_caught": 0, "bluffs_survived": 0, "calza_right": 0, "calza_wrong": 0,
-            "best_streak": 0}
+    return {
+        "games": 0,
+        "wins": 0,
+        "rounds": 0,
+        "calls_right": 0,
+        "calls_wrong": 0,
+        "bluffs_caught": 0,
+        "bluffs_survived": 0,
+        "calza_right": 0,
+        "calza_wrong": 0,
+        "best_streak": 0,
+    }
 
 
 def profile_stats(games: Iterable[PlayedGame]) -> dict[str, Any]:
@@ -114,7 +124,14 @@ def profile_stats(games: Iterable[PlayedGame]) -> dict[str, Any]:
                     into[name] += value
             streak[key] = streak.get(key, 0) + 1 if won else 0
             into["best_streak"] = max(into["best_streak"], streak[key])
-        timeline.append({"game_id": game.game_id, "at": game.finished_at, "won": won,
-                         "preset": preset, "calls_right": counts["calls_right"],
-                         "calls_wrong": counts["calls_wrong"]})
+        timeline.append(
+            {
+                "game_id": game.game_id,
+                "at": game.finished_at,
+                "won": won,
+                "preset": preset,
+                "calls_right": counts["calls_right"],
+                "calls_wrong": counts["calls_wrong"],
+            }
+        )
     return {"total": total, "presets": presets, "timeline": timeline}

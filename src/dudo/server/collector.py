@@ -89,9 +89,15 @@ class Collector:
     ``live`` returns how many sockets are connected now.
     """
 
-    def __init__(self, released: Callable[[], int], live: Callable[[], int], *,
-                 interval: float = 0.2, reclaim_after: int = 2_000,
-                 per_live: int = 10) -> None:
+    def __init__(
+        self,
+        released: Callable[[], int],
+        live: Callable[[], int],
+        *,
+        interval: float = 0.2,
+        reclaim_after: int = 2_000,
+        per_live: int = 10,
+    ) -> None:
         self.released = released
         self.live = live
         self.interval = interval
@@ -140,8 +146,13 @@ class Collector:
         self.stats.reclaimed_objects += found
         self.stats.last_reclaim_seconds = time.perf_counter() - started
         self._released_at_reclaim = self.released()
-        log_event(log, "gc_reclaim", seconds=round(self.stats.last_reclaim_seconds, 4),
-                  objects=found, sockets=self.live())
+        log_event(
+            log,
+            "gc_reclaim",
+            seconds=round(self.stats.last_reclaim_seconds, 4),
+            objects=found,
+            sockets=self.live(),
+        )
         return found
 
     async def run(self) -> None:

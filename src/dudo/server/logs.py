@@ -50,19 +50,17 @@ class JsonFormatter(logging.Formatter):
         return redact(json.dumps(data, default=str))
 
 
-def log_event(logger: logging.Logger, event: str, level: int = logging.INFO,
-              **fields: Any) -> None:
+def log_event(logger: logging.Logger, event: str, level: int = logging.INFO, **fields: Any) -> None:
     """Log one event with named fields."""
     if logger.isEnabledFor(level):
         logger.log(level, event, extra={"fields": {"event": event, **fields}})
 
 
-COLOURS = {"WARNING": "\033[33m", "ERROR": "\033[31m", "CRITICAL": "\033[1;31m",
-           "DEBUG": "\033[2m"}
+COLOURS = {"WARNING": "\033[33m", "ERROR": "\033[31m", "CRITICAL": "\033[1;31m", "DEBUG": "\033[2m"}
 
 
 def _value(value: Any) -> str:
-    if isinstance(value, str) and value and not any(c.isspace() or c in "\"=" for c in value):
+    if isinstance(value, str) and value and not any(c.isspace() or c in '"=' for c in value):
         return value
     return json.dumps(value, default=str, ensure_ascii=False)
 
@@ -82,8 +80,7 @@ class TextFormatter(logging.Formatter):
         if isinstance(fields, dict):
             rest = dict(fields)
             words = [str(rest.pop("event", record.getMessage()))]
-            words += [f"{key}={_value(value)}" for key, value in rest.items()
-                      if value is not None]
+            words += [f"{key}={_value(value)}" for key, value in rest.items() if value is not None]
             text = " ".join(words)
         else:
             text = record.getMessage()
@@ -97,18 +94,28 @@ class TextFormatter(logging.Formatter):
 
 
 # What uvicorn says at every start and stop, which the banner (and "stopped") says better.
-UVICORN_CHATTER = ("Started server process", "Waiting for application startup",
-                   "Application startup complete", "Uvicorn running on",
-                   "Waiting for application shutdown", "Application shutdown complete",
-                   "Finished server process", "Shutting down", "Started parent process")
+UVICORN_CHATTER = (
+    "Started server process",
+    "Waiting for application startup",
+    "Application startup complete",
+    "Uvicorn running on",
+    "Waiting for application shutdown",
+    "Application shutdown complete",
+    "Finished server process",
+    "Shutting down",
+    "Started parent process",
+)
 
 
 class QuietUvicorn(logging.Filter):
     """Drop uvicorn's start and stop chatter from readable logs (JSON keeps it all)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return not (record.name.startswith("uvicorn") and record.levelno == logging.INFO
-                    and str(record.msg).startswith(UVICORN_CHATTER))
+        return not (
+            record.name.startswith("uvicorn")
+            and record.levelno == logging.INFO
+            and str(record.msg).startswith(UVICORN_CHATTER)
+        )
 
 
 def is_terminal(stream: TextIO | None) -> bool:

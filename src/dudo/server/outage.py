@@ -102,23 +102,35 @@ class StoreHealth:
             self.down_since = self.clock()
             self.outages += 1
             reason = "timed out" if isinstance(error, TimeoutError) else str(error)
-            log_event(log, "store_unavailable", logging.WARNING, room=room,
-                      error=f"{type(error).__name__}: {reason}"[:300])
+            log_event(
+                log,
+                "store_unavailable",
+                logging.WARNING,
+                room=room,
+                error=f"{type(error).__name__}: {reason}"[:300],
+            )
 
     def succeeded(self) -> None:
         if self.down_since is None:
             return
-        log_event(log, "store_recovered", logging.WARNING,
-                  seconds=round(self.clock() - self.down_since, 3),
-                  failed_writes=self._failures_now, rooms=len(self._rooms))
+        log_event(
+            log,
+            "store_recovered",
+            logging.WARNING,
+            seconds=round(self.clock() - self.down_since, 3),
+            failed_writes=self._failures_now,
+            rooms=len(self._rooms),
+        )
         self.down_since = None
         self._failures_now = 0
         self._rooms.clear()
 
     def metrics(self) -> list[str]:
         return [
-            "# TYPE dudo_store_unavailable gauge", f"dudo_store_unavailable {int(self.down)}",
-            "# TYPE dudo_store_outages_total counter", f"dudo_store_outages_total {self.outages}",
+            "# TYPE dudo_store_unavailable gauge",
+            f"dudo_store_unavailable {int(self.down)}",
+            "# TYPE dudo_store_outages_total counter",
+            f"dudo_store_outages_total {self.outages}",
             "# TYPE dudo_store_failed_writes_total counter",
             f"dudo_store_failed_writes_total {self.failures}",
         ]

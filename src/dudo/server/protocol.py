@@ -35,8 +35,7 @@ class HandObject(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
     hand: Annotated[str, Field(min_length=1, max_length=20)]
-    faces: Annotated[list[Annotated[int, Field(ge=-1000, le=1000)]],
-                     Field(max_length=2)] = []
+    faces: Annotated[list[Annotated[int, Field(ge=-1000, le=1000)]], Field(max_length=2)] = []
 
 
 class BidMessage(_Message):
@@ -165,9 +164,19 @@ class PingMessage(_Message):
 
 
 AnyClientMessage = (
-    BidMessage | CallMessage | NextRoundMessage | StartMessage | RematchMessage
-    | ConfigureMessage | RemoveMessage | LeaveMessage | SeedMessage | EmoteMessage
-    | ChatMessage | PingMessage)
+    BidMessage
+    | CallMessage
+    | NextRoundMessage
+    | StartMessage
+    | RematchMessage
+    | ConfigureMessage
+    | RemoveMessage
+    | LeaveMessage
+    | SeedMessage
+    | EmoteMessage
+    | ChatMessage
+    | PingMessage
+)
 """A validated client message, as the room's actor takes it (see :data:`ClientMessage`)."""
 
 ClientMessage = Annotated[AnyClientMessage, Field(discriminator="type")]
@@ -198,8 +207,9 @@ def parse_client_message(text: str | bytes) -> AnyClientMessage:
         raise ProtocolError("bad_message", "a message is a JSON object")
     version = data.get("v", PROTOCOL_VERSION)
     if type(version) is not int or version != PROTOCOL_VERSION:  # true == 1 in Python
-        raise ProtocolError("bad_version",
-                            f"this server speaks protocol version {PROTOCOL_VERSION}")
+        raise ProtocolError(
+            "bad_version", f"this server speaks protocol version {PROTOCOL_VERSION}"
+        )
     kind = data.get("type")
     if not isinstance(kind, str):
         raise ProtocolError("bad_message", "a message needs a 'type'")
@@ -225,8 +235,12 @@ def message_id(message: AnyClientMessage) -> str | None:
 
 def error_message(code: str, message: str, action_id: str | None = None) -> dict[str, Any]:
     """The ``error`` reply: a code for programs and a sentence for people."""
-    reply: dict[str, Any] = {"type": "error", "v": PROTOCOL_VERSION, "code": code,
-                             "message": message}
+    reply: dict[str, Any] = {
+        "type": "error",
+        "v": PROTOCOL_VERSION,
+        "code": code,
+        "message": message,
+    }
     if action_id is not None:
         reply["id"] = action_id
     return reply
@@ -396,8 +410,10 @@ class RollOffEvent(RollOffAttemptJson):
     event: Literal["rolloff"]
 
 
-Event = Annotated[RoundEvent | BidEvent | RevealEvent | OutEvent | GameOverEvent
-                  | RollOffEvent, Field(discriminator="event")]
+Event = Annotated[
+    RoundEvent | BidEvent | RevealEvent | OutEvent | GameOverEvent | RollOffEvent,
+    Field(discriminator="event"),
+]
 
 
 class RoundFairness(_Sent):

@@ -30,9 +30,18 @@ def open_store(url: str) -> Store:
         from dudo.store.sql import SqlStore
 
         return SqlStore(url)
-    raise StoreError(f"unknown database URL {hide_password(url)!r}: use sqlite:///FILE, "
-                     "postgresql://... or memory://")
+    raise StoreError(
+        f"unknown database URL {hide_password(url)!r}: use sqlite:///FILE, "
+        "postgresql://... or memory://"
+    )
 
 
-__all__ = ["LogConflict", "LogEntry", "MemoryStore", "Store", "StoreError", "hide_password",
-           "open_store"]
+__all__ = [
+    "LogConflict",
+    "LogEntry",
+    "MemoryStore",
+    "Store",
+    "StoreError",
+    "hide_password",
+    "open_store",
+]

@@ -38,14 +38,16 @@ class BackupReport:
 def sqlite_database(url: str) -> Path:
     """The file of a ``sqlite:///FILE`` URL; BackupError for any other database."""
     if url.startswith(("postgresql:", "postgres:", "postgresql+")):
-        raise BackupError("dudo backup copies SQLite databases; back up PostgreSQL with "
-                          "its own tool: pg_dump --format=custom --file=dudo.dump DATABASE "
-                          "(pg_restore puts it back)")
+        raise BackupError(
+            "dudo backup copies SQLite databases; back up PostgreSQL with "
+            "its own tool: pg_dump --format=custom --file=dudo.dump DATABASE "
+            "(pg_restore puts it back)"
+        )
     if url.startswith("memory:"):
         raise BackupError("memory:// keeps nothing to back up")
     if not url.startswith("sqlite:///"):
         raise BackupError(f"--database must be sqlite:///FILE, not {url!r}")
-    name = url[len("sqlite:///"):].partition("?")[0]
+    name = url[len("sqlite:///") :].partition("?")[0]
     if not name or name == ":memory:":
         raise BackupError(f"--database {url} names no file")
     return Path(name)
@@ -55,8 +57,9 @@ def check_target(target: Path) -> None:
     """The backup may be written at ``target``: nothing there yet (not even a broken
     link), and a directory this user can write."""
     if target.exists() or target.is_symlink():
-        raise BackupError(f"{target} already exists: give the backup a new name (nothing "
-                          "was overwritten)")
+        raise BackupError(
+            f"{target} already exists: give the backup a new name (nothing was overwritten)"
+        )
     directory = target.parent
     if not directory.is_dir():
         raise BackupError(f"cannot write {target}: the directory {directory} does not exist")
@@ -70,8 +73,7 @@ def _open_source(source: Path) -> sqlite3.Connection:
     try:
         # mode=rw: never create a file, and let SQLite read the write-ahead log the
         # server keeps beside it.
-        connection = sqlite3.connect(f"{source.resolve().as_uri()}?mode=rw", uri=True,
-                                     timeout=10)
+        connection = sqlite3.connect(f"{source.resolve().as_uri()}?mode=rw", uri=True, timeout=10)
         connection.execute("PRAGMA busy_timeout=10000")
         connection.execute("SELECT count(*) FROM sqlite_schema").fetchone()
     except sqlite3.Error as error:
@@ -92,8 +94,9 @@ def backup_sqlite(source: Path, target: Path) -> BackupReport:
     check_target(target)
     reader = _open_source(source)
     try:
-        handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial",
-                                             dir=target.parent)
+        handle, temporary = tempfile.mkstemp(
+            prefix=f".{target.name}.", suffix=".partial", dir=target.parent
+        )
     except OSError as error:
         reader.close()
         raise BackupError(f"cannot write {target}: {error.strerror or error}") from None
@@ -131,8 +134,9 @@ def _publish(part: Path, target: Path) -> None:
     try:
         os.link(part, target)
     except FileExistsError:
-        raise BackupError(f"{target} already exists: give the backup a new name (nothing "
-                          "was overwritten)") from None
+        raise BackupError(
+            f"{target} already exists: give the backup a new name (nothing was overwritten)"
+        ) from None
     except OSError:
         if target.exists():
             raise BackupError(f"{target} already exists (nothing was overwritten)") from None

@@ -54,8 +54,9 @@ class Store(Protocol):
 
     async def close(self) -> None: ...
 
-    async def create_room(self, code: str, public: bool, entry: LogEntry,
-                          reuse_closed_before: float | None = None) -> bool:
+    async def create_room(
+        self, code: str, public: bool, entry: LogEntry, reuse_closed_before: float | None = None
+    ) -> bool:
         """Create a room with its first log entry; False if the code is taken.
 
         A code whose room was closed before ``reuse_closed_before`` (a wall-clock time) is
@@ -121,12 +122,12 @@ class MemoryStore:
     async def close(self) -> None:
         return None
 
-    async def create_room(self, code: str, public: bool, entry: LogEntry,
-                          reuse_closed_before: float | None = None) -> bool:
+    async def create_room(
+        self, code: str, public: bool, entry: LogEntry, reuse_closed_before: float | None = None
+    ) -> bool:
         if code in self.logs:
             closed_at = self.closed.get(code)
-            if (closed_at is None or reuse_closed_before is None
-                    or closed_at >= reuse_closed_before):
+            if closed_at is None or reuse_closed_before is None or closed_at >= reuse_closed_before:
                 return False
             del self.closed[code]
         self.logs[code] = [entry]
@@ -138,8 +139,10 @@ class MemoryStore:
             raise StoreError(f"no room {code!r}")
         taken = {entry.seq for entry in log}
         if any(entry.seq in taken for entry in entries):
-            raise LogConflict(f"room {code}: another writer took sequence "
-                              f"{min(e.seq for e in entries if e.seq in taken)}")
+            raise LogConflict(
+                f"room {code}: another writer took sequence "
+                f"{min(e.seq for e in entries if e.seq in taken)}"
+            )
         log.extend(entries)
 
     async def load_log(self, code: str) -> list[LogEntry]:
@@ -156,8 +159,7 @@ class MemoryStore:
 
     async def forget_entries(self, code: str, seqs: list[int]) -> None:
         dropped = set(seqs)
-        self.logs[code] = [entry for entry in self.logs.get(code, [])
-                           if entry.seq not in dropped]
+        self.logs[code] = [entry for entry in self.logs.get(code, []) if entry.seq not in dropped]
 
     async def purge_closed_rooms(self, closed_before: float) -> int:
         gone = [code for code, at in self.closed.items() if at < closed_before]

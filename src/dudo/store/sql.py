@@ -49,7 +49,8 @@ from dudo.store.base import LogConflict, LogEntry, StoreError, hide_password
 log = logging.getLogger("dudo.store")
 metadata = MetaData()
 rooms = Table(
-    "rooms", metadata,
+    "rooms",
+    metadata,
     Column("code", String(8), primary_key=True),
     Column("created_at", Float, nullable=False),
     Column("public", Boolean, nullable=False, default=False),
@@ -59,7 +60,8 @@ rooms = Table(
     Column("closed_at", Float, nullable=True),
 )
 room_log = Table(
-    "room_log", metadata,
+    "room_log",
+    metadata,
     Column("code", String(8), primary_key=True),
     Column("seq", Integer, primary_key=True),
     Column("at", Float, nullable=False),
@@ -67,7 +69,8 @@ room_log = Table(
     Column("data", Text, nullable=False),
 )
 games = Table(
-    "games", metadata,
+    "games",
+    metadata,
     Column("game_id", String(40), primary_key=True),
     Column("code", String(8), nullable=False, index=True),
     Column("finished_at", Float, nullable=False),
@@ -100,8 +103,9 @@ def _add_missing_columns(connection: Any) -> None:
     present = {column["name"] for column in inspect(connection).get_columns("rooms")}
     if "closed_at" not in present:
         connection.execute(text("ALTER TABLE rooms ADD COLUMN closed_at FLOAT"))
-        connection.execute(update(rooms).where(rooms.c.closed.is_(True))
-                           .values(closed_at=time.time()))
+        connection.execute(
+            update(rooms).where(rooms.c.closed.is_(True)).values(closed_at=time.time())
+        )
 
 
 class WalCheckpointer:
@@ -238,16 +242,19 @@ class SqlStore:
             # A database that refuses or drops connections fails a write in about a
             # second, not asyncpg's default minute: rooms answer 'unavailable' and back
             # off (dudo.server.outage). A statement stuck on a dead link ends too.
-            connect: dict[str, Any] = {"timeout": CONNECT_TIMEOUT,
-                                       "command_timeout": COMMAND_TIMEOUT}
+            connect: dict[str, Any] = {
+                "timeout": CONNECT_TIMEOUT,
+                "command_timeout": COMMAND_TIMEOUT,
+            }
             if schema is not None:
                 connect["server_settings"] = {"search_path": schema}
             options["connect_args"] = connect
         try:
             engine = create_async_engine(async_url(url), **options)
         except Exception as error:  # a malformed URL or missing driver
-            raise StoreError(f"cannot use database {hide_password(self.url)}: "
-                             f"{error_reason(error)}") from error
+            raise StoreError(
+                f"cannot use database {hide_password(self.url)}: {error_reason(error)}"
+            ) from error
         if engine.dialect.name == "sqlite":
             event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
             self._sync_engine = create_engine(self.url)
@@ -267,8 +274,9 @@ class SqlStore:
             await self.close()
             if not isinstance(error, Exception):
                 raise  # cancelled (a caller's timeout): no reason to give
-            raise StoreError(f"cannot open database {hide_password(self.url)}: "
-                             f"{error_reason(error)}") from error
+            raise StoreError(
+                f"cannot open database {hide_password(self.url)}: {error_reason(error)}"
+            ) from error
         self._queue = asyncio.Queue()
         if self._checkpointer is not None:
             self._checkpointer.start()
@@ -297,20 +305,32 @@ class SqlStore:
             raise StoreError("the store is not open")
         return self.engine
 
-    async def create_room(self, code: str, public: bool, entry: LogEntry,
-                          reuse_closed_before: float | None = None) -> bool:
+    async def create_room(
+        self, code: str, public: bool, entry: LogEntry, reuse_closed_before: float | None = None
+    ) -> bool:
         try:
             async with self._engine().begin() as connection:
                 if reuse_closed_before is not None:
                     # A code closed long enough ago is free again: its old log goes first,
                     # in the same transaction (a live room's code is never touched).
-                    await self._purge(connection, (rooms.c.code == code)
-                                      & (rooms.c.closed_at < reuse_closed_before))
-                await connection.execute(insert(rooms).values(
-                    code=code, created_at=time.time(), public=public, closed=False))
-                await connection.execute(insert(room_log).values(
-                    code=code, seq=entry.seq, at=entry.at, kind=entry.kind,
-                    data=entry.data_json()))
+                    await self._purge(
+                        connection,
+                        (rooms.c.code == code) & (rooms.c.closed_at < reuse_closed_before),
+                    )
+                await connection.execute(
+                    insert(rooms).values(
+                        code=code, created_at=time.time(), public=public, closed=False
+                    )
+                )
+                await connection.execute(
+                    insert(room_log).values(
+                        code=code,
+                        seq=entry.seq,
+                        at=entry.at,
+                        kind=entry.kind,
+                        data=entry.data_json(),
+                    )
+                )
         except IntegrityError:
             return False
         return True
@@ -318,18 +338,23 @@ class SqlStore:
     @staticmethod
     async def _purge(connection: Any, which: Any) -> int:
         """Delete the closed rooms matching ``which`` and their logs; how many went."""
-        codes = [code for (code,) in await connection.execute(
-            select(rooms.c.code).where(rooms.c.closed.is_(True) & which))]
+        codes = [
+            code
+            for (code,) in await connection.execute(
+                select(rooms.c.code).where(rooms.c.closed.is_(True) & which)
+            )
+        ]
         for start in range(0, len(codes), 500):
-            chunk = codes[start:start + 500]
+            chunk = codes[start : start + 500]
             await connection.execute(delete(room_log).where(room_log.c.code.in_(chunk)))
             await connection.execute(delete(rooms).where(rooms.c.code.in_(chunk)))
         return len(codes)
 
     async def forget_entries(self, code: str, seqs: list[int]) -> None:
         async with self._engine().begin() as connection:
-            await connection.execute(delete(room_log).where(
-                (room_log.c.code == code) & room_log.c.seq.in_(seqs)))
+            await connection.execute(
+                delete(room_log).where((room_log.c.code == code) & room_log.c.seq.in_(seqs))
+            )
 
     async def purge_closed_rooms(self, closed_before: float) -> int:
         async with self._engine().begin() as connection:
@@ -351,8 +376,11 @@ class SqlStore:
             while len(batch) < BATCH and not self._queue.empty():
                 batch.append(self._queue.get_nowait())
             started = time.perf_counter()
-            rows = [(code, entry.seq, entry.at, entry.kind, entry.data_json())
-                    for code, entries, _ in batch for entry in entries]
+            rows = [
+                (code, entry.seq, entry.at, entry.kind, entry.data_json())
+                for code, entries, _ in batch
+                for entry in entries
+            ]
             try:
                 await self._write(rows)
             except Exception:
@@ -375,16 +403,20 @@ class SqlStore:
             await asyncio.get_running_loop().run_in_executor(self._thread, self._write_rows, rows)
             return
         async with self._engine().begin() as connection:
-            await connection.execute(insert(room_log), [
-                {"code": code, "seq": seq, "at": at, "kind": kind, "data": data}
-                for code, seq, at, kind, data in rows])
+            await connection.execute(
+                insert(room_log),
+                [
+                    {"code": code, "seq": seq, "at": at, "kind": kind, "data": data}
+                    for code, seq, at, kind, data in rows
+                ],
+            )
 
     async def _write_one_by_one(
-            self, batch: list[tuple[str, list[LogEntry], asyncio.Future[None]]]) -> None:
+        self, batch: list[tuple[str, list[LogEntry], asyncio.Future[None]]]
+    ) -> None:
         broken: StoreError | None = None
         for code, entries, done in batch:
-            rows = [(code, entry.seq, entry.at, entry.kind, entry.data_json())
-                    for entry in entries]
+            rows = [(code, entry.seq, entry.at, entry.kind, entry.data_json()) for entry in entries]
             if broken is not None:  # the database itself failed: the rest would too
                 if not done.done():
                     done.set_exception(broken)
@@ -393,7 +425,8 @@ class SqlStore:
                 await self._write(rows)
             except (IntegrityError, sqlite3.IntegrityError) as error:
                 failure: StoreError = LogConflict(
-                    f"room {code}: another writer took sequence {entries[0].seq} ({error})")
+                    f"room {code}: another writer took sequence {entries[0].seq} ({error})"
+                )
             except Exception as error:
                 failure = broken = StoreError(f"could not store the log: {error}")
             else:
@@ -423,43 +456,55 @@ class SqlStore:
         async with self._engine().connect() as connection:
             result = await connection.execute(
                 select(room_log.c.seq, room_log.c.at, room_log.c.kind, room_log.c.data)
-                .where(room_log.c.code == code).order_by(room_log.c.seq))
+                .where(room_log.c.code == code)
+                .order_by(room_log.c.seq)
+            )
             return [LogEntry(seq, at, kind, json.loads(data)) for seq, at, kind, data in result]
 
     async def live_rooms(self) -> list[str]:
         async with self._engine().connect() as connection:
             result = await connection.execute(
-                select(rooms.c.code).where(rooms.c.closed.is_(False))
-                .order_by(rooms.c.created_at))
+                select(rooms.c.code).where(rooms.c.closed.is_(False)).order_by(rooms.c.created_at)
+            )
             return [code for (code,) in result]
 
     async def is_live(self, code: str) -> bool:
         async with self._engine().connect() as connection:
             result = await connection.execute(
-                select(rooms.c.code).where((rooms.c.code == code) & rooms.c.closed.is_(False)))
+                select(rooms.c.code).where((rooms.c.code == code) & rooms.c.closed.is_(False))
+            )
             return result.first() is not None
 
     async def close_room(self, code: str) -> None:
         async with self._engine().begin() as connection:
-            await connection.execute(update(rooms).where(
-                (rooms.c.code == code) & rooms.c.closed.is_(False))
-                .values(closed=True, closed_at=time.time()))
+            await connection.execute(
+                update(rooms)
+                .where((rooms.c.code == code) & rooms.c.closed.is_(False))
+                .values(closed=True, closed_at=time.time())
+            )
 
     async def save_game(self, game_id: str, code: str, record: dict[str, Any]) -> None:
         """Keep a record; saving one that is already kept changes nothing (a room rebuilt
         after a crash may not know whether its record made it before the crash)."""
         engine = self._engine()
         dialect = postgresql if engine.dialect.name == "postgresql" else sqlite
-        statement = dialect.insert(games).values(
-            game_id=game_id, code=code, finished_at=time.time(),
-            record=json.dumps(record, separators=(",", ":"))).on_conflict_do_nothing(
-            index_elements=[games.c.game_id])
+        statement = (
+            dialect.insert(games)
+            .values(
+                game_id=game_id,
+                code=code,
+                finished_at=time.time(),
+                record=json.dumps(record, separators=(",", ":")),
+            )
+            .on_conflict_do_nothing(index_elements=[games.c.game_id])
+        )
         async with engine.begin() as connection:
             await connection.execute(statement)
 
     async def load_game(self, game_id: str) -> dict[str, Any] | None:
         async with self._engine().connect() as connection:
             result = await connection.execute(
-                select(games.c.record).where(games.c.game_id == game_id))
+                select(games.c.record).where(games.c.game_id == game_id)
+            )
             row = result.first()
         return None if row is None else json.loads(row[0])

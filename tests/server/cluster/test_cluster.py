@@ -65,8 +65,12 @@ class Player:
         you = state["you"]
         if game is None:
             room = state["room"]
-            if (you.get("host") and room["status"] == "lobby" and not self.started
-                    and not any(seat["kind"] == "open" for seat in room["seats"])):
+            if (
+                you.get("host")
+                and room["status"] == "lobby"
+                and not self.started
+                and not any(seat["kind"] == "open" for seat in room["seats"])
+            ):
                 self.started = True
                 return {"type": "start"}
             return None
@@ -127,13 +131,18 @@ class Player:
                     self.pending = {"id": f"s{self.ticket.seat}-{self._ids}", **message}
                     await table.send(self.pending)
             reply = await table.receive(max(0.05, min(10.0, end - time.monotonic())))
-            if (self.pending is not None and reply.get("id") == self.pending["id"]
-                    and reply["type"] in ("ack", "error")):
+            if (
+                self.pending is not None
+                and reply.get("id") == self.pending["id"]
+                and reply["type"] in ("ack", "error")
+            ):
                 if reply["type"] == "ack" and self.pending["type"] in ("bid", "call"):
                     sent = self.pending
                     self.acked.append(
-                        {"seat": self.ticket.seat, "call": sent["call"]} if sent["type"] == "call"
-                        else {"seat": self.ticket.seat, "bid": [sent["quantity"], sent["face"]]})
+                        {"seat": self.ticket.seat, "call": sent["call"]}
+                        if sent["type"] == "call"
+                        else {"seat": self.ticket.seat, "bid": [sent["quantity"], sent["face"]]}
+                    )
                 self.pending = None
                 answered = -1  # decide again on the newest state
 
@@ -152,8 +161,12 @@ async def game_record(base: str, game_id: str) -> dict[str, Any]:
 def verify(record: dict[str, Any], directory: Path) -> None:
     path = directory / f"{record['game_id']}.json"
     path.write_text(json.dumps(record), encoding="utf-8")
-    checked = subprocess.run([sys.executable, "-m", "dudo", "verify", str(path)],
-                             capture_output=True, text=True, timeout=60)
+    checked = subprocess.run(
+        [sys.executable, "-m", "dudo", "verify", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
@@ -174,21 +187,31 @@ async def wait_until(condition: Any, timeout: float = 15.0) -> None:
 def dice_seen(players: list[Player]) -> dict[tuple[str, int], tuple[int, list[int]]]:
     """The dice each seat holds now, where a round is being played (between two rounds
     the cups are empty until the next roll)."""
-    seen = {(p.ticket.code, p.ticket.seat): (p.state["game"]["round"], p.state["game"]["dice"])
-            for p in players if p.state["game"]["dice"]}
+    seen = {
+        (p.ticket.code, p.ticket.seat): (p.state["game"]["round"], p.state["game"]["dice"])
+        for p in players
+        if p.state["game"]["dice"]
+    }
     assert len(seen) >= len(players) // 2
     return seen
 
 
-def check_games(players: list[Player], records: dict[str, dict[str, Any]],
-                seen_before: dict[tuple[str, int], tuple[int, list[int]]],
-                directory: Path) -> None:
+def check_games(
+    players: list[Player],
+    records: dict[str, dict[str, Any]],
+    seen_before: dict[tuple[str, int], tuple[int, list[int]]],
+    directory: Path,
+) -> None:
     """Every acknowledged action is in its game's record, in order; the dice a seat saw
     before the failure are the record's; every record verifies."""
     for player in players:
         record = records[player.ticket.code]
-        mine = [action for entry in record["rounds"] for action in entry["actions"]
-                if action["seat"] == player.ticket.seat]
+        mine = [
+            action
+            for entry in record["rounds"]
+            for action in entry["actions"]
+            if action["seat"] == player.ticket.seat
+        ]
         assert mine == player.acked, (player.ticket, mine, player.acked)
         if (player.ticket.code, player.ticket.seat) not in seen_before:
             continue
@@ -198,8 +221,7 @@ def check_games(players: list[Player], records: dict[str, dict[str, Any]],
         verify(record, directory)
 
 
-def test_a_killed_node_loses_nothing_and_its_rooms_finish_on_the_others(
-        tmp_path: Path) -> None:
+def test_a_killed_node_loses_nothing_and_its_rooms_finish_on_the_others(tmp_path: Path) -> None:
     with cluster(tmp_path, nodes=3) as running:
         holder, second, third = running.nodes
         elsewhere = [second.base, third.base]
@@ -208,17 +230,20 @@ def test_a_killed_node_loses_nothing_and_its_rooms_finish_on_the_others(
             players: list[Player] = []
             async with Client(holder.base) as on_holder, Client(second.base) as on_second:
                 for index in range(4):
-                    host = await on_holder.create_room(f"Host{index}", seats=3,
-                                                       bots=[None, None, "normal"])
+                    host = await on_holder.create_room(
+                        f"Host{index}", seats=3, bots=[None, None, "normal"]
+                    )
                     # Joined through another node: the join is relayed to the holder.
                     guest = await on_second.join(host.code, f"Guest{index}")
-                    players += [Player(host, elsewhere, index, seed=10 * index),
-                                Player(guest, elsewhere, index + 1, seed=10 * index + 1)]
+                    players += [
+                        Player(host, elsewhere, index, seed=10 * index),
+                        Player(guest, elsewhere, index + 1, seed=10 * index + 1),
+                    ]
                 # A room with a turn timer whose second player never comes: the timer
                 # moves for them, and must fire once per turn across the failure.
-                timed = await on_holder.create_room("Timed", seats=2, timer=5,
-                                                    rules={"preset": "perudo",
-                                                           "starting_dice": 2})
+                timed = await on_holder.create_room(
+                    "Timed", seats=2, timer=5, rules={"preset": "perudo", "starting_dice": 2}
+                )
                 await on_second.join(timed.code, "Absent")
                 players.append(Player(timed, elsewhere, 0, seed=99))
             games = [asyncio.create_task(player.play()) for player in players]
@@ -231,16 +256,21 @@ def test_a_killed_node_loses_nothing_and_its_rooms_finish_on_the_others(
             holder.kill()
             killed_at = time.monotonic()
             await asyncio.gather(*games)
-            print(f"all rooms finished {time.monotonic() - killed_at:.1f} s after the kill; "
-                  f"reconnects: {[player.reconnects for player in players]}")
+            print(
+                f"all rooms finished {time.monotonic() - killed_at:.1f} s after the kill; "
+                f"reconnects: {[player.reconnects for player in players]}"
+            )
             records = {}
             for player in players:
                 game_id = player.state["fair"]["game_id"]
                 records[player.ticket.code] = await game_record(third.base, game_id)
             check_games(players, records, seen_before, tmp_path)
             assert all(player.reconnects >= 1 for player in players)
-            assert metric(second, "dudo_rooms_taken_over_total") + metric(
-                third, "dudo_rooms_taken_over_total") >= 5
+            assert (
+                metric(second, "dudo_rooms_taken_over_total")
+                + metric(third, "dudo_rooms_taken_over_total")
+                >= 5
+            )
             await check_the_timer_fired_once(running.database, timed.code)
 
         asyncio.run(scenario())
@@ -262,8 +292,11 @@ async def check_the_timer_fired_once(database: str, code: str) -> None:
     log = await stored_log(database, code)
     # Refusals and seeds change nothing anyone sees: a turn begins at another entry.
     moves = [entry for entry in log if entry.kind not in ("refused", "seeded")]
-    timed = [(before, entry) for before, entry in itertools.pairwise(moves)
-             if entry.kind == "action" and entry.data.get("by") == "timer"]
+    timed = [
+        (before, entry)
+        for before, entry in itertools.pairwise(moves)
+        if entry.kind == "action" and entry.data.get("by") == "timer"
+    ]
     assert timed, "the timer never moved for the absent player"
     for before, entry in timed:
         assert entry.data["seat"] == 1
@@ -278,14 +311,15 @@ def test_sigterm_hands_the_rooms_off_and_players_carry_on(tmp_path: Path) -> Non
             players = []
             async with Client(leaving.base) as client:
                 for index in range(3):
-                    host = await client.create_room(f"H{index}", seats=3,
-                                                    bots=[None, None, "easy"])
+                    host = await client.create_room(f"H{index}", seats=3, bots=[None, None, "easy"])
                     guest = await client.join(host.code, f"G{index}")
                     # Connected straight to the node that leaves: told to reconnect, they
                     # come back through the other.
                     nodes = [leaving.base, staying.base]
-                    players += [Player(host, nodes, 0, seed=index),
-                                Player(guest, nodes, 0, seed=index + 50)]
+                    players += [
+                        Player(host, nodes, 0, seed=index),
+                        Player(guest, nodes, 0, seed=index + 50),
+                    ]
             games = [asyncio.create_task(player.play()) for player in players]
 
             async def playing() -> bool:
@@ -296,14 +330,18 @@ def test_sigterm_hands_the_rooms_off_and_players_carry_on(tmp_path: Path) -> Non
             stopped = await asyncio.to_thread(leaving.terminate)
             # uvicorn ends by raising the signal it caught again, once it has shut down.
             assert stopped in (0, -15), leaving.output()
-            drained = [json.loads(line) for line in leaving.output().splitlines()
-                       if '"node_drained"' in line]
+            drained = [
+                json.loads(line)
+                for line in leaving.output().splitlines()
+                if '"node_drained"' in line
+            ]
             assert drained and drained[0]["rooms"] == 3, leaving.output()
             await asyncio.gather(*games)
             records = {}
             for player in players:
                 records[player.ticket.code] = await game_record(
-                    staying.base, player.state["fair"]["game_id"])
+                    staying.base, player.state["fair"]["game_id"]
+                )
             check_games(players, records, seen_before, tmp_path)
             assert metric(staying, "dudo_rooms_taken_over_total") >= 3
 
@@ -311,14 +349,20 @@ def test_sigterm_hands_the_rooms_off_and_players_carry_on(tmp_path: Path) -> Non
 
 
 def test_quick_games_and_the_sites_limits_span_the_nodes(tmp_path: Path) -> None:
-    limits = {"DUDO_MAX_ROOMS": "4", "DUDO_MAX_LOBBIES": "4", "DUDO_GUESSES_PER_CLIENT": "4",
-              "DUDO_QUICK_FILL": "3600"}
+    limits = {
+        "DUDO_MAX_ROOMS": "4",
+        "DUDO_MAX_LOBBIES": "4",
+        "DUDO_GUESSES_PER_CLIENT": "4",
+        "DUDO_QUICK_FILL": "3600",
+    }
     with cluster(tmp_path, nodes=2, env=limits) as running:
         a, b = running.nodes
         with httpx.Client() as http:
             # Four players asking for a quick game at alternate nodes sit at one table.
-            seats = [http.post(f"{(a, b)[index % 2].base}/api/quick",
-                               json={"name": f"Q{index}"}) for index in range(4)]
+            seats = [
+                http.post(f"{(a, b)[index % 2].base}/api/quick", json={"name": f"Q{index}"})
+                for index in range(4)
+            ]
             assert all(seat.status_code == 200 for seat in seats), [s.text for s in seats]
             assert len({seat.json()["code"] for seat in seats}) == 1
             assert sorted(seat.json()["seat"] for seat in seats) == [0, 1, 2, 3]
@@ -330,20 +374,23 @@ def test_quick_games_and_the_sites_limits_span_the_nodes(tmp_path: Path) -> None
                     greeting = json.loads(socket.recv(timeout=10))
                     assert greeting["you"]["seat"] == seats[0].json()["seat"], greeting
             # Other house rules: another table.
-            tavern = http.post(f"{b.base}/api/quick",
-                               json={"name": "T", "rules": {"preset": "tavern"}})
+            tavern = http.post(
+                f"{b.base}/api/quick", json={"name": "T", "rules": {"preset": "tavern"}}
+            )
             assert tavern.status_code == 200
             assert tavern.json()["code"] != seats[0].json()["code"]
             # The room cap is the site's: two rooms so far, two more on either node...
-            made = [http.post(f"{node.base}/api/rooms", json={"name": "R"})
-                    for node in (a, b)]
+            made = [http.post(f"{node.base}/api/rooms", json={"name": "R"}) for node in (a, b)]
             assert [answer.status_code for answer in made] == [201, 201]
             full = [http.post(f"{node.base}/api/rooms", json={"name": "R"}) for node in (a, b)]
             assert [answer.status_code for answer in full] == [503, 503]
             assert full[0].json()["error"] == "server_full"
             # ...and every code is unique across the site.
-            codes = {seats[0].json()["code"], tavern.json()["code"],
-                     *(answer.json()["code"] for answer in made)}
+            codes = {
+                seats[0].json()["code"],
+                tavern.json()["code"],
+                *(answer.json()["code"] for answer in made),
+            }
             assert len(codes) == 4
             # Rooms held by either node are found through both.
             for code in codes:
@@ -351,30 +398,34 @@ def test_quick_games_and_the_sites_limits_span_the_nodes(tmp_path: Path) -> None
                     assert http.get(f"{node.base}/api/rooms/{code}").status_code == 200
             # Unknown codes: the misses of one client add up across the nodes.
             headers = {"X-Dudo-Client": "guesser"}
-            misses = [http.get(f"{(a, b)[index % 2].base}/api/rooms/QQQQ", headers=headers)
-                      for index in range(4)]
+            misses = [
+                http.get(f"{(a, b)[index % 2].base}/api/rooms/QQQQ", headers=headers)
+                for index in range(4)
+            ]
             assert [miss.status_code for miss in misses] == [404] * 4
-            blocked = http.get(f"{a.base}/api/rooms/{seats[0].json()['code']}",
-                               headers=headers)
+            blocked = http.get(f"{a.base}/api/rooms/{seats[0].json()['code']}", headers=headers)
             assert blocked.status_code == 429 and blocked.json()["error"] == "too_many_guesses"
-            other = http.get(f"{b.base}/api/rooms/{seats[0].json()['code']}",
-                             headers={"X-Dudo-Client": "someone else"})
+            other = http.get(
+                f"{b.base}/api/rooms/{seats[0].json()['code']}",
+                headers={"X-Dudo-Client": "someone else"},
+            )
             assert other.status_code == 200
             # The public list is the site's: each node lists the table the other holds
             # (nodes publish their changes at every renewal).
             time.sleep(1.0)
             for node in (a, b):
-                listed = {room["code"] for room in http.get(f"{node.base}/api/rooms").json()
-                          ["rooms"]}
+                listed = {
+                    room["code"] for room in http.get(f"{node.base}/api/rooms").json()["rooms"]
+                }
                 assert tavern.json()["code"] in listed
 
 
-def test_two_nodes_that_both_believe_they_hold_a_room_never_both_write(
-        tmp_path: Path) -> None:
+def test_two_nodes_that_both_believe_they_hold_a_room_never_both_write(tmp_path: Path) -> None:
     """The split, forced: node X holds a room; Redis is made to say Y holds it (as after X
     was paused past its lease and Y took over). Y appends; X's next append is refused, X
     lets the room go and sends its sockets away; the log has one history, Y's."""
     with redis_server(tmp_path) as redis, shared_database(tmp_path) as database:
+
         async def scenario() -> None:
             config = RoomConfig(bot_delay=0, reveal_pause=0, seed_window=0)
             lobbies = []
@@ -383,16 +434,26 @@ def test_two_nodes_that_both_believe_they_hold_a_room_never_both_write(
                 store = open_store(database)
                 await store.open()
                 lobby = Lobby(store, config)
-                cluster = Cluster(redis, f"http://{name}:1",
-                                  ClusterSettings(lease=30, renew_every=30), node_id=name)
+                cluster = Cluster(
+                    redis,
+                    f"http://{name}:1",
+                    ClusterSettings(lease=30, renew_every=30),
+                    node_id=name,
+                )
                 lobby.join_site(RedisSite(cluster))
                 await cluster.join()
                 clusters[name] = cluster
                 lobbies.append(lobby)
             x, y = lobbies
             try:
-                joined = await x.create("Host", rules=Rules.preset("perudo"), seats=3,
-                                        bots=[None, None, "normal"], timer=0, public=False)
+                joined = await x.create(
+                    "Host",
+                    rules=Rules.preset("perudo"),
+                    seats=3,
+                    bots=[None, None, "normal"],
+                    timer=0,
+                    public=False,
+                )
                 code = joined["code"]
                 room_x = x.rooms[code]
                 sent: list[str] = []
@@ -441,6 +502,7 @@ def test_entries_keep_their_order_when_nodes_append_concurrently(tmp_path: Path)
     """The conditional append itself on the shared database: of two writers racing for
     the same sequence numbers, exactly one wins each."""
     with shared_database(tmp_path) as database:
+
         async def scenario() -> None:
             stores = [open_store(database), open_store(database)]
             for store in stores:
@@ -449,9 +511,14 @@ def test_entries_keep_their_order_when_nodes_append_concurrently(tmp_path: Path)
                 code = "RACE"
                 assert await stores[0].create_room(code, False, LogEntry(0, 0.0, "created", {}))
                 outcomes = await asyncio.gather(
-                    *(stores[index % 2].append(code, [LogEntry(1 + index // 2, 1.0, "joined",
-                                                               {"by": index})])
-                      for index in range(20)), return_exceptions=True)
+                    *(
+                        stores[index % 2].append(
+                            code, [LogEntry(1 + index // 2, 1.0, "joined", {"by": index})]
+                        )
+                        for index in range(20)
+                    ),
+                    return_exceptions=True,
+                )
                 won = [outcome for outcome in outcomes if outcome is None]
                 assert len(won) == 10  # one per sequence number
                 log = await stores[1].load_log(code)
@@ -480,11 +547,28 @@ def test_workers_share_one_port_and_a_killed_worker_is_replaced(tmp_path: Path) 
         port = free_port()
         base = f"http://127.0.0.1:{port}"
         process = subprocess.Popen(
-            [sys.executable, "-m", "dudo", "serve", "--port", str(port), "--database",
-             database, "--cluster", redis, "--workers", "2", "--log-level", "warning"],
-            env={**os.environ, **FAST_CLUSTER}, stdout=subprocess.DEVNULL,
-            stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "dudo",
+                "serve",
+                "--port",
+                str(port),
+                "--database",
+                database,
+                "--cluster",
+                redis,
+                "--workers",
+                "2",
+                "--log-level",
+                "warning",
+            ],
+            env={**os.environ, **FAST_CLUSTER},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.STDOUT,
+        )
         try:
+
             async def scenario() -> None:
                 async def two_nodes_answer() -> bool:
                     seen = set()
@@ -529,25 +613,29 @@ def test_workers_share_one_port_and_a_killed_worker_is_replaced(tmp_path: Path) 
                 process.wait(timeout=10)
 
 
-def test_a_node_that_loses_redis_answers_try_again_and_changes_nothing(
-        tmp_path: Path) -> None:
+def test_a_node_that_loses_redis_answers_try_again_and_changes_nothing(tmp_path: Path) -> None:
     from starlette.testclient import TestClient
 
     from dudo.server.web.app import ServerSettings, create_app
 
     with redis_server(tmp_path) as redis, shared_database(tmp_path) as database:
-        settings = ServerSettings(database=database, cluster=redis,
-                                  advertise="http://127.0.0.1:1", gc_policy="python")
+        settings = ServerSettings(
+            database=database, cluster=redis, advertise="http://127.0.0.1:1", gc_policy="python"
+        )
         with TestClient(create_app(settings)) as client:
             made = client.post("/api/rooms", json={"name": "Ana"})
             assert made.status_code == 201
             code = made.json()["code"]
             assert client.get("/healthz").json()["redis"] is True
-            subprocess.run(["redis-cli", "-u", redis, "shutdown", "nosave"],
-                           capture_output=True, timeout=10)
-            for answer in (client.get("/api/rooms/QQQQ"), client.get("/api/rooms"),
-                           client.post("/api/rooms", json={"name": "Bo"}),
-                           client.post("/api/quick", json={"name": "Cy"})):
+            subprocess.run(
+                ["redis-cli", "-u", redis, "shutdown", "nosave"], capture_output=True, timeout=10
+            )
+            for answer in (
+                client.get("/api/rooms/QQQQ"),
+                client.get("/api/rooms"),
+                client.post("/api/rooms", json={"name": "Bo"}),
+                client.post("/api/quick", json={"name": "Cy"}),
+            ):
                 assert answer.status_code == 503, answer.text
                 assert answer.json()["error"] == "unavailable"
             health = client.get("/healthz")
@@ -559,7 +647,8 @@ def test_a_node_that_loses_redis_answers_try_again_and_changes_nothing(
 
 
 def test_a_node_stalled_past_its_lease_takes_its_rooms_back_and_they_play_on(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     """A node frozen longer than its lease (SIGSTOP: a long pause, a starved CPU) drops
     its rooms when it wakes; they are adopted again (here by the node itself, the only
     one) and their bots and stand-ins play on without anyone reconnecting."""
@@ -572,8 +661,9 @@ def test_a_node_stalled_past_its_lease_takes_its_rooms_back_and_they_play_on(
 
         async def scenario() -> None:
             async with Client(node.base) as client:
-                host = await client.create_room("Host", seats=4,
-                                                bots=[None, "easy", "easy", "easy"])
+                host = await client.create_room(
+                    "Host", seats=4, bots=[None, "easy", "easy", "easy"]
+                )
                 async with client.table(host) as table:
                     assert (await table.start())["type"] == "ack"
             before = httpx.get(f"{node.base}/healthz").json()["node"]

@@ -39,7 +39,8 @@ from serverkit import free_port
 CONFIG = Path(__file__).resolve().parents[3] / "deploy" / "haproxy.cfg"
 CLOSE_MOVED = 4412  # docs/protocol.md: the room is held elsewhere now, reconnect
 HAPROXY = shutil.which("haproxy") or next(
-    (path for path in ("/usr/sbin/haproxy", "/sbin/haproxy") if os.access(path, os.X_OK)), None)
+    (path for path in ("/usr/sbin/haproxy", "/sbin/haproxy") if os.access(path, os.X_OK)), None
+)
 
 
 def need_haproxy() -> str:
@@ -56,8 +57,9 @@ def render(template: str) -> str:
     the lines that make a system HAProxy change root and user (the test may not be root).
     Addresses come from the environment, as the file's own "${NAME-default}" lines say."""
     dropped = ("chroot", "user", "group")
-    kept = [line for line in template.splitlines()
-            if not line.strip() or line.split()[0] not in dropped]
+    kept = [
+        line for line in template.splitlines() if not line.strip() or line.split()[0] not in dropped
+    ]
     assert len(kept) == len(template.splitlines()) - 3, "deploy/haproxy.cfg changed shape"
     return "\n".join(kept) + "\n"
 
@@ -65,8 +67,7 @@ def render(template: str) -> str:
 class Balancer:
     """A running HAProxy: its address and its runtime API (the stats socket)."""
 
-    def __init__(self, base: str, sock: Path, process: subprocess.Popen[bytes],
-                 log: Path) -> None:
+    def __init__(self, base: str, sock: Path, process: subprocess.Popen[bytes], log: Path) -> None:
         self.base = base
         self.sock = sock
         self.process = process
@@ -86,11 +87,15 @@ class Balancer:
         """The backend's servers as HAProxy sees them (status, sessions so far...)."""
         text = self.command("show stat").lstrip("# ")
         rows = csv.DictReader(io.StringIO(text))
-        return {row["svname"]: row for row in rows
-                if row["pxname"] == "nodes" and row["svname"] not in ("FRONTEND", "BACKEND")}
+        return {
+            row["svname"]: row
+            for row in rows
+            if row["pxname"] == "nodes" and row["svname"] not in ("FRONTEND", "BACKEND")
+        }
 
-    def wait_for(self, condition: Callable[[dict[str, str]], bool], what: str,
-                 timeout: float = 15.0) -> None:
+    def wait_for(
+        self, condition: Callable[[dict[str, str]], bool], what: str, timeout: float = 15.0
+    ) -> None:
         deadline = time.monotonic() + timeout
         while True:
             states = {name: row["status"] for name, row in self.servers().items()}
@@ -112,19 +117,33 @@ def balancer(binary: str, directory: Path, nodes: list[Node]) -> Iterator[Balanc
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="dudo-hx") as short:  # AF_UNIX paths are short
         sock = Path(short) / "admin.sock"
-        env = {**os.environ, "DUDO_LISTEN": f"127.0.0.1:{port}",
-               "DUDO_HAPROXY_SOCKET": str(sock),
-               **{f"DUDO_NODE{number}": f"127.0.0.1:{node.port}"
-                  for number, node in enumerate(nodes, start=1)}}
-        checked = subprocess.run([binary, "-c", "-q", "-f", str(config)], env=env,
-                                 capture_output=True, text=True, timeout=30)
+        env = {
+            **os.environ,
+            "DUDO_LISTEN": f"127.0.0.1:{port}",
+            "DUDO_HAPROXY_SOCKET": str(sock),
+            **{
+                f"DUDO_NODE{number}": f"127.0.0.1:{node.port}"
+                for number, node in enumerate(nodes, start=1)
+            },
+        }
+        checked = subprocess.run(
+            [binary, "-c", "-q", "-f", str(config)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
         assert checked.returncode == 0, checked.stdout + checked.stderr
         log = directory / "haproxy.log"
         with log.open("wb") as out:
             # -db: in the foreground; -n: fewer connections than the file's maxconn, so
             # that an unprivileged test needs no more file descriptors than it may have.
-            process = subprocess.Popen([binary, "-db", "-n", "400", "-f", str(config)],
-                                       env=env, stdout=out, stderr=subprocess.STDOUT)
+            process = subprocess.Popen(
+                [binary, "-db", "-n", "400", "-f", str(config)],
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
         running = Balancer(f"http://127.0.0.1:{port}", sock, process, log)
         try:
             deadline = time.monotonic() + 10
@@ -154,16 +173,16 @@ def node_id(base: str) -> str:
     return answer
 
 
-async def play_to_the_end(front: str, seed: int, together: asyncio.Barrier,
-                          turn: asyncio.Lock) -> None:
+async def play_to_the_end(
+    front: str, seed: int, together: asyncio.Barrier, turn: asyncio.Lock
+) -> None:
     """A seat and a server bot, through the balancer: started and played until over; the
     game's record is then found through the balancer too. The set-up (create, look, connect)
     is three requests in a row, one game at a time (``turn``), so that round robin puts
     the seat's socket on another node than the room's: its socket is relayed."""
     async with Client(front) as client:
         async with turn:
-            ticket = await client.create_room(f"Deployer{seed}", seats=2,
-                                              bots=[None, "normal"])
+            ticket = await client.create_room(f"Deployer{seed}", seats=2, bots=[None, "normal"])
             assert (await client.room(ticket.code))["status"] == "lobby"
             table = client.table(ticket)
             await table.connect()
@@ -188,8 +207,7 @@ async def play_to_the_end(front: str, seed: int, together: asyncio.Barrier,
 
 async def play_games(front: str, count: int) -> None:
     together, turn = asyncio.Barrier(count), asyncio.Lock()
-    await asyncio.gather(*(play_to_the_end(front, seed, together, turn)
-                           for seed in range(count)))
+    await asyncio.gather(*(play_to_the_end(front, seed, together, turn) for seed in range(count)))
 
 
 async def through_the_balancer(front: str, running: Cluster) -> list[str]:
@@ -216,8 +234,7 @@ async def through_the_balancer(front: str, running: Cluster) -> list[str]:
             assert (joined.code, joined.seat) == (ticket.code, 1)
             info = await guests.room(ticket.code)
             assert info["code"] == ticket.code
-            assert [seat["name"] for seat in info["seats"]][:2] == [f"Host{index}",
-                                                                   f"Guest{index}"]
+            assert [seat["name"] for seat in info["seats"]][:2] == [f"Host{index}", f"Guest{index}"]
             await listed()
             codes.append(ticket.code)
 
@@ -267,8 +284,9 @@ def restart_in_place(running: Cluster, node: Node, monkeypatch: pytest.MonkeyPat
         monkeypatch.undo()
 
 
-async def rolling_restart(front: Balancer, running: Cluster, codes: list[str],
-                          monkeypatch: pytest.MonkeyPatch) -> tuple[list[Node], Node]:
+async def rolling_restart(
+    front: Balancer, running: Cluster, codes: list[str], monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[Node], Node]:
     """A rolling restart of one node as docs/deploy.md describes it: out of HAProxy's
     rotation, SIGTERM (it hands its rooms off), started again, back in the rotation. A room
     it held answers through the balancer all along (a "moved" answer asks the client to try
@@ -300,8 +318,9 @@ async def rolling_restart(front: Balancer, running: Cluster, codes: list[str],
     watcher = asyncio.create_task(watch())
     async with Client(front.base) as client, client.table(code=held) as watching:
         front.command("set server nodes/node3 state drain")
-        await asyncio.to_thread(front.wait_for, lambda states: states["node3"] == "DRAIN",
-                                "node3 draining")
+        await asyncio.to_thread(
+            front.wait_for, lambda states: states["node3"] == "DRAIN", "node3 draining"
+        )
         # uvicorn raises the signal again once it has shut down: "killed by SIGTERM" is its
         # clean exit (systemd counts it as one too).
         exit_code = await asyncio.to_thread(restarted.terminate)
@@ -314,15 +333,16 @@ async def rolling_restart(front: Balancer, running: Cluster, codes: list[str],
             await still_there(code)
         async with client.table(code=held) as again_watching:
             assert again_watching.state["room"]["code"] == held
-    await asyncio.to_thread(front.wait_for,
-                            lambda states: states["node3"].startswith(("DOWN", "MAINT")),
-                            "node3 down")
+    await asyncio.to_thread(
+        front.wait_for, lambda states: states["node3"].startswith(("DOWN", "MAINT")), "node3 down"
+    )
     survivors = running.nodes[:2]
     assert sum(metric(node, "dudo_rooms_taken_over_total") for node in survivors) >= 1
     again = await asyncio.to_thread(restart_in_place, running, restarted, monkeypatch)
     front.command("set server nodes/node3 state ready")
-    await asyncio.to_thread(front.wait_for, lambda states: set(states.values()) == {"UP"},
-                            "node3 back UP")
+    await asyncio.to_thread(
+        front.wait_for, lambda states: set(states.values()) == {"UP"}, "node3 back UP"
+    )
     await still_there(held)
     stop.set()
     await watcher
@@ -334,17 +354,22 @@ async def rolling_restart(front: Balancer, running: Cluster, codes: list[str],
     expected = ((200, ""), (503, "moved"))
     unexpected = [answer for answer in answers if answer not in expected]
     assert not unexpected and answers[-1] == (200, ""), answers
-    print(f"{len(answers)} looks at a room during the restart: "
-          f"{answers.count((503, 'moved'))} answered 'moved'")
+    print(
+        f"{len(answers)} looks at a room during the restart: "
+        f"{answers.count((503, 'moved'))} answered 'moved'"
+    )
     return survivors, again
 
 
-def test_the_deploy_example_runs_behind_haproxy(tmp_path: Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_deploy_example_runs_behind_haproxy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     binary = need_haproxy()
     started = time.monotonic()
-    with (cluster(tmp_path, nodes=3, env={"DUDO_FORWARDED_ALLOW_IPS": "127.0.0.1"}) as running,
-          balancer(binary, tmp_path, running.nodes) as front):
+    with (
+        cluster(tmp_path, nodes=3, env={"DUDO_FORWARDED_ALLOW_IPS": "127.0.0.1"}) as running,
+        balancer(binary, tmp_path, running.nodes) as front,
+    ):
         codes = asyncio.run(through_the_balancer(front.base, running))
 
         # Requests and sockets really landed on nodes that did not hold their rooms.
@@ -358,14 +383,17 @@ def test_the_deploy_example_runs_behind_haproxy(tmp_path: Path,
 
         # Last: Redis gone. Each node says so on /healthz, and HAProxy takes them all out.
         port = running.redis.rsplit(":", 1)[1].split("/")[0]
-        subprocess.run(["redis-cli", "-p", port, "shutdown", "nosave"], capture_output=True,
-                       timeout=10)
+        subprocess.run(
+            ["redis-cli", "-p", port, "shutdown", "nosave"], capture_output=True, timeout=10
+        )
         for node in [*survivors, again]:
             answer = httpx.get(f"{node.base}/healthz", timeout=10)
             assert answer.status_code == 503, answer.text
             assert answer.json()["redis"] is False and answer.json()["status"] == "unhealthy"
-        front.wait_for(lambda states: all(state.startswith("DOWN") for state in states.values()),
-                       "every node DOWN")
+        front.wait_for(
+            lambda states: all(state.startswith("DOWN") for state in states.values()),
+            "every node DOWN",
+        )
         answer = httpx.get(f"{front.base}/api/rooms/{codes[0]}", timeout=10)
         assert answer.status_code == 503 and answer.json()["error"] == "moved", answer.text
     print(f"the deploy example took {time.monotonic() - started:.1f} s")

@@ -49,20 +49,26 @@ from tcpproxy import proxy_to
 
 # Bots and stand-ins a little slow, so the games last through both outages; the look at
 # the database for unheld rooms every second, so an outage always meets it.
-SLOW_GAMES = {"DUDO_BOT_DELAY": "0.25", "DUDO_REVEAL_PAUSE": "0.25", "DUDO_GRACE": "1",
-              "DUDO_RESCAN_EVERY": "1"}
+SLOW_GAMES = {
+    "DUDO_BOT_DELAY": "0.25",
+    "DUDO_REVEAL_PAUSE": "0.25",
+    "DUDO_GRACE": "1",
+    "DUDO_RESCAN_EVERY": "1",
+}
 
 
 def redis_get(redis: str, key: str) -> str:
-    done = subprocess.run(["redis-cli", "-u", redis, "GET", key], capture_output=True,
-                          text=True, timeout=10)
+    done = subprocess.run(
+        ["redis-cli", "-u", redis, "GET", key], capture_output=True, text=True, timeout=10
+    )
     assert done.returncode == 0, done.stderr
     return done.stdout.strip()
 
 
 def redis_count(redis: str, key: str) -> int:
-    done = subprocess.run(["redis-cli", "-u", redis, "SCARD", key], capture_output=True,
-                          text=True, timeout=10)
+    done = subprocess.run(
+        ["redis-cli", "-u", redis, "SCARD", key], capture_output=True, text=True, timeout=10
+    )
     assert done.returncode == 0, done.stderr
     return int(done.stdout.strip())
 
@@ -120,29 +126,41 @@ def recovered(node: Node, outages: int, where: str) -> None:
         time.sleep(0.2)
 
 
-@pytest.mark.skipif(not POSTGRES and not os.environ.get("CI"),
-                    reason="no PostgreSQL: set DUDO_TEST_POSTGRES to a URL")
+@pytest.mark.skipif(
+    not POSTGRES and not os.environ.get("CI"),
+    reason="no PostgreSQL: set DUDO_TEST_POSTGRES to a URL",
+)
 def test_a_cluster_answers_a_database_outage_and_keeps_its_rooms(tmp_path: Path) -> None:
     assert POSTGRES, "CI must provide a PostgreSQL server in DUDO_TEST_POSTGRES"
-    with redis_server(tmp_path) as redis, proxy_to(*postgres_address()) as proxy, \
-            postgres_behind(proxy) as (database, stored_ids):
+    with (
+        redis_server(tmp_path) as redis,
+        proxy_to(*postgres_address()) as proxy,
+        postgres_behind(proxy) as (database, stored_ids),
+    ):
         running = Cluster(redis, database, tmp_path, SLOW_GAMES)
         try:
             holder, other = running.start_node(), running.start_node()
-            scenario(running, holder, other, proxy.down, proxy.blackhole, proxy.restore,
-                     stored_ids)
+            scenario(running, holder, other, proxy.down, proxy.blackhole, proxy.restore, stored_ids)
         finally:
             running.stop()
 
 
-def scenario(running: Cluster, holder: Node, other: Node, down: Any, blackhole: Any,
-             restore: Any, stored_ids: Any) -> None:
+def scenario(
+    running: Cluster,
+    holder: Node,
+    other: Node,
+    down: Any,
+    blackhole: Any,
+    restore: Any,
+    stored_ids: Any,
+) -> None:
     nodes = (holder, other)
     # Rooms played by bots and a stand-in (the player leaves at once), one on each node.
     bots_rooms = []
     for node in nodes:
-        made = create(node.base, "Ana", 3, [None, "easy", "normal"],
-                      {"preset": "perudo", "starting_dice": 4})
+        made = create(
+            node.base, "Ana", 3, [None, "easy", "normal"], {"preset": "perudo", "starting_dice": 4}
+        )
         leaving = Seat(node.base, made["code"], made["token"])
         leaving.receive(10)
         assert leaving.answer({"type": "start", "id": "go"}, 10)[0]["type"] == "ack"
@@ -152,16 +170,23 @@ def scenario(running: Cluster, holder: Node, other: Node, down: Any, blackhole: 
     # node, whose messages are relayed to the holder.
     players = {}
     for name, through in (("near", holder), ("relayed", other)):
-        made = create(holder.base, name.title(), 2, [None, "easy"],
-                      {"preset": "perudo", "first_opener": "host", "starting_dice": 5})
+        made = create(
+            holder.base,
+            name.title(),
+            2,
+            [None, "easy"],
+            {"preset": "perudo", "first_opener": "host", "starting_dice": 5},
+        )
         seat = Seat(through.base, made["code"], made["token"])
         seat.receive(10)
         assert seat.answer({"type": "start", "id": "go"}, 10)[0]["type"] == "ack"
         players[name] = (seat, made["code"])
     names = {node.base: health(node)["node"] for node in nodes}
     rooms = {node.base: metric(node, "dudo_rooms") for node in nodes}
-    owners = {code: redis_get(running.redis, f"dudo:owner:{code}")
-              for code in [*bots_rooms, *(code for _, code in players.values())]}
+    owners = {
+        code: redis_get(running.redis, f"dudo:owner:{code}")
+        for code in [*bots_rooms, *(code for _, code in players.values())]
+    }
     assert owners[players["near"][1]] == owners[players["relayed"][1]] == names[holder.base]
     assert owners[bots_rooms[1]] == names[other.base]
     live = redis_count(running.redis, "dudo:live")
@@ -172,8 +197,7 @@ def scenario(running: Cluster, holder: Node, other: Node, down: Any, blackhole: 
         for name, (seat, _) in players.items():
             state = seat.my_turn()
             quantity, face = state["game"]["legal"]["bids"][0]
-            bids[name] = {"type": "bid", "id": f"bid-{number}", "quantity": quantity,
-                          "face": face}
+            bids[name] = {"type": "bid", "id": f"bid-{number}", "quantity": quantity, "face": face}
         fault.begin()
         time.sleep(0.5)  # the bots' rooms meet the fault too
         versions = {}
@@ -183,8 +207,11 @@ def scenario(running: Cluster, holder: Node, other: Node, down: Any, blackhole: 
             versions[name] = seat.state["version"]
         for node in nodes:
             started = time.monotonic()
-            refused = httpx.post(f"{node.base}/api/rooms", json={"name": "Dee", "seats": 2},
-                                 timeout=ANSWER_WITHIN + 3)
+            refused = httpx.post(
+                f"{node.base}/api/rooms",
+                json={"name": "Dee", "seats": 2},
+                timeout=ANSWER_WITHIN + 3,
+            )
             assert refused.status_code == 503, (fault.name, node.base, refused.text)
             assert refused.json()["error"] == "unavailable", (fault.name, refused.text)
             assert refused.headers["retry-after"] == "1"

@@ -18,6 +18,7 @@ FAST = ClusterSettings(lease=0.5, renew_every=0.1)
 
 def run(tmp_path: Path, body: Callable[[Callable[[str], Cluster]], Awaitable[None]]) -> None:
     with redis_server(tmp_path) as url:
+
         async def scenario() -> None:
             made: list[Cluster] = []
 
@@ -95,8 +96,9 @@ def test_reservations_hold_the_site_caps_exactly_under_concurrency(tmp_path: Pat
         a, b = node("a"), node("b")
         await a.join()
         await b.join()
-        verdicts = await asyncio.gather(*(
-            (a if index % 2 else b).reserve(f"C{index:03d}", 10, 6) for index in range(40)))
+        verdicts = await asyncio.gather(
+            *((a if index % 2 else b).reserve(f"C{index:03d}", 10, 6) for index in range(40))
+        )
         assert verdicts.count("ok") == 6  # the lobby cap, exactly, across both nodes
         assert set(verdicts) == {"ok", "lobbies"}
         assert await a.reserve("C000" if verdicts[0] == "ok" else "C001", 10, 100) == "taken"
@@ -158,8 +160,10 @@ def test_a_token_bucket_is_shared_by_the_nodes(tmp_path: Path) -> None:
         a, b = node("a"), node("b")
         await a.join()
         await b.join()
-        taken = [await (a if index % 2 else b).take_token("create:1.2.3.4", 0.001, 5)
-                 for index in range(8)]
+        taken = [
+            await (a if index % 2 else b).take_token("create:1.2.3.4", 0.001, 5)
+            for index in range(8)
+        ]
         assert taken == [True] * 5 + [False] * 3  # the burst, across both nodes
         assert await a.take_token("create:5.6.7.8", 0.001, 5)  # another address
         fast = [await a.take_token("create:9.9.9.9", 20.0, 1) for _ in range(2)]
@@ -185,8 +189,7 @@ def test_nodes_agree_on_a_new_relay_secret_after_redis_lost_its_data(tmp_path: P
     run(tmp_path, body)
 
 
-def test_a_node_that_lost_its_lease_starts_over_and_its_rooms_are_adopted(
-        tmp_path: Path) -> None:
+def test_a_node_that_lost_its_lease_starts_over_and_its_rooms_are_adopted(tmp_path: Path) -> None:
     async def body(node: Callable[[str], Cluster]) -> None:
         a = node("a")
         await a.join()

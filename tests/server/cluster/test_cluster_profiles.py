@@ -21,8 +21,9 @@ from profilekit import new_secret
 def leave_at_once(base: str, code: str, token: str, start: bool = False) -> None:
     """Connect a seat (through any node), start the game if asked, and leave: with grace
     0 the server's stand-in plays the seat."""
-    with connect_sync(ws_url(base, code), subprotocols=["dudo.v1", f"token.{token}"],
-                      open_timeout=10) as socket:
+    with connect_sync(
+        ws_url(base, code), subprotocols=["dudo.v1", f"token.{token}"], open_timeout=10
+    ) as socket:
         json.loads(socket.recv(timeout=10))
         if start:
             socket.send(json.dumps({"type": "start", "id": "go"}))
@@ -38,16 +39,23 @@ def test_profiles_span_the_nodes_and_a_game_is_rated_once(tmp_path: Path) -> Non
         made = http.post(f"{a.base}/api/profile", json={"secret": ana, "name": "Ana"})
         assert made.status_code == 201, made.text
         assert http.post(f"{b.base}/api/profile/me", json={"secret": ana}).status_code == 200
-        assert http.post(f"{b.base}/api/profile",
-                         json={"secret": ben, "name": "Ben"}).status_code == 201
-        ids = {secret: http.post(f"{a.base}/api/profile/me", json={"secret": secret})
-               .json()["profile"]["id"] for secret in (ana, ben)}
+        assert (
+            http.post(f"{b.base}/api/profile", json={"secret": ben, "name": "Ben"}).status_code
+            == 201
+        )
+        ids = {
+            secret: http.post(f"{a.base}/api/profile/me", json={"secret": secret}).json()[
+                "profile"
+            ]["id"]
+            for secret in (ana, ben)
+        }
         # A room held by node a; Ben joins through node b (the join is relayed).
-        room = http.post(f"{a.base}/api/rooms", json={
-            "name": "Ana", "seats": 3, "bots": [None, None, "normal"], "profile": ana}).json()
+        room = http.post(
+            f"{a.base}/api/rooms",
+            json={"name": "Ana", "seats": 3, "bots": [None, None, "normal"], "profile": ana},
+        ).json()
         code = room["code"]
-        joined = http.post(f"{b.base}/api/rooms/{code}/join",
-                           json={"name": "Ben", "profile": ben})
+        joined = http.post(f"{b.base}/api/rooms/{code}/join", json={"name": "Ben", "profile": ben})
         assert joined.status_code == 200, joined.text
         leave_at_once(b.base, code, joined.json()["token"])
         leave_at_once(a.base, code, room["token"], start=True)
@@ -59,8 +67,7 @@ def test_profiles_span_the_nodes_and_a_game_is_rated_once(tmp_path: Path) -> Non
             for secret in (ana, ben):
                 end = time.monotonic() + 10
                 while True:
-                    data = http.post(f"{node.base}/api/profile/me",
-                                     json={"secret": secret}).json()
+                    data = http.post(f"{node.base}/api/profile/me", json={"secret": secret}).json()
                     if data["stats"]["total"]["games"] or time.monotonic() > end:
                         break
                     time.sleep(0.1)
@@ -74,7 +81,8 @@ def test_profiles_span_the_nodes_and_a_game_is_rated_once(tmp_path: Path) -> Non
         second = http.post(f"{b.base}/api/quick", json={"name": "Ben", "profile": ben}).json()
         assert first["code"] == second["code"]
         log = asyncio.run(stored_log(running.database, first["code"]))
-        linked = {entry.data["name"]: entry.data.get("profile")
-                  for entry in log if entry.kind == "joined"}
+        linked = {
+            entry.data["name"]: entry.data.get("profile") for entry in log if entry.kind == "joined"
+        }
         assert linked == {"Ana": ids[ana], "Ben": ids[ben]}
         assert ana not in json.dumps([entry.data for entry in log])

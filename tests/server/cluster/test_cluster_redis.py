@@ -25,10 +25,13 @@ def test_a_small_pool_at_saturation_waits_instead_of_failing(tmp_path: Path) -> 
         async def scenario() -> None:
             # What a plain pool of that size does under the same load: it fails.
             plain = Redis(connection_pool=ConnectionPool.from_url(url, max_connections=2))
-            results = await asyncio.gather(*(plain.blpop([f"none{n}"], timeout=0.2)
-                                             for n in range(20)), return_exceptions=True)
-            assert any(isinstance(result, RedisConnectionError)
-                       and "Too many connections" in str(result) for result in results)
+            results = await asyncio.gather(
+                *(plain.blpop([f"none{n}"], timeout=0.2) for n in range(20)), return_exceptions=True
+            )
+            assert any(
+                isinstance(result, RedisConnectionError) and "Too many connections" in str(result)
+                for result in results
+            )
             await plain.aclose(close_connection_pool=True)
             # The node's own pool: 2 connections, 60 commands at once, each holding its
             # connection a moment (a blocking pop), every one answered.
@@ -36,7 +39,8 @@ def test_a_small_pool_at_saturation_waits_instead_of_failing(tmp_path: Path) -> 
             try:
                 answers = await asyncio.gather(
                     *(cluster.redis.blpop([f"none{n}"], timeout=0.05) for n in range(30)),
-                    *(cluster.take_token(f"t{n}", 1.0, 5) for n in range(30)))
+                    *(cluster.take_token(f"t{n}", 1.0, 5) for n in range(30)),
+                )
                 assert answers[:30] == [None] * 30 and all(answers[30:])
                 pool = cluster.redis.connection_pool
                 opened = len(pool._available_connections) + len(pool._in_use_connections)
@@ -51,13 +55,34 @@ def test_a_password_in_the_url_is_used(tmp_path: Path) -> None:
     binary = need_redis()
     port = free_port()
     process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
-         "no", "--dir", str(tmp_path), "--requirepass", "s3cret"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(tmp_path),
+            "--requirepass",
+            "s3cret",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+    )
     try:
         deadline = time.monotonic() + 10
-        while subprocess.run(["redis-cli", "-p", str(port), "-a", "s3cret", "ping"],
-                             capture_output=True, text=True).stdout.strip() != "PONG":
+        while (
+            subprocess.run(
+                ["redis-cli", "-p", str(port), "-a", "s3cret", "ping"],
+                capture_output=True,
+                text=True,
+            ).stdout.strip()
+            != "PONG"
+        ):
             assert time.monotonic() < deadline and process.poll() is None
             time.sleep(0.05)
 
@@ -76,8 +101,11 @@ def test_a_password_in_the_url_is_used(tmp_path: Path) -> None:
 
 
 def test_rediss_means_tls() -> None:
-    cluster = Cluster("rediss://:pw@redis.example:6380/2", "http://127.0.0.1:1",
-                      ClusterSettings(redis_connections=8))
+    cluster = Cluster(
+        "rediss://:pw@redis.example:6380/2",
+        "http://127.0.0.1:1",
+        ClusterSettings(redis_connections=8),
+    )
     pool = cluster.redis.connection_pool
     assert pool.connection_class is SSLConnection
     assert pool.connection_kwargs["password"] == "pw" and pool.connection_kwargs["db"] == 2

@@ -25,7 +25,8 @@ def keeper_for(url: str, key: str, stall_limit: float) -> LeaseKeeper:
 
 
 def test_the_keeper_renews_while_the_loop_beats_and_never_revives_a_lapsed_lease(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     with redis_server(tmp_path) as url:
         redis = Redis.from_url(url)
         redis.set("node:a", "http://a:1", px=int(LEASE * 1000))
@@ -52,10 +53,12 @@ def run_blocked_node(tmp_path: Path, url: str, stall_limit: float) -> tuple[bool
     """Start a whole cluster node in this process (its app's lifespan), block its event
     loop for three leases, then let its own renewal look. Returns (renewed, leases lost,
     renewals by the thread)."""
-    settings = ServerSettings(database=f"sqlite:///{tmp_path / 'dudo.db'}", cluster=url,
-                              advertise="http://127.0.0.1:1",
-                              cluster_settings=ClusterSettings(lease=LEASE, renew_every=RENEW,
-                                                               stall_limit=stall_limit))
+    settings = ServerSettings(
+        database=f"sqlite:///{tmp_path / 'dudo.db'}",
+        cluster=url,
+        advertise="http://127.0.0.1:1",
+        cluster_settings=ClusterSettings(lease=LEASE, renew_every=RENEW, stall_limit=stall_limit),
+    )
     app = create_app(settings)
 
     async def scenario() -> tuple[bool, int, int]:
@@ -71,14 +74,14 @@ def run_blocked_node(tmp_path: Path, url: str, stall_limit: float) -> tuple[bool
 
 
 def test_a_node_whose_loop_is_late_keeps_its_lease_and_one_stuck_past_the_limit_does_not(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     with redis_server(tmp_path) as url:
         (tmp_path / "slow").mkdir()
         (tmp_path / "stuck").mkdir()
         renewed, lost, by_thread = run_blocked_node(tmp_path / "slow", url, stall_limit=30)
         assert renewed and lost == 0 and by_thread >= 3
-        renewed, lost, by_thread = run_blocked_node(tmp_path / "stuck", url,
-                                                    stall_limit=2 * RENEW)
+        renewed, lost, by_thread = run_blocked_node(tmp_path / "stuck", url, stall_limit=2 * RENEW)
         assert not renewed and lost >= 1  # (the node's upkeep may notice it first too)
 
 

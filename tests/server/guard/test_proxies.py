@@ -48,9 +48,12 @@ def room_code(client: TestClient) -> str:
 
 
 def warnings_of(caplog: pytest.LogCaptureFixture) -> list[dict[str, object]]:
-    return [record.__dict__["fields"] for record in caplog.records
-            if record.levelno == logging.WARNING
-            and record.__dict__.get("fields", {}).get("event") == "origin_refused"]
+    return [
+        record.__dict__["fields"]
+        for record in caplog.records
+        if record.levelno == logging.WARNING
+        and record.__dict__.get("fields", {}).get("event") == "origin_refused"
+    ]
 
 
 def test_the_forgotten_host_works_with_x_forwarded_host_from_a_named_proxy() -> None:
@@ -58,24 +61,49 @@ def test_the_forgotten_host_works_with_x_forwarded_host_from_a_named_proxy() -> 
     app, _ = app_and_lobby(proxies=("testclient",))
     with TestClient(app) as client:
         code = room_code(client)
-        assert first_message(client, code, {**FORGOTTEN_HOST,
-                                            "x-forwarded-host": "dudo.example"})["type"] == "state"
+        assert (
+            first_message(client, code, {**FORGOTTEN_HOST, "x-forwarded-host": "dudo.example"})[
+                "type"
+            ]
+            == "state"
+        )
         # RFC 7239's Forwarded says the same.
-        assert first_message(client, code, {
-            **FORGOTTEN_HOST, "forwarded": 'for=203.0.113.9;host="dudo.example";proto=https',
-        })["type"] == "state"
+        assert (
+            first_message(
+                client,
+                code,
+                {
+                    **FORGOTTEN_HOST,
+                    "forwarded": 'for=203.0.113.9;host="dudo.example";proto=https',
+                },
+            )["type"]
+            == "state"
+        )
         # The proxy's host is only one more host accepted: another site is still refused,
         # and so is a forwarded host that is not the page's.
-        assert first_message(client, code, {**FORGOTTEN_HOST, "origin": "https://evil.example",
-                                            "x-forwarded-host": "dudo.example"}
-                             )["code"] == "bad_origin"
-        assert first_message(client, code, {**FORGOTTEN_HOST,
-                                            "x-forwarded-host": "other.example"}
-                             )["code"] == "bad_origin"
+        assert (
+            first_message(
+                client,
+                code,
+                {
+                    **FORGOTTEN_HOST,
+                    "origin": "https://evil.example",
+                    "x-forwarded-host": "dudo.example",
+                },
+            )["code"]
+            == "bad_origin"
+        )
+        assert (
+            first_message(client, code, {**FORGOTTEN_HOST, "x-forwarded-host": "other.example"})[
+                "code"
+            ]
+            == "bad_origin"
+        )
 
 
 def test_from_an_address_not_named_the_forwarded_host_is_ignored_and_the_log_says_why(
-        caplog: pytest.LogCaptureFixture) -> None:
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     app, _ = app_and_lobby(proxies=("192.0.2.10",))
     caplog.set_level(logging.INFO, logger="dudo.server")
     with TestClient(app) as client:
@@ -89,21 +117,29 @@ def test_from_an_address_not_named_the_forwarded_host_is_ignored_and_the_log_say
     assert warned[0]["origin"] == PUBLIC
     assert "Host: 127.0.0.1:8000" in message
     assert "came from testclient" in message and "--forwarded-allow-ips" in message
-    infos = [record for record in caplog.records if record.levelno == logging.INFO
-             and record.__dict__.get("fields", {}).get("event") == "origin_refused"]
+    infos = [
+        record
+        for record in caplog.records
+        if record.levelno == logging.INFO
+        and record.__dict__.get("fields", {}).get("event") == "origin_refused"
+    ]
     assert len(infos) == 1
 
 
 def test_with_no_proxy_named_a_forwarded_host_is_never_believed(
-        caplog: pytest.LogCaptureFixture) -> None:
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     app, _ = app_and_lobby()
     caplog.set_level(logging.INFO, logger="dudo.server")
     with TestClient(app) as client:
         code = room_code(client)
         # No proxy named: the header is ignored whoever sends it.
-        assert first_message(client, code, {**FORGOTTEN_HOST,
-                                            "x-forwarded-host": "dudo.example"}
-                             )["code"] == "bad_origin"
+        assert (
+            first_message(client, code, {**FORGOTTEN_HOST, "x-forwarded-host": "dudo.example"})[
+                "code"
+            ]
+            == "bad_origin"
+        )
         assert first_message(client, code, FORGOTTEN_HOST)["code"] == "bad_origin"
     warned = warnings_of(caplog)
     assert len(warned) == 1  # the same origin again within the minute: an info line
@@ -111,7 +147,8 @@ def test_with_no_proxy_named_a_forwarded_host_is_never_believed(
 
 
 def test_the_warning_for_no_forwarded_host_says_proxy_set_header_host(
-        caplog: pytest.LogCaptureFixture) -> None:
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     caplog.set_level(logging.INFO, logger="dudo.server")
     OriginWarnings().refused(PUBLIC, "127.0.0.1:8000", None)
     warned = warnings_of(caplog)
@@ -142,8 +179,7 @@ def test_forwarded_hosts_are_read_carefully() -> None:
     assert read(("forwarded", "for=1.2.3.4;host=dudo.example, for=5.6.7.8")) == "dudo.example"
     assert read(("forwarded", 'host="dudo.example:80"')) == "dudo.example:80"
     # X-Forwarded-Host wins over Forwarded; junk is no host at all.
-    assert read(("forwarded", "host=b.example"), ("x-forwarded-host", "a.example")) == \
-        "a.example"
+    assert read(("forwarded", "host=b.example"), ("x-forwarded-host", "a.example")) == "a.example"
     for junk in ("", "dudo.example/path", "a b", "user@dudo.example", "dudo.example:x"):
         assert read(("x-forwarded-host", junk)) is None, junk
     assert read(("forwarded", "for=1.2.3.4")) is None
@@ -159,8 +195,9 @@ def test_on_the_wire_a_real_server_believes_only_its_named_proxy(tmp_path: Path)
 
         code = httpx.post(f"{base}/api/rooms", json={"name": "Ana"}).json()["code"]
         url = base.replace("http", "ws") + f"/ws/{code}"
-        with ws_connect(url, origin=Origin(PUBLIC),
-                        additional_headers={"X-Forwarded-Host": "dudo.example"}) as socket_:
+        with ws_connect(
+            url, origin=Origin(PUBLIC), additional_headers={"X-Forwarded-Host": "dudo.example"}
+        ) as socket_:
             assert json.loads(socket_.recv(timeout=5))["code"] == "bad_origin"
         process.terminate()
         output = process.communicate(timeout=20)[0].decode()

@@ -37,21 +37,45 @@ FUZZ = settings(max_examples=200, deadline=None, suppress_health_check=list(Heal
 
 # -- strategies -------------------------------------------------------------------------
 
-scalars = (st.none() | st.booleans() | st.integers(-1000, 1000)
-           | st.integers(min_value=-(2**70), max_value=2**70)
-           | st.sampled_from([2**63, -(2**63) - 1, 10**100, 0, -1, 1])
-           | st.floats(allow_nan=True, allow_infinity=True)
-           | st.text(max_size=30)
-           | st.sampled_from(["", "\x00", "\u202e", "\ud83c\udfb2", "🎲" * 50, "x" * 300,
-                              "dudo", "calza", "bid", "ping", "__proto__"]))
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-1000, 1000)
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.sampled_from([2**63, -(2**63) - 1, 10**100, 0, -1, 1])
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=30)
+    | st.sampled_from(
+        [
+            "",
+            "\x00",
+            "\u202e",
+            "\ud83c\udfb2",
+            "🎲" * 50,
+            "x" * 300,
+            "dudo",
+            "calza",
+            "bid",
+            "ping",
+            "__proto__",
+        ]
+    )
+)
 json_values = st.recursive(
     scalars,
-    lambda children: (st.lists(children, max_size=5)
-                      | st.dictionaries(st.text(max_size=12), children, max_size=5)),
-    max_leaves=25)
+    lambda children: (
+        st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=12), children, max_size=5)
+    ),
+    max_leaves=25,
+)
 # Mostly fresh ids, sometimes one used before (answered with its first reply).
-action_ids = st.one_of(st.uuids().map(str), st.uuids().map(str), st.uuids().map(str),
-                       st.sampled_from(["a", "retry"]), st.text(min_size=1, max_size=70))
+action_ids = st.one_of(
+    st.uuids().map(str),
+    st.uuids().map(str),
+    st.uuids().map(str),
+    st.sampled_from(["a", "retry"]),
+    st.text(min_size=1, max_size=70),
+)
 
 
 @st.composite
@@ -59,8 +83,22 @@ def valid_messages(draw: st.DrawFn, state: dict[str, Any]) -> dict[str, Any]:
     """A message the protocol accepts (the room may still refuse it), shaped by the state."""
     game = state.get("game") or {}
     legal = (game.get("legal") or {}).get("bids") or [[1, 2]]
-    kind = draw(st.sampled_from(["bid", "bid", "call", "ping", "seed", "emote",
-                                 "next_round", "start", "rematch", "configure"]))
+    kind = draw(
+        st.sampled_from(
+            [
+                "bid",
+                "bid",
+                "call",
+                "ping",
+                "seed",
+                "emote",
+                "next_round",
+                "start",
+                "rematch",
+                "configure",
+            ]
+        )
+    )
     message: dict[str, Any] = {"type": kind}
     if kind not in ("ping", "seed", "emote"):
         message["id"] = draw(action_ids)
@@ -70,8 +108,7 @@ def valid_messages(draw: st.DrawFn, state: dict[str, Any]) -> dict[str, Any]:
         if draw(st.booleans()):
             quantity, face = legal[index % len(legal)]
         else:
-            quantity, face = draw(st.tuples(st.integers(-1000, 1000),
-                                            st.integers(-1000, 1000)))
+            quantity, face = draw(st.tuples(st.integers(-1000, 1000), st.integers(-1000, 1000)))
         message.update(quantity=quantity, face=face)
     elif kind == "call":
         message["call"] = draw(st.sampled_from(["dudo", "calza"]))
@@ -96,8 +133,11 @@ def mutated(draw: st.DrawFn, message: dict[str, Any]) -> Any:
     huge numbers, long or strange strings, junk nested inside, or the whole thing wrapped."""
     value: Any = dict(message)
     for _ in range(draw(st.integers(1, 3))):
-        how = draw(st.sampled_from(["drop", "add", "retype", "huge", "long", "unicode",
-                                    "nest", "wrap", "type"]))
+        how = draw(
+            st.sampled_from(
+                ["drop", "add", "retype", "huge", "long", "unicode", "nest", "wrap", "type"]
+            )
+        )
         if not isinstance(value, dict):
             break
         keys = sorted(value)
@@ -105,18 +145,23 @@ def mutated(draw: st.DrawFn, message: dict[str, Any]) -> Any:
             del value[draw(st.sampled_from(keys))]
         elif how == "add":
             value[draw(st.text(max_size=12) | st.sampled_from(["dice", "cups", "seat", "v"]))] = (
-                draw(json_values))
+                draw(json_values)
+            )
         elif how in ("retype", "huge", "long", "unicode", "nest") and keys:
             key = draw(st.sampled_from(keys))
-            value[key] = draw({
-                "retype": json_values,
-                "huge": st.sampled_from([2**64, -(2**64), 10**300, 1e308, -1e308,
-                                         float("inf"), float("nan")]),
-                "long": st.text(min_size=65, max_size=5000),
-                "unicode": st.text(alphabet=st.characters(codec="utf-8"), max_size=40),
-                "nest": st.recursive(st.just(value[key]),
-                                     lambda inner: st.lists(inner, max_size=2), max_leaves=4),
-            }[how])
+            value[key] = draw(
+                {
+                    "retype": json_values,
+                    "huge": st.sampled_from(
+                        [2**64, -(2**64), 10**300, 1e308, -1e308, float("inf"), float("nan")]
+                    ),
+                    "long": st.text(min_size=65, max_size=5000),
+                    "unicode": st.text(alphabet=st.characters(codec="utf-8"), max_size=40),
+                    "nest": st.recursive(
+                        st.just(value[key]), lambda inner: st.lists(inner, max_size=2), max_leaves=4
+                    ),
+                }[how]
+            )
         elif how == "wrap":
             value = draw(st.sampled_from([[value], {"message": value}, {"type": value}]))
         elif how == "type":
@@ -127,9 +172,23 @@ def mutated(draw: st.DrawFn, message: dict[str, Any]) -> Any:
 @st.composite
 def frames(draw: st.DrawFn, state: dict[str, Any]) -> str | bytes:
     """One frame: raw junk, any JSON, a valid message, or a mutated one; as text or bytes."""
-    source = draw(st.sampled_from(["bytes", "text", "json", "valid", "valid", "valid",
-                                   "mutated", "mutated", "mutated", "truncated",
-                                   "oversized"]))
+    source = draw(
+        st.sampled_from(
+            [
+                "bytes",
+                "text",
+                "json",
+                "valid",
+                "valid",
+                "valid",
+                "mutated",
+                "mutated",
+                "mutated",
+                "truncated",
+                "oversized",
+            ]
+        )
+    )
     if source == "bytes":
         return draw(st.binary(max_size=300))
     if source == "text":
@@ -142,13 +201,15 @@ def frames(draw: st.DrawFn, state: dict[str, Any]) -> str | bytes:
         value = draw(mutated(draw(valid_messages(state))))
     text = json.dumps(value, ensure_ascii=draw(st.booleans()))
     if source == "truncated":
-        text = text[:draw(st.integers(0, 10_000)) % max(1, len(text))]
+        text = text[: draw(st.integers(0, 10_000)) % max(1, len(text))]
     elif source == "oversized":
-        text = text[:-1] + ', "pad": "' + "p" * MAX_MESSAGE_BYTES + '"}' if text.endswith(
-            "}") else text + " " * MAX_MESSAGE_BYTES
+        text = (
+            text[:-1] + ', "pad": "' + "p" * MAX_MESSAGE_BYTES + '"}'
+            if text.endswith("}")
+            else text + " " * MAX_MESSAGE_BYTES
+        )
     if draw(st.integers(0, 4)) == 0:
-        return text.encode(draw(st.sampled_from(["utf-8", "utf-16", "utf-32"])),
-                           "surrogatepass")
+        return text.encode(draw(st.sampled_from(["utf-8", "utf-16", "utf-32"])), "surrogatepass")
     return text
 
 
@@ -185,8 +246,9 @@ def quiet(state: dict[str, Any], version: int) -> bool:
     if state["version"] < version:
         return False
     game = state["game"]
-    return bool(state["room"]["status"] != "playing" or (
-        game["phase"] == "bidding" and game["turn"] == 0))
+    return bool(
+        state["room"]["status"] != "playing" or (game["phase"] == "bidding" and game["turn"] == 0)
+    )
 
 
 def until_quiet(sock: Sock, version: int) -> dict[str, Any]:
@@ -200,8 +262,12 @@ def fuzz_room() -> Iterator[tuple[TestClient, Table, MemoryStore, Sock]]:
     store = MemoryStore()
     app = make_app(store=store, clock=FakeClock(), entropy=CountingEntropy("fuzz"))
     with TestClient(app) as client:
-        table = seat_table(client, 3, rules={"preset": "tavern", "first_opener": "host"},
-                           bots=[None, "easy", "easy"])
+        table = seat_table(
+            client,
+            3,
+            rules={"preset": "tavern", "first_opener": "host"},
+            bots=[None, "easy", "easy"],
+        )
         with connect(client, table.code, None, "spectator") as spectator:
             with connect(client, table.code, table.tokens[0], "host") as host:
                 ack = host.reply_to({"type": "start", "id": "start"})
@@ -210,8 +276,9 @@ def fuzz_room() -> Iterator[tuple[TestClient, Table, MemoryStore, Sock]]:
             yield client, table, store, spectator
 
 
-def throw(client: TestClient, table: Table, frames_to_send: list[str | bytes],
-          legal_at: int | None = None) -> None:
+def throw(
+    client: TestClient, table: Table, frames_to_send: list[str | bytes], legal_at: int | None = None
+) -> None:
     """Send each frame from a fresh seat-0 socket (its own rate allowance), each followed by
     a ping, and check what comes back. Frame ``legal_at`` is a legal action: unless an
     action was accepted before it, it must be accepted."""
@@ -229,13 +296,16 @@ def throw(client: TestClient, table: Table, frames_to_send: list[str | bytes],
                     sock.recv()  # (keeps sock.state up to date)
                     data = well_formed(sock.texts[-1])
                 except WebSocketDisconnect:
-                    raise AssertionError(f"the server closed the socket after {frame!r}") \
-                        from None
+                    raise AssertionError(f"the server closed the socket after {frame!r}") from None
                 pongs_to_read -= data["type"] == "pong"
             replies = [well_formed(text) for text in sock.texts[heard:]]
             sync = replies.pop()
-            direct = [r for r in replies if r["type"] in ("error", "ack", "pong")
-                      or (r["type"] == "emote" and r["seat"] == 0)]
+            direct = [
+                r
+                for r in replies
+                if r["type"] in ("error", "ack", "pong")
+                or (r["type"] == "emote" and r["seat"] == 0)
+            ]
             assert len(direct) == owed, (frame, replies)
             for reply in direct:  # (see --hypothesis-show-statistics)
                 event(reply["type"] if reply["type"] != "error" else f"error {reply['code']}")
@@ -258,8 +328,9 @@ def keep_playing(client: TestClient, table: Table) -> dict[str, Any]:
         if state["room"]["status"] == "over":
             reply = sock.reply_to({"type": "rematch", "id": f"rematch {state['version']}"})
             assert reply["type"] == "ack", reply
-            state = sock.wait_for(lambda m: m["room"]["game"] > state["room"]["game"]
-                                  and quiet(m, reply["version"]))
+            state = sock.wait_for(
+                lambda m: m["room"]["game"] > state["room"]["game"] and quiet(m, reply["version"])
+            )
         return state
 
 
@@ -271,8 +342,11 @@ def final_action_is_accepted(client: TestClient, table: Table) -> None:
         else:
             assert state["game"]["turn"] == 0, "the bots should have played their turns"
             bid = legal_bid(state)
-            message = ({"type": "bid", "id": "final", **bid} if bid
-                       else {"type": "call", "id": "final", "call": "dudo"})
+            message = (
+                {"type": "bid", "id": "final", **bid}
+                if bid
+                else {"type": "call", "id": "final", "call": "dudo"}
+            )
         reply = sock.reply_to(message)
         assert reply["type"] == "ack", reply
 
@@ -303,9 +377,11 @@ def test_random_and_mutated_messages_never_break_a_room() -> None:
             if wanted and state["game"]["turn"] == 0:
                 legal_at = position
                 bid = legal_bid(state)
-                move = ({"type": "bid", "id": f"legal {state['version']}", **bid} if bid
-                        else {"type": "call", "id": f"legal {state['version']}",
-                              "call": "dudo"})
+                move = (
+                    {"type": "bid", "id": f"legal {state['version']}", **bid}
+                    if bid
+                    else {"type": "call", "id": f"legal {state['version']}", "call": "dudo"}
+                )
                 batch.insert(legal_at, json.dumps(move))
             throw(client, table, batch, legal_at)
 
@@ -320,8 +396,13 @@ def test_raw_junk_never_breaks_a_room() -> None:
         size = len(store.logs[table.code])
 
         @FUZZ
-        @given(st.lists(st.binary(max_size=200) | st.text(max_size=200)
-                        | json_values.map(json.dumps), min_size=1, max_size=8))
+        @given(
+            st.lists(
+                st.binary(max_size=200) | st.text(max_size=200) | json_values.map(json.dumps),
+                min_size=1,
+                max_size=8,
+            )
+        )
         def examples(batch: list[str | bytes]) -> None:
             throw(client, table, batch)
 
@@ -354,9 +435,11 @@ def test_strange_tokens_and_room_codes_get_no_seat_and_a_clear_refusal() -> None
 
         @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
         # (no '/' or '.': those change the path itself, not the code in it)
-        @given(st.text(st.characters(codec="utf-8", exclude_characters="/.\\"), min_size=1,
-                       max_size=30)
-               .filter(lambda c: normalise_code(c) != table.code))
+        @given(
+            st.text(
+                st.characters(codec="utf-8", exclude_characters="/.\\"), min_size=1, max_size=30
+            ).filter(lambda c: normalise_code(c) != table.code)
+        )
         def codes(code: str) -> None:
             with connect(client, quote(code, safe="")) as sock:
                 first = well_formed(sock.texts[0])
@@ -370,15 +453,23 @@ def test_random_http_bodies_get_a_clear_refusal_never_a_crash() -> None:
         table = seat_table(client, 6, humans=1)
 
         @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck))
-        @given(st.sampled_from(["/api/rooms", f"/api/rooms/{table.code}/join", "/api/quick"]),
-               json_values | st.fixed_dictionaries({"name": st.text(max_size=30)},
-                                                   optional={"seats": json_values,
-                                                             "rules": json_values,
-                                                             "bots": json_values,
-                                                             "timer": json_values}))
+        @given(
+            st.sampled_from(["/api/rooms", f"/api/rooms/{table.code}/join", "/api/quick"]),
+            json_values
+            | st.fixed_dictionaries(
+                {"name": st.text(max_size=30)},
+                optional={
+                    "seats": json_values,
+                    "rules": json_values,
+                    "bots": json_values,
+                    "timer": json_values,
+                },
+            ),
+        )
         def bodies(path: str, body: Any) -> None:
-            response = client.post(path, content=json.dumps(body),
-                                   headers={"content-type": "application/json"})
+            response = client.post(
+                path, content=json.dumps(body), headers={"content-type": "application/json"}
+            )
             data = response.json()
             if response.status_code >= 400:
                 assert response.status_code < 500, data

@@ -63,9 +63,17 @@ def live_server(app: Any) -> Iterator[str]:
     """``app`` under a real uvicorn (as ``dudo serve`` runs it) in a thread of this
     process, so caplog sees its logs; yields the base URL."""
     port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None,
-                            log_level="info", access_log=False, lifespan="on",
-                            ws_max_size=16 * 1024, ws_per_message_deflate=False)
+    config = uvicorn.Config(
+        app,
+        host="127.0.0.1",
+        port=port,
+        log_config=None,
+        log_level="info",
+        access_log=False,
+        lifespan="on",
+        ws_max_size=16 * 1024,
+        ws_per_message_deflate=False,
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -120,51 +128,134 @@ def test_addresses_and_methods_that_do_not_exist_get_the_error_shape() -> None:
 
 segments = st.one_of(
     st.text(max_size=12).map(lambda text: quote(text, safe="")),
-    st.text(st.characters(codec="utf-8", exclude_categories=("Cc", "Cs"),
-                          exclude_characters="/?#%\\"), max_size=12),
+    st.text(
+        st.characters(codec="utf-8", exclude_categories=("Cc", "Cs"), exclude_characters="/?#%\\"),
+        max_size=12,
+    ),
     st.binary(max_size=8).map(lambda raw: "".join(f"%{byte:02X}" for byte in raw)),
-    st.sampled_from(["", "%00", "%ff", "%C0%80", "%ED%A0%80", "%", "%zz", "%2e%2e", "..",
-                     "%2F", "%5C", "%20", "CODE", "lhyh", "L H Y H", "a" * 300, "%F0%9F%8E%B2",
-                     "js", "js/app.js", "css", "index.html", "locales", "favicon.svg"]),
+    st.sampled_from(
+        [
+            "",
+            "%00",
+            "%ff",
+            "%C0%80",
+            "%ED%A0%80",
+            "%",
+            "%zz",
+            "%2e%2e",
+            "..",
+            "%2F",
+            "%5C",
+            "%20",
+            "CODE",
+            "lhyh",
+            "L H Y H",
+            "a" * 300,
+            "%F0%9F%8E%B2",
+            "js",
+            "js/app.js",
+            "css",
+            "index.html",
+            "locales",
+            "favicon.svg",
+        ]
+    ),
 )
 rule_options = st.dictionaries(
-    st.sampled_from(["preset", "lang", "embed", *_INT_RANGES, *_CHOICES, "wild_ones",
-                     "palifico", "bogus"]) | st.text(max_size=8),
-    st.sampled_from(["perudo", "dudo", "tavern", "ones-lock", "no-wilds", "de", "es", "1",
-                     "true", "off", "0", "3", "6", "10", "11", "²", "9" * 40, "", "%"])
+    st.sampled_from(
+        ["preset", "lang", "embed", *_INT_RANGES, *_CHOICES, "wild_ones", "palifico", "bogus"]
+    )
+    | st.text(max_size=8),
+    st.sampled_from(
+        [
+            "perudo",
+            "dudo",
+            "tavern",
+            "ones-lock",
+            "no-wilds",
+            "de",
+            "es",
+            "1",
+            "true",
+            "off",
+            "0",
+            "3",
+            "6",
+            "10",
+            "11",
+            "²",
+            "9" * 40,
+            "",
+            "%",
+        ]
+    )
     | st.sampled_from([choice for choices in _CHOICES.values() for choice in choices])
     | st.text(max_size=10),
-    max_size=5)
-junk_queries = st.sampled_from(["", "%ff", "a=%ff", "=&&=", "a", "%", "a=%zz", "x=1&x=2",
-                                "embed=1&embed=0", "lang=" + "x" * 200, "a=%00b"])
+    max_size=5,
+)
+junk_queries = st.sampled_from(
+    [
+        "",
+        "%ff",
+        "a=%ff",
+        "=&&=",
+        "a",
+        "%",
+        "a=%zz",
+        "x=1&x=2",
+        "embed=1&embed=0",
+        "lang=" + "x" * 200,
+        "a=%00b",
+    ]
+)
 bodies = st.one_of(
     st.none(),
     st.binary(max_size=300),
     st.text(max_size=100).map(str.encode),
-    st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
-                 lambda inner: st.lists(inner, max_size=4)
-                 | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-                 max_leaves=12).map(lambda value: json.dumps(value).encode()),
-    st.fixed_dictionaries({"name": st.text(max_size=30)},
-                          optional={"seats": st.integers(-3, 9), "timer": st.integers(-1, 700),
-                                    "public": st.booleans(),
-                                    "bots": st.lists(st.sampled_from(["easy", None, "x"]),
-                                                     max_size=7),
-                                    "rules": rule_options}).map(
-        lambda value: json.dumps(value).encode()),
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+        lambda inner: (
+            st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+        ),
+        max_leaves=12,
+    ).map(lambda value: json.dumps(value).encode()),
+    st.fixed_dictionaries(
+        {"name": st.text(max_size=30)},
+        optional={
+            "seats": st.integers(-3, 9),
+            "timer": st.integers(-1, 700),
+            "public": st.booleans(),
+            "bots": st.lists(st.sampled_from(["easy", None, "x"]), max_size=7),
+            "rules": rule_options,
+        },
+    ).map(lambda value: json.dumps(value).encode()),
     st.just(b"x" * (MAX_MESSAGE_BYTES + 1)),
 )
 content_types = st.one_of(
-    st.sampled_from([None, "application/json", "application/json; charset=utf-8",
-                     "APPLICATION/JSON", "text/plain", "text/plain; charset=utf-8",
-                     "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
-                     "application/jsonx", "", ";", "application/json;;;"]),
-    st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=30))
+    st.sampled_from(
+        [
+            None,
+            "application/json",
+            "application/json; charset=utf-8",
+            "APPLICATION/JSON",
+            "text/plain",
+            "text/plain; charset=utf-8",
+            "application/x-www-form-urlencoded",
+            "multipart/form-data; boundary=x",
+            "application/jsonx",
+            "",
+            ";",
+            "application/json;;;",
+        ]
+    ),
+    st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=30),
+)
 header_text = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=40)
 
 
 def fill(path: str, draw: st.DrawFn, code: str) -> str:
     """``path`` with each ``{parameter}`` replaced: the real room code now and then."""
+
     def value(_: re.Match[str]) -> str:
         return draw(st.sampled_from([code, code.lower()]) | segments)
 
@@ -176,22 +267,40 @@ def requests(draw: st.DrawFn, templates: list[str], code: str) -> dict[str, Any]
     path = fill(draw(st.sampled_from(templates)), draw, code)
     if path.startswith("/static") or draw(st.integers(0, 9)) == 0:
         path += "".join("/" + draw(segments) for _ in range(draw(st.integers(0, 3))))
-    query = draw(st.one_of(rule_options.map(lambda params: "&".join(
-        f"{quote(key, safe='')}={quote(value, safe='')}" for key, value in params.items())),
-        junk_queries))
+    query = draw(
+        st.one_of(
+            rule_options.map(
+                lambda params: "&".join(
+                    f"{quote(key, safe='')}={quote(value, safe='')}"
+                    for key, value in params.items()
+                )
+            ),
+            junk_queries,
+        )
+    )
     headers = {}
     kind = draw(content_types)
     if kind is not None:
         headers["content-type"] = kind
     for name in ("accept", "accept-language", "origin", "cookie"):
         if draw(st.booleans()):
-            headers[name] = draw(st.sampled_from(["text/html", "*/*", "application/json",
-                                                  "de;q=nan", "es;q=1e999", "null"])
-                                 | header_text)
-    method = draw(st.sampled_from(["GET", "POST", "POST", "PUT", "DELETE", "PATCH", "HEAD",
-                                   "OPTIONS", "TRACE", "BREW"]))
-    return {"method": method, "url": "http://testserver" + path + ("?" + query if query else ""),
-            "headers": headers, "content": draw(bodies)}
+            headers[name] = draw(
+                st.sampled_from(
+                    ["text/html", "*/*", "application/json", "de;q=nan", "es;q=1e999", "null"]
+                )
+                | header_text
+            )
+    method = draw(
+        st.sampled_from(
+            ["GET", "POST", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS", "TRACE", "BREW"]
+        )
+    )
+    return {
+        "method": method,
+        "url": "http://testserver" + path + ("?" + query if query else ""),
+        "headers": headers,
+        "content": draw(bodies),
+    }
 
 
 def every_route_template(app: Any) -> list[str]:
@@ -207,17 +316,38 @@ def test_fuzz_every_http_route_answers_4xx_in_shape_never_5xx() -> None:
     app, holder = app_and_lobby()
     templates = every_route_template(app)
     # The fuzz knows every route: a new one is fuzzed too (or this line says so).
-    assert {"/", "/r/{code}", "/rules", "/rules.js", "/api/presets",
-            "/static/{path:path}", "/api/rooms", "/api/rooms/{code}", "/api/rooms/{code}/join",
-            "/r/{code}/qr.svg",
-            "/api/quick", "/api/games/{game_id}", "/healthz", "/metrics",
-            "/g/{game_id}", "/my-games", "/api/games/{game_id}/analysis",
-            "/api/games/{game_id}/scenario", "/ws/{code}",
-            # profiles (dudo.profiles.desk)
-            "/me", "/api/profile", "/api/profile/me", "/api/profile/edit",
-            "/api/profile/transfer", "/api/profile/claim", "/api/profile/export",
-            "/api/profile/forget", "/api/leaderboard", "/api/rooms/{code}/series",
-            } == set(templates)
+    assert {
+        "/",
+        "/r/{code}",
+        "/rules",
+        "/rules.js",
+        "/api/presets",
+        "/static/{path:path}",
+        "/api/rooms",
+        "/api/rooms/{code}",
+        "/api/rooms/{code}/join",
+        "/r/{code}/qr.svg",
+        "/api/quick",
+        "/api/games/{game_id}",
+        "/healthz",
+        "/metrics",
+        "/g/{game_id}",
+        "/my-games",
+        "/api/games/{game_id}/analysis",
+        "/api/games/{game_id}/scenario",
+        "/ws/{code}",
+        # profiles (dudo.profiles.desk)
+        "/me",
+        "/api/profile",
+        "/api/profile/me",
+        "/api/profile/edit",
+        "/api/profile/transfer",
+        "/api/profile/claim",
+        "/api/profile/export",
+        "/api/profile/forget",
+        "/api/leaderboard",
+        "/api/rooms/{code}/series",
+    } == set(templates)
     with TestClient(app) as client:
         unlimited_guesses(holder)
         code = seat_table(client, 6, humans=1).code
@@ -226,8 +356,12 @@ def test_fuzz_every_http_route_answers_4xx_in_shape_never_5xx() -> None:
         @settings(max_examples=600, deadline=None, suppress_health_check=list(HealthCheck))
         @given(requests(templates, code))
         def examples(request: dict[str, Any]) -> None:
-            response = client.request(request["method"], request["url"],
-                                      headers=request["headers"], content=request["content"])
+            response = client.request(
+                request["method"],
+                request["url"],
+                headers=request["headers"],
+                content=request["content"],
+            )
             status = response.status_code
             seen[status] = seen.get(status, 0) + 1
             assert status < 500, (request, status, response.text[:500])
@@ -269,8 +403,10 @@ def test_an_unexpected_error_is_a_json_500_logged_once(caplog: pytest.LogCapture
         assert "a bug in the lobby" in caplog.text
         # A socket whose handler fails is closed as a server error (1011), logged once.
         caplog.clear()
-        with caplog.at_level(logging.INFO), \
-                client.websocket_connect(f"/ws/{table.code}") as session:
+        with (
+            caplog.at_level(logging.INFO),
+            client.websocket_connect(f"/ws/{table.code}") as session,
+        ):
             with pytest.raises(WebSocketDisconnect) as closed:
                 session.receive_text()
             assert closed.value.code == 1011
@@ -278,8 +414,7 @@ def test_an_unexpected_error_is_a_json_500_logged_once(caplog: pytest.LogCapture
         assert len(errors) == 1 and errors[0].exc_info, caplog.records
 
 
-def test_under_uvicorn_an_unexpected_error_is_logged_once(
-        caplog: pytest.LogCaptureFixture) -> None:
+def test_under_uvicorn_an_unexpected_error_is_logged_once(caplog: pytest.LogCaptureFixture) -> None:
     app, holder = app_and_lobby()
     with caplog.at_level(logging.INFO), live_server(app) as base:
         assert holder.lobby is not None
@@ -299,8 +434,9 @@ def test_under_uvicorn_an_unexpected_error_is_logged_once(
 # -- 2. request bodies: never read past the limit -----------------------------------------
 
 
-def post_streamed(client: TestClient, app: Any, path: str, chunk: bytes,
-                  chunks: int) -> tuple[int, list[dict[str, Any]]]:
+def post_streamed(
+    client: TestClient, app: Any, path: str, chunk: bytes, chunks: int
+) -> tuple[int, list[dict[str, Any]]]:
     """POST ``chunks`` times ``chunk`` to ``path`` straight into the ASGI app, chunk by
     chunk as uvicorn hands a body over; (chunks the app asked for, messages it sent)."""
     consumed = 0
@@ -314,12 +450,25 @@ def post_streamed(client: TestClient, app: Any, path: str, chunk: bytes,
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
-             "method": "POST", "scheme": "http", "path": path, "raw_path": path.encode(),
-             "root_path": "", "query_string": b"",
-             "headers": [(b"host", b"testserver"), (b"content-type", b"application/json"),
-                         (b"transfer-encoding", b"chunked")],
-             "client": ("127.0.0.1", 50000), "server": ("testserver", 80), "extensions": {}}
+    scope = {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "POST",
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "root_path": "",
+        "query_string": b"",
+        "headers": [
+            (b"host", b"testserver"),
+            (b"content-type", b"application/json"),
+            (b"transfer-encoding", b"chunked"),
+        ],
+        "client": ("127.0.0.1", 50000),
+        "server": ("testserver", 80),
+        "extensions": {},
+    }
     assert client.portal is not None
     client.portal.call(app, scope, receive, send)
     return consumed, sent
@@ -374,13 +523,17 @@ def test_on_the_wire_a_big_body_is_refused_without_reading_it() -> None:
         port = int(base.rsplit(":", 1)[1])
         # A Content-Length of 256 MiB: refused at once, before a byte of the body is sent.
         with socket.create_connection(("127.0.0.1", port)) as sock:
-            sock.sendall(b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
-                         b"\r\nContent-Length: 268435456\r\n\r\n")
+            sock.sendall(
+                b"POST /api/rooms HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                b"\r\nContent-Length: 268435456\r\n\r\n"
+            )
             assert read_status(sock, 5).startswith("HTTP/1.1 413 "), "not refused at once"
         # The same amount streamed (chunked, no length): the answer comes after a few KiB.
         with socket.create_connection(("127.0.0.1", port)) as sock:
-            sock.sendall(b"POST /api/quick HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
-                         b"\r\nTransfer-Encoding: chunked\r\n\r\n")
+            sock.sendall(
+                b"POST /api/quick HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                b"\r\nTransfer-Encoding: chunked\r\n\r\n"
+            )
             piece = b"%x\r\n%s\r\n" % (16 * 1024, b" " * 16 * 1024)
             sent = 0
             sock.settimeout(5)
@@ -404,9 +557,14 @@ def test_posts_must_be_json_so_other_sites_cannot_post_forms() -> None:
         body = json.dumps({"name": "Mallory"}).encode()
         for path in POSTS:
             path = path.format(code=code)
-            for kind in (None, "text/plain", "text/plain;charset=UTF-8",
-                         "application/x-www-form-urlencoded", "multipart/form-data; boundary=b",
-                         "application/jsonp"):
+            for kind in (
+                None,
+                "text/plain",
+                "text/plain;charset=UTF-8",
+                "application/x-www-form-urlencoded",
+                "multipart/form-data; boundary=b",
+                "application/jsonp",
+            ):
                 headers = {} if kind is None else {"content-type": kind}
                 response = client.post(path, content=body, headers=headers)
                 assert response.status_code == 415, (path, kind, response.text)
@@ -443,13 +601,27 @@ def test_every_response_carries_the_security_headers() -> None:
     app, _ = app_and_lobby()
     with TestClient(app) as client:
         code = seat_table(client, 2, humans=1).code
-        for url in ("/", f"/r/{code}", "/rules", "/rules?embed=0", "/rules.js",
-                    "/api/presets", "/api/rooms", f"/api/rooms/{code}", "/healthz", "/metrics",
-                    "/static/js/app.js", "/static/css/dudo.css", "/nowhere",
-                    "/rules?starting_dice=99", "/api/games/nothing"):
+        for url in (
+            "/",
+            f"/r/{code}",
+            "/rules",
+            "/rules?embed=0",
+            "/rules.js",
+            "/api/presets",
+            "/api/rooms",
+            f"/api/rooms/{code}",
+            "/healthz",
+            "/metrics",
+            "/static/js/app.js",
+            "/static/css/dudo.css",
+            "/nowhere",
+            "/rules?starting_dice=99",
+            "/api/games/nothing",
+        ):
             response = client.get(url)
             assert response.headers["content-security-policy"] == (
-                CONTENT_SECURITY_POLICY + "; frame-ancestors 'none'"), url
+                CONTENT_SECURITY_POLICY + "; frame-ancestors 'none'"
+            ), url
             assert response.headers["x-frame-options"] == "DENY", url
             assert response.headers["x-content-type-options"] == "nosniff", url
             assert response.headers["referrer-policy"] == "no-referrer", url
@@ -482,9 +654,18 @@ def style_elements_allowed(page: str) -> bool:
 def test_pages_have_no_inline_script_or_style_the_policy_would_block() -> None:
     app, _ = app_and_lobby()
     with TestClient(app) as client:
-        pages = {url: client.get(url, headers={"accept": "text/html"}).text
-                 for url in ("/", "/r/ACDE", "/rules", "/rules?embed=1", "/rules?preset=x",
-                             "/rules?preset=tavern&lang=es", "/nowhere")}
+        pages = {
+            url: client.get(url, headers={"accept": "text/html"}).text
+            for url in (
+                "/",
+                "/r/ACDE",
+                "/rules",
+                "/rules?embed=1",
+                "/rules?preset=x",
+                "/rules?preset=tavern&lang=es",
+                "/nowhere",
+            )
+        }
     pages["placeholder"] = PLACEHOLDER_PAGE.format(version="0")
     for name, page in pages.items():
         assert not INLINE.search(page), (name, INLINE.search(page))
@@ -507,8 +688,10 @@ def origin_refused(client: TestClient, code: str, origin: str) -> bool:
         first = sock.recv()
         if first["type"] == "state":
             return False
-        assert first == {"type": "error", "v": 1, "code": "bad_origin",
-                         "message": first["message"]} and first["message"], first
+        assert (
+            first == {"type": "error", "v": 1, "code": "bad_origin", "message": first["message"]}
+            and first["message"]
+        ), first
         with pytest.raises(WebSocketDisconnect):
             sock.recv()
         assert sock.close_code == 4403
@@ -521,13 +704,27 @@ def test_websockets_from_other_sites_are_refused() -> None:
         unlimited_guesses(holder)
         code = seat_table(client, 2, humans=1).code
         # TestClient requests go to Host "testserver".
-        for origin in ("http://testserver", "https://testserver", "HTTP://TestServer/",
-                       "https://friend.example", "https://friend.example/"):
+        for origin in (
+            "http://testserver",
+            "https://testserver",
+            "HTTP://TestServer/",
+            "https://friend.example",
+            "https://friend.example/",
+        ):
             assert not origin_refused(client, code, origin), origin
-        for origin in ("http://evil.example", "null", "", "http://testserver:8000",
-                       "http://testserver.evil.example", "https://friend.example:444",
-                       "http://friend.example", "testserver", "file://", "http://[::1",
-                       "https://evil.example/?testserver"):
+        for origin in (
+            "http://evil.example",
+            "null",
+            "",
+            "http://testserver:8000",
+            "http://testserver.evil.example",
+            "https://friend.example:444",
+            "http://friend.example",
+            "testserver",
+            "file://",
+            "http://[::1",
+            "https://evil.example/?testserver",
+        ):
             assert origin_refused(client, code, origin), origin
         # A refusal for the origin comes first: unknown rooms are not even looked up.
         assert origin_refused(client, "QQQQ", "http://evil.example")
@@ -552,7 +749,9 @@ def test_origin_rules() -> None:
 def test_allowed_origins_come_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DUDO_ALLOWED_ORIGINS", " https://A.example/, http://localhost:8000,,")
     assert ServerSettings.from_env("memory://").allowed_origins == (
-        "https://a.example", "http://localhost:8000")
+        "https://a.example",
+        "http://localhost:8000",
+    )
     monkeypatch.delenv("DUDO_ALLOWED_ORIGINS")
     assert ServerSettings.from_env("memory://").allowed_origins == ()
     for bad in ("dudo.example", "ftp://dudo.example", "https://dudo.example/play"):
@@ -579,7 +778,8 @@ def test_on_the_wire_the_origin_is_checked_against_the_host() -> None:
 
 
 def test_a_text_frame_that_is_not_utf8_is_one_line_at_info(
-        caplog: pytest.LogCaptureFixture) -> None:
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     app, _ = app_and_lobby()
     with caplog.at_level(logging.INFO), live_server(app) as base:
         made = httpx.post(f"{base}/api/rooms", json={"name": "Ana"}).json()
@@ -594,7 +794,11 @@ def test_a_text_frame_that_is_not_utf8_is_one_line_at_info(
             assert socket_.close_code == 1007
         time.sleep(0.2)
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
-    lines = [r for r in caplog.records if r.name == "uvicorn.error" and "utf" in
-             (r.getMessage() + str(getattr(r, "fields", ""))).lower()]
+    lines = [
+        r
+        for r in caplog.records
+        if r.name == "uvicorn.error"
+        and "utf" in (r.getMessage() + str(getattr(r, "fields", ""))).lower()
+    ]
     assert len(lines) == 1 and lines[0].levelno == logging.INFO, caplog.text
     assert lines[0].exc_info is None

@@ -18,8 +18,7 @@ from dudo.server.guard.refusals import UVICORN_LINE, HandshakeRefusals
 from serverkit import server_process, sqlite_url
 
 
-def test_a_flood_of_refused_handshakes_is_counted_and_warned_about_once(
-        tmp_path: Path) -> None:
+def test_a_flood_of_refused_handshakes_is_counted_and_warned_about_once(tmp_path: Path) -> None:
     limits = {"DUDO_CONNECT_BURST": "3", "DUDO_CONNECTS_PER_SECOND": "0.01"}
     with server_process(sqlite_url(tmp_path), env=limits) as (base, process):
         code = httpx.post(f"{base}/api/rooms", json={"name": "Ana", "seats": 2}).json()["code"]
@@ -42,8 +41,7 @@ def test_a_flood_of_refused_handshakes_is_counted_and_warned_about_once(
         process.send_signal(signal.SIGTERM)
         output = process.communicate(timeout=30)[0].decode()
     assert UVICORN_LINE not in output
-    warnings = [json.loads(line) for line in output.splitlines()
-                if '"handshakes_refused"' in line]
+    warnings = [json.loads(line) for line in output.splitlines() if '"handshakes_refused"' in line]
     assert len(warnings) == 1, output[-2000:]
     assert warnings[0]["level"] == "warning" and warnings[0]["count"] == 1
 
@@ -53,8 +51,10 @@ def test_the_warning_says_how_many_since_the_last_one() -> None:
     refusals = HandshakeRefusals(every=60.0, clock=lambda: now[0])
     with pytest.MonkeyPatch.context() as patch:
         said: list[dict[str, object]] = []
-        patch.setattr("dudo.server.guard.refusals.log_event",
-                      lambda logger, event, level, **fields: said.append(fields))
+        patch.setattr(
+            "dudo.server.guard.refusals.log_event",
+            lambda logger, event, level, **fields: said.append(fields),
+        )
         for second in range(150):
             now[0] = float(second)
             refusals.refused("too_many_sockets" if second % 2 else "too_many_connects")

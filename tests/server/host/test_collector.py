@@ -92,8 +92,12 @@ def test_a_reclaim_runs_once_enough_was_released_since_the_last() -> None:
     per_live * live)."""
     counts = {"released": 5, "live": 0}
     with frozen_safely():
-        collector = Collector(released=lambda: counts["released"], live=lambda: counts["live"],
-                              reclaim_after=10, per_live=2)
+        collector = Collector(
+            released=lambda: counts["released"],
+            live=lambda: counts["live"],
+            reclaim_after=10,
+            per_live=2,
+        )
         collector.tick()
         assert collector.stats.reclaims == 0
         counts["released"] = 14  # 9 since construction: below reclaim_after

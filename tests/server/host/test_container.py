@@ -57,8 +57,8 @@ events_logger = "file"
 def need(tool: str) -> str:
     """The tool's path; missing it (or not being root) fails under CI and skips elsewhere."""
     path = shutil.which(tool) or next(
-        (f"{d}/{tool}" for d in ("/usr/sbin", "/sbin") if os.access(f"{d}/{tool}", os.X_OK)),
-        None)
+        (f"{d}/{tool}" for d in ("/usr/sbin", "/sbin") if os.access(f"{d}/{tool}", os.X_OK)), None
+    )
     if path is None or os.geteuid() != 0:
         why = f"no {tool} on this machine" if path is None else "the test needs root"
         if os.environ.get("CI"):
@@ -74,13 +74,17 @@ class Podman:
         self.binary = binary
         self.env = {**os.environ, "CONTAINERS_CONF": str(conf)}
 
-    def run(self, *args: str, check: bool = True,
-            timeout: float = 120) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run([self.binary, *args], env=self.env, capture_output=True,
-                              timeout=timeout, text=True)
+    def run(
+        self, *args: str, check: bool = True, timeout: float = 120
+    ) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run(
+            [self.binary, *args], env=self.env, capture_output=True, timeout=timeout, text=True
+        )
         if check and done.returncode != 0:
-            raise AssertionError(f"podman {' '.join(args)} failed ({done.returncode}):\n"
-                                 f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+            raise AssertionError(
+                f"podman {' '.join(args)} failed ({done.returncode}):\n"
+                f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+            )
         return done
 
     def exists(self, image: str) -> bool:
@@ -99,17 +103,26 @@ def debian_base(podman: Podman) -> None:
         rootfs = CACHE / "rootfs.partial"
         shutil.rmtree(rootfs, ignore_errors=True)
         made = subprocess.run(
-            [debootstrap, "--variant=minbase", "bookworm", str(rootfs),
-             "http://deb.debian.org/debian"],
-            capture_output=True, text=True, timeout=900)
+            [
+                debootstrap,
+                "--variant=minbase",
+                "bookworm",
+                str(rootfs),
+                "http://deb.debian.org/debian",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
         assert made.returncode == 0, made.stdout[-3000:] + made.stderr[-3000:]
         for leftover in ("var/cache/apt/archives", "var/lib/apt/lists"):
             for path in (rootfs / leftover).glob("*"):
                 if path.is_file():
                     path.unlink()
         partial = tarball.with_suffix(".partial")
-        subprocess.run(["tar", "-C", str(rootfs), "-cf", str(partial), "."], check=True,
-                       timeout=600)
+        subprocess.run(
+            ["tar", "-C", str(rootfs), "-cf", str(partial), "."], check=True, timeout=600
+        )
         partial.rename(tarball)
         shutil.rmtree(rootfs, ignore_errors=True)
     podman.run("import", str(tarball), BASE, timeout=600)
@@ -129,7 +142,8 @@ def trusted_base(podman: Podman, directory: Path) -> str:
         "COPY cas.crt /etc/ssl/certs/ca-certificates.crt\n"
         "COPY cas.crt /usr/local/share/ca-certificates/this-machine.crt\n"
         "RUN printf '[global]\\ncert = /etc/ssl/certs/ca-certificates.crt\\n' > /etc/pip.conf\n",
-        encoding="utf-8")
+        encoding="utf-8",
+    )
     podman.run("build", "-t", TRUSTED, str(context), timeout=300)
     return TRUSTED
 
@@ -138,8 +152,9 @@ def trusted_base(podman: Podman, directory: Path) -> str:
 def container(podman: Podman, volume: str, port: int) -> Iterator[str]:
     """The image run as the README says, its port published on the loopback only."""
     name = f"dudo-test-{uuid.uuid4().hex[:8]}"
-    podman.run("run", "-d", "--name", name, "-p", f"127.0.0.1:{port}:8000",
-               "-v", f"{volume}:/data", IMAGE)
+    podman.run(
+        "run", "-d", "--name", name, "-p", f"127.0.0.1:{port}:8000", "-v", f"{volume}:/data", IMAGE
+    )
     try:
         yield name
     finally:
@@ -157,8 +172,10 @@ def wait_healthy(podman: Podman, name: str, base: str) -> None:
         state = podman.run("inspect", name, "--format", "{{.State.Status}}", check=False)
         if time.monotonic() > deadline or state.stdout.strip() not in ("running", "created"):
             logs = podman.run("logs", name, check=False)
-            raise AssertionError(f"the container never answered /healthz ({state.stdout}):\n"
-                                 f"{logs.stdout[-3000:]}{logs.stderr[-3000:]}")
+            raise AssertionError(
+                f"the container never answered /healthz ({state.stdout}):\n"
+                f"{logs.stdout[-3000:]}{logs.stderr[-3000:]}"
+            )
         time.sleep(0.3)
     # The image's own HEALTHCHECK, as the runtime runs it (no systemd here to time it).
     checked = podman.run("healthcheck", "run", name, check=False)
@@ -167,8 +184,9 @@ def wait_healthy(podman: Podman, name: str, base: str) -> None:
 
 def first_state(base: str, code: str, token: str) -> dict[str, object]:
     url = base.replace("http", "ws") + f"/ws/{code}"
-    with ws_connect(url, subprotocols=[Subprotocol("dudo.v1"),
-                                       Subprotocol(f"token.{token}")]) as socket_:
+    with ws_connect(
+        url, subprotocols=[Subprotocol("dudo.v1"), Subprotocol(f"token.{token}")]
+    ) as socket_:
         message: dict[str, object] = json.loads(socket_.recv(timeout=10))
     return message
 
@@ -185,12 +203,25 @@ def runtime(tmp_path_factory: pytest.TempPathFactory) -> tuple[Podman, str]:
 
 
 def test_the_image_keeps_its_database_on_the_volume_and_runs_as_dudo(
-        runtime: tuple[Podman, str]) -> None:
+    runtime: tuple[Podman, str],
+) -> None:
     podman, base_image = runtime
     # HEALTHCHECK is part of the Docker image format (OCI images have no such field).
-    built = podman.run("build", "--format", "docker", "--build-arg", f"BASE={base_image}",
-                       "--label", "dudo-test=1", "-f", str(DOCKERFILE), "-t", IMAGE,
-                       str(ROOT), timeout=900)
+    built = podman.run(
+        "build",
+        "--format",
+        "docker",
+        "--build-arg",
+        f"BASE={base_image}",
+        "--label",
+        "dudo-test=1",
+        "-f",
+        str(DOCKERFILE),
+        "-t",
+        IMAGE,
+        str(ROOT),
+        timeout=900,
+    )
     # The earlier builds of this test that the new one replaced (never anyone else's).
     podman.run("image", "prune", "-f", "--filter", "label=dudo-test=1", check=False)
     assert "Successfully tagged" in built.stdout + built.stderr
@@ -205,8 +236,10 @@ def test_the_image_keeps_its_database_on_the_volume_and_runs_as_dudo(
 
     # deploy/compose.yaml runs the same image the same way.
     service = yaml.safe_load(COMPOSE.read_text(encoding="utf-8"))["services"]["dudo"]
-    assert service["build"]["context"] == ".." and \
-        service["build"]["dockerfile"] == "deploy/Dockerfile"
+    assert (
+        service["build"]["context"] == ".."
+        and service["build"]["dockerfile"] == "deploy/Dockerfile"
+    )
     assert service["volumes"] == ["dudo:/data"]
     assert service["ports"] == ["${DUDO_PUBLISH:-8000}:8000"]  # 8000:8000 unless told
     assert service["environment"]["DUDO_DATABASE"] == "sqlite:////data/dudo.db"
@@ -219,18 +252,17 @@ def test_the_image_keeps_its_database_on_the_volume_and_runs_as_dudo(
     try:
         with container(podman, volume, port) as name:
             wait_healthy(podman, name, base)
-            made = httpx.post(f"{base}/api/rooms", json={"name": "Ana", "seats": 3},
-                              timeout=10)
+            made = httpx.post(f"{base}/api/rooms", json={"name": "Ana", "seats": 3}, timeout=10)
             assert made.status_code == 201, made.text
             code, token = made.json()["code"], made.json()["token"]
             assert first_state(base, code, token)["type"] == "state"
             # Not root: the server's process, and it cannot change its own code.
             status = podman.run("exec", name, "cat", "/proc/1/status").stdout
-            uids = next(line.split()[1:] for line in status.splitlines()
-                        if line.startswith("Uid:"))
+            uids = next(line.split()[1:] for line in status.splitlines() if line.startswith("Uid:"))
             assert uids == ["10001"] * 4, status
-            assert podman.run("exec", name, "touch", "/opt/dudo/venv/x",
-                              check=False).returncode != 0
+            assert (
+                podman.run("exec", name, "touch", "/opt/dudo/venv/x", check=False).returncode != 0
+            )
             # The base had no Python: the Dockerfile installed Debian's, under the venv.
             venv = podman.run("exec", name, "cat", "/opt/dudo/venv/pyvenv.cfg").stdout
             assert "home = /usr/bin" in venv, venv
@@ -238,8 +270,9 @@ def test_the_image_keeps_its_database_on_the_volume_and_runs_as_dudo(
             assert " 10001 10001 " in files and "dudo.db" in files, files
             # docker stop / podman stop: SIGTERM, and a clean exit.
             podman.run("stop", "-t", "20", name)
-            assert podman.run("inspect", name, "--format",
-                              "{{.State.ExitCode}}").stdout.strip() == "0"
+            assert (
+                podman.run("inspect", name, "--format", "{{.State.ExitCode}}").stdout.strip() == "0"
+            )
         # A new container (an upgrade is the same) on the same volume: the room is there,
         # and Ana's seat token still takes her seat.
         with container(podman, volume, port) as name:
@@ -254,7 +287,8 @@ def test_the_image_keeps_its_database_on_the_volume_and_runs_as_dudo(
 
 
 def test_compose_runs_the_box_and_keeps_its_rooms_across_down_and_up(
-        runtime: tuple[Podman, str], tmp_path: Path) -> None:
+    runtime: tuple[Podman, str], tmp_path: Path
+) -> None:
     """deploy/compose.yaml with podman-compose: up, a room, down, up, the room is there.
     The copy run here differs in what this machine needs: the build context's absolute
     path (the copy is not in deploy/), the test's own image name, and no ulimits (this
@@ -273,14 +307,24 @@ def test_compose_runs_the_box_and_keeps_its_rooms_across_down_and_up(
     copy.write_text(yaml.safe_dump(setup), encoding="utf-8")
     project = f"dudotest{uuid.uuid4().hex[:8]}"
     port = free_port()
-    env = {**podman.env, "DUDO_BASE": base_image, "DUDO_PUBLISH": f"127.0.0.1:{port}",
-           "BUILDAH_FORMAT": "docker"}
+    env = {
+        **podman.env,
+        "DUDO_BASE": base_image,
+        "DUDO_PUBLISH": f"127.0.0.1:{port}",
+        "BUILDAH_FORMAT": "docker",
+    }
 
     def compose(*args: str) -> None:
-        done = subprocess.run([compose_tool, "-p", project, "-f", str(copy), *args],
-                              env=env, capture_output=True, text=True, timeout=900)
-        assert done.returncode == 0 and "exit code: 1" not in done.stdout, \
+        done = subprocess.run(
+            [compose_tool, "-p", project, "-f", str(copy), *args],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        assert done.returncode == 0 and "exit code: 1" not in done.stdout, (
             done.stdout[-3000:] + done.stderr[-3000:]
+        )
 
     base = f"http://127.0.0.1:{port}"
     name = f"{project}_dudo_1"
@@ -297,7 +341,11 @@ def test_compose_runs_the_box_and_keeps_its_rooms_across_down_and_up(
         assert httpx.get(f"{base}/api/rooms/{code}", timeout=10).status_code == 200
         assert first_state(base, code, token)["type"] == "state"
     finally:
-        subprocess.run([compose_tool, "-p", project, "-f", str(copy), "down"], env=env,
-                       capture_output=True, timeout=120)
+        subprocess.run(
+            [compose_tool, "-p", project, "-f", str(copy), "down"],
+            env=env,
+            capture_output=True,
+            timeout=120,
+        )
         podman.run("volume", "rm", "-f", f"{project}_dudo", check=False)
         podman.run("network", "rm", "-f", f"{project}_default", check=False)

@@ -28,10 +28,20 @@ def project(tmp_path: Path) -> Path:
 def planned(project: Path, target: str) -> list[str]:
     # Run as from a shell: under `make test` the outer make's MAKEFLAGS/MAKELEVEL would add
     # "make[1]: Entering directory" lines to the plan.
-    env = {key: value for key, value in os.environ.items()
-           if key not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES")}
-    done = subprocess.run(["make", "--no-print-directory", "-n", target], cwd=project,
-                          capture_output=True, text=True, timeout=30, check=True, env=env)
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS", "MAKEOVERRIDES")
+    }
+    done = subprocess.run(
+        ["make", "--no-print-directory", "-n", target],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+        env=env,
+    )
     return done.stdout.splitlines()
 
 

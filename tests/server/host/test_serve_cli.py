@@ -41,35 +41,69 @@ from serverkit import free_port
 
 runner = CliRunner()
 POSTGRES = os.environ.get("DUDO_TEST_POSTGRES")
-QUICK = {"DUDO_BOT_DELAY": "0", "DUDO_REVEAL_PAUSE": "0", "DUDO_SEED_WINDOW": "0",
-         "DUDO_GC": "python"}
+QUICK = {
+    "DUDO_BOT_DELAY": "0",
+    "DUDO_REVEAL_PAUSE": "0",
+    "DUDO_SEED_WINDOW": "0",
+    "DUDO_GC": "python",
+}
 
 
 # -- this machine's addresses -------------------------------------------------------------
 
 
 def test_the_addresses_to_share_leave_out_the_loopback_and_put_the_way_out_first() -> None:
-    found = ["127.0.0.1", "10.0.0.7", "169.254.3.4", "192.168.1.20", "127.0.1.1",
-             "203.0.113.9", "192.168.1.20", "fe80::1", "not an address", "0.0.0.0"]
+    found = [
+        "127.0.0.1",
+        "10.0.0.7",
+        "169.254.3.4",
+        "192.168.1.20",
+        "127.0.1.1",
+        "203.0.113.9",
+        "192.168.1.20",
+        "fe80::1",
+        "not an address",
+        "0.0.0.0",
+    ]
     assert shareable(found) == ["10.0.0.7", "192.168.1.20", "203.0.113.9", "169.254.3.4"]
     assert shareable(found, preferred="192.168.1.20") == [
-        "192.168.1.20", "10.0.0.7", "203.0.113.9", "169.254.3.4"]
+        "192.168.1.20",
+        "10.0.0.7",
+        "203.0.113.9",
+        "169.254.3.4",
+    ]
     assert shareable(["127.0.0.1", "::1"]) == []
 
 
-IP_JSON = json.dumps([
-    {"ifindex": 1, "ifname": "lo", "addr_info": [
-        {"family": "inet", "local": "127.0.0.1", "prefixlen": 8}]},
-    {"ifindex": 2, "ifname": "wlan0", "addr_info": [
-        {"family": "inet", "local": "192.168.1.20", "prefixlen": 24},
-        {"family": "inet", "local": "192.168.1.21", "prefixlen": 24, "label": "wlan0:1"},
-        {"family": "inet6", "local": "fe80::1", "prefixlen": 64}]},
-    {"ifindex": 3, "ifname": "eth0", "addr_info": []},
-    {"ifindex": 4, "ifname": "cni-podman0", "addr_info": [
-        {"family": "inet", "local": "10.88.0.1", "prefixlen": 16}]},
-    {"ifindex": 5, "ifname": "docker0", "addr_info": [
-        {"family": "inet", "local": "172.17.0.1", "prefixlen": 16}]},
-])
+IP_JSON = json.dumps(
+    [
+        {
+            "ifindex": 1,
+            "ifname": "lo",
+            "addr_info": [{"family": "inet", "local": "127.0.0.1", "prefixlen": 8}],
+        },
+        {
+            "ifindex": 2,
+            "ifname": "wlan0",
+            "addr_info": [
+                {"family": "inet", "local": "192.168.1.20", "prefixlen": 24},
+                {"family": "inet", "local": "192.168.1.21", "prefixlen": 24, "label": "wlan0:1"},
+                {"family": "inet6", "local": "fe80::1", "prefixlen": 64},
+            ],
+        },
+        {"ifindex": 3, "ifname": "eth0", "addr_info": []},
+        {
+            "ifindex": 4,
+            "ifname": "cni-podman0",
+            "addr_info": [{"family": "inet", "local": "10.88.0.1", "prefixlen": 16}],
+        },
+        {
+            "ifindex": 5,
+            "ifname": "docker0",
+            "addr_info": [{"family": "inet", "local": "172.17.0.1", "prefixlen": 16}],
+        },
+    ]
+)
 
 
 def test_the_output_of_ip_addr_gives_every_ipv4_address_aliases_too() -> None:
@@ -103,32 +137,42 @@ def test_listening_is_checked_before_anything_starts() -> None:
 # -- bad input: one line, exit 2, nothing changed -------------------------------------------
 
 BAD_INPUT = {
-    "an unknown log format": (["--log-format", "yaml"], "--log-format must be text, json or "
-                                                        "auto, not 'yaml'"),
-    "an address that is not this machine's": (["--host", "203.0.113.7"],
-                                              "is not an address of this machine"),
-    "a host name that is nobody's": (["--host", "no-such-host.invalid"],
-                                     "not an address or a known host name"),
+    "an unknown log format": (
+        ["--log-format", "yaml"],
+        "--log-format must be text, json or auto, not 'yaml'",
+    ),
+    "an address that is not this machine's": (
+        ["--host", "203.0.113.7"],
+        "is not an address of this machine",
+    ),
+    "a host name that is nobody's": (
+        ["--host", "no-such-host.invalid"],
+        "not an address or a known host name",
+    ),
     "--lan with another address": (["--lan", "--host", "127.0.0.1"], "takes no --host"),
-    "a database URL of another kind": (["--database", "mysql://dudo:s3cret-pw@db/dudo"],
-                                       "unknown database URL 'mysql://dudo:***@db/dudo'"),
-    "a database URL that does not parse": (["--database", "postgresql://dudo:s3cret-pw@[db/x"],
-                                           "not a valid URL"),
+    "a database URL of another kind": (
+        ["--database", "mysql://dudo:s3cret-pw@db/dudo"],
+        "unknown database URL 'mysql://dudo:***@db/dudo'",
+    ),
+    "a database URL that does not parse": (
+        ["--database", "postgresql://dudo:s3cret-pw@[db/x"],
+        "not a valid URL",
+    ),
     "a SQLite URL without a file": (["--database", "sqlite://"], "names no file"),
 }
 
 
 @pytest.mark.parametrize("name", BAD_INPUT)
-def test_bad_input_is_one_line_and_changes_nothing(name: str, tmp_path: Path,
-                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bad_input_is_one_line_and_changes_nothing(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     args, fragment = BAD_INPUT[name]
     monkeypatch.chdir(tmp_path)  # the default database, sqlite:///dudo.db, would go here
     result = runner.invoke(app, ["serve", "--port", str(free_port()), *args])
     assert result.exit_code == 2, result.output
     assert result.stdout == ""
     assert len(result.stderr.splitlines()) == 1, result.stderr
-    assert result.stderr.startswith("dudo: error: ") and fragment in result.stderr, \
-        result.stderr
+    assert result.stderr.startswith("dudo: error: ") and fragment in result.stderr, result.stderr
     assert "s3cret-pw" not in result.stderr
     assert list(tmp_path.iterdir()) == []
 
@@ -165,8 +209,7 @@ class Output:
     def text(self) -> str:
         return b"".join(self.chunks).decode("utf-8", errors="replace").replace("\r\n", "\n")
 
-    def wait_for(self, fragment: str, process: subprocess.Popen[bytes],
-                 timeout: float = 30) -> str:
+    def wait_for(self, fragment: str, process: subprocess.Popen[bytes], timeout: float = 30) -> str:
         deadline = time.monotonic() + timeout
         while fragment not in self.text:
             if process.poll() is not None or time.monotonic() > deadline:
@@ -177,8 +220,12 @@ class Output:
 
 
 @contextlib.contextmanager
-def serving(args: list[str], env: dict[str, str] | None = None, terminal: bool = False,
-            cwd: Path | None = None) -> Iterator[tuple[subprocess.Popen[bytes], Output, Output]]:
+def serving(
+    args: list[str],
+    env: dict[str, str] | None = None,
+    terminal: bool = False,
+    cwd: Path | None = None,
+) -> Iterator[tuple[subprocess.Popen[bytes], Output, Output]]:
     """``dudo serve ARGS``; yields (process, stdout, stderr). On a pseudo-terminal when
     ``terminal`` (both streams are the terminal then: the two Outputs are the same)."""
     environment = {**os.environ, **QUICK, **(env or {})}
@@ -186,13 +233,20 @@ def serving(args: list[str], env: dict[str, str] | None = None, terminal: bool =
     command = [sys.executable, "-m", "dudo", "serve", *args]
     if terminal:
         controller, child = pty.openpty()
-        process = subprocess.Popen(command, env=environment, cwd=cwd, stdin=subprocess.DEVNULL,
-                                   stdout=child, stderr=child)
+        process = subprocess.Popen(
+            command, env=environment, cwd=cwd, stdin=subprocess.DEVNULL, stdout=child, stderr=child
+        )
         os.close(child)
         out = err = Output(lambda: os.read(controller, 65536))
     else:
-        process = subprocess.Popen(command, env=environment, cwd=cwd, stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        process = subprocess.Popen(
+            command,
+            env=environment,
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         assert process.stdout is not None and process.stderr is not None
         out, err = Output(process.stdout.read1), Output(process.stderr.read1)
     try:
@@ -224,8 +278,11 @@ def qr_rows(lines: list[str]) -> list[list[bool]]:
 def printed_addresses(text: str, port: int) -> list[str]:
     """The URLs a banner offers to share, in its order (this computer's own left out)."""
     found = re.findall(rf"http://(\d+\.\d+\.\d+\.\d+):{port}/", text)
-    return [f"http://{address}:{port}/" for address in dict.fromkeys(found)
-            if not address.startswith("127.")]
+    return [
+        f"http://{address}:{port}/"
+        for address in dict.fromkeys(found)
+        if not address.startswith("127.")
+    ]
 
 
 def assert_the_machine_addresses(printed: list[str], port: int, before: list[str]) -> None:
@@ -241,8 +298,17 @@ def assert_the_machine_addresses(printed: list[str], port: int, before: list[str
 def test_a_lan_party_is_one_command(tmp_path: Path) -> None:
     port = free_port()
     addresses = machine_addresses()
-    with serving(["--lan", "--port", str(port), "--database", f"sqlite:///{tmp_path}/d.db",
-                  "--log-format", "text"]) as (process, out, err):
+    with serving(
+        [
+            "--lan",
+            "--port",
+            str(port),
+            "--database",
+            f"sqlite:///{tmp_path}/d.db",
+            "--log-format",
+            "text",
+        ]
+    ) as (process, out, err):
         text = out.wait_for("Ctrl-C", process)
         lines = text.splitlines()
         assert f"is listening on all interfaces (0.0.0.0:{port})" in lines[0]
@@ -254,11 +320,16 @@ def test_a_lan_party_is_one_command(tmp_path: Path) -> None:
         assert len(shared) == len(urls)
         assert shared[0].split()[0] == "share" and shared[0].split()[-1] == urls[0]
         # The QR code encodes the first address, as segno draws it.
-        drawn = [line[2:] for line in lines if line.startswith("  ") and line[2:3] in "█▀"
-                 and set(line[2:]) <= set("█▀▄ ")]
-        expected = [[bool(module) for module in row]
-                    for row in segno.make(urls[0], micro=False).matrix_iter(border=2)]
-        assert qr_rows(drawn)[:len(expected)] == expected
+        drawn = [
+            line[2:]
+            for line in lines
+            if line.startswith("  ") and line[2:3] in "█▀" and set(line[2:]) <= set("█▀▄ ")
+        ]
+        expected = [
+            [bool(module) for module in row]
+            for row in segno.make(urls[0], micro=False).matrix_iter(border=2)
+        ]
+        assert qr_rows(drawn)[: len(expected)] == expected
         assert f"let port {port} through" in text
         # The addresses to share really reach the server, and so does this computer's own.
         for url in [*urls, f"http://127.0.0.1:{port}/"]:
@@ -272,8 +343,18 @@ def test_a_lan_party_is_one_command(tmp_path: Path) -> None:
 def test_listening_on_all_interfaces_prints_the_addresses_to_share(tmp_path: Path) -> None:
     port = free_port()
     addresses = machine_addresses()
-    with serving(["--host", "0.0.0.0", "--port", str(port), "--database", "memory://",
-                  "--log-format", "text"]) as (process, out, _err):
+    with serving(
+        [
+            "--host",
+            "0.0.0.0",
+            "--port",
+            str(port),
+            "--database",
+            "memory://",
+            "--log-format",
+            "text",
+        ]
+    ) as (process, out, _err):
         text = out.wait_for("Ctrl-C", process)
         assert "all interfaces (0.0.0.0:" in text
         assert_the_machine_addresses(printed_addresses(text, port), port, addresses)
@@ -285,8 +366,9 @@ def test_listening_on_all_interfaces_prints_the_addresses_to_share(tmp_path: Pat
 
 def test_on_a_terminal_the_banner_and_the_logs_are_for_a_person(tmp_path: Path) -> None:
     port = free_port()
-    with serving(["--port", str(port), "--database", f"sqlite:///{tmp_path}/d.db"],
-                 terminal=True) as (process, out, _err):
+    with serving(
+        ["--port", str(port), "--database", f"sqlite:///{tmp_path}/d.db"], terminal=True
+    ) as (process, out, _err):
         text = out.wait_for("Ctrl-C", process)
         assert "is running, for this computer only" in text
         assert f"http://localhost:{port}/" in text and "dudo serve --lan" in text
@@ -310,12 +392,20 @@ def test_off_a_terminal_the_logs_are_json_lines(tmp_path: Path) -> None:
     assert out.text == ""
 
 
-def one_line_failure(args: list[str], env: dict[str, str] | None = None,
-                     prelude: str = "") -> subprocess.CompletedProcess[str]:
-    code = (f"{prelude}\nimport sys\nsys.argv = ['dudo', 'serve', *{args!r}]\n"
-            "from dudo.cli import app\napp()")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            timeout=60, env={**os.environ, **(env or {})})
+def one_line_failure(
+    args: list[str], env: dict[str, str] | None = None, prelude: str = ""
+) -> subprocess.CompletedProcess[str]:
+    code = (
+        f"{prelude}\nimport sys\nsys.argv = ['dudo', 'serve', *{args!r}]\n"
+        "from dudo.cli import app\napp()"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+    )
     assert result.returncode != 0
     assert len(result.stderr.splitlines()) == 1, result.stderr
     assert result.stderr.startswith("dudo: error: "), result.stderr
@@ -331,8 +421,7 @@ def test_a_port_in_use_is_one_line(tmp_path: Path) -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        result = one_line_failure(["--port", str(port), "--database",
-                                   f"sqlite:///{tmp_path}/d.db"])
+        result = one_line_failure(["--port", str(port), "--database", f"sqlite:///{tmp_path}/d.db"])
     assert result.returncode == 1
     assert f"port {port} is already in use" in result.stderr
 
@@ -348,7 +437,8 @@ def test_an_unreachable_database_is_one_line_without_its_password() -> None:
 def test_a_missing_driver_names_the_extra_to_install() -> None:
     result = one_line_failure(
         ["--port", str(free_port()), "--database", "postgresql://dudo:s3cret-pw@db/dudo"],
-        prelude="import sys; sys.modules['asyncpg'] = None  # as if it were not installed")
+        prelude="import sys; sys.modules['asyncpg'] = None  # as if it were not installed",
+    )
     assert result.returncode == 1
     assert "pip install 'dudo[postgres]'" in result.stderr
     assert "s3cret-pw" not in result.stderr
@@ -356,8 +446,9 @@ def test_a_missing_driver_names_the_extra_to_install() -> None:
 
 def test_an_unreachable_redis_is_one_line_without_its_password(tmp_path: Path) -> None:
     url = f"redis://:s3cret-pw@127.0.0.1:{closed_port()}/0"
-    result = one_line_failure(["--port", str(free_port()), "--database",
-                               f"sqlite:///{tmp_path}/d.db", "--cluster", url])
+    result = one_line_failure(
+        ["--port", str(free_port()), "--database", f"sqlite:///{tmp_path}/d.db", "--cluster", url]
+    )
     assert result.returncode == 1
     assert "cannot reach Redis at redis://:***@127.0.0.1" in result.stderr
     assert "s3cret-pw" not in result.stderr
@@ -383,14 +474,32 @@ def redis_with_password(directory: Path, password: str) -> Iterator[str]:
     binary = need_redis()
     port = free_port()
     process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
-         "no", "--dir", str(directory), "--requirepass", password],
-        stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+        [
+            binary,
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(directory),
+            "--requirepass",
+            password,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.STDOUT,
+    )
     try:
         deadline = time.monotonic() + 10
         while True:
-            probe = subprocess.run(["redis-cli", "-p", str(port), "-a", password,
-                                    "--no-auth-warning", "ping"], capture_output=True, text=True)
+            probe = subprocess.run(
+                ["redis-cli", "-p", str(port), "-a", password, "--no-auth-warning", "ping"],
+                capture_output=True,
+                text=True,
+            )
             if probe.stdout.strip() == "PONG":
                 break
             if time.monotonic() > deadline or process.poll() is not None:
@@ -405,13 +514,16 @@ def redis_with_password(directory: Path, password: str) -> Iterator[str]:
 def exercise(base: str) -> list[str]:
     """Some of everything a server answers: a room, a join, a refusal, health, metrics."""
     with httpx.Client(base_url=base, timeout=10) as http:
-        created = http.post("/api/rooms", json={"name": "Ana", "seats": 2, "bots": [None,
-                                                                                   "easy"]})
+        created = http.post("/api/rooms", json={"name": "Ana", "seats": 2, "bots": [None, "easy"]})
         assert created.status_code == 201, created.text
         code = created.json()["code"]
-        answers = [created.text, http.get(f"/api/rooms/{code}").text,
-                   http.get("/api/rooms/ZZZZ").text, http.get("/healthz").text,
-                   http.get("/metrics").text]
+        answers = [
+            created.text,
+            http.get(f"/api/rooms/{code}").text,
+            http.get("/api/rooms/ZZZZ").text,
+            http.get("/healthz").text,
+            http.get("/metrics").text,
+        ]
     return answers
 
 
@@ -420,11 +532,24 @@ def test_a_redis_password_appears_nowhere(tmp_path: Path, log_format: str) -> No
     password = "s3cret-redis-pw"
     with redis_with_password(tmp_path, password) as redis_url:
         port = free_port()
-        with serving(["--port", str(port), "--database", f"sqlite:///{tmp_path}/d.db",
-                      "--cluster", redis_url, "--log-level", "debug", "--log-format",
-                      log_format], env=FAST_CLUSTER) as (process, out, err):
-            (out if log_format == "text" else err).wait_for("listening" if log_format ==
-                                                            "json" else "Ctrl-C", process)
+        with serving(
+            [
+                "--port",
+                str(port),
+                "--database",
+                f"sqlite:///{tmp_path}/d.db",
+                "--cluster",
+                redis_url,
+                "--log-level",
+                "debug",
+                "--log-format",
+                log_format,
+            ],
+            env=FAST_CLUSTER,
+        ) as (process, out, err):
+            (out if log_format == "text" else err).wait_for(
+                "listening" if log_format == "json" else "Ctrl-C", process
+            )
             answers = exercise(f"http://127.0.0.1:{port}")
             health = json.loads(answers[3])
             assert health["status"] == "ok" and health["redis"] is True
@@ -442,9 +567,21 @@ def test_a_database_password_appears_nowhere(tmp_path: Path) -> None:
     password = urlsplit(POSTGRES).password
     assert password, "DUDO_TEST_POSTGRES names a password"
     port = free_port()
-    with shared_database(tmp_path) as database, serving(  # a schema of the test's own
-            ["--port", str(port), "--database", database, "--log-level", "debug",
-             "--log-format", "text"]) as (process, out, err):
+    with (
+        shared_database(tmp_path) as database,
+        serving(  # a schema of the test's own
+            [
+                "--port",
+                str(port),
+                "--database",
+                database,
+                "--log-level",
+                "debug",
+                "--log-format",
+                "text",
+            ]
+        ) as (process, out, err),
+    ):
         text = out.wait_for("Ctrl-C", process)
         answers = exercise(f"http://127.0.0.1:{port}")
         stop(process)
@@ -462,9 +599,15 @@ def test_a_traceback_that_quotes_a_url_is_logged_without_its_password() -> None:
     try:
         raise RuntimeError("cannot connect to postgresql://dudo:s3cret-pw@db:5432/dudo")
     except RuntimeError:
-        record = logging.LogRecord("dudo.test", logging.ERROR, __file__, 1,
-                                   "failed with redis://:s3cret-pw@cache:6379/0", None,
-                                   sys.exc_info())
+        record = logging.LogRecord(
+            "dudo.test",
+            logging.ERROR,
+            __file__,
+            1,
+            "failed with redis://:s3cret-pw@cache:6379/0",
+            None,
+            sys.exc_info(),
+        )
     for formatter in (JsonFormatter(), TextFormatter()):
         line = formatter.format(record)
         assert "s3cret-pw" not in line
@@ -475,8 +618,14 @@ def test_the_banner_for_each_kind_of_address() -> None:
     from dudo.server.host.banner import Banner
 
     def banner(host: str, **changes: Any) -> str:
-        return Banner(version="9.9", host=host, port=8000, database="sqlite:///dudo.db",
-                      addresses=["192.168.1.20", "10.0.0.7"], **changes).text()
+        return Banner(
+            version="9.9",
+            host=host,
+            port=8000,
+            database="sqlite:///dudo.db",
+            addresses=["192.168.1.20", "10.0.0.7"],
+            **changes,
+        ).text()
 
     local = banner("127.0.0.1")
     assert "for this computer only" in local and "http://localhost:8000/" in local
@@ -486,8 +635,9 @@ def test_the_banner_for_each_kind_of_address() -> None:
     assert "http://192.168.1.20:8000/" in everywhere and "http://10.0.0.7:8000/" in everywhere
     one = banner("192.168.1.20")
     assert "is listening on 192.168.1.20:8000" in one and "10.0.0.7" not in one
-    nowhere = Banner(version="9.9", host="0.0.0.0", port=8000, database="memory://", lan=True,
-                     addresses=[]).text()
+    nowhere = Banner(
+        version="9.9", host="0.0.0.0", port=8000, database="memory://", lan=True, addresses=[]
+    ).text()
     assert "no network address yet" in nowhere and "█" not in nowhere
     clustered = banner("127.0.0.1", cluster="redis://:***@cache:6379/0", workers=4)
     assert "cluster    redis://:***@cache:6379/0, 4 nodes" in clustered

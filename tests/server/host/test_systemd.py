@@ -83,8 +83,20 @@ def the_user(name: str, home: str) -> pwd.struct_passwd:
     """The unit's user, made as DynamicUser would (a system user with no shell)."""
     with contextlib.suppress(KeyError):
         return pwd.getpwnam(name)
-    subprocess.run(["useradd", "--system", "--no-create-home", "--home-dir", home,
-                    "--shell", "/usr/sbin/nologin", name], check=True, timeout=30)
+    subprocess.run(
+        [
+            "useradd",
+            "--system",
+            "--no-create-home",
+            "--home-dir",
+            home,
+            "--shell",
+            "/usr/sbin/nologin",
+            name,
+        ],
+        check=True,
+        timeout=30,
+    )
     return pwd.getpwnam(name)
 
 
@@ -104,13 +116,22 @@ def installed_program(directory: Path) -> Path:
         "sys.path.insert(0, '/opt/dudo/src')\n"
         "site.addsitedir('/opt/dudo/lib')\n"
         "from dudo.cli import app\n"
-        "sys.exit(app())\n", encoding="utf-8")
+        "sys.exit(app())\n",
+        encoding="utf-8",
+    )
     script.chmod(0o755)
     return directory
 
 
-def hardened_command(state_dir: str, kept: Path, program: Path, user: str, working: str,
-                     environment: dict[str, str], command: list[str]) -> list[str]:
+def hardened_command(
+    state_dir: str,
+    kept: Path,
+    program: Path,
+    user: str,
+    working: str,
+    environment: dict[str, str],
+    command: list[str],
+) -> list[str]:
     """``command`` as ``user`` in a mount namespace like the unit's sandbox: ``kept`` seen
     at ``state_dir`` (writable), the program at /opt/dudo, a fresh /tmp, no /home or
     /root, and everything else read-only.
@@ -137,10 +158,12 @@ def hardened_command(state_dir: str, kept: Path, program: Path, user: str, worki
     ]
     for hidden in HIDDEN:  # ProtectHome
         if prefix.startswith(hidden + "/"):
-            steps += [f"mount -t tmpfs -o mode=755 tmpfs {hidden}",
-                      f"mkdir -p {shlex.quote(prefix)}",
-                      f"mount --bind /opt/python {shlex.quote(prefix)}",
-                      f"mount -o remount,ro {hidden}"]
+            steps += [
+                f"mount -t tmpfs -o mode=755 tmpfs {hidden}",
+                f"mkdir -p {shlex.quote(prefix)}",
+                f"mount --bind /opt/python {shlex.quote(prefix)}",
+                f"mount -o remount,ro {hidden}",
+            ]
         else:
             steps.append(f"mount -t tmpfs -o ro,mode=000 tmpfs {hidden}")
     steps += [
@@ -150,8 +173,21 @@ def hardened_command(state_dir: str, kept: Path, program: Path, user: str, worki
         'exec runuser -u "$0" -- env -i "$@"',
     ]
     words = [f"{key}={value}" for key, value in environment.items()]
-    return ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c",
-            " && ".join(steps), user, "--chdir", working, *words, *command]
+    return [
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "--",
+        "sh",
+        "-c",
+        " && ".join(steps),
+        user,
+        "--chdir",
+        working,
+        *words,
+        *command,
+    ]
 
 
 @contextlib.contextmanager
@@ -183,9 +219,14 @@ def test_the_unit_keeps_its_hardening_and_a_state_directory() -> None:
     assert service["WorkingDirectory"] == ["/var/lib/dudo"]
     assert unit_environment(service)["DUDO_DATABASE"] == "sqlite:////var/lib/dudo/dudo.db"
     assert service["DynamicUser"] == ["yes"] and service["User"] == ["dudo"]
-    for setting, value in (("ProtectSystem", "strict"), ("ProtectHome", "yes"),
-                           ("PrivateTmp", "yes"), ("NoNewPrivileges", "yes"),
-                           ("PrivateDevices", "yes"), ("CapabilityBoundingSet", "")):
+    for setting, value in (
+        ("ProtectSystem", "strict"),
+        ("ProtectHome", "yes"),
+        ("PrivateTmp", "yes"),
+        ("NoNewPrivileges", "yes"),
+        ("PrivateDevices", "yes"),
+        ("CapabilityBoundingSet", ""),
+    ):
         assert service.get(setting) == [value], setting
     assert service["ExecStart"][0].startswith(f"{INSTALLED} serve --host 127.0.0.1 ")
     # The cluster's node unit is still there and still a node.
@@ -204,12 +245,17 @@ def test_systemd_analyze_verifies_the_units(tmp_path: Path) -> None:
     # As installed, but with this checkout's program (verify checks it is executable).
     for unit in (UNIT, UNIT.parent / "dudo@.service"):
         (tmp_path / unit.name).write_text(
-            unit.read_text(encoding="utf-8").replace(INSTALLED, str(program)),
-            encoding="utf-8")
+            unit.read_text(encoding="utf-8").replace(INSTALLED, str(program)), encoding="utf-8"
+        )
     for name in ("dudo.service", "dudo@8001.service"):
-        checked = subprocess.run([analyze, "verify", name], capture_output=True, text=True,
-                                 timeout=60, cwd=tmp_path,
-                                 env={**os.environ, "SYSTEMD_UNIT_PATH": f"{tmp_path}:"})
+        checked = subprocess.run(
+            [analyze, "verify", name],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=tmp_path,
+            env={**os.environ, "SYSTEMD_UNIT_PATH": f"{tmp_path}:"},
+        )
         assert checked.returncode == 0, (name, checked.stdout + checked.stderr)
 
 
@@ -232,14 +278,31 @@ def test_the_units_command_serves_as_dudo_and_writes_only_its_state(tmp_path: Pa
     # systemd's own PATH; nothing else but what the unit sets.
     environment = {**unit_environment(service), "PATH": "/usr/local/bin:/usr/bin:/bin"}
     program = installed_program(tmp_path / "bin")
-    command = hardened_command(state_dir, kept, program, user.pw_name,
-                               service["WorkingDirectory"][0], environment,
-                               [INSTALLED, *arguments])
+    command = hardened_command(
+        state_dir,
+        kept,
+        program,
+        user.pw_name,
+        service["WorkingDirectory"][0],
+        environment,
+        [INSTALLED, *arguments],
+    )
     # The sandbox holds: the user may write its state directory and its own /tmp only.
-    probe = hardened_command(state_dir, kept, program, user.pw_name, state_dir, environment,
-                             ["sh", "-c", "touch /tmp/x dudo.probe && rm dudo.probe && "
-                              "for p in /var/tmp/x /opt/dudo/x /etc/x /var/lib/x; do "
-                              "touch $p 2>/dev/null && echo wrote $p; done; true"])
+    probe = hardened_command(
+        state_dir,
+        kept,
+        program,
+        user.pw_name,
+        state_dir,
+        environment,
+        [
+            "sh",
+            "-c",
+            "touch /tmp/x dudo.probe && rm dudo.probe && "
+            "for p in /var/tmp/x /opt/dudo/x /etc/x /var/lib/x; do "
+            "touch $p 2>/dev/null && echo wrote $p; done; true",
+        ],
+    )
     probed = subprocess.run(probe, capture_output=True, text=True, timeout=30)
     assert probed.returncode == 0 and "wrote" not in probed.stdout, probed
     base = f"http://127.0.0.1:{port}"
@@ -247,9 +310,12 @@ def test_the_units_command_serves_as_dudo_and_writes_only_its_state(tmp_path: Pa
         made = httpx.post(f"{base}/api/rooms", json={"name": "Ana"}, timeout=10)
         assert made.status_code == 201, made.text
         # The server: the process the script's #! line started (runuser forks it).
-        server = next(pid for pid in _descendants(process.pid) if Path(
-            f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[:2] == [
-                str(INTERPRETER).encode(), INSTALLED.encode()])
+        server = next(
+            pid
+            for pid in _descendants(process.pid)
+            if Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")[:2]
+            == [str(INTERPRETER).encode(), INSTALLED.encode()]
+        )
         status = Path(f"/proc/{server}/status").read_text()
         uid = next(line.split()[1] for line in status.splitlines() if line.startswith("Uid:"))
         assert int(uid) == user.pw_uid != 0
@@ -268,9 +334,13 @@ def _descendants(pid: int) -> list[int]:
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             with contextlib.suppress(OSError, StopIteration):
-                parents[int(entry.name)] = int(next(
-                    line.split()[1] for line in (entry / "status").read_text().splitlines()
-                    if line.startswith("PPid:")))
+                parents[int(entry.name)] = int(
+                    next(
+                        line.split()[1]
+                        for line in (entry / "status").read_text().splitlines()
+                        if line.startswith("PPid:")
+                    )
+                )
     found = [pid]
     for candidate in sorted(parents):
         chain, seen = candidate, set()

@@ -39,19 +39,21 @@ def test_one_address_can_create_only_a_burst_of_rooms_then_a_few_a_minute() -> N
 
 
 async def _create(lobby: Lobby, client: str) -> dict[str, object]:
-    return await lobby.create("Eve", rules=Rules.preset("perudo"), seats=2, bots=[],
-                              timer=0, public=False, client=client)
+    return await lobby.create(
+        "Eve", rules=Rules.preset("perudo"), seats=2, bots=[], timer=0, public=False, client=client
+    )
 
 
 def test_lobbies_take_only_part_of_the_site_and_the_cap_is_exact() -> None:
     """Waiting lobbies cannot fill the site, so played games still find room; and many
     creations at once never pass the caps (they are counted before the store is asked)."""
+
     async def scenario() -> None:
         lobby = Lobby(MemoryStore(), fast_config())
         lobby.configure(SiteLimits(max_rooms=6, max_lobbies=4, creation_burst=1000))
         results = await asyncio.gather(
-            *(_create(lobby, client=f"198.51.100.{n}") for n in range(10)),
-            return_exceptions=True)
+            *(_create(lobby, client=f"198.51.100.{n}") for n in range(10)), return_exceptions=True
+        )
         made = [r for r in results if isinstance(r, dict)]
         refused = [r for r in results if not isinstance(r, dict)]
         assert len(made) == 4 and len(lobby.rooms) == 4
@@ -61,8 +63,9 @@ def test_lobbies_take_only_part_of_the_site_and_the_cap_is_exact() -> None:
             room = lobby.rooms[str(joined["code"])]
             await room.ask(inbox.Join("Bo", None))
             room.status = "playing"  # (how the game starts is not this test's subject)
-        more = await asyncio.gather(*(_create(lobby, client="192.0.2.1") for _ in range(5)),
-                                    return_exceptions=True)
+        more = await asyncio.gather(
+            *(_create(lobby, client="192.0.2.1") for _ in range(5)), return_exceptions=True
+        )
         assert sum(isinstance(r, dict) for r in more) == 2
         assert len(lobby.rooms) == 6
         await lobby.close()
@@ -73,6 +76,7 @@ def test_lobbies_take_only_part_of_the_site_and_the_cap_is_exact() -> None:
 def test_a_closed_rooms_code_comes_back_after_the_retention_period() -> None:
     """With every code but one taken by a closed room, creation finds the one free code,
     and once the retention period has passed the closed rooms' codes are free again."""
+
     async def scenario() -> None:
         clock = FakeClock()
         store = MemoryStore()
@@ -98,14 +102,14 @@ def test_a_closed_rooms_code_comes_back_after_the_retention_period() -> None:
 
 
 def test_mistyped_codes_block_the_guesser_not_everyone_behind_the_address() -> None:
-    app, holder = app_and_lobby(limits=SiteLimits(guesses_per_client=20,
-                                                  guesses_per_address=50))
+    app, holder = app_and_lobby(limits=SiteLimits(guesses_per_client=20, guesses_per_address=50))
     with TestClient(app) as client:
         code = client.post("/api/rooms", json={"name": "Ana", "seats": 4}).json()["code"]
         unknown = next(c * 4 for c in CODE_ALPHABET if c * 4 != code)
         clumsy = {"X-Dudo-Client": "clumsy"}
-        statuses = [client.get(f"/api/rooms/{unknown}", headers=clumsy).status_code
-                    for _ in range(21)]
+        statuses = [
+            client.get(f"/api/rooms/{unknown}", headers=clumsy).status_code for _ in range(21)
+        ]
         assert statuses == [404] * 20 + [429]
         # The guesser is blocked, for real codes too (or a hit would tell it apart) ...
         assert client.get(f"/api/rooms/{code}", headers=clumsy).status_code == 429
@@ -115,9 +119,10 @@ def test_mistyped_codes_block_the_guesser_not_everyone_behind_the_address() -> N
         joined = client.post(f"/api/rooms/{code}/join", json={"name": "Bo"}, headers=friend)
         assert joined.status_code == 200
         # Rotating client ids does not walk the codes: the address has a budget too.
-        rotating = [client.get(f"/api/rooms/{unknown}",
-                               headers={"X-Dudo-Client": f"id{n}"}).status_code
-                    for n in range(40)]
+        rotating = [
+            client.get(f"/api/rooms/{unknown}", headers={"X-Dudo-Client": f"id{n}"}).status_code
+            for n in range(40)
+        ]
         assert rotating.count(404) == 30 and rotating[-1] == 429
         assert client.get(f"/api/rooms/{code}", headers=friend).status_code == 429
         lobby = holder.lobby
@@ -135,26 +140,27 @@ def test_a_locked_room_takes_no_one_by_code_alone() -> None:
         with connect(client, code, created["token"], "host") as host:
             invite = (host.state or {})["you"]["invite"]
             assert len(invite) == 32
-            assert host.reply_to({"type": "configure", "id": "lock", "locked": True}
-                                 )["type"] == "ack"
+            assert (
+                host.reply_to({"type": "configure", "id": "lock", "locked": True})["type"] == "ack"
+            )
             refused = client.post(f"/api/rooms/{code}/join", json={"name": "Mallory"})
             assert refused.status_code == 403 and refused.json()["error"] == "locked"
-            wrong = client.post(f"/api/rooms/{code}/join",
-                                json={"name": "Mallory", "invite": "0" * 32})
+            wrong = client.post(
+                f"/api/rooms/{code}/join", json={"name": "Mallory", "invite": "0" * 32}
+            )
             assert wrong.status_code == 403
             assert client.get(f"/api/rooms/{code}").json()["locked"] is True
-            friend = client.post(f"/api/rooms/{code}/join",
-                                 json={"name": "Bo", "invite": invite})
+            friend = client.post(f"/api/rooms/{code}/join", json={"name": "Bo", "invite": invite})
             assert friend.status_code == 200
             with connect(client, code, friend.json()["token"], "guest") as guest:
                 assert "invite" not in (guest.state or {})["you"]  # only the host has it
             with connect(client, code, None, "watcher") as watcher:
                 assert "invite" not in (watcher.state or {})["you"]
                 assert invite not in "".join(watcher.texts)
-            assert host.reply_to({"type": "configure", "id": "open", "locked": False}
-                                 )["type"] == "ack"
-            assert client.post(f"/api/rooms/{code}/join",
-                               json={"name": "Cy"}).status_code == 200
+            assert (
+                host.reply_to({"type": "configure", "id": "open", "locked": False})["type"] == "ack"
+            )
+            assert client.post(f"/api/rooms/{code}/join", json={"name": "Cy"}).status_code == 200
 
 
 def test_a_made_up_forwarded_header_does_not_dodge_the_guess_limit(tmp_path: Path) -> None:
@@ -166,15 +172,21 @@ def test_a_made_up_forwarded_header_does_not_dodge_the_guess_limit(tmp_path: Pat
 
     limits = {"DUDO_GUESSES_PER_CLIENT": "5", "DUDO_GUESSES_PER_ADDRESS": "5"}
     with server_process(sqlite_url(tmp_path), env=limits) as (base, _):
-        statuses = [httpx.get(f"{base}/api/rooms/AAAA",
-                              headers={"X-Forwarded-For": f"203.0.113.{n}"}).status_code
-                    for n in range(8)]
+        statuses = [
+            httpx.get(
+                f"{base}/api/rooms/AAAA", headers={"X-Forwarded-For": f"203.0.113.{n}"}
+            ).status_code
+            for n in range(8)
+        ]
         assert statuses == [404] * 5 + [429] * 3
     trusted = {**limits, "DUDO_FORWARDED_ALLOW_IPS": "127.0.0.1"}
     with server_process(sqlite_url(tmp_path), env=trusted) as (base, _):
-        statuses = [httpx.get(f"{base}/api/rooms/AAAA",
-                              headers={"X-Forwarded-For": f"203.0.113.{n}"}).status_code
-                    for n in range(8)]
+        statuses = [
+            httpx.get(
+                f"{base}/api/rooms/AAAA", headers={"X-Forwarded-For": f"203.0.113.{n}"}
+            ).status_code
+            for n in range(8)
+        ]
         assert statuses == [404] * 8  # a named proxy's word is taken: eight clients
 
 
@@ -196,8 +208,12 @@ def test_purge_deletes_closed_rooms_and_keeps_records(tmp_path: Path) -> None:
         await store.close()
 
     asyncio.run(fill())
-    done = subprocess.run([sys.executable, "-m", "dudo", "purge", "--database", database,
-                           "--older-than", "0"], capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "dudo", "purge", "--database", database, "--older-than", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("purged 1 closed room ")
 
@@ -210,8 +226,12 @@ def test_purge_deletes_closed_rooms_and_keeps_records(tmp_path: Path) -> None:
         await store.close()
 
     asyncio.run(check())
-    bad = subprocess.run([sys.executable, "-m", "dudo", "purge", "--database", "nope://x"],
-                         capture_output=True, text=True, timeout=60)
+    bad = subprocess.run(
+        [sys.executable, "-m", "dudo", "purge", "--database", "nope://x"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
 
 
@@ -233,8 +253,9 @@ def test_the_invite_key_changes_when_a_player_is_removed_or_the_room_is_locked_a
         with connect(client, code, created["token"], "host") as host:
             first = (host.state or {})["you"]["invite"]
             # Locking the first time keeps the key: the link the host already shared works.
-            assert host.reply_to({"type": "configure", "id": "lock", "locked": True}
-                                 )["type"] == "ack"
+            assert (
+                host.reply_to({"type": "configure", "id": "lock", "locked": True})["type"] == "ack"
+            )
             assert host.wait_for(lambda m: m["room"]["locked"])["you"]["invite"] == first
             assert join("Bo", first) == 200
             version = host.ping()
@@ -244,12 +265,15 @@ def test_the_invite_key_changes_when_a_player_is_removed_or_the_room_is_locked_a
             assert join("Bo", first) == 403  # the removed player's link is dead
             assert join("Bo", second) == 200  # the new link works
             # Unlocked, then locked again: a fresh key.
-            assert host.reply_to({"type": "configure", "id": "open", "locked": False}
-                                 )["type"] == "ack"
+            assert (
+                host.reply_to({"type": "configure", "id": "open", "locked": False})["type"] == "ack"
+            )
             assert join("Cy", None) == 200
             version = host.ping()
-            assert host.reply_to({"type": "configure", "id": "relock", "locked": True}
-                                 )["type"] == "ack"
+            assert (
+                host.reply_to({"type": "configure", "id": "relock", "locked": True})["type"]
+                == "ack"
+            )
             third = host.settle(version + 1)["you"]["invite"]
             assert third not in (first, second)
             assert join("Di", second) == 403
@@ -265,21 +289,35 @@ def test_wrong_invite_keys_count_against_the_guess_limit() -> None:
         code = created["code"]
         with connect(client, code, created["token"], "host") as host:
             invite = (host.state or {})["you"]["invite"]
-            assert host.reply_to({"type": "configure", "id": "lock", "locked": True}
-                                 )["type"] == "ack"
+            assert (
+                host.reply_to({"type": "configure", "id": "lock", "locked": True})["type"] == "ack"
+            )
         guesser = {"X-Dudo-Client": "guesser"}
         keys = ["0" * 32, "é" * 32, "1" * 64, "x", "2" * 32, "3" * 32, invite]
-        statuses = [client.post(f"/api/rooms/{code}/join", headers=guesser,
-                                json={"name": "Mallory", "invite": key}).status_code
-                    for key in keys]
+        statuses = [
+            client.post(
+                f"/api/rooms/{code}/join", headers=guesser, json={"name": "Mallory", "invite": key}
+            ).status_code
+            for key in keys
+        ]
         # Five wrong keys (a non-ASCII one a clean 403 too), then blocked: even the right
         # key, so a hit cannot be told apart.
         assert statuses == [403] * 5 + [429] * 2
         # Asking without a key is not a guess; someone else with the key still gets in.
-        assert client.post(f"/api/rooms/{code}/join", headers={"X-Dudo-Client": "friend"},
-                           json={"name": "Bo"}).status_code == 403
-        assert client.post(f"/api/rooms/{code}/join", headers={"X-Dudo-Client": "friend"},
-                           json={"name": "Bo", "invite": invite}).status_code == 200
+        assert (
+            client.post(
+                f"/api/rooms/{code}/join", headers={"X-Dudo-Client": "friend"}, json={"name": "Bo"}
+            ).status_code
+            == 403
+        )
+        assert (
+            client.post(
+                f"/api/rooms/{code}/join",
+                headers={"X-Dudo-Client": "friend"},
+                json={"name": "Bo", "invite": invite},
+            ).status_code
+            == 200
+        )
 
 
 def test_a_crowd_of_addresses_cannot_fill_the_site() -> None:

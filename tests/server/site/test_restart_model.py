@@ -94,7 +94,7 @@ SWEEP_ADVANCE = 200.0
 
 # The server gets its own PostgreSQL schema through search_path: the server has no setting
 # for it, so this file, first on the server's PYTHONPATH, wraps asyncpg.connect.
-SCHEMA_SHIM = '''\
+SCHEMA_SHIM = """\
 import os
 
 _schema = os.environ.get("DUDO_TEST_PG_SCHEMA")
@@ -109,21 +109,27 @@ if _schema:
         return await _connect(*args, server_settings=settings, **kwargs)
 
     asyncpg.connect = _connect_in_schema
-'''
+"""
 
 
 def cases() -> list[Any]:
     found = [pytest.param("sqlite", seed, id=f"sqlite-{seed}") for seed in SQLITE_SEEDS]
-    skip = [] if POSTGRES or os.environ.get("CI") else [
-        pytest.mark.skip(reason="no PostgreSQL: set DUDO_TEST_POSTGRES to a URL")]
-    found += [pytest.param("postgresql", seed, id=f"postgresql-{seed}", marks=skip)
-              for seed in POSTGRES_SEEDS]
+    skip = (
+        []
+        if POSTGRES or os.environ.get("CI")
+        else [pytest.mark.skip(reason="no PostgreSQL: set DUDO_TEST_POSTGRES to a URL")]
+    )
+    found += [
+        pytest.param("postgresql", seed, id=f"postgresql-{seed}", marks=skip)
+        for seed in POSTGRES_SEEDS
+    ]
     return found
 
 
 @pytest.mark.parametrize(("backend", "seed"), cases())
 def test_rooms_survive_kill_9_at_any_point_of_their_life(
-        backend: str, seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    backend: str, seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     if backend == "postgresql":
         assert POSTGRES, "CI must provide a PostgreSQL server in DUDO_TEST_POSTGRES"
     asyncio.run(ModelRun(backend, seed, tmp_path, monkeypatch).run())
@@ -177,14 +183,18 @@ async def ping(table: Table, timeout: float = 30.0) -> int:
         if message["type"] == "pong":
             version: int = message["version"]
             return version
-        if (message["type"] == "error" and message.get("code") == "rate_limited"
-                and "id" not in message):
+        if (
+            message["type"] == "error"
+            and message.get("code") == "rate_limited"
+            and "id" not in message
+        ):
             await asyncio.sleep(0.15)  # the server said slow down: ask again later
             await table.send({"type": "ping"})
 
 
-async def request(table: Table, body: dict[str, Any], message_id: str | None = None,
-                  timeout: float = 30.0) -> tuple[dict[str, Any], dict[str, Any]]:
+async def request(
+    table: Table, body: dict[str, Any], message_id: str | None = None, timeout: float = 30.0
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """Send a message with an id and wait for its answer; resends after rate_limited
     (which is not kept under the id). Returns (message, reply)."""
     message = {"id": message_id or table.new_id(), **body}
@@ -205,6 +215,7 @@ async def request(table: Table, body: dict[str, Any], message_id: str | None = N
 def rolled_after(version: int) -> Callable[[dict[str, Any]], bool]:
     def condition(state: dict[str, Any]) -> bool:
         return bool(state["version"] > version)
+
     return condition
 
 
@@ -220,30 +231,50 @@ def calza_check_may_follow(state: dict[str, Any]) -> bool:
     """After a bot's bid the room asks bot seats about calza on its next turn of the loop:
     a pong may come before that answer."""
     game = state.get("game")
-    return bool(game and game["phase"] == "bidding" and game["bids"]
-                and any(seat["kind"] == "bot" for seat in state["room"]["seats"]))
+    return bool(
+        game
+        and game["phase"] == "bidding"
+        and game["bids"]
+        and any(seat["kind"] == "bot" for seat in state["room"]["seats"])
+    )
 
 
 def snapshot(state: dict[str, Any], version: int) -> dict[str, Any]:
     """What a seat is shown, minus who is connected right now."""
     room = state["room"]
-    return {"version": version, "seat": state["you"]["seat"], "status": room["status"],
-            "games": room["game"], "timer": room["timer"], "rules": room["rules"],
-            "public": room["public"], "quick": room["quick"],
-            "seats": [[seat["kind"], seat["name"], seat["level"]] for seat in room["seats"]],
-            "game": state["game"], "deadline": state.get("deadline"),
-            "roll_at": state.get("roll_at"), "fair": state.get("fair")}
+    return {
+        "version": version,
+        "seat": state["you"]["seat"],
+        "status": room["status"],
+        "games": room["game"],
+        "timer": room["timer"],
+        "rules": room["rules"],
+        "public": room["public"],
+        "quick": room["quick"],
+        "seats": [[seat["kind"], seat["name"], seat["level"]] for seat in room["seats"]],
+        "game": state["game"],
+        "deadline": state.get("deadline"),
+        "roll_at": state.get("roll_at"),
+        "fair": state.get("fair"),
+    }
 
 
 def summary_part(shot: dict[str, Any]) -> dict[str, Any]:
-    return {key: shot[key] for key in ("status", "games", "timer", "rules", "public", "quick",
-                                       "seats")}
+    return {
+        key: shot[key] for key in ("status", "games", "timer", "rules", "public", "quick", "seats")
+    }
 
 
 def summary_of(data: dict[str, Any]) -> dict[str, Any]:
-    return {"status": data["status"], "games": data["game"], "timer": data["timer"],
-            "rules": data["rules"], "public": data["public"], "quick": data["quick"],
-            "seats": [[seat["kind"], seat["name"], seat["level"]] for seat in data["seats"]]}
+    return {
+        "status": data["status"],
+        "games": data["game"],
+        "timer": data["timer"],
+        "rules": data["rules"],
+        "public": data["public"],
+        "quick": data["quick"],
+        "seats": [[seat["kind"], seat["name"], seat["level"]] for seat in data["seats"]],
+    }
 
 
 def is_subsequence(part: list[Any], whole: list[Any]) -> bool:
@@ -256,7 +287,7 @@ def record_actions(record: dict[str, Any]) -> list[tuple[int, int, Any]]:
     found = []
     for number, played in enumerate(record["rounds"], start=1):
         for action in played["actions"]:
-            what = ({"bid": action["bid"]} if "bid" in action else {"call": action["call"]})
+            what = {"bid": action["bid"]} if "bid" in action else {"call": action["call"]}
             found.append((number, action["seat"], what))
     return found
 
@@ -294,8 +325,9 @@ class RoomModel:
 
 
 class ModelRun:
-    def __init__(self, backend: str, seed: int, tmp_path: Path,
-                 monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(
+        self, backend: str, seed: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
         self.backend = backend
         self.seed = seed
         self.tmp_path = tmp_path
@@ -328,8 +360,10 @@ class ModelRun:
     # -- reporting ----------------------------------------------------------------------
 
     def where(self) -> str:
-        return (f"[backend={self.backend} seed={self.seed} life={self.life} "
-                f"last steps: {' | '.join(self.trail[-10:])}]")
+        return (
+            f"[backend={self.backend} seed={self.seed} life={self.life} "
+            f"last steps: {' | '.join(self.trail[-10:])}]"
+        )
 
     def note(self, text: str) -> None:
         self.trail.append(f"{self.life}:{text}")
@@ -379,11 +413,13 @@ class ModelRun:
             if self.schema:
                 await self.drop_schema()
         elapsed = time.monotonic() - self.started
-        print(f"\n{self.backend} seed {self.seed}: {self.life} restarts, "
-              f"{len(self.rooms)} rooms, {sum(len(r.records) for r in self.rooms.values())} "
-              f"games finished, {elapsed:.1f} s; {dict(sorted(self.stats.items()))}; "
-              f"kills at {self.kill_states}; seconds "
-              f"{ {name: round(took, 1) for name, took in sorted(self.timings.items())} }")
+        print(
+            f"\n{self.backend} seed {self.seed}: {self.life} restarts, "
+            f"{len(self.rooms)} rooms, {sum(len(r.records) for r in self.rooms.values())} "
+            f"games finished, {elapsed:.1f} s; {dict(sorted(self.stats.items()))}; "
+            f"kills at {self.kill_states}; seconds "
+            f"{ {name: round(took, 1) for name, took in sorted(self.timings.items())} }"
+        )
 
     @contextlib.contextmanager
     def timed(self, name: str) -> Iterator[None]:
@@ -440,8 +476,9 @@ class ModelRun:
         output = kill(self.process)
         self._server.__exit__(None, None, None)
         self._server = None
-        self.check(not server_errors(output), f"the server logged errors: "
-                                              f"{server_errors(output)[:5]}")
+        self.check(
+            not server_errors(output), f"the server logged errors: {server_errors(output)[:5]}"
+        )
 
     async def drop_tables(self, dead: bool = False) -> None:
         """Close every socket (``dead``: the server is gone, no closing handshake to wait
@@ -465,8 +502,10 @@ class ModelRun:
             assert self.client is not None
             found = self.client.table(room.tickets[seat])
             await found.connect()
-            self.check(found.state["you"]["seat"] == seat,
-                       f"ticket of seat {seat} in {room.code} sat in {found.state['you']}")
+            self.check(
+                found.state["you"]["seat"] == seat,
+                f"ticket of seat {seat} in {room.code} sat in {found.state['you']}",
+            )
             self.tables[(room.code, seat)] = found
         return found
 
@@ -490,16 +529,20 @@ class ModelRun:
             if seat is not None:
                 key = (fair["game_id"], game["round"], seat)
                 earlier = self.seen_dice.setdefault(key, game["dice"])
-                self.check(earlier == game["dice"],
-                           f"seat {seat} was shown dice {earlier} and then {game['dice']} "
-                           f"in round {game['round']} of game {fair['game_id']}")
+                self.check(
+                    earlier == game["dice"],
+                    f"seat {seat} was shown dice {earlier} and then {game['dice']} "
+                    f"in round {game['round']} of game {fair['game_id']}",
+                )
             bids_key = (fair["game_id"], game["round"])
             known = self.seen_bids.get(bids_key, [])
             bids = game["bids"]
             shorter, longer = (known, bids) if len(known) <= len(bids) else (bids, known)
-            self.check(longer[:len(shorter)] == shorter,
-                       f"round {game['round']} of game {fair['game_id']} was shown bids "
-                       f"{known} and then {bids}")
+            self.check(
+                longer[: len(shorter)] == shorter,
+                f"round {game['round']} of game {fair['game_id']} was shown bids "
+                f"{known} and then {bids}",
+            )
             self.seen_bids[bids_key] = longer
 
     # -- bringing a room to rest ----------------------------------------------------------
@@ -526,13 +569,13 @@ class ModelRun:
                 await first.wait_for(lambda state: not bot_to_move(state), timeout=30)
                 version = await ping(first)
                 if not bot_to_move(first.state) and (
-                        version == previous or not calza_check_may_follow(first.state)):
+                    version == previous or not calza_check_may_follow(first.state)
+                ):
                     break
                 previous = version
             for other in tables[1:]:
                 if first.state["version"] == version:  # every change so far went out
-                    await other.wait_for(lambda state: state["version"] >= version,
-                                         timeout=30)
+                    await other.wait_for(lambda state: state["version"] >= version, timeout=30)
                 else:  # a seed (stored, counted, not sent as a state)
                     await ping(other)
         room.max_seen = max(room.max_seen, version)
@@ -561,22 +604,29 @@ class ModelRun:
                 f"{state['room']['status']}/{game.get('phase')} round {game.get('round')} "
                 f"turn {game.get('turn')} bids {game.get('bids')} legal {game.get('legal')} "
                 f"seats {[seat['kind'] for seat in state['room']['seats']]} "
-                f"last: {[json.dumps(m)[:300] for m in table.received[-4:]]}")
+                f"last: {[json.dumps(m)[:300] for m in table.received[-4:]]}"
+            )
         return "".join(lines)
 
     # -- steps ----------------------------------------------------------------------------
 
     def pick_rules(self) -> dict[str, Any]:
-        return self.rng.choice([
-            {"preset": "perudo", "starting_dice": 1},
-            {"preset": "perudo", "starting_dice": 2},
-            {"preset": "perudo", "starting_dice": 2, "calza": "any_time",
-             "calza_min_players": 2},
-            {"preset": "dudo", "starting_dice": 2},
-            {"preset": "tavern", "starting_dice": 2},
-            {"preset": "ones-lock", "starting_dice": 2},
-            {"preset": "perudo", "format": "points", "points_rounds": 3},
-        ])
+        return self.rng.choice(
+            [
+                {"preset": "perudo", "starting_dice": 1},
+                {"preset": "perudo", "starting_dice": 2},
+                {
+                    "preset": "perudo",
+                    "starting_dice": 2,
+                    "calza": "any_time",
+                    "calza_min_players": 2,
+                },
+                {"preset": "dudo", "starting_dice": 2},
+                {"preset": "tavern", "starting_dice": 2},
+                {"preset": "ones-lock", "starting_dice": 2},
+                {"preset": "perudo", "format": "points", "points_rounds": 3},
+            ]
+        )
 
     async def step_create(self) -> bool:
         assert self.client is not None
@@ -585,8 +635,9 @@ class ModelRun:
         levels: list[str | None] = [None, None, "easy", "normal", "hard"]
         bots = [None, *(self.rng.choice(levels) for _ in range(seats - 1))]
         rules = self.pick_rules()
-        host = await self.client.create_room(self.new_name("Host"), rules=rules, seats=seats,
-                                             bots=bots)
+        host = await self.client.create_room(
+            self.new_name("Host"), rules=rules, seats=seats, bots=bots
+        )
         room = RoomModel(host.code, seats, {0: host}, empty=empty)
         self.rooms[room.code] = room
         if not empty:
@@ -606,8 +657,10 @@ class ModelRun:
         if room is None:
             room = RoomModel(ticket.code, 4, {}, quick=True)
             self.rooms[ticket.code] = room
-        self.check(room.quick and ticket.seat not in room.tickets,
-                   f"quick seat {ticket} in a room we know otherwise")
+        self.check(
+            room.quick and ticket.seat not in room.tickets,
+            f"quick seat {ticket} in a room we know otherwise",
+        )
         room.tickets[ticket.seat] = ticket
         self.note(f"quick {ticket.code} seat {ticket.seat}")
         await self.settle(room)
@@ -631,7 +684,10 @@ class ModelRun:
         if self.rng.random() < 0.5 and any(seat["kind"] == "bot" for seat in seats):
             change["seats"] = [
                 {"kind": "bot", "level": self.rng.choice(["easy", "normal", "hard"])}
-                if seat["kind"] == "bot" else None for seat in seats]
+                if seat["kind"] == "bot"
+                else None
+                for seat in seats
+            ]
         if not change:
             change["timer"] = 0
         message, reply = await request(host, {"type": "configure", **change})
@@ -641,8 +697,10 @@ class ModelRun:
         if "timer" in change:
             self.check(state["room"]["timer"] == change["timer"], f"timer: {state['room']}")
         if "rules" in change:
-            self.check(state["room"]["rules"] == Rules.from_json(change["rules"]).to_json(),
-                       f"rules {change['rules']} configured, room has {state['room']['rules']}")
+            self.check(
+                state["room"]["rules"] == Rules.from_json(change["rules"]).to_json(),
+                f"rules {change['rules']} configured, room has {state['room']['rules']}",
+            )
         self.note(f"configure {room.code} {change}")
         return False
 
@@ -680,11 +738,13 @@ class ModelRun:
         if game.get("phase") != "roll" or not fair.get("round"):
             return
         seed = secrets.token_hex(16)
-        message, reply = await request(table, {"type": "seed", "round": fair["round"],
-                                               "seed": seed})
+        message, reply = await request(
+            table, {"type": "seed", "round": fair["round"], "seed": seed}
+        )
         if reply["type"] == "ack":  # the last seed before the roll counts
-            room.seeds = [entry for entry in room.seeds
-                          if entry[:3] != (fair["game_id"], fair["round"], seat)]
+            room.seeds = [
+                entry for entry in room.seeds if entry[:3] != (fair["game_id"], fair["round"], seat)
+            ]
             room.seeds.append((fair["game_id"], fair["round"], seat, seed))
             self.stats["seeds acked"] += 1
             room.answered.append((seat, message, reply))
@@ -693,8 +753,9 @@ class ModelRun:
             self.check(reply.get("code") == "wrong_round", f"seed answered {reply}")
         self.note(f"seed {room.code} seat {seat} round {fair['round']}: {reply['type']}")
 
-    async def one_action(self, room: RoomModel, state: dict[str, Any],
-                         call: str | None = None) -> dict[str, Any] | None:
+    async def one_action(
+        self, room: RoomModel, state: dict[str, Any], call: str | None = None
+    ) -> dict[str, Any] | None:
         """One bid or call by a person whose turn it is (or calza out of turn), from the
         room at rest in ``state``; the room's next state at rest, or None if no person
         can act now."""
@@ -717,15 +778,21 @@ class ModelRun:
             return None
         table = await self.table(room, seat)
         legal = table.state["game"]["legal"]
-        calzas = [s for s in sorted(room.tickets) if s != seat and "calza" in
-                  (await self.table(room, s)).state["game"]["legal"]["calls"]]
+        calzas = [
+            s
+            for s in sorted(room.tickets)
+            if s != seat and "calza" in (await self.table(room, s)).state["game"]["legal"]["calls"]
+        ]
         if call == "dudo" and "dudo" not in legal["calls"]:
             return None
         if call is None and calzas and self.rng.random() < 0.15:
             seat, call = self.rng.choice(calzas), "calza"
             table = await self.table(room, seat)
-        elif call is None and "dudo" in legal["calls"] and (
-                self.rng.random() < 0.2 or not legal["bids"]):
+        elif (
+            call is None
+            and "dudo" in legal["calls"]
+            and (self.rng.random() < 0.2 or not legal["bids"])
+        ):
             call = "dudo"
         body: dict[str, Any]
         if call is not None:
@@ -807,8 +874,10 @@ class ModelRun:
         self.check(reply["type"] == "ack", f"rematch answered {reply}")
         room.answered.append((seat, message, reply))
         state = await self.settle(room, reply["version"])
-        self.check(state["fair"]["game_id"] == room.games[-1] and len(room.games) >= 2,
-                   f"rematch made no new game: {room.games} {state['fair']}")
+        self.check(
+            state["fair"]["game_id"] == room.games[-1] and len(room.games) >= 2,
+            f"rematch made no new game: {room.games} {state['fair']}",
+        )
         self.note(f"rematch {room.code} by {seat}")
         return False
 
@@ -841,7 +910,8 @@ class ModelRun:
             while True:
                 state = await roller.wait_for(
                     lambda s: s["room"]["status"] != "playing" or s["game"]["phase"] == "roll",
-                    timeout=65)
+                    timeout=65,
+                )
                 if state["room"]["status"] != "playing":
                     return
                 await asyncio.sleep(0.05)  # the players' seeds first
@@ -854,27 +924,41 @@ class ModelRun:
         # The players send seeds of their own now, for the round waiting too: theirs count
         # (and Table checks them against the reveal).
         fair = tables[0].state.get("fair") or {}
-        room.seeds = [entry for entry in room.seeds
-                      if (entry[0], entry[1]) != (fair.get("game_id"), fair.get("round"))]
+        room.seeds = [
+            entry
+            for entry in room.seeds
+            if (entry[0], entry[1]) != (fair.get("game_id"), fair.get("round"))
+        ]
         levels = ["easy", "normal", "hard"]
-        results = await asyncio.gather(roll(), *(
-            table.play(Paced(make_bot(self.rng.choice(levels), seed=self.rng.randrange(9**9))),
-                       timeout=60) for table in tables), return_exceptions=True)
+        results = await asyncio.gather(
+            roll(),
+            *(
+                table.play(
+                    Paced(make_bot(self.rng.choice(levels), seed=self.rng.randrange(9**9))),
+                    timeout=60,
+                )
+                for table in tables
+            ),
+            return_exceptions=True,
+        )
         for result in results:
             if isinstance(result, TimeoutError):
                 self.check(False, f"{room.code} stopped moving: {self.describe(tables)}")
             if isinstance(result, BaseException):
                 raise result
         for table in tables:
-            self.check(not table.seed_mismatches,
-                       f"{room.code}: acknowledged seeds not used in {table.seed_mismatches}")
+            self.check(
+                not table.seed_mismatches,
+                f"{room.code}: acknowledged seeds not used in {table.seed_mismatches}",
+            )
 
     async def step_play_and_kill(self) -> bool:
         """Kill the server while games are played at full speed: between an action and
         its answer, a commit and its broadcast."""
         assert self.client is not None
-        playing = sorted((r for r in self.live() if r.status == "playing"),
-                         key=lambda room: room.code)
+        playing = sorted(
+            (r for r in self.live() if r.status == "playing"), key=lambda room: room.code
+        )
         chosen = self.rng.sample(playing, min(len(playing), self.rng.randint(1, 2)))
         others = [room for room in self.live() if room not in chosen]
         await self.photograph(others, mid_play=len(chosen))
@@ -887,12 +971,18 @@ class ModelRun:
         tasks = [asyncio.create_task(self.play_out(room)) for room in chosen]
 
         async def progress(watcher: Table, version: int, steps: int) -> None:
-            await watcher.wait_for(lambda s: s["version"] >= version + steps
-                                   or s["room"]["status"] != "playing", timeout=60)
+            await watcher.wait_for(
+                lambda s: s["version"] >= version + steps or s["room"]["status"] != "playing",
+                timeout=60,
+            )
 
         async def every_room_moved() -> None:
-            await asyncio.gather(*(progress(watcher, version, self.rng.randint(1, 12))
-                                   for _room, watcher, version in watchers))
+            await asyncio.gather(
+                *(
+                    progress(watcher, version, self.rng.randint(1, 12))
+                    for _room, watcher, version in watchers
+                )
+            )
 
         watching = asyncio.create_task(every_room_moved())
         await asyncio.wait([watching, *tasks], return_when=asyncio.FIRST_COMPLETED)
@@ -920,10 +1010,14 @@ class ModelRun:
                 table = await self.table(room, seat)
                 room.shots[seat] = snapshot(table.state, version)
             game = state.get("game")
-            where.append(game["phase"] if game and state["room"]["status"] == "playing"
-                         else state["room"]["status"])
-        self.kill_states.append(" ".join(f"{name}x{count}" for name, count
-                                         in sorted(Counter(where).items())))
+            where.append(
+                game["phase"]
+                if game and state["room"]["status"] == "playing"
+                else state["room"]["status"]
+            )
+        self.kill_states.append(
+            " ".join(f"{name}x{count}" for name, count in sorted(Counter(where).items()))
+        )
 
     async def crash_and_restart(self) -> None:
         await self.photograph(self.live())
@@ -952,9 +1046,11 @@ class ModelRun:
         await self.start_server()
         assert self.client is not None
         health = httpx.get(f"{self.base}/healthz", timeout=10).json()
-        self.check(health["rooms"] == len(self.live()),
-                   f"the server holds {health['rooms']} rooms, the model "
-                   f"{len(self.live())}: {sorted(r.code for r in self.live())}")
+        self.check(
+            health["rooms"] == len(self.live()),
+            f"the server holds {health['rooms']} rooms, the model "
+            f"{len(self.live())}: {sorted(r.code for r in self.live())}",
+        )
         now = time.time()
         for room in self.rooms.values():
             if room.closed:
@@ -983,8 +1079,10 @@ class ModelRun:
         finally:
             await store.close()
         expected = {code for code in codes if statuses[code] in ("lobby", "over")}
-        self.check(set(closed) == expected,
-                   f"the sweep closed {closed}, expected {sorted(expected)} of {statuses}")
+        self.check(
+            set(closed) == expected,
+            f"the sweep closed {closed}, expected {sorted(expected)} of {statuses}",
+        )
         for code in closed:
             self.rooms[code].closed = True
         self.stats["rooms closed idle"] += len(closed)
@@ -1012,9 +1110,11 @@ class ModelRun:
             self.harvest(table)
             after = table.state
             version = await ping(table)
-            self.check(version >= room.max_seen,
-                       f"{room.code} seat {seat} is at version {version} after the restart, "
-                       f"but version {room.max_seen} had been shown before")
+            self.check(
+                version >= room.max_seen,
+                f"{room.code} seat {seat} is at version {version} after the restart, "
+                f"but version {room.max_seen} had been shown before",
+            )
             shot = room.shots.get(seat)
             if shot is None:
                 continue  # killed mid-play: the observations and the records tell
@@ -1022,32 +1122,50 @@ class ModelRun:
             again = snapshot(after, version)
             if version == shot["version"]:
                 self.stats["seats as they were"] += 1
-                self.check(again == shot, f"{room.code} seat {seat} after the restart:\n"
-                                          f"{again}\nbefore the kill:\n{shot}")
-                self.check(summary_part(shot) == summary,
-                           f"{room.code} summary {summary} != {summary_part(shot)}")
+                self.check(
+                    again == shot,
+                    f"{room.code} seat {seat} after the restart:\n"
+                    f"{again}\nbefore the kill:\n{shot}",
+                )
+                self.check(
+                    summary_part(shot) == summary,
+                    f"{room.code} summary {summary} != {summary_part(shot)}",
+                )
                 continue
-            self.check(moved is not None and version > shot["version"],
-                       f"{room.code} seat {seat} moved from version {shot['version']} to "
-                       f"{version} while at rest:\n{again}\nbefore the kill:\n{shot}")
+            self.check(
+                moved is not None and version > shot["version"],
+                f"{room.code} seat {seat} moved from version {shot['version']} to "
+                f"{version} while at rest:\n{again}\nbefore the kill:\n{shot}",
+            )
             self.stats[f"moved by the clock: {moved}"] += 1
             if shot["fair"] and again["fair"] and shot["fair"]["round"] == again["fair"]["round"]:
-                self.check(again["fair"]["commitment"] == shot["fair"]["commitment"],
-                           f"{room.code}: round {shot['fair']['round']}'s commitment changed")
+                self.check(
+                    again["fair"]["commitment"] == shot["fair"]["commitment"],
+                    f"{room.code}: round {shot['fair']['round']}'s commitment changed",
+                )
             order = ["lobby", "playing", "over"]
-            self.check(order.index(again["status"]) >= order.index(shot["status"]),
-                       f"{room.code} went back from {shot['status']} to {again['status']}")
+            self.check(
+                order.index(again["status"]) >= order.index(shot["status"]),
+                f"{room.code} went back from {shot['status']} to {again['status']}",
+            )
             if shot["fair"] and again["status"] != "lobby":
-                self.check(again["fair"]["game_id"] == shot["fair"]["game_id"],
-                           f"{room.code} changed game by the clock ({moved})")
+                self.check(
+                    again["fair"]["game_id"] == shot["fair"]["game_id"],
+                    f"{room.code} changed game by the clock ({moved})",
+                )
         state = await self.settle(room)
         game = state.get("game")
         if game and state["room"]["status"] == "playing" and game["phase"] == "bidding":
             game_id = state["fair"]["game_id"]
-            mine = [[a.seat, a.action["bid"]] for a in room.acked
-                    if a.game_id == game_id and a.round == game["round"] and "bid" in a.action]
-            self.check(is_subsequence(mine, game["bids"]),
-                       f"{room.code}: acknowledged bids {mine} are not all in {game['bids']}")
+            mine = [
+                [a.seat, a.action["bid"]]
+                for a in room.acked
+                if a.game_id == game_id and a.round == game["round"] and "bid" in a.action
+            ]
+            self.check(
+                is_subsequence(mine, game["bids"]),
+                f"{room.code}: acknowledged bids {mine} are not all in {game['bids']}",
+            )
 
     @staticmethod
     def clock_may_move(shot: dict[str, Any], now: float) -> str | None:
@@ -1072,12 +1190,18 @@ class ModelRun:
             for seat, (message, reply) in sorted(last.items()):
                 table = await self.table(room, seat)
                 before = await ping(table)
-                _, again = await request(table, {k: v for k, v in message.items() if k != "id"},
-                                         message_id=message["id"])
-                self.check(again == reply, f"{room.code} seat {seat}: {message} answered "
-                                           f"{reply} before the restart and {again} after")
-                self.check(await ping(table) == before,
-                           f"{room.code}: resending {message} changed the room")
+                _, again = await request(
+                    table, {k: v for k, v in message.items() if k != "id"}, message_id=message["id"]
+                )
+                self.check(
+                    again == reply,
+                    f"{room.code} seat {seat}: {message} answered "
+                    f"{reply} before the restart and {again} after",
+                )
+                self.check(
+                    await ping(table) == before,
+                    f"{room.code}: resending {message} changed the room",
+                )
                 self.stats["answers resent"] += 1
 
     async def fetch_records(self, room: RoomModel) -> None:
@@ -1103,32 +1227,46 @@ class ModelRun:
 
     def check_record(self, room: RoomModel, game_id: str, record: dict[str, Any]) -> None:
         """Everything acknowledged and everything shown is in the finished game."""
-        self.check(record["game_id"] == game_id and record["room"] == room.code,
-                   f"record {record.get('game_id')} of {record.get('room')}")
+        self.check(
+            record["game_id"] == game_id and record["room"] == room.code,
+            f"record {record.get('game_id')} of {record.get('room')}",
+        )
         mine = [(a.round, a.seat, a.action) for a in room.acked if a.game_id == game_id]
         actions = record_actions(record)
-        self.check(is_subsequence(mine, actions),
-                   f"acknowledged actions {mine} of {game_id} are not all in {actions}")
+        self.check(
+            is_subsequence(mine, actions),
+            f"acknowledged actions {mine} of {game_id} are not all in {actions}",
+        )
         for (seen_game, number, seat), dice in self.seen_dice.items():
             if seen_game == game_id:
-                self.check(record["rounds"][number - 1]["dice"][seat] == dice,
-                           f"seat {seat} was shown {dice} in round {number} of {game_id}; "
-                           f"the record has {record['rounds'][number - 1]['dice'][seat]}")
+                self.check(
+                    record["rounds"][number - 1]["dice"][seat] == dice,
+                    f"seat {seat} was shown {dice} in round {number} of {game_id}; "
+                    f"the record has {record['rounds'][number - 1]['dice'][seat]}",
+                )
         for (seen_game, number), bids in self.seen_bids.items():
             if seen_game == game_id:
-                kept = [[action["seat"], action["bid"]]
-                        for action in record["rounds"][number - 1]["actions"]
-                        if "bid" in action]
-                self.check(kept[:len(bids)] == bids,
-                           f"round {number} of {game_id} showed bids {bids}; record {kept}")
+                kept = [
+                    [action["seat"], action["bid"]]
+                    for action in record["rounds"][number - 1]["actions"]
+                    if "bid" in action
+                ]
+                self.check(
+                    kept[: len(bids)] == bids,
+                    f"round {number} of {game_id} showed bids {bids}; record {kept}",
+                )
         # A seed may be for a round or for a roll-off attempt ("rolloff-K", the dudo preset).
-        fairness = {entry["round"]: entry
-                    for entry in record["fairness"] + record.get("rolloff_fairness", [])}
+        fairness = {
+            entry["round"]: entry
+            for entry in record["fairness"] + record.get("rolloff_fairness", [])
+        }
         for seed_game, number, seat, seed in room.seeds:
             if seed_game == game_id:
-                self.check(fairness[number]["seat_seeds"][seat] == seed,
-                           f"seat {seat}'s acknowledged seed for round {number} of {game_id} "
-                           f"was not used: {fairness[number]['seat_seeds']}")
+                self.check(
+                    fairness[number]["seat_seeds"][seat] == seed,
+                    f"seat {seat}'s acknowledged seed for round {number} of {game_id} "
+                    f"was not used: {fairness[number]['seat_seeds']}",
+                )
 
     # -- the database ---------------------------------------------------------------------
 
@@ -1139,8 +1277,7 @@ class ModelRun:
         import asyncpg  # type: ignore[import-untyped]
 
         assert POSTGRES
-        connection = await asyncpg.connect(POSTGRES,
-                                           server_settings={"search_path": self.schema})
+        connection = await asyncpg.connect(POSTGRES, server_settings={"search_path": self.schema})
         try:
             return [tuple(row) for row in await connection.fetch(sql)]
         finally:
@@ -1153,8 +1290,9 @@ class ModelRun:
         ids = [game_id for game_id, _, _ in games]
         self.check(len(ids) == len(set(ids)), f"a game stored twice: {sorted(ids)}")
         finished = {game_id: room for room in self.rooms.values() for game_id in room.records}
-        self.check(set(ids) == set(finished),
-                   f"games stored {sorted(ids)}, finished {sorted(finished)}")
+        self.check(
+            set(ids) == set(finished), f"games stored {sorted(ids)}, finished {sorted(finished)}"
+        )
         for game_id, code, text in games:
             room = finished[game_id]
             self.check(code == room.code, f"game {game_id} stored for {code}")
@@ -1162,8 +1300,10 @@ class ModelRun:
             if first is not None:
                 self.check(json.loads(text) == first, f"stored record of {game_id} changed")
         rooms = dict(await self.query("SELECT code, closed FROM rooms"))
-        self.check(set(rooms) == set(self.rooms),
-                   f"rooms stored {sorted(rooms)}, made {sorted(self.rooms)}")
+        self.check(
+            set(rooms) == set(self.rooms),
+            f"rooms stored {sorted(rooms)}, made {sorted(self.rooms)}",
+        )
         for code, closed in rooms.items():
             self.check(bool(closed) == self.rooms[code].closed, f"{code}: closed={closed}")
         sequences: dict[str, list[int]] = {}
@@ -1259,10 +1399,18 @@ class ModelRun:
         async def verify(path: Path) -> None:
             async with limit:
                 process = await asyncio.create_subprocess_exec(
-                    sys.executable, "-m", "dudo", "verify", str(path),
-                    stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+                    sys.executable,
+                    "-m",
+                    "dudo",
+                    "verify",
+                    str(path),
+                    stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.STDOUT,
+                )
                 output, _ = await asyncio.wait_for(process.communicate(), 60)
-            self.check(process.returncode == 0 and b"verified" in output,
-                       f"dudo verify {path.name}: {output.decode(errors='replace')}")
+            self.check(
+                process.returncode == 0 and b"verified" in output,
+                f"dudo verify {path.name}: {output.decode(errors='replace')}",
+            )
 
         await asyncio.gather(*(verify(path) for path in paths))

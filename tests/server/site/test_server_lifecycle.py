@@ -23,12 +23,17 @@ def test_idle_rooms_are_closed_and_not_recovered() -> None:
     async def scenario() -> None:
         clock = FakeClock()
         store = MemoryStore()
-        lobby = Lobby(store, fast_config(close_when_idle=1800, close_after_game=600,
-                                         close_empty_lobby=300), clock=clock)
-        busy = await lobby.create("Ana", rules=Rules.preset("perudo"), seats=2, bots=[],
-                                  timer=0, public=False)
-        quiet = await lobby.create("Ben", rules=Rules.preset("perudo"), seats=2, bots=[],
-                                   timer=0, public=False)
+        lobby = Lobby(
+            store,
+            fast_config(close_when_idle=1800, close_after_game=600, close_empty_lobby=300),
+            clock=clock,
+        )
+        busy = await lobby.create(
+            "Ana", rules=Rules.preset("perudo"), seats=2, bots=[], timer=0, public=False
+        )
+        quiet = await lobby.create(
+            "Ben", rules=Rules.preset("perudo"), seats=2, bots=[], timer=0, public=False
+        )
 
         async def ignore(text: str) -> None:
             return None
@@ -65,8 +70,9 @@ def test_answers_to_start_and_next_round_survive_a_restart() -> None:
     async def scenario() -> None:
         store = MemoryStore()
         lobby = Lobby(store, fast_config(seed_window=3600))
-        joined = await lobby.create("Ana", rules=Rules.preset("tavern"), seats=2,
-                                    bots=[None, "easy"], timer=0, public=False)
+        joined = await lobby.create(
+            "Ana", rules=Rules.preset("tavern"), seats=2, bots=[None, "easy"], timer=0, public=False
+        )
         room = lobby.rooms[joined["code"]]
         sent: list[str] = []
 
@@ -76,10 +82,10 @@ def test_answers_to_start_and_next_round_survive_a_restart() -> None:
         connection = Connection(collect, 0)
         writer = asyncio.create_task(connection.write_forever())
         room.tell(inbox.Connect(connection))
-        room.tell(inbox.Deliver(connection,
-                             parse_client_message('{"type":"start","id":"go"}')))
-        room.tell(inbox.Deliver(connection,
-                             parse_client_message('{"type":"next_round","id":"roll"}')))
+        room.tell(inbox.Deliver(connection, parse_client_message('{"type":"start","id":"go"}')))
+        room.tell(
+            inbox.Deliver(connection, parse_client_message('{"type":"next_round","id":"roll"}'))
+        )
         await room.ask(inbox.Describe())
         first = {key: json.loads(text) for key, text in room.seats[0].replies.items()}
         assert first["go"]["type"] == "ack" and first["roll"]["type"] == "ack"
@@ -87,8 +93,10 @@ def test_answers_to_start_and_next_round_survive_a_restart() -> None:
         await lobby.close()
         restarted = Lobby(store, fast_config(seed_window=3600))
         await restarted.recover()
-        again = {key: json.loads(text)
-                 for key, text in restarted.rooms[joined["code"]].seats[0].replies.items()}
+        again = {
+            key: json.loads(text)
+            for key, text in restarted.rooms[joined["code"]].seats[0].replies.items()
+        }
         assert again["go"] == first["go"]
         assert again["roll"] == first["roll"]
         await restarted.close()
@@ -105,8 +113,9 @@ def test_refusals_survive_a_restart_and_leave_the_version_alone() -> None:
     async def scenario() -> None:
         store = MemoryStore()
         lobby = Lobby(store, fast_config(seed_window=3600))
-        made = await lobby.create("Ana", rules=Rules.preset("tavern"), seats=2,
-                                  bots=[None, None], timer=0, public=False)
+        made = await lobby.create(
+            "Ana", rules=Rules.preset("tavern"), seats=2, bots=[None, None], timer=0, public=False
+        )
         room = lobby.rooms[made["code"]]
         sent: list[str] = []
 
@@ -117,8 +126,7 @@ def test_refusals_survive_a_restart_and_leave_the_version_alone() -> None:
         room.tell(inbox.Connect(connection))
         await room.ask(inbox.Describe())
         version = room.version
-        room.tell(inbox.Deliver(connection,
-                               parse_client_message('{"type":"start","id":"go"}')))
+        room.tell(inbox.Deliver(connection, parse_client_message('{"type":"start","id":"go"}')))
         await room.ask(inbox.Describe())
         refused = json.loads(room.seats[0].replies["go"])
         assert refused["type"] == "error" and refused["code"] == "not_ready"
@@ -133,8 +141,7 @@ def test_refusals_survive_a_restart_and_leave_the_version_alone() -> None:
         retry = Connection(collect, 0)
         again.tell(inbox.Connect(retry))
         sent.clear()
-        again.tell(inbox.Deliver(retry,
-                                parse_client_message('{"type":"start","id":"go"}')))
+        again.tell(inbox.Deliver(retry, parse_client_message('{"type":"start","id":"go"}')))
         await again.ask(inbox.Describe())
         answers = [json.loads(text) for text in sent]
         assert refused in answers  # the same answer, not a start
@@ -155,8 +162,9 @@ def test_stored_refusals_are_bounded_per_seat_and_the_latest_survive_a_restart()
     async def scenario() -> None:
         store = MemoryStore()
         lobby = Lobby(store, fast_config())
-        made = await lobby.create("Ana", rules=Rules.preset("tavern"), seats=2,
-                                  bots=[None, None], timer=0, public=False)
+        made = await lobby.create(
+            "Ana", rules=Rules.preset("tavern"), seats=2, bots=[None, None], timer=0, public=False
+        )
         room = lobby.rooms[made["code"]]
 
         async def ignore(text: str) -> None:
@@ -165,8 +173,11 @@ def test_stored_refusals_are_bounded_per_seat_and_the_latest_survive_a_restart()
         connection = Connection(ignore, 0)
         room.tell(inbox.Connect(connection))
         for number in range(600):  # 'start' with an open seat: refused as not_ready
-            room.tell(inbox.Deliver(connection, parse_client_message(
-                f'{{"type":"start","id":"go{number}"}}')))
+            room.tell(
+                inbox.Deliver(
+                    connection, parse_client_message(f'{{"type":"start","id":"go{number}"}}')
+                )
+            )
         await room.ask(inbox.Describe())
         refused = [entry for entry in store.logs[made["code"]] if entry.kind == "refused"]
         assert REFUSALS_STORED <= len(refused) < REFUSALS_STORED + 64
@@ -191,8 +202,9 @@ def test_a_room_whose_log_will_not_replay_does_not_stop_the_site() -> None:
     async def scenario() -> None:
         store = MemoryStore()
         lobby = Lobby(store, fast_config())
-        good = await lobby.create("Ana", rules=Rules.preset("tavern"), seats=2, bots=[],
-                                  timer=0, public=False)
+        good = await lobby.create(
+            "Ana", rules=Rules.preset("tavern"), seats=2, bots=[], timer=0, public=False
+        )
         await lobby.close()
         await store.create_room("ACDE", False, LogEntry(0, 1.0, "created", {"game": 2}))
         await store.create_room("FGHJ", False, LogEntry(0, 1.0, "joined", {"seat": 0}))
@@ -210,8 +222,9 @@ def test_idle_time_counts_from_the_log_not_from_the_restart() -> None:
         clock = FakeClock()
         store = MemoryStore()
         lobby = Lobby(store, fast_config(close_empty_lobby=300), clock=clock)
-        await lobby.create("Ana", rules=Rules.preset("tavern"), seats=2, bots=[], timer=0,
-                           public=False)
+        await lobby.create(
+            "Ana", rules=Rules.preset("tavern"), seats=2, bots=[], timer=0, public=False
+        )
         await lobby.close()
         clock.advance(400)  # the server was down (or restarting) meanwhile
         restarted = Lobby(store, fast_config(close_empty_lobby=300), clock=clock)
@@ -234,12 +247,16 @@ def test_two_processes_holding_one_room_never_both_write(backend: str, tmp_path:
     from dudo.store import open_store
 
     async def scenario() -> None:
-        store = (MemoryStore() if backend == "memory"
-                 else open_store(f"sqlite:///{tmp_path / 'split.db'}"))
+        store = (
+            MemoryStore()
+            if backend == "memory"
+            else open_store(f"sqlite:///{tmp_path / 'split.db'}")
+        )
         await store.open()
         first = Lobby(store, fast_config())
-        made = await first.create("Ana", rules=Rules.preset("tavern"), seats=2, bots=[],
-                                  timer=0, public=False)
+        made = await first.create(
+            "Ana", rules=Rules.preset("tavern"), seats=2, bots=[], timer=0, public=False
+        )
         code = made["code"]
         second = Lobby(store, fast_config())
         await second.recover()  # the same room, rebuilt by another process
@@ -248,16 +265,19 @@ def test_two_processes_holding_one_room_never_both_write(backend: str, tmp_path:
         def collector(name: str) -> Any:
             async def collect(text: str) -> None:
                 sent[name].append(text)
+
             return collect
 
         a, b = Connection(collector("a"), 0), Connection(collector("b"), 0)
         first.rooms[code].tell(inbox.Connect(a))
         second.rooms[code].tell(inbox.Connect(b))
-        first.rooms[code].tell(inbox.Deliver(a, parse_client_message(
-            '{"type":"configure","id":"one","timer":30}')))
+        first.rooms[code].tell(
+            inbox.Deliver(a, parse_client_message('{"type":"configure","id":"one","timer":30}'))
+        )
         await first.rooms[code].ask(inbox.Describe())
-        second.rooms[code].tell(inbox.Deliver(b, parse_client_message(
-            '{"type":"configure","id":"two","timer":60}')))
+        second.rooms[code].tell(
+            inbox.Deliver(b, parse_client_message('{"type":"configure","id":"two","timer":60}'))
+        )
         await asyncio.sleep(0.2)
         loser = second.rooms[code]
         assert loser.closed and b.closed and b.close_code == CLOSE_MOVED

@@ -45,12 +45,16 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
 
 def action_log(database: str, code: str) -> list[tuple[float, dict[str, Any]]]:
     """The room's stored actions, (when, data) in order, read through the store."""
+
     async def read() -> list[tuple[float, dict[str, Any]]]:
         store = open_store(database)
         await store.open()
         try:
-            return [(entry.at, entry.data) for entry in await store.load_log(code)
-                    if entry.kind == "action"]
+            return [
+                (entry.at, entry.data)
+                for entry in await store.load_log(code)
+                if entry.kind == "action"
+            ]
         finally:
             await store.close()
 
@@ -83,8 +87,12 @@ async def settle(tables: list[Table], version: int) -> None:
         await table.wait_for(lambda state: state["version"] >= version)
 
 
-async def act(tables: list[Table], played: list[dict[str, Any]],
-              sent: list[dict[str, Any]], call: bool = False) -> dict[str, Any]:
+async def act(
+    tables: list[Table],
+    played: list[dict[str, Any]],
+    sent: list[dict[str, Any]],
+    call: bool = False,
+) -> dict[str, Any]:
     """The seat whose turn it is makes the lowest legal bid (or calls dudo)."""
     game = tables[0].state["game"]
     seat = game["turn"]
@@ -110,10 +118,18 @@ async def act(tables: list[Table], played: list[dict[str, Any]],
 def snapshot(table: Table) -> dict[str, Any]:
     state = table.state
     game = state["game"]
-    return {"seat": state["you"]["seat"], "version": state["version"], "dice": game["dice"],
-            "bids": game["bids"], "round": game["round"], "turn": game["turn"],
-            "dice_counts": game["dice_counts"], "points": game["points"],
-            "fair": state["fair"], "deadline": state.get("deadline")}
+    return {
+        "seat": state["you"]["seat"],
+        "version": state["version"],
+        "dice": game["dice"],
+        "bids": game["bids"],
+        "round": game["round"],
+        "turn": game["turn"],
+        "dice_counts": game["dice_counts"],
+        "points": game["points"],
+        "fair": state["fair"],
+        "deadline": state.get("deadline"),
+    }
 
 
 async def open_tables(base: str, tickets: list[SeatTicket]) -> tuple[Client, list[Table]]:
@@ -140,13 +156,13 @@ async def seat_three(base: str, timer: int = 0) -> tuple[list[SeatTicket], Clien
     reply = await tables[0].start()
     assert reply["type"] == "ack", reply
     for table in tables:
-        await table.wait_for(lambda state: state["game"] is not None
-                             and state["game"]["phase"] == "bidding")
+        await table.wait_for(
+            lambda state: state["game"] is not None and state["game"]["phase"] == "bidding"
+        )
     return tickets, client, tables
 
 
-def test_a_killed_server_resumes_every_game_where_it_stood(database: str,
-                                                           tmp_path: Path) -> None:
+def test_a_killed_server_resumes_every_game_where_it_stood(database: str, tmp_path: Path) -> None:
     played: list[dict[str, Any]] = []  # every action we had accepted, in order
     sent: list[dict[str, Any]] = []
 
@@ -157,8 +173,9 @@ def test_a_killed_server_resumes_every_game_where_it_stood(database: str,
             await act(tables, played, sent)
         await act(tables, played, sent, call=True)
         for table in tables:
-            await table.wait_for(lambda state: state["game"]["round"] == 2
-                                 and state["game"]["phase"] == "bidding")
+            await table.wait_for(
+                lambda state: state["game"]["round"] == 2 and state["game"]["phase"] == "bidding"
+            )
         for _ in range(3):
             await act(tables, played, sent)
         shots = [snapshot(table) for table in tables]
@@ -187,8 +204,9 @@ def test_a_killed_server_resumes_every_game_where_it_stood(database: str,
             await table.receive()
         assert table.replies[last["message"]["id"]] == last["reply"]
         # Play on to the end, a bot in every seat.
-        winners = await asyncio.gather(*(table.play(Paced(make_bot("easy")), timeout=60)
-                                         for table in tables))
+        winners = await asyncio.gather(
+            *(table.play(Paced(make_bot("easy")), timeout=60) for table in tables)
+        )
         assert len({tuple(found) for found in winners}) == 1
         game_id = tables[0].state["fair"]["game_id"]
         for _ in range(50):
@@ -205,12 +223,16 @@ def test_a_killed_server_resumes_every_game_where_it_stood(database: str,
 
     # Every action accepted before the crash is in the finished game's record, in order.
     logged = [action for entry in record["rounds"] for action in entry["actions"]]
-    assert logged[:len(played)] == played
+    assert logged[: len(played)] == played
     assert record["rounds"][1]["dice"] == [shot["dice"] for shot in before]
     path = tmp_path / "record.json"
     path.write_text(json.dumps(record), encoding="utf-8")
-    verified = subprocess.run([sys.executable, "-m", "dudo", "verify", str(path)],
-                              capture_output=True, text=True, timeout=60)
+    verified = subprocess.run(
+        [sys.executable, "-m", "dudo", "verify", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert "verified" in verified.stdout
 
@@ -239,8 +261,12 @@ def test_a_turn_deadline_survives_a_restart_and_fires_once(database: str) -> Non
         assert watcher.state["deadline"] == deadline
         assert watcher.state["version"] == before["version"]
         state = await watcher.wait_for(
-            lambda state: len(state["game"]["bids"]) > len(before["bids"])
-            or state["game"]["round"] > before["round"], timeout=15)
+            lambda state: (
+                len(state["game"]["bids"]) > len(before["bids"])
+                or state["game"]["round"] > before["round"]
+            ),
+            timeout=15,
+        )
         await watcher.close()
         await client.__aexit__(None, None, None)
         return state

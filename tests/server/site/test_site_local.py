@@ -21,8 +21,9 @@ from dudo.server.site.local import LocalSite
 from dudo.server.table.room import RoomConfig, RoomError
 from dudo.store.base import MemoryStore
 
-LIMITS = SiteLimits(guesses_per_client=3, guesses_per_address=5, creation_burst=2,
-                    creations_per_minute=0.001)
+LIMITS = SiteLimits(
+    guesses_per_client=3, guesses_per_address=5, creation_burst=2, creations_per_minute=0.001
+)
 
 
 def run(scenario: Callable[[], Awaitable[None]]) -> None:
@@ -69,8 +70,7 @@ def test_quick_tables_and_public_rooms_are_read_from_the_lobby_s_rooms() -> None
         assert isinstance(site, LocalSite)
         perudo = Rules.preset("perudo")
         joined = await lobby.quick("Ana", rules=perudo)
-        private = await lobby.create("Bo", rules=perudo, seats=2, bots=[], timer=0,
-                                     public=False)
+        private = await lobby.create("Bo", rules=perudo, seats=2, bots=[], timer=0, public=False)
         assert await site.quick_tables(rules_key(perudo)) == [joined["code"]]
         assert await site.quick_tables("other rules") == []
         listed = await lobby.list_public()
@@ -90,8 +90,7 @@ async def local_site() -> AsyncIterator[Site]:
 
 @asynccontextmanager
 async def redis_site(url: str) -> AsyncIterator[Site]:
-    cluster = Cluster(url, "http://me:1", ClusterSettings(lease=30, renew_every=30),
-                      node_id="me")
+    cluster = Cluster(url, "http://me:1", ClusterSettings(lease=30, renew_every=30), node_id="me")
     await cluster.join()
     try:
         yield RedisSite(cluster)
@@ -133,6 +132,7 @@ def test_the_redis_site_keeps_the_contract(tmp_path: Path) -> None:
     from clusterkit import redis_server
 
     with redis_server(tmp_path) as url:
+
         async def scenario() -> None:
             async with redis_site(url) as site:
                 assert site.shared and site.node_id == "me"

@@ -36,6 +36,7 @@ async def settle(connection: Connection) -> None:
 
 def test_a_writable_socket_is_written_synchronously_in_order() -> None:
     """send() writes before returning, without a task, and encodes dicts as compact JSON."""
+
     async def scenario() -> None:
         socket = Socket()
         connection = Connection(socket.send, 0)
@@ -54,6 +55,7 @@ def test_a_writable_socket_is_written_synchronously_in_order() -> None:
 
 def test_a_slow_socket_queues_and_catches_up_in_order() -> None:
     """While a write waits, later messages queue; once released all arrive once, in order."""
+
     async def scenario() -> None:
         socket = Socket(writable=False)
         connection = Connection(socket.send, 1)
@@ -75,6 +77,7 @@ def test_a_slow_socket_queues_and_catches_up_in_order() -> None:
 
 def test_a_socket_that_falls_too_far_behind_is_closed() -> None:
     """More than QUEUE_LIMIT pending messages close the connection; later sends are ignored."""
+
     async def scenario() -> None:
         socket = Socket(writable=False)
         connection = Connection(socket.send, None)
@@ -102,6 +105,7 @@ def test_a_socket_that_falls_too_far_behind_is_closed() -> None:
 
 def test_a_send_that_raises_closes_the_connection_quietly() -> None:
     """A gone socket (send raises, at once or after waiting) closes without raising."""
+
     async def scenario() -> None:
         async def gone(_text: str) -> None:
             raise ConnectionResetError("gone")
@@ -135,6 +139,7 @@ def test_a_cancelled_write_closes_the_connection() -> None:
     """A flusher cancelled while it waits, or before it ever ran, leaves a gap in the
     stream: the connection is closed (the client reconnects and gets a fresh state)
     instead of going on silently or out of order; the room sees no CancelledError."""
+
     async def scenario(steps_before_cancel: int) -> None:
         socket = Socket(writable=False)
         connection = Connection(socket.send, 0)

@@ -19,14 +19,18 @@ def test_spectators_coming_and_going_send_nothing_to_anyone_else() -> None:
     app, _ = app_and_lobby()
     with TestClient(app) as client:
         table = seat_table(client, 3, humans=1, bots=[None, "easy", "easy"])
-        with connect(client, table.code, table.tokens[0], "host") as host, \
-                connect(client, table.code, None, "first watcher") as first:
+        with (
+            connect(client, table.code, table.tokens[0], "host") as host,
+            connect(client, table.code, None, "first watcher") as first,
+        ):
             host.ping()
             first.ping()
             heard_host, heard_first = len(host.texts), len(first.texts)
             with contextlib.ExitStack() as stack:
-                crowd = [stack.enter_context(connect(client, table.code, None, f"w{n}"))
-                         for n in range(12)]
+                crowd = [
+                    stack.enter_context(connect(client, table.code, None, f"w{n}"))
+                    for n in range(12)
+                ]
                 for watcher in crowd:
                     assert watcher.state is not None  # each got its own state, once
                     assert watcher.state["room"]["spectators"] >= 1
@@ -63,8 +67,10 @@ def test_a_seats_extra_sockets_replace_its_oldest() -> None:
         table = seat_table(client, 2, humans=1)
         limit = room_module.SOCKETS_PER_SEAT
         with contextlib.ExitStack() as stack:
-            socks = [stack.enter_context(connect(client, table.code, table.tokens[0], f"s{n}"))
-                     for n in range(limit)]
+            socks = [
+                stack.enter_context(connect(client, table.code, table.tokens[0], f"s{n}"))
+                for n in range(limit)
+            ]
             for sock in socks:
                 sock.ping()
             newest = stack.enter_context(connect(client, table.code, table.tokens[0], "new"))

@@ -26,30 +26,44 @@ def stand_in_game() -> dict[str, Any]:
     app, _ = app_and_lobby()
     with TestClient(app) as client:
         table = seat_table(client, 2, rules=ONE_DIE, bots=[None, None, "easy"])
-        with connect(client, table.code, table.tokens[0], "host") as host, \
-                connect(client, table.code, table.tokens[1], "p1") as p1:
+        with (
+            connect(client, table.code, table.tokens[0], "host") as host,
+            connect(client, table.code, table.tokens[1], "p1") as p1,
+        ):
             assert host.reply_to({"type": "start", "id": "go"})["type"] == "ack"
             assert p1.reply_to({"type": "leave", "id": "bye"})["type"] == "ack"
             while True:
-                state = host.wait_for(lambda m: m["room"]["status"] == "over" or (
-                    m["game"] is not None and m["game"]["phase"] == "bidding"
-                    and m["game"]["turn"] == 0))
+                state = host.wait_for(
+                    lambda m: (
+                        m["room"]["status"] == "over"
+                        or (
+                            m["game"] is not None
+                            and m["game"]["phase"] == "bidding"
+                            and m["game"]["turn"] == 0
+                        )
+                    )
+                )
                 if state["room"]["status"] == "over":
                     break
                 legal = state["game"]["legal"]
-                message = ({"type": "call", "call": "dudo"} if "dudo" in legal["calls"]
-                           else {"type": "bid", "quantity": legal["bids"][0][0],
-                                 "face": legal["bids"][0][1]})
-                host.reply_to({"id": f"m{state['version']}", "version": state["version"],
-                               **message})
+                message = (
+                    {"type": "call", "call": "dudo"}
+                    if "dudo" in legal["calls"]
+                    else {
+                        "type": "bid",
+                        "quantity": legal["bids"][0][0],
+                        "face": legal["bids"][0][1],
+                    }
+                )
+                host.reply_to(
+                    {"id": f"m{state['version']}", "version": state["version"], **message}
+                )
                 host.wait_for(lambda m, v=state["version"]: m["version"] > v)
-            record: dict[str, Any] = client.get(
-                f"/api/games/{state['fair']['game_id']}").json()
+            record: dict[str, Any] = client.get(f"/api/games/{state['fair']['game_id']}").json()
             return record
 
 
-def test_stand_in_moves_are_marked_in_the_record_and_credited_to_the_bot(
-        tmp_path: Path) -> None:
+def test_stand_in_moves_are_marked_in_the_record_and_credited_to_the_bot(tmp_path: Path) -> None:
     record = stand_in_game()
     actions = [action for played in record["rounds"] for action in played["actions"]]
     ones = [action for action in actions if action["seat"] == 1]

@@ -19,13 +19,16 @@ def test_a_long_name_keeps_its_number_so_every_seat_differs() -> None:
     assert all(len(name) <= MAX_NAME for name in taken)
 
 
-@pytest.mark.parametrize("first, second", [
-    ("Ana", "\u0410na"),          # Cyrillic capital A
-    ("Pedro", "\u0420edro"),      # Cyrillic capital ER looks like P
-    ("Olga", "0lga"),             # digit zero
-    ("Al", "AI"),                 # small L and capital I
-    ("Ana", "\uff21na"),          # fullwidth A (NFKC)
-])
+@pytest.mark.parametrize(
+    "first, second",
+    [
+        ("Ana", "\u0410na"),  # Cyrillic capital A
+        ("Pedro", "\u0420edro"),  # Cyrillic capital ER looks like P
+        ("Olga", "0lga"),  # digit zero
+        ("Al", "AI"),  # small L and capital I
+        ("Ana", "\uff21na"),  # fullwidth A (NFKC)
+    ],
+)
 def test_look_alike_names_are_told_apart(first: str, second: str) -> None:
     assert skeleton(first) == skeleton(second)
     assert distinct_name(second, [first]) == f"{second} 2"

@@ -21,8 +21,9 @@ def finish(socks: list[Any]) -> dict[str, Any]:
     """Play until the game is over: whoever's turn it is calls dudo if it can, else makes
     the lowest bid (one die each: a game of a few rounds)."""
     while True:
-        state = socks[0].wait_for(lambda m: m["game"] is not None and (
-            m["game"]["phase"] in ("over", "bidding")))
+        state = socks[0].wait_for(
+            lambda m: m["game"] is not None and (m["game"]["phase"] in ("over", "bidding"))
+        )
         if state["game"]["phase"] == "over":
             return state
         sock = socks[state["game"]["turn"]]
@@ -34,8 +35,7 @@ def finish(socks: list[Any]) -> dict[str, Any]:
         else:
             quantity, face = legal["bids"][0]
             message = {"type": "bid", "quantity": quantity, "face": face}
-        reply = sock.reply_to({"id": f"m{mine['version']}", "version": mine["version"],
-                               **message})
+        reply = sock.reply_to({"id": f"m{mine['version']}", "version": mine["version"], **message})
         assert reply["type"] == "ack", reply
         acked: int = reply["version"]
         socks[0].wait_for(lambda m, v=acked: m["version"] >= v)
@@ -45,17 +45,25 @@ def test_between_games_the_host_frees_a_seat_and_a_spectator_takes_it() -> None:
     app, _ = app_and_lobby()
     with TestClient(app) as client:
         table = seat_table(client, 2, rules=ONE_DIE)
-        with connect(client, table.code, table.tokens[0], "host") as host, \
-                connect(client, table.code, table.tokens[1], "guest") as guest:
+        with (
+            connect(client, table.code, table.tokens[0], "host") as host,
+            connect(client, table.code, table.tokens[1], "guest") as guest,
+        ):
             assert host.reply_to({"type": "start", "id": "go"})["type"] == "ack"
             early = host.reply_to({"type": "remove", "id": "r0", "seat": 1})
             assert early["type"] == "error" and early["code"] == "not_now"
             finish_both = finish([host, guest])
             assert finish_both["room"]["status"] == "over"
             # Between games: rules and timer change, and the guest's seat is freed.
-            changed = host.reply_to({"type": "configure", "id": "cfg", "timer": 30,
-                                     "show_lost_dice": False,
-                                     "rules": {"preset": "tavern", "starting_dice": 2}})
+            changed = host.reply_to(
+                {
+                    "type": "configure",
+                    "id": "cfg",
+                    "timer": 30,
+                    "show_lost_dice": False,
+                    "rules": {"preset": "tavern", "starting_dice": 2},
+                }
+            )
             assert changed["type"] == "ack", changed
             assert host.reply_to({"type": "remove", "id": "r1", "seat": 1})["type"] == "ack"
             gone = guest.until(lambda m: m["type"] == "error")
@@ -74,8 +82,9 @@ def test_between_games_the_host_frees_a_seat_and_a_spectator_takes_it() -> None:
             assert summary["timer"] == 30 and summary["show_lost_dice"] is False
             assert summary["rules"]["starting_dice"] == 2
             assert host.reply_to({"type": "rematch", "id": "again"})["type"] == "ack"
-            state = host.wait_for(lambda m: m["game"] is not None
-                                  and m["game"]["phase"] == "bidding")
+            state = host.wait_for(
+                lambda m: m["game"] is not None and m["game"]["phase"] == "bidding"
+            )
             assert state["game"]["dice_counts"] == [2, 2]  # the new house rules
 
 
@@ -97,16 +106,21 @@ def test_a_move_made_by_the_timer_is_marked() -> None:
     clock = FakeClock()
     app, _ = app_and_lobby(fast_config(), clock=clock)
     with TestClient(app) as client:
-        table = seat_table(client, 2, rules={"preset": "perudo", "first_opener": "host"},
-                           timer=10)
-        with connect(client, table.code, table.tokens[0], "host") as host, \
-                connect(client, table.code, table.tokens[1], "guest") as guest:
+        table = seat_table(client, 2, rules={"preset": "perudo", "first_opener": "host"}, timer=10)
+        with (
+            connect(client, table.code, table.tokens[0], "host") as host,
+            connect(client, table.code, table.tokens[1], "guest") as guest,
+        ):
             assert host.reply_to({"type": "start", "id": "go"})["type"] == "ack"
             guest.wait_for(lambda m: m["game"] is not None and m["game"]["phase"] == "bidding")
             clock.advance(11)
             host.ping()
-            moved = guest.until(lambda m: m["type"] == "state" and any(
-                event["event"] in ("bid", "reveal") for event in m["events"]))
+            moved = guest.until(
+                lambda m: (
+                    m["type"] == "state"
+                    and any(event["event"] in ("bid", "reveal") for event in m["events"])
+                )
+            )
             event = next(e for e in moved["events"] if e["event"] in ("bid", "reveal"))
             assert event["by"] == "timer" and event.get("seat", 0) == 0
             # A move the player made carries no mark.
@@ -115,8 +129,12 @@ def test_a_move_made_by_the_timer_is_marked() -> None:
             legal = moved["game"]["legal"]
             quantity, face = legal["bids"][0]
             guest.send({"type": "bid", "id": "mine", "quantity": quantity, "face": face})
-            mine = host.until(lambda m: m["type"] == "state" and any(
-                e["event"] == "bid" and e["seat"] == 1 for e in m["events"]))
+            mine = host.until(
+                lambda m: (
+                    m["type"] == "state"
+                    and any(e["event"] == "bid" and e["seat"] == 1 for e in m["events"])
+                )
+            )
             assert all("by" not in e for e in mine["events"])
 
 

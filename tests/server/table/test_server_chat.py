@@ -19,9 +19,11 @@ def test_table_talk_reaches_everyone_with_its_limits() -> None:
     app, _ = app_and_lobby(fast_config(), store=store, clock=clock)
     with TestClient(app) as client:
         table = seat_table(client, 2, bots=[None, None, "easy"])
-        with connect(client, table.code, table.tokens[0], "host") as host, \
-                connect(client, table.code, table.tokens[1], "guest") as guest, \
-                connect(client, table.code, None, "watcher") as watcher:
+        with (
+            connect(client, table.code, table.tokens[0], "host") as host,
+            connect(client, table.code, table.tokens[1], "guest") as guest,
+            connect(client, table.code, None, "watcher") as watcher,
+        ):
             host.send({"type": "chat", "text": "  hola\u202e  a\ttodos 👋 "})
             for sock in (host, guest, watcher):
                 line = sock.until(lambda m: m["type"] == "chat")

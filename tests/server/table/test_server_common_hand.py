@@ -23,8 +23,7 @@ COMMON_HAND = {"preset": "common-hand", "first_opener": "host", "starting_dice":
 
 
 def test_a_common_hand_game_plays_to_the_end_over_websocket() -> None:
-    app = make_app(fast(), store=MemoryStore(), clock=FakeClock(),
-                   entropy=CountingEntropy("hands"))
+    app = make_app(fast(), store=MemoryStore(), clock=FakeClock(), entropy=CountingEntropy("hands"))
     with TestClient(app) as client:
         table = seat_table(client, 2, rules=COMMON_HAND, bots=[None, "normal"])
         with connect(client, table.code, table.tokens[0], "host") as host:
@@ -33,19 +32,22 @@ def test_a_common_hand_game_plays_to_the_end_over_websocket() -> None:
             legal = state["game"]["legal"]["bids"]
             assert legal and all(isinstance(bid, dict) and "hand" in bid for bid in legal)
             assert {"hand": "pair", "faces": [1]} in legal and {"hand": "low_straight"} in legal
-            reply = host.reply_to({"type": "bid", "id": "open",
-                                   "bid": {"hand": "pair", "faces": [2]}})
+            reply = host.reply_to(
+                {"type": "bid", "id": "open", "bid": {"hand": "pair", "faces": [2]}}
+            )
             assert reply["type"] == "ack", reply
-            after = host.wait_for(lambda m: m["game"]["bids"][:1] == [
-                [0, {"hand": "pair", "faces": [2]}]])
+            after = host.wait_for(
+                lambda m: m["game"]["bids"][:1] == [[0, {"hand": "pair", "faces": [2]}]]
+            )
             assert after["events"] or after["game"]["bids"]
             over = play_out(host, 0)
             texts = list(host.texts)
             events = [event for text in texts for event in _events(text)]
         record = client.get(f"/api/games/{over['fair']['game_id']}").json()
     reveals = [event for event in events if event["event"] == "reveal"]
-    assert reveals and all(isinstance(event["bid"], dict) and "count" not in event
-                           for event in reveals)
+    assert reveals and all(
+        isinstance(event["bid"], dict) and "count" not in event for event in reveals
+    )
     assert all(event["outcome"] in ("holds", "fails") for event in reveals)
     assert {"seat": 0, "bid": {"hand": "pair", "faces": [2]}} in record["rounds"][0]["actions"]
     verify_record(record)
@@ -72,14 +74,18 @@ def _events(text: str) -> list[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def hands_table() -> Iterator[tuple[Sock, Sock]]:
     """A Common Hand game where the host is to open, and a perudo game likewise."""
-    app = make_app(fast(), store=MemoryStore(), clock=FakeClock(),
-                   entropy=CountingEntropy("bad-hands"))
+    app = make_app(
+        fast(), store=MemoryStore(), clock=FakeClock(), entropy=CountingEntropy("bad-hands")
+    )
     with TestClient(app) as client:
         poker = seat_table(client, 2, rules=COMMON_HAND, bots=[None, "easy"])
-        perudo = seat_table(client, 2, rules={"preset": "perudo", "first_opener": "host"},
-                            bots=[None, "easy"])
-        with connect(client, poker.code, poker.tokens[0], "poker") as hands, \
-                connect(client, perudo.code, perudo.tokens[0], "perudo") as quantities:
+        perudo = seat_table(
+            client, 2, rules={"preset": "perudo", "first_opener": "host"}, bots=[None, "easy"]
+        )
+        with (
+            connect(client, poker.code, poker.tokens[0], "poker") as hands,
+            connect(client, perudo.code, perudo.tokens[0], "perudo") as quantities,
+        ):
             for sock in (hands, quantities):
                 sock.reply_to({"type": "start", "id": "go"})
                 sock.wait_for(lambda m: bidding(m) and m["game"]["turn"] == 0)
@@ -98,8 +104,7 @@ BAD_HANDS = [
     ({"bid": {"faces": [3]}}, "bad_message", "hand"),
     ({"bid": {"hand": "pair", "faces": ["3"]}}, "bad_message", "faces"),
     ({"bid": {"hand": "pair", "faces": [3], "count": 2}}, "bad_message", "count"),
-    ({"bid": {"hand": "pair", "faces": [3]}, "quantity": 2, "face": 3}, "bad_message",
-     "not both"),
+    ({"bid": {"hand": "pair", "faces": [3]}, "quantity": 2, "face": 3}, "bad_message", "not both"),
     ({"bid": "pair of 3s"}, "bad_message", "bid"),
     ({"quantity": 2, "face": 3}, "bad_bid", "bids poker hands"),  # [q, f] in a poker game
 ]
@@ -107,7 +112,8 @@ BAD_HANDS = [
 
 @pytest.mark.parametrize("sent, code, words", BAD_HANDS)
 def test_a_bad_hand_is_refused_clearly_and_changes_nothing(
-        hands_table: tuple[Sock, Sock], sent: dict[str, Any], code: str, words: str) -> None:
+    hands_table: tuple[Sock, Sock], sent: dict[str, Any], code: str, words: str
+) -> None:
     hands, _ = hands_table
     version = hands.ping()
     reply = hands.reply_to({"type": "bid", "id": f"bad{len(hands.texts)}", **sent})
@@ -120,8 +126,9 @@ def test_a_bad_hand_is_refused_clearly_and_changes_nothing(
 def test_a_hand_in_a_quantity_game_is_a_bad_bid(hands_table: tuple[Sock, Sock]) -> None:
     _, quantities = hands_table
     version = quantities.ping()
-    reply = quantities.reply_to({"type": "bid", "id": "hand",
-                                 "bid": {"hand": "pair", "faces": [3]}})
+    reply = quantities.reply_to(
+        {"type": "bid", "id": "hand", "bid": {"hand": "pair", "faces": [3]}}
+    )
     assert reply["type"] == "error" and reply["code"] == "bad_bid", reply
     assert "quantity and a face" in reply["message"]
     assert quantities.ping() == version

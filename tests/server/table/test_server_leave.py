@@ -28,8 +28,10 @@ def test_leaving_the_lobby_opens_the_seat_and_the_token_holds_nothing() -> None:
     app, _ = app_and_lobby()
     with TestClient(app) as client:
         table = seat_table(client, 3)
-        with connect(client, table.code, table.tokens[0], "host") as host, \
-                connect(client, table.code, table.tokens[1], "guest") as guest:
+        with (
+            connect(client, table.code, table.tokens[0], "host") as host,
+            connect(client, table.code, table.tokens[1], "guest") as guest,
+        ):
             leave(guest)
             seats = host.wait_for(lambda m: m["room"]["seats"][1]["kind"] == "open")
             assert seats["you"]["host"] is True
@@ -41,36 +43,50 @@ def test_a_player_who_leaves_mid_game_is_played_by_a_stand_in_then_a_bot() -> No
     app, _ = app_and_lobby()
     with TestClient(app) as client:
         table = seat_table(client, 3, rules=ONE_DIE)
-        with connect(client, table.code, table.tokens[0], "host") as host, \
-                connect(client, table.code, table.tokens[1], "p1") as p1, \
-                connect(client, table.code, table.tokens[2], "p2") as p2:
+        with (
+            connect(client, table.code, table.tokens[0], "host") as host,
+            connect(client, table.code, table.tokens[1], "p1") as p1,
+            connect(client, table.code, table.tokens[2], "p2") as p2,
+        ):
             assert host.reply_to({"type": "start", "id": "go"})["type"] == "ack"
             host.wait_for(lambda m: m["game"] is not None and m["game"]["phase"] == "bidding")
             leave(p1)
             marked = []
             socks = {0: host, 2: p2}
             while True:
-                state = host.wait_for(lambda m: m["room"]["seats"][1].get("left") is True
-                                      or m["room"]["status"] == "over")
+                state = host.wait_for(
+                    lambda m: (
+                        m["room"]["seats"][1].get("left") is True or m["room"]["status"] == "over"
+                    )
+                )
                 for event in state["events"]:
-                    if ((event["event"] == "bid" and event["seat"] == 1)
-                            or (event["event"] == "reveal" and event["caller"] == 1)):
+                    if (event["event"] == "bid" and event["seat"] == 1) or (
+                        event["event"] == "reveal" and event["caller"] == 1
+                    ):
                         marked.append(event.get("by"))
                 if state["room"]["status"] == "over":
                     break
                 game = state["game"]
                 if game["phase"] != "bidding" or game["turn"] == 1:
-                    host.until(lambda m, v=state["version"]: m["type"] == "state"
-                               and m["version"] > v)
+                    host.until(
+                        lambda m, v=state["version"]: m["type"] == "state" and m["version"] > v
+                    )
                     continue
                 sock = socks[game["turn"]]
                 mine = sock.wait_for(lambda m, v=state["version"]: m["version"] >= v)
                 legal = mine["game"]["legal"]
-                message = ({"type": "call", "call": "dudo"} if "dudo" in legal["calls"]
-                           else {"type": "bid", "quantity": legal["bids"][0][0],
-                                 "face": legal["bids"][0][1]})
-                reply = sock.reply_to({"id": f"m{mine['version']}",
-                                       "version": mine["version"], **message})
+                message = (
+                    {"type": "call", "call": "dudo"}
+                    if "dudo" in legal["calls"]
+                    else {
+                        "type": "bid",
+                        "quantity": legal["bids"][0][0],
+                        "face": legal["bids"][0][1],
+                    }
+                )
+                reply = sock.reply_to(
+                    {"id": f"m{mine['version']}", "version": mine["version"], **message}
+                )
                 if reply["type"] != "ack":
                     assert reply["code"] == "stale", reply
                 host.wait_for(lambda m, v=state["version"]: m["version"] > v)
@@ -92,12 +108,19 @@ def test_when_the_host_leaves_the_first_player_left_runs_the_room() -> None:
     app, _ = app_and_lobby()
     with TestClient(app) as client:
         table = seat_table(client, 2, rules=ONE_DIE)
-        with connect(client, table.code, table.tokens[0], "host") as host, \
-                connect(client, table.code, table.tokens[1], "p1") as p1:
+        with (
+            connect(client, table.code, table.tokens[0], "host") as host,
+            connect(client, table.code, table.tokens[1], "p1") as p1,
+        ):
             leave(host)
             state = p1.wait_for(lambda m: m["room"]["seats"][0]["kind"] == "open")
             assert state["you"]["host"] is True and state["room"]["host"] == 1, state["you"]
-            filled = p1.reply_to({"type": "configure", "id": "bots",
-                                  "seats": [{"kind": "bot", "level": "easy"}, None]})
+            filled = p1.reply_to(
+                {
+                    "type": "configure",
+                    "id": "bots",
+                    "seats": [{"kind": "bot", "level": "easy"}, None],
+                }
+            )
             assert filled["type"] == "ack", filled
             assert p1.reply_to({"type": "start", "id": "go"})["type"] == "ack"

@@ -34,8 +34,9 @@ def play_to_the_end(socks: dict[int, Sock], version: int) -> int:
         moves += 1
         bid = legal_bid(seat_state)
         if bid is not None and (seat_state["game"]["standing"] is None or moves % 3):
-            reply = socks[turn].reply_to({"type": "bid", "id": f"b{moves}", **bid,
-                                          "version": seat_state["version"]})
+            reply = socks[turn].reply_to(
+                {"type": "bid", "id": f"b{moves}", **bid, "version": seat_state["version"]}
+            )
         else:
             call = "calza" if moves % 2 else "dudo"
             reply = socks[turn].reply_to({"type": "call", "id": f"c{moves}", "call": call})
@@ -44,14 +45,17 @@ def play_to_the_end(socks: dict[int, Sock], version: int) -> int:
     raise AssertionError("the game did not end")
 
 
-@pytest.mark.parametrize("rules", [{"preset": "perudo"},
-                                   {"preset": "perudo", "first_opener": "rolloff"}])
+@pytest.mark.parametrize(
+    "rules", [{"preset": "perudo"}, {"preset": "perudo", "first_opener": "rolloff"}]
+)
 def test_every_message_of_whole_games_matches_its_declaration(rules: dict[str, Any]) -> None:
     with TestClient(make_app(fast_config(emote_interval=0, chat_interval=0))) as client:
         table = seat_table(client, 3, rules=rules)
         with contextlib.ExitStack() as stack:
-            socks = {seat: stack.enter_context(connect(client, table.code, token))
-                     for seat, token in table.tokens.items()}
+            socks = {
+                seat: stack.enter_context(connect(client, table.code, token))
+                for seat, token in table.tokens.items()
+            }
             watcher = stack.enter_context(connect(client, table.code))
             host, guest = socks[0], socks[1]
             assert guest.reply_to({"type": "start", "id": "early"})["code"] == "not_host"

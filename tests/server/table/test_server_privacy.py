@@ -45,27 +45,37 @@ GAMES = [
     ("four-perudo", 4, {"preset": "perudo", "starting_dice": 2, "first_opener": "host"}, 1),
     ("three-no-wilds", 3, {"preset": "no-wilds", "starting_dice": 2}, 1),
     ("five-ones-lock", 5, {"preset": "ones-lock", "starting_dice": 1}, 1),
-    ("three-points", 3, {"preset": "dudo", "format": "points", "points_rounds": 3,
-                         "starting_dice": 2}, 1),
+    (
+        "three-points",
+        3,
+        {"preset": "dudo", "format": "points", "points_rounds": 3, "starting_dice": 2},
+        1,
+    ),
     ("six-dudo", 6, {"preset": "dudo", "starting_dice": 1}, 1),
     ("two-perudo", 2, {"preset": "perudo", "starting_dice": 4}, 1),
     ("three-tavern", 3, {"preset": "tavern", "starting_dice": 3}, 2),
     ("five-dudo", 5, {"preset": "dudo", "starting_dice": 2, "loss_by_difference": True}, 1),
-    ("four-points", 4, {"preset": "no-wilds", "format": "points", "points_rounds": 4,
-                        "starting_dice": 1}, 1),
+    (
+        "four-points",
+        4,
+        {"preset": "no-wilds", "format": "points", "points_rounds": 4, "starting_dice": 1},
+        1,
+    ),
 ]
 
 Cups = tuple[tuple[int, ...], ...]
 
 
-def honest_dice(server_seed: str, round_number: int | str, seat: int,
-                count: int) -> tuple[int, ...]:
+def honest_dice(
+    server_seed: str, round_number: int | str, seat: int, count: int
+) -> tuple[int, ...]:
     rng = random.Random(f"A|{server_seed}|{round_number}|{seat}")
     return tuple(rng.randint(1, 6) for _ in range(count))
 
 
-def other_dice(cup: tuple[int, ...], server_seed: str, round_number: int,
-               seat: int) -> tuple[int, ...]:
+def other_dice(
+    cup: tuple[int, ...], server_seed: str, round_number: int, seat: int
+) -> tuple[int, ...]:
     """Fresh dice, each one different from the die it replaces."""
     rng = random.Random(f"B|{server_seed}|{round_number}|{seat}")
     return tuple((die - 1 + rng.randint(1, 5)) % 6 + 1 for die in cup)
@@ -81,25 +91,36 @@ class Dealer:
     swap: int | None = None
     deals: list[tuple[str, int, Cups]] = field(default_factory=list)
 
-    def __call__(self, server_seed: str, seat_seeds: list[str], round_number: int | str,
-                 dice_counts: tuple[int, ...]) -> Cups:
+    def __call__(
+        self,
+        server_seed: str,
+        seat_seeds: list[str],
+        round_number: int | str,
+        dice_counts: tuple[int, ...],
+    ) -> Cups:
         if isinstance(round_number, str):
             # A roll-off attempt ("rolloff-k", the dudo preset): its dice are public at
             # once, so there is nothing hidden to swap; rounds alone are counted.
-            return tuple(honest_dice(server_seed, round_number, seat, count)
-                         for seat, count in enumerate(dice_counts))
-        cups = tuple(honest_dice(server_seed, round_number, seat, count)
-                     for seat, count in enumerate(dice_counts))
+            return tuple(
+                honest_dice(server_seed, round_number, seat, count)
+                for seat, count in enumerate(dice_counts)
+            )
+        cups = tuple(
+            honest_dice(server_seed, round_number, seat, count)
+            for seat, count in enumerate(dice_counts)
+        )
         if len(self.deals) + 1 == self.swap:
-            cups = tuple(cup if seat == self.keep
-                         else other_dice(cup, server_seed, round_number, seat)
-                         for seat, cup in enumerate(cups))
+            cups = tuple(
+                cup if seat == self.keep else other_dice(cup, server_seed, round_number, seat)
+                for seat, cup in enumerate(cups)
+            )
         self.deals.append((server_seed, round_number, cups))
         return cups
 
 
-def public_policy(label: str, state: dict[str, Any], step: int,
-                  seats: list[dict[str, Any]]) -> tuple[int, dict[str, Any]]:
+def public_policy(
+    label: str, state: dict[str, Any], step: int, seats: list[dict[str, Any]]
+) -> tuple[int, dict[str, Any]]:
     """Who acts next and how, from public information and each seat's legal actions only
     (never from any dice), so the choice is the same whatever the hidden dice are."""
     game = state["game"]
@@ -144,23 +165,30 @@ class Run:
         return sum(1 for _, message in self.actions if message["type"] == "call")
 
 
-def play(label: str, seats: int, rules: dict[str, Any], dealer: Dealer, games: int = 1,
-         script: list[tuple[int, dict[str, Any]]] | None = None,
-         stop_after_reveal: int | None = None) -> Run:
+def play(
+    label: str,
+    seats: int,
+    rules: dict[str, Any],
+    dealer: Dealer,
+    games: int = 1,
+    script: list[tuple[int, dict[str, Any]]] | None = None,
+    stop_after_reveal: int | None = None,
+) -> Run:
     """Play ``games`` games (rematches after the first) in one room on a fresh app. With
     ``script``, replay those actions instead (stopping at the first one refused); with
     ``stop_after_reveal``, stop once that many rounds were called."""
     store = MemoryStore()
-    app = make_app(store=store, clock=FakeClock(), entropy=CountingEntropy(label),
-                   deal=dealer)
+    app = make_app(store=store, clock=FakeClock(), entropy=CountingEntropy(label), deal=dealer)
     actions: list[tuple[int, dict[str, Any]]] = []
     turns: list[int | None] = []
     refused = False
     finished = 0
     with TestClient(app) as client, contextlib.ExitStack() as stack:
         table = seat_table(client, seats, rules=rules)
-        socks = [stack.enter_context(connect(client, table.code, table.tokens[seat],
-                                             f"seat {seat}")) for seat in range(seats)]
+        socks = [
+            stack.enter_context(connect(client, table.code, table.tokens[seat], f"seat {seat}"))
+            for seat in range(seats)
+        ]
         socks.append(stack.enter_context(connect(client, table.code, None, "spectator")))
 
         def act(sock: Sock, message: dict[str, Any]) -> bool:
@@ -190,8 +218,9 @@ def play(label: str, seats: int, rules: dict[str, Any], dealer: Dealer, games: i
                 # Anyone at the table may ask for the rematch, not only the host.
                 seat, message = finished % seats, {"type": "rematch", "id": f"a{step}"}
             else:
-                seat, message = public_policy(label, state, step,
-                                              [sock.state or {} for sock in socks[:seats]])
+                seat, message = public_policy(
+                    label, state, step, [sock.state or {} for sock in socks[:seats]]
+                )
             turn = state["game"]["turn"] if state["game"] else None
             if not act(socks[seat], message):
                 assert script is not None, f"the policy chose a refused action {message}"
@@ -202,8 +231,16 @@ def play(label: str, seats: int, rules: dict[str, Any], dealer: Dealer, games: i
             if sum(m["type"] == "call" for _, m in actions) == stop_after_reveal:
                 break
         texts = [sock.texts for sock in socks]
-    return Run(texts, actions, turns, table.tokens, list(store.logs[table.code]),
-               dealer.deals, finished, refused)
+    return Run(
+        texts,
+        actions,
+        turns,
+        table.tokens,
+        list(store.logs[table.code]),
+        dealer.deals,
+        finished,
+        refused,
+    )
 
 
 def reveal_index(texts: list[str], number: int) -> int:
@@ -232,12 +269,19 @@ def observers(seats: int) -> list[int | None]:
     return [*range(seats), None]
 
 
-def compare(label: str, seats: int, rules: dict[str, Any], honest: Run,
-            observer: int | None, reveal: int) -> tuple[list[str], list[str]]:
+def compare(
+    label: str, seats: int, rules: dict[str, Any], honest: Run, observer: int | None, reveal: int
+) -> tuple[list[str], list[str]]:
     """The observer's payloads before the ``reveal``-th reveal of the room, in the honest
     run and in a run where the roll before it dealt other dice to every other seat."""
-    swapped = play(label, seats, rules, Dealer(keep=observer, swap=reveal),
-                   script=honest.actions, stop_after_reveal=reveal)
+    swapped = play(
+        label,
+        seats,
+        rules,
+        Dealer(keep=observer, swap=reveal),
+        script=honest.actions,
+        stop_after_reveal=reveal,
+    )
     index = -1 if observer is None else observer
     before = honest.texts[index]
     after = swapped.texts[index]
@@ -248,7 +292,7 @@ def compare(label: str, seats: int, rules: dict[str, Any], honest: Run,
     cut_swapped = reveal_index(after, reveal)
     # The swap really happened: somebody's dice differ in that roll...
     assert honest.deals[reveal - 1] != swapped.deals[reveal - 1]
-    assert honest.deals[:reveal - 1] == swapped.deals[:reveal - 1]
+    assert honest.deals[: reveal - 1] == swapped.deals[: reveal - 1]
     # ...and the reveal, which lists every cup, shows it.
     assert before[cut_honest] != after[cut_swapped]
     return before[:cut_honest], after[:cut_swapped]
@@ -256,8 +300,8 @@ def compare(label: str, seats: int, rules: dict[str, Any], honest: Run,
 
 @pytest.mark.parametrize("label, seats, rules, games", GAMES, ids=[game[0] for game in GAMES])
 def test_what_a_seat_receives_does_not_depend_on_dice_it_cannot_see(
-        honest_runs: dict[str, Run], label: str, seats: int, rules: dict[str, Any],
-        games: int) -> None:
+    honest_runs: dict[str, Run], label: str, seats: int, rules: dict[str, Any], games: int
+) -> None:
     honest = honest_runs[label]
     assert honest.reveals >= 2
     for observer in observers(seats):
@@ -268,20 +312,29 @@ def test_what_a_seat_receives_does_not_depend_on_dice_it_cannot_see(
                 assert one == other, (
                     f"{label}: {'spectator' if observer is None else f'seat {observer}'} "
                     f"got a different payload #{position} before reveal {reveal} when "
-                    f"other seats' dice changed:\n{one}\n{other}")
+                    f"other seats' dice changed:\n{one}\n{other}"
+                )
 
 
 def test_the_games_cover_the_interesting_cases(honest_runs: dict[str, Run]) -> None:
     """Dudo and calza, calza out of turn, palifico rounds, rematches, players knocked out
     who keep watching: the comparisons above went through all of them."""
     runs = list(honest_runs.values())
-    calls = [(turn, seat, message["call"]) for run in runs
-             for turn, (seat, message) in zip(run.turns, run.actions, strict=True)
-             if message["type"] == "call"]
+    calls = [
+        (turn, seat, message["call"])
+        for run in runs
+        for turn, (seat, message) in zip(run.turns, run.actions, strict=True)
+        if message["type"] == "call"
+    ]
     assert {"dudo", "calza"} <= {call for _, _, call in calls}
     assert any(seat != turn for turn, seat, call in calls if call == "calza")
-    games = [data["game"] for run in runs for texts in run.texts[:-1] for text in texts
-             if (data := json.loads(text))["type"] == "state" and data["game"] is not None]
+    games = [
+        data["game"]
+        for run in runs
+        for texts in run.texts[:-1]
+        for text in texts
+        if (data := json.loads(text))["type"] == "state" and data["game"] is not None
+    ]
     assert any(game["palifico"] for game in games)
     assert sum(1 for run in runs for _, m in run.actions if m["type"] == "rematch") >= 2
     assert any(game["phase"] == "bidding" and game["dice"] == [] for game in games)
@@ -289,6 +342,7 @@ def test_the_games_cover_the_interesting_cases(honest_runs: dict[str, Run]) -> N
 
 def test_the_comparison_catches_a_leak(monkeypatch: pytest.MonkeyPatch) -> None:
     """The non-interference check fails for a server that leaks a neighbour's dice."""
+
     def leaky_view(game: Any, seat: int | None) -> Any:
         seen = view(game, seat)
         if seat is None or not seen.dice:
@@ -334,8 +388,13 @@ def round_secrets(log: list[LogEntry]) -> list[tuple[list[str], list[str], int |
 def round_commitments(log: list[LogEntry]) -> Iterator[tuple[str, str]]:
     """Every (commitment, server seed) the log published."""
     for entry in log:
-        fair = (entry.data if entry.kind in ("started", "rematch")
-                else entry.data.get("next") if entry.kind in ("action", "rolled") else None)
+        fair = (
+            entry.data
+            if entry.kind in ("started", "rematch")
+            else entry.data.get("next")
+            if entry.kind in ("action", "rolled")
+            else None
+        )
         if fair:
             yield fair["commitment"], fair["server_seed"]
 
@@ -365,8 +424,9 @@ def scan(run: Run, seats: int) -> int:
     secrets = round_secrets(run.log)
     seed_of = {commitment_of: seed for commitment_of, seed in round_commitments(run.log)}
     cups_by_seed = {seed: cups for seed, _, cups in run.deals}
-    cups_by_commitment = {promise: cups_by_seed[seed] for promise, seed in seed_of.items()
-                          if seed in cups_by_seed}
+    cups_by_commitment = {
+        promise: cups_by_seed[seed] for promise, seed in seed_of.items() if seed in cups_by_seed
+    }
     revealed_versions = sorted(version for _, _, version in secrets)
     checked = 0
     for index, texts in enumerate(run.texts):
@@ -392,9 +452,13 @@ def scan(run: Run, seats: int) -> int:
                     assert allowed_cups_path(data, path), f"cups at {path}: {text}"
                     # Only cups of rounds already called (this payload's own reveal at most).
                     assert tuple(map(tuple, value)) in {
-                        cups for seed, _, cups in run.deals
-                        if any(seed in server and public_from <= version
-                               for server, _, public_from in secrets)}, text
+                        cups
+                        for seed, _, cups in run.deals
+                        if any(
+                            seed in server and public_from <= version
+                            for server, _, public_from in secrets
+                        )
+                    }, text
                 if path and path[-1] == "dice":
                     assert path == ("game", "dice"), f"dice at {path}: {text}"
             game = data.get("game") if data["type"] == "state" else None
@@ -411,8 +475,8 @@ def scan(run: Run, seats: int) -> int:
 
 @pytest.mark.parametrize("label, seats, rules, games", GAMES, ids=[game[0] for game in GAMES])
 def test_no_payload_carries_hidden_dice_seeds_or_tokens(
-        honest_runs: dict[str, Run], label: str, seats: int, rules: dict[str, Any],
-        games: int) -> None:
+    honest_runs: dict[str, Run], label: str, seats: int, rules: dict[str, Any], games: int
+) -> None:
     run = honest_runs[label]
     assert scan(run, seats) > 20
     # The scan looks for the right strings: after each reveal the seeds are public, and the
@@ -436,18 +500,27 @@ def test_the_scan_catches_a_leaked_seed(honest_runs: dict[str, Run]) -> None:
 def test_room_summary_over_http_has_no_dice_seeds_or_tokens() -> None:
     store = MemoryStore()
     dealer = Dealer()
-    app = make_app(store=store, clock=FakeClock(), entropy=CountingEntropy("summary"),
-                   deal=dealer)
+    app = make_app(store=store, clock=FakeClock(), entropy=CountingEntropy("summary"), deal=dealer)
     with TestClient(app) as client:
         table = seat_table(client, 3, rules={"preset": "perudo"}, public=True)
         with connect(client, table.code, table.tokens[0]) as host:
             host.send({"type": "start", "id": "go"})
-            host.until(lambda m: m["type"] == "state" and m["game"] is not None
-                       and m["game"]["phase"] == "bidding")
-            secrets = [s for server, seeds, _ in round_secrets(store.logs[table.code])
-                       for s in server + seeds]
-            for text in (client.get(f"/api/rooms/{table.code}").text,
-                         client.get("/api/rooms").text):
+            host.until(
+                lambda m: (
+                    m["type"] == "state"
+                    and m["game"] is not None
+                    and m["game"]["phase"] == "bidding"
+                )
+            )
+            secrets = [
+                s
+                for server, seeds, _ in round_secrets(store.logs[table.code])
+                for s in server + seeds
+            ]
+            for text in (
+                client.get(f"/api/rooms/{table.code}").text,
+                client.get("/api/rooms").text,
+            ):
                 assert '"dice"' not in text and '"cups"' not in text
                 for secret in [*secrets, *table.tokens.values()]:
                     assert secret not in text

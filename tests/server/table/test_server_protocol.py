@@ -79,18 +79,32 @@ class Live:
 
 
 @contextlib.contextmanager
-def live_game(seats: int = 2, *, rules: dict[str, Any] | None = None,
-              bots: list[str | None] | None = None, timer: int = 0, start: bool = True,
-              gate: GateLimits | None = None, **config: Any) -> Iterator[Live]:
+def live_game(
+    seats: int = 2,
+    *,
+    rules: dict[str, Any] | None = None,
+    bots: list[str | None] | None = None,
+    timer: int = 0,
+    start: bool = True,
+    gate: GateLimits | None = None,
+    **config: Any,
+) -> Iterator[Live]:
     """A room with humans in every seat not given to a bot, each with a socket; started
     (and rolled) unless ``start`` is False."""
     store, clock = MemoryStore(), FakeClock()
-    app = make_app(fast_config(**config), store=store, clock=clock,
-                   entropy=CountingEntropy("protocol"), **({"gate": gate} if gate else {}))
+    app = make_app(
+        fast_config(**config),
+        store=store,
+        clock=clock,
+        entropy=CountingEntropy("protocol"),
+        **({"gate": gate} if gate else {}),
+    )
     with TestClient(app) as client, contextlib.ExitStack() as stack:
         table = seat_table(client, seats, rules=rules or HOST_OPENS, bots=bots, timer=timer)
-        socks = {seat: stack.enter_context(connect(client, table.code, token, f"seat {seat}"))
-                 for seat, token in sorted(table.tokens.items())}
+        socks = {
+            seat: stack.enter_context(connect(client, table.code, token, f"seat {seat}"))
+            for seat, token in sorted(table.tokens.items())
+        }
         if start:
             assert socks[0].reply_to({"type": "start", "id": "start"})["type"] == "ack"
             for sock in socks.values():
@@ -116,49 +130,109 @@ BAD_MESSAGES: list[tuple[str, str | bytes, str, str]] = [
     ("other version", '{"type": "ping", "v": 2}', "bad_version", "version"),
     ("version true", '{"type": "ping", "v": true}', "bad_version", "version"),
     ("version as float", '{"type": "ping", "v": 1.0}', "bad_version", "version"),
-    ("quantity as text", '{"type": "bid", "id": "x", "quantity": "3", "face": 4}',
-     "bad_message", "quantity"),
-    ("quantity as bool", '{"type": "bid", "id": "x", "quantity": true, "face": 4}',
-     "bad_message", "quantity"),
-    ("quantity a float", '{"type": "bid", "id": "x", "quantity": 3.0, "face": 4}',
-     "bad_message", "quantity"),
-    ("quantity overflows", '{"type": "bid", "id": "x", "quantity": 1e400, "face": 4}',
-     "bad_message", "quantity"),
-    ("huge face", '{"type": "bid", "id": "x", "quantity": 3, "face": 1' + "0" * 40 + "}",
-     "bad_message", "face"),
+    (
+        "quantity as text",
+        '{"type": "bid", "id": "x", "quantity": "3", "face": 4}',
+        "bad_message",
+        "quantity",
+    ),
+    (
+        "quantity as bool",
+        '{"type": "bid", "id": "x", "quantity": true, "face": 4}',
+        "bad_message",
+        "quantity",
+    ),
+    (
+        "quantity a float",
+        '{"type": "bid", "id": "x", "quantity": 3.0, "face": 4}',
+        "bad_message",
+        "quantity",
+    ),
+    (
+        "quantity overflows",
+        '{"type": "bid", "id": "x", "quantity": 1e400, "face": 4}',
+        "bad_message",
+        "quantity",
+    ),
+    (
+        "huge face",
+        '{"type": "bid", "id": "x", "quantity": 3, "face": 1' + "0" * 40 + "}",
+        "bad_message",
+        "face",
+    ),
     ("missing face", '{"type": "bid", "id": "x", "quantity": 3}', "bad_message", "face"),
-    ("extra key", '{"type": "bid", "id": "x", "quantity": 3, "face": 4, "dice": [6]}',
-     "bad_message", "dice"),
+    (
+        "extra key",
+        '{"type": "bid", "id": "x", "quantity": 3, "face": 4, "dice": [6]}',
+        "bad_message",
+        "dice",
+    ),
     ("empty id", '{"type": "bid", "id": "", "quantity": 3, "face": 4}', "bad_message", "id"),
-    ("long id", '{"type": "bid", "id": "' + "i" * 65 + '", "quantity": 3, "face": 4}',
-     "bad_message", "id"),
+    (
+        "long id",
+        '{"type": "bid", "id": "' + "i" * 65 + '", "quantity": 3, "face": 4}',
+        "bad_message",
+        "id",
+    ),
     ("no id", '{"type": "call", "call": "dudo"}', "bad_message", "id"),
     ("unknown call", '{"type": "call", "id": "x", "call": "liar"}', "bad_message", "call"),
     ("unknown emote", '{"type": "emote", "emote": "x"}', "bad_message", "emote"),
     ("seed not hex", '{"type": "seed", "round": 1, "seed": "not hex"}', "bad_seed", "hex"),
     ("seed too long", '{"type": "seed", "seed": "' + "a" * 129 + '"}', "bad_message", "seed"),
-    ("oversized", '{"type": "ping", "pad": "' + "x" * MAX_MESSAGE_BYTES + '"}',
-     "too_large", "4096"),
-    ("oversized in bytes, not characters",
-     '{"type": "ping", "pad": "' + "\N{GAME DIE}" * 1100 + '"}', "too_large", "4096"),
+    (
+        "oversized",
+        '{"type": "ping", "pad": "' + "x" * MAX_MESSAGE_BYTES + '"}',
+        "too_large",
+        "4096",
+    ),
+    (
+        "oversized in bytes, not characters",
+        '{"type": "ping", "pad": "' + "\N{GAME DIE}" * 1100 + '"}',
+        "too_large",
+        "4096",
+    ),
     ("nested too deep", NESTED, "bad_json", "JSON"),
-    ("nested too deep in a field", '{"type": "ping", "x": ' + NESTED[:3000] + "}",
-     "bad_json", "JSON"),
-    ("out of turn", '{"type": "bid", "id": "x", "quantity": 9, "face": 6, "v": 1}',
-     "not_your_turn", "turn"),
+    (
+        "nested too deep in a field",
+        '{"type": "ping", "x": ' + NESTED[:3000] + "}",
+        "bad_json",
+        "JSON",
+    ),
+    (
+        "out of turn",
+        '{"type": "bid", "id": "x", "quantity": 9, "face": 6, "v": 1}',
+        "not_your_turn",
+        "turn",
+    ),
     ("call with no bid", '{"type": "call", "id": "x", "call": "dudo"}', "no_bid", "bid"),
     ("start, not the host", '{"type": "start", "id": "x"}', "not_host", "host"),
-    ("configure, not the host", '{"type": "configure", "id": "x", "timer": 30}',
-     "not_host", "host"),
+    (
+        "configure, not the host",
+        '{"type": "configure", "id": "x", "timer": 30}',
+        "not_host",
+        "host",
+    ),
     ("next round while bidding", '{"type": "next_round", "id": "x"}', "not_now", "round"),
     ("rematch in play", '{"type": "rematch", "id": "x"}', "not_now", "after"),
-    ("host: impossible bid", '{"type": "bid", "id": "x", "quantity": 0, "face": 9}',
-     "bad_bid", "face"),
-    ("host: bid over the cap", '{"type": "bid", "id": "x", "quantity": 16, "face": 3}',
-     "over_cap", "more dice"),
+    (
+        "host: impossible bid",
+        '{"type": "bid", "id": "x", "quantity": 0, "face": 9}',
+        "bad_bid",
+        "face",
+    ),
+    (
+        "host: bid over the cap",
+        '{"type": "bid", "id": "x", "quantity": 16, "face": 3}',
+        "over_cap",
+        "more dice",
+    ),
     ("host: start again", '{"type": "start", "id": "x"}', "not_now", "started"),
-    ("host: configure in play", '{"type": "configure", "id": "x", "timer": 30}',
-     "not_now", "between games"),
+    (
+        "host: configure in play",
+        '{"type": "configure", "id": "x", "timer": 30}',
+        "not_now",
+        "between games",
+    ),
 ]
 
 
@@ -169,10 +243,12 @@ def running() -> Iterator[Live]:
         yield live
 
 
-@pytest.mark.parametrize("name, sent, code, word", BAD_MESSAGES,
-                         ids=[case[0] for case in BAD_MESSAGES])
+@pytest.mark.parametrize(
+    "name, sent, code, word", BAD_MESSAGES, ids=[case[0] for case in BAD_MESSAGES]
+)
 def test_a_bad_message_gets_an_error_naming_the_problem_and_changes_nothing(
-        running: Live, name: str, sent: str | bytes, code: str, word: str) -> None:
+    running: Live, name: str, sent: str | bytes, code: str, word: str
+) -> None:
     seat = 0 if name.startswith("host") else 1
     if isinstance(sent, str):  # a fresh id per case (a used id gets its first answer)
         sent = sent.replace('"id": "x"', f'"id": "{name}"')
@@ -219,8 +295,11 @@ def test_bad_http_requests_get_an_error_naming_the_problem() -> None:
             response = client.post("/api/rooms", json=body)
             assert response.status_code == 400, body
             assert word in response.json()["message"], response.json()
-        response = client.post("/api/rooms", content=b"x" * (MAX_MESSAGE_BYTES + 1),
-                               headers={"content-type": "application/json"})
+        response = client.post(
+            "/api/rooms",
+            content=b"x" * (MAX_MESSAGE_BYTES + 1),
+            headers={"content-type": "application/json"},
+        )
         assert response.status_code == 413 and response.json()["error"] == "too_large"
         assert client.get("/api/rooms").json() == {"rooms": []}
 
@@ -259,8 +338,9 @@ def test_rate_limited_actions_are_not_applied() -> None:
             host.send({"type": "ping"})
             host.send({"type": "ping"})
             host.send({"type": "start", "id": "late"})
-            replies = [host.until(lambda m: m["type"] in ("pong", "error", "ack"))
-                       for _ in range(4)]
+            replies = [
+                host.until(lambda m: m["type"] in ("pong", "error", "ack")) for _ in range(4)
+            ]
             # (the refusal may overtake the pongs: it comes from the socket, not the room)
             assert sorted(r["type"] for r in replies) == ["error", "pong", "pong", "pong"]
             assert [r["code"] for r in replies if r["type"] == "error"] == ["rate_limited"]
@@ -324,8 +404,7 @@ def test_an_action_made_against_an_old_version_is_refused() -> None:
         host = live.socks[0]
         version = host.ping()
         bid = legal_bid(host.state or {})
-        stale = host.reply_to({"type": "bid", "id": "stale", "version": version - 1,
-                               **(bid or {})})
+        stale = host.reply_to({"type": "bid", "id": "stale", "version": version - 1, **(bid or {})})
         assert stale["type"] == "error" and stale["code"] == "stale"
         assert str(version) in stale["message"]
         fresh = host.reply_to({"type": "bid", "id": "fresh", "version": version, **(bid or {})})
@@ -363,8 +442,10 @@ def test_start_and_rematch_are_applied_once() -> None:
         # Both ask for a rematch at once: one is applied, the other is told it is too late.
         host.send({"type": "rematch", "id": "again"})
         other.send({"type": "rematch", "id": "me too"})
-        answers = [host.until(lambda m: m["type"] in ("ack", "error")),
-                   other.until(lambda m: m["type"] in ("ack", "error"))]
+        answers = [
+            host.until(lambda m: m["type"] in ("ack", "error")),
+            other.until(lambda m: m["type"] in ("ack", "error")),
+        ]
         assert sorted(a["type"] for a in answers) == ["ack", "error"]
         assert [a["code"] for a in answers if a["type"] == "error"] == ["not_now"]
         assert len(entries(live.store, live.code, "rematch")) == 1
@@ -378,14 +459,12 @@ def test_actions_are_applied_once_across_a_server_restart() -> None:
         with connect(client, table.code, table.tokens[0]) as host:
             host.reply_to({"type": "start", "id": "go"})
             dealt = host.wait_for(bidding)["game"]["dice"]
-            message = {"type": "bid", "id": "before-crash", **(legal_bid(host.state or {})
-                                                              or {})}
+            message = {"type": "bid", "id": "before-crash", **(legal_bid(host.state or {}) or {})}
             ack = host.reply_to(message)
             ack_text = host.texts[-1]
     size = len(store.logs[table.code])
     second_app = make_app(store=store, clock=clock, entropy=CountingEntropy("restart 2"))
-    with TestClient(second_app) as client, connect(client, table.code,
-                                                   table.tokens[0]) as host:
+    with TestClient(second_app) as client, connect(client, table.code, table.tokens[0]) as host:
         state = host.state or {}
         assert state["version"] == ack["version"]
         assert state["game"]["dice"] == dealt  # the same seat, the same dice
@@ -411,8 +490,11 @@ def test_seat_tokens_are_random_secret_and_only_stored_hashed() -> None:
             assert re.fullmatch(r"[A-Za-z0-9_-]{32,}", token)
         stored = json.dumps([entry.data for log in store.logs.values() for entry in log])
         assert not any(token in stored for token in tokens)
-        assert not any(token in client.get(f"/api/rooms/{code}").text
-                       for code in store.logs for token in tokens)
+        assert not any(
+            token in client.get(f"/api/rooms/{code}").text
+            for code in store.logs
+            for token in tokens
+        )
 
 
 def test_a_wrong_token_gets_no_seat() -> None:
@@ -420,8 +502,14 @@ def test_a_wrong_token_gets_no_seat() -> None:
         table = seat_table(client, 2)
         other = seat_table(client, 2)
         token = table.tokens[1]
-        for wrong in (token[:-1] + ("A" if token[-1] != "A" else "B"), token[:-1],
-                      other.tokens[1], "x", "%00" * 3, "a" * 500):
+        for wrong in (
+            token[:-1] + ("A" if token[-1] != "A" else "B"),
+            token[:-1],
+            other.tokens[1],
+            "x",
+            "%00" * 3,
+            "a" * 500,
+        ):
             with connect(client, table.code, wrong) as sock:
                 assert sock.texts[0] and json.loads(sock.texts[0])["code"] == "bad_token"
                 with pytest.raises(WebSocketDisconnect):
@@ -472,8 +560,7 @@ def test_a_seat_is_kept_and_a_bot_plays_it_after_the_grace_period() -> None:
     with live_game(2, grace=30.0) as live:
         host, leaver = live.socks[0], live.socks[1]
         leaver.close()
-        host.until(lambda m: m["type"] == "state"
-                   and m["room"]["seats"][1]["connected"] is False)
+        host.until(lambda m: m["type"] == "state" and m["room"]["seats"][1]["connected"] is False)
         host.reply_to({"type": "bid", "id": "open", **(legal_bid(host.state or {}) or {})})
         version = host.ping()
         # Within the grace period the seat waits for its player.
@@ -488,11 +575,18 @@ def test_a_seat_is_kept_and_a_bot_plays_it_after_the_grace_period() -> None:
         acted = [e.data for e in entries(live.store, live.code, "action") if e.data["seat"] == 1]
         assert [data["by"] for data in acted] == ["bot"]
         summary = live.client.get(f"/api/rooms/{live.code}").json()
-        assert summary["seats"][1] == {"kind": "human", "name": "P1", "level": None,
-                                       "connected": False, "bot_playing": True}
+        assert summary["seats"][1] == {
+            "kind": "human",
+            "name": "P1",
+            "level": None,
+            "connected": False,
+            "bot_playing": True,
+        }
         # Nobody else can take the seat meanwhile.
-        assert live.client.post(f"/api/rooms/{live.code}/join",
-                                json={"name": "Thief"}).status_code == 409
+        assert (
+            live.client.post(f"/api/rooms/{live.code}/join", json={"name": "Thief"}).status_code
+            == 409
+        )
         # The player comes back to the same seat: the bot stops playing it.
         with connect(live.client, live.code, live.table.tokens[1], "back") as back:
             state = back.state or {}
@@ -503,15 +597,20 @@ def test_a_seat_is_kept_and_a_bot_plays_it_after_the_grace_period() -> None:
                 if state["game"]["turn"] == 1:
                     break
                 bid = legal_bid(host.settle(state["version"]))
-                message = ({"type": "bid", "id": f"h{step}", **bid} if bid
-                           else {"type": "call", "id": f"h{step}", "call": "dudo"})
+                message = (
+                    {"type": "bid", "id": f"h{step}", **bid}
+                    if bid
+                    else {"type": "call", "id": f"h{step}", "call": "dudo"}
+                )
                 back.settle(host.reply_to(message)["version"])
             assert (back.state or {})["game"]["turn"] == 1
             version = back.ping()
             live.clock.advance(600.0)
             assert back.ping() == version
-            assert len([e for e in entries(live.store, live.code, "action")
-                        if e.data["seat"] == 1]) == 1
+            assert (
+                len([e for e in entries(live.store, live.code, "action") if e.data["seat"] == 1])
+                == 1
+            )
 
 
 def test_the_turn_timer_plays_for_the_seat_once() -> None:
@@ -538,7 +637,9 @@ def test_the_turn_timer_plays_for_the_seat_once() -> None:
         live.clock.advance(9.0)
         host.ping()
         assert [e.data["by"] for e in entries(live.store, live.code, "action")] == [
-            "timer", "player"]
+            "timer",
+            "player",
+        ]
 
 
 # -- spectators ---------------------------------------------------------------------------
@@ -551,12 +652,14 @@ def test_spectators_see_the_table_but_no_dice_and_cannot_act() -> None:
         assert state["game"]["phase"] == "bidding" and state["game"]["dice"] == []
         assert state["game"]["dice_counts"] == [5, 5]
         assert state["game"]["legal"] == {"bids": [], "calls": []}
-        for message in ({"type": "bid", "id": "s", "quantity": 1, "face": 2},
-                        {"type": "call", "id": "s2", "call": "dudo"},
-                        {"type": "next_round", "id": "s3"},
-                        {"type": "rematch", "id": "s4"},
-                        {"type": "emote", "emote": "\N{GAME DIE}"},
-                        {"type": "seed", "round": 1, "seed": "abcd"}):
+        for message in (
+            {"type": "bid", "id": "s", "quantity": 1, "face": 2},
+            {"type": "call", "id": "s2", "call": "dudo"},
+            {"type": "next_round", "id": "s3"},
+            {"type": "rematch", "id": "s4"},
+            {"type": "emote", "emote": "\N{GAME DIE}"},
+            {"type": "seed", "round": 1, "seed": "abcd"},
+        ):
             reply = watcher.reply_to(message)
             assert reply["type"] == "error" and reply["code"] == "spectator"
         host = live.socks[0]
@@ -583,8 +686,9 @@ def test_a_room_code_is_four_letters_and_unknown_codes_are_rate_limited() -> Non
         assert client.get(f"/api/rooms/{unknown}").status_code == 429
         # Blocked for any code now, the real one too, over HTTP and WebSocket alike.
         assert client.get(f"/api/rooms/{table.code}").status_code == 429
-        assert client.post(f"/api/rooms/{table.code}/join",
-                           json={"name": "Late"}).status_code == 429
+        assert (
+            client.post(f"/api/rooms/{table.code}/join", json={"name": "Late"}).status_code == 429
+        )
         with connect(client, table.code, table.tokens[1]) as sock:
             assert json.loads(sock.texts[0])["code"] == "too_many_guesses"
         # Other clients are not blocked; this one is again after a minute.
@@ -636,8 +740,10 @@ def test_only_the_host_configures_and_starts_and_only_before_the_start() -> None
     with live_game(3, start=False) as live:
         host, guest = live.socks[0], live.socks[1]
         size = live.log_size()
-        for message in ({"type": "configure", "id": "g1", "rules": {"preset": "tavern"}},
-                        {"type": "start", "id": "g2"}):
+        for message in (
+            {"type": "configure", "id": "g1", "rules": {"preset": "tavern"}},
+            {"type": "start", "id": "g2"},
+        ):
             reply = guest.reply_to(message)
             assert reply["type"] == "error" and reply["code"] == "not_host"
         assert live.log_size() == size
@@ -653,8 +759,18 @@ def test_only_the_host_configures_and_starts_and_only_before_the_start() -> None
             reply = host.reply_to({"type": "configure", "id": f"r{number}", **change})
             assert reply["type"] == "error" and reply["code"] == code, (change, reply)
         assert live.log_size() == size
-        assert host.reply_to({"type": "configure", "id": "ok", "timer": 20, "public": True,
-                              "rules": {"preset": "tavern", "starting_dice": 3}})["type"] == "ack"
+        assert (
+            host.reply_to(
+                {
+                    "type": "configure",
+                    "id": "ok",
+                    "timer": 20,
+                    "public": True,
+                    "rules": {"preset": "tavern", "starting_dice": 3},
+                }
+            )["type"]
+            == "ack"
+        )
         state = guest.until(lambda m: m["type"] == "state" and m["room"]["timer"] == 20)
         assert state["room"]["rules"]["starting_dice"] == 3 and state["room"]["public"]
         assert host.reply_to({"type": "start", "id": "go"})["type"] == "ack"
@@ -671,8 +787,16 @@ def test_the_host_cannot_start_with_an_open_seat_but_can_give_it_to_a_bot() -> N
         with connect(client, table.code, table.tokens[0]) as host:
             reply = host.reply_to({"type": "start", "id": "early"})
             assert reply["type"] == "error" and reply["code"] == "not_ready"
-            assert host.reply_to({"type": "configure", "id": "bot", "seats": [
-                None, None, {"kind": "bot", "level": "easy"}]})["type"] == "ack"
+            assert (
+                host.reply_to(
+                    {
+                        "type": "configure",
+                        "id": "bot",
+                        "seats": [None, None, {"kind": "bot", "level": "easy"}],
+                    }
+                )["type"]
+                == "ack"
+            )
             assert host.reply_to({"type": "start", "id": "go"})["type"] == "ack"
             state = host.wait_for(bidding)
             assert [s["kind"] for s in state["room"]["seats"]] == ["human", "human", "bot"]
@@ -749,8 +873,7 @@ def test_a_players_seed_goes_into_the_roll() -> None:
         assert rolled.data["seat_seeds"][0] == "abcdef0123"
         # The silent seat's seed is the server's, bound to the committed server seed.
         assert rolled.data["server_seats"] == [1]
-        assert rolled.data["seat_seeds"][1] == server_seat_seed(
-            started.data["server_seed"], 1, 1)
+        assert rolled.data["seat_seeds"][1] == server_seat_seed(started.data["server_seed"], 1, 1)
 
 
 def test_a_seed_names_its_round_and_late_or_early_seeds_are_refused() -> None:
@@ -783,17 +906,20 @@ def test_one_seed_per_seat_and_round_is_stored_and_a_flood_stores_nothing_more()
     with live_game(2, start=False, seed_window=5.0) as live:
         host, guest = live.socks[0], live.socks[1]
         assert host.reply_to({"type": "start", "id": "go"})["type"] == "ack"
-        assert host.reply_to({"type": "seed", "id": "s0", "round": 1, "seed": "aa"}
-                             )["type"] == "ack"
+        assert (
+            host.reply_to({"type": "seed", "id": "s0", "round": 1, "seed": "aa"})["type"] == "ack"
+        )
         rows = len(live.store.logs[live.code])
         for number in range(1, 40):
-            again = host.reply_to({"type": "seed", "id": f"s{number}", "round": 1,
-                                   "seed": f"{number:04x}"})
+            again = host.reply_to(
+                {"type": "seed", "id": f"s{number}", "round": 1, "seed": f"{number:04x}"}
+            )
             assert again["type"] == "error" and again["code"] == "seeded", again
         repeat = host.reply_to({"type": "seed", "id": "s7", "round": 1, "seed": "bb"})
         assert repeat["code"] == "seeded" and repeat["id"] == "s7"
-        assert host.reply_to({"type": "seed", "id": "s0", "round": 1, "seed": "aa"}
-                             )["type"] == "ack"  # the first one's own answer, once more
+        assert (
+            host.reply_to({"type": "seed", "id": "s0", "round": 1, "seed": "aa"})["type"] == "ack"
+        )  # the first one's own answer, once more
         assert len(live.store.logs[live.code]) == rows  # nothing more was written
         version = host.ping()
         live.clock.advance(5.0)

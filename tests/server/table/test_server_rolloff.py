@@ -40,9 +40,13 @@ def play_out(sock: Sock, seat: int, clock: FakeClock | None = None) -> dict[str,
     moving the clock on."""
     acted = 0
     while True:
-        state = sock.wait_for(lambda m: m["room"]["status"] == "over" or (
-            bidding(m) and m["game"]["turn"] == seat) or (
-            clock is not None and m["game"] is not None and m["game"]["phase"] == "roll"))
+        state = sock.wait_for(
+            lambda m: (
+                m["room"]["status"] == "over"
+                or (bidding(m) and m["game"]["turn"] == seat)
+                or (clock is not None and m["game"] is not None and m["game"]["phase"] == "roll")
+            )
+        )
         if state["room"]["status"] == "over":
             return state
         if not bidding(state):
@@ -57,8 +61,9 @@ def play_out(sock: Sock, seat: int, clock: FakeClock | None = None) -> dict[str,
             sock.reply_to({"type": "call", "id": f"c{acted}", "call": "dudo"})
         else:
             bid = legal["bids"][0]
-            message = ({"bid": bid} if isinstance(bid, dict)
-                       else {"quantity": bid[0], "face": bid[1]})
+            message = (
+                {"bid": bid} if isinstance(bid, dict) else {"quantity": bid[0], "face": bid[1]}
+            )
             sock.reply_to({"type": "bid", "id": f"b{acted}", **message})
         sock.state = None  # wait for the state after this action
 
@@ -84,8 +89,9 @@ def test_a_dudo_room_rolls_off_on_committed_dice_and_its_record_verifies() -> No
     assert started.data["rolloff"] is True and started.data["first_opener"] is None
     # The first attempt's commitment was published before its roll (in the started
     # entry's state), under the label rolloff-1 with the bot seats bound.
-    assert started.data["commitment"] == commitment(started.data["server_seed"],
-                                                    rolloff_label(1), [1, 2])
+    assert started.data["commitment"] == commitment(
+        started.data["server_seed"], rolloff_label(1), [1, 2]
+    )
     attempts = record["start"]["rolloff"]
     assert len(record["rolloff_fairness"]) == len(attempts) >= 1
     for number, fair in enumerate(record["rolloff_fairness"], start=1):
@@ -106,8 +112,9 @@ def test_a_dudo_room_rolls_off_on_committed_dice_and_its_record_verifies() -> No
 
 
 def a_played_record() -> dict[str, Any]:
-    app = make_app(fast(), store=MemoryStore(), clock=FakeClock(),
-                   entropy=CountingEntropy("tamper"))
+    app = make_app(
+        fast(), store=MemoryStore(), clock=FakeClock(), entropy=CountingEntropy("tamper")
+    )
     with TestClient(app) as client:
         table = seat_table(client, 2, rules=DUDO, bots=[None, "easy"])
         with connect(client, table.code, table.tokens[0], "host") as host:
@@ -152,12 +159,15 @@ def test_a_record_that_drops_its_rolloff_or_its_material_fails(played: dict[str,
 
 def test_a_players_seed_goes_into_the_rolloff_and_each_attempt_has_its_own_seed() -> None:
     store, clock = MemoryStore(), FakeClock()
-    app = make_app(fast(seed_window=5.0), store=store, clock=clock,
-                   entropy=CountingEntropy("seeded"))
+    app = make_app(
+        fast(seed_window=5.0), store=store, clock=clock, entropy=CountingEntropy("seeded")
+    )
     with TestClient(app) as client:
         table = seat_table(client, 2, rules=DUDO)
-        with connect(client, table.code, table.tokens[0], "host") as host, \
-                connect(client, table.code, table.tokens[1], "guest") as guest:
+        with (
+            connect(client, table.code, table.tokens[0], "host") as host,
+            connect(client, table.code, table.tokens[1], "guest") as guest,
+        ):
             assert host.reply_to({"type": "start", "id": "go"})["type"] == "ack"
             state = host.wait_for(lambda m: m["fair"]["round"] == "rolloff-1")
             assert state["rolloff"] == {"attempts": [], "rolling": [0, 1], "opener": None}
@@ -165,16 +175,20 @@ def test_a_players_seed_goes_into_the_rolloff_and_each_attempt_has_its_own_seed(
             assert early["type"] == "error" and early["code"] == "wrong_round"
             bad = host.reply_to({"type": "seed", "id": "x", "round": "rolloff-x", "seed": "ab"})
             assert bad["type"] == "error" and bad["code"] == "bad_message"
-            reply = host.reply_to({"type": "seed", "id": "s", "round": "rolloff-1",
-                                   "seed": "00c0ffee"})
+            reply = host.reply_to(
+                {"type": "seed", "id": "s", "round": "rolloff-1", "seed": "00c0ffee"}
+            )
             assert reply["type"] == "ack", reply
             rolls = 0
             while True:  # every attempt, then round 1
                 clock.advance(5.0)
                 guest.ping()
                 rolls += 1
-                state = guest.wait_for(lambda m, n=rolls: len(
-                    entries(store, table.code, "rolled")) >= n and m["version"] > 0)
+                state = guest.wait_for(
+                    lambda m, n=rolls: (
+                        len(entries(store, table.code, "rolled")) >= n and m["version"] > 0
+                    )
+                )
                 if state["rolloff"]["opener"] is not None:
                     break
             record_start = state["rolloff"]
@@ -182,14 +196,15 @@ def test_a_players_seed_goes_into_the_rolloff_and_each_attempt_has_its_own_seed(
     rolled = entries(store, table.code, "rolled")
     first = rolled[0].data
     assert first["seat_seeds"][0] == "00c0ffee" and first["server_seats"] == [1]
-    assert first["seat_seeds"][1] == server_seat_seed(started.data["server_seed"],
-                                                      "rolloff-1", 1)
-    cups = derive_dice(started.data["server_seed"], first["seat_seeds"], "rolloff-1",
-                       rolloff_counts(2, [0, 1]))
+    assert first["seat_seeds"][1] == server_seat_seed(started.data["server_seed"], "rolloff-1", 1)
+    cups = derive_dice(
+        started.data["server_seed"], first["seat_seeds"], "rolloff-1", rolloff_counts(2, [0, 1])
+    )
     assert [list(cup) for cup in cups] == record_start["attempts"][0]["rolls"]
     # Each attempt after a tie is committed afresh: no two share a server seed.
-    seeds = [started.data["server_seed"]] + [entry.data["next"]["server_seed"]
-                                             for entry in rolled if "next" in entry.data]
+    seeds = [started.data["server_seed"]] + [
+        entry.data["next"]["server_seed"] for entry in rolled if "next" in entry.data
+    ]
     assert len(set(seeds)) == len(seeds)
 
 
@@ -198,8 +213,9 @@ def test_a_tie_rolls_again_only_among_the_tied_and_a_rematch_rolls_off_again() -
     so the retry path is played for real, then the game and its rematch."""
     for attempt in range(80):
         store = MemoryStore()
-        app = make_app(fast(), store=store, clock=FakeClock(),
-                       entropy=CountingEntropy(f"tie{attempt}"))
+        app = make_app(
+            fast(), store=store, clock=FakeClock(), entropy=CountingEntropy(f"tie{attempt}")
+        )
         with TestClient(app) as client:
             table = seat_table(client, 3, rules=DUDO, bots=[None, "easy", "easy"])
             with connect(client, table.code, table.tokens[0], "host") as host:
@@ -241,8 +257,10 @@ def test_a_room_restarted_during_the_rolloff_carries_on_where_it_stood() -> None
             before = host.wait_for(lambda m: len(m.get("rolloff", {}).get("attempts", [])) >= 1)
             seen = before["rolloff"], before["fair"]["round"], before["fair"]["commitment"]
     second = make_app(config, store=store, clock=clock, entropy=CountingEntropy("restart 2"))
-    with TestClient(second) as client, connect(client, table.code, table.tokens[0],
-                                               "again") as host:
+    with (
+        TestClient(second) as client,
+        connect(client, table.code, table.tokens[0], "again") as host,
+    ):
         state = host.state or {}
         assert (state["rolloff"], state["fair"]["round"], state["fair"]["commitment"]) == seen
         label = state["fair"]["round"]
@@ -254,5 +272,6 @@ def test_a_room_restarted_during_the_rolloff_carries_on_where_it_stood() -> None
         over = play_out(host, 0, clock)
         record = client.get(f"/api/games/{over['fair']['game_id']}").json()
     verify_record(record)
-    assert record["start"]["rolloff"][:len(seen[0]["attempts"])] == [
-        attempt["rolls"] for attempt in seen[0]["attempts"]]
+    assert record["start"]["rolloff"][: len(seen[0]["attempts"])] == [
+        attempt["rolls"] for attempt in seen[0]["attempts"]
+    ]

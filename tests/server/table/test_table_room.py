@@ -34,10 +34,19 @@ def run(test: Callable[[], Coroutine[Any, Any, None]]) -> None:
 
 async def open_room(seats: int = 2, **settings: Any) -> Room:
     """A started room with ``seats`` open seats on a memory store, on a fake clock."""
-    room = await Room.create("ROOM", MemoryStore(), fast_config(), rules=Rules.preset("perudo"),
-                             seats=seats, bots=[], timer=0, public=False,
-                             clock=settings.pop("clock", FakeClock()),
-                             entropy=CountingEntropy(), **settings)
+    room = await Room.create(
+        "ROOM",
+        MemoryStore(),
+        fast_config(),
+        rules=Rules.preset("perudo"),
+        seats=seats,
+        bots=[],
+        timer=0,
+        public=False,
+        clock=settings.pop("clock", FakeClock()),
+        entropy=CountingEntropy(),
+        **settings,
+    )
     assert room is not None
     room.start_task()
     return room
@@ -70,14 +79,28 @@ async def deliver(room: Room, socket: Socket, text: str) -> None:
 def test_the_inbox_is_a_closed_set_of_frozen_messages() -> None:
     kinds = set(typing.get_args(inbox.Message))
     assert kinds == set(typing.get_args(inbox.Notice)) | set(typing.get_args(inbox.Question))
-    assert kinds == {inbox.Connect, inbox.Deliver, inbox.Disconnect, inbox.Join,
-                     inbox.Describe, inbox.CheckInvite, inbox.Stop}
+    assert kinds == {
+        inbox.Connect,
+        inbox.Deliver,
+        inbox.Disconnect,
+        inbox.Join,
+        inbox.Describe,
+        inbox.CheckInvite,
+        inbox.Stop,
+    }
     for kind in kinds:
         assert dataclasses.is_dataclass(kind)
         assert getattr(kind, "__dataclass_params__").frozen  # noqa: B009 (not typed)
     # Each names itself for the room's error log lines, as the tuples' first word did.
-    assert {kind.kind for kind in kinds} == {"connect", "message", "disconnect", "join",
-                                             "summary", "invite_matches", "stop"}
+    assert {kind.kind for kind in kinds} == {
+        "connect",
+        "message",
+        "disconnect",
+        "join",
+        "summary",
+        "invite_matches",
+        "stop",
+    }
 
 
 def test_a_question_carries_its_own_answer() -> None:
@@ -194,9 +217,19 @@ def test_a_question_left_in_the_inbox_of_a_stopped_room_is_not_answered_twice() 
 
 
 def created(**data: Any) -> LogEntry:
-    return LogEntry(0, 100.0, "created", {
-        "rules": Rules.preset("perudo").to_json(), "seats": [{"kind": "open"}] * 2,
-        "timer": 0, "public": False, "invite": "key", **data})
+    return LogEntry(
+        0,
+        100.0,
+        "created",
+        {
+            "rules": Rules.preset("perudo").to_json(),
+            "seats": [{"kind": "open"}] * 2,
+            "timer": 0,
+            "public": False,
+            "invite": "key",
+            **data,
+        },
+    )
 
 
 def test_the_state_lists_what_an_entry_answered_and_leaves_the_wire_to_the_room() -> None:
@@ -220,10 +253,19 @@ def test_the_state_refuses_a_log_entry_it_does_not_know() -> None:
 def test_a_quick_table_is_filled_with_bots_when_its_time_comes() -> None:
     async def test() -> None:
         clock = FakeClock()
-        room = await Room.create("QUIK", MemoryStore(), fast_config(quick_fill=8.0),
-                                 rules=Rules.preset("perudo"), seats=3, bots=[], timer=0,
-                                 public=True, quick=True, clock=clock,
-                                 entropy=CountingEntropy())
+        room = await Room.create(
+            "QUIK",
+            MemoryStore(),
+            fast_config(quick_fill=8.0),
+            rules=Rules.preset("perudo"),
+            seats=3,
+            bots=[],
+            timer=0,
+            public=True,
+            quick=True,
+            clock=clock,
+            entropy=CountingEntropy(),
+        )
         assert room is not None
         assert room.state.fill_at == clock() + 8.0
         assert room.schedule.due() is None
@@ -232,7 +274,6 @@ def test_a_quick_table_is_filled_with_bots_when_its_time_comes() -> None:
         assert isinstance(due, Fill) and len(due.seats) == 3
 
     run(test)
-
 
 
 def test_the_audience_shows_each_seat_its_own_dice_and_spectators_none() -> None:
@@ -252,8 +293,9 @@ def test_the_audience_shows_each_seat_its_own_dice_and_spectators_none() -> None
         views = [socket.of_type("state")[-1]["game"] for socket in (*players, watcher)]
         assert [view["seat"] for view in views] == [0, 1, None]
         assert [len(view["dice"]) for view in views] == [5, 5, 0]
-        assert all(views[0][key] == view[key] for view in views
-                   for key in ("dice_counts", "turn", "round"))
+        assert all(
+            views[0][key] == view[key] for view in views for key in ("dice_counts", "turn", "round")
+        )
         assert (await room.ask(inbox.Describe()))["spectators"] == 1
         await room.stop()
 

@@ -49,8 +49,8 @@ PUBLIC = "dudo.example"
 
 def need(tool: str) -> str:
     path = shutil.which(tool) or next(
-        (f"{d}/{tool}" for d in ("/usr/sbin", "/sbin") if os.access(f"{d}/{tool}", os.X_OK)),
-        None)
+        (f"{d}/{tool}" for d in ("/usr/sbin", "/sbin") if os.access(f"{d}/{tool}", os.X_OK)), None
+    )
     if path is None:
         if os.environ.get("CI"):
             pytest.fail(f"CI must install {tool} (.ci/run)")
@@ -85,11 +85,16 @@ def give_to_nobody(*paths: Path) -> None:
 
 
 @contextlib.contextmanager
-def running(command: list[str], port: int, log: Path,
-            env: dict[str, str] | None = None) -> Iterator[None]:
+def running(
+    command: list[str], port: int, log: Path, env: dict[str, str] | None = None
+) -> Iterator[None]:
     with log.open("wb") as out:
-        process = subprocess.Popen(unprivileged(command), stdout=out, stderr=subprocess.STDOUT,
-                                   env={**os.environ, **(env or {})})
+        process = subprocess.Popen(
+            unprivileged(command),
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **(env or {})},
+        )
     try:
         deadline = time.monotonic() + 20
         while True:
@@ -97,8 +102,9 @@ def running(command: list[str], port: int, log: Path,
                 socket.create_connection(("127.0.0.1", port), timeout=1).close()
                 break
             if process.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"{command[0]} did not start:\n"
-                                     + log.read_text(errors="replace")[-3000:])
+                raise AssertionError(
+                    f"{command[0]} did not start:\n" + log.read_text(errors="replace")[-3000:]
+                )
             time.sleep(0.1)
         yield
     finally:
@@ -110,8 +116,14 @@ def running(command: list[str], port: int, log: Path,
             process.wait(timeout=10)
 
 
-def nginx_site(upstream: int, https_port: int, http_port: int, directory: Path,
-               forget_host: bool = False, forget_forwarded_host: bool = False) -> str:
+def nginx_site(
+    upstream: int,
+    https_port: int,
+    http_port: int,
+    directory: Path,
+    forget_host: bool = False,
+    forget_forwarded_host: bool = False,
+) -> str:
     """deploy/nginx.conf with this test's ports and certificate. ``forget_host`` makes it
     the common snippet: no proxy_set_header Host, and proxy_pass straight to the address,
     so that dudo sees ``Host: 127.0.0.1:PORT``; ``forget_forwarded_host`` drops its
@@ -144,18 +156,37 @@ def nginx(upstream: int, **forgetting: bool) -> Iterator[str]:
     binary = need("nginx")
     with workspace() as directory:
         made = subprocess.run(
-            ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-             "-subj", f"/CN={PUBLIC}", "-addext", f"subjectAltName=DNS:{PUBLIC}",
-             "-keyout", str(directory / "key.pem"), "-out", str(directory / "cert.pem")],
-            capture_output=True, text=True, timeout=60)
+            [
+                "openssl",
+                "req",
+                "-x509",
+                "-newkey",
+                "rsa:2048",
+                "-nodes",
+                "-days",
+                "1",
+                "-subj",
+                f"/CN={PUBLIC}",
+                "-addext",
+                f"subjectAltName=DNS:{PUBLIC}",
+                "-keyout",
+                str(directory / "key.pem"),
+                "-out",
+                str(directory / "cert.pem"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert made.returncode == 0, made.stderr
         https_port, http_port = free_port(), free_port()
         (directory / "site.conf").write_text(
-            nginx_site(upstream, https_port, http_port, directory, **forgetting),
-            encoding="utf-8")
+            nginx_site(upstream, https_port, http_port, directory, **forgetting), encoding="utf-8"
+        )
         # The main file of Debian's nginx.conf, cut to what a process of the test's needs;
         # the site is included as /etc/nginx/sites-enabled/ would.
-        (directory / "nginx.conf").write_text(f"""
+        (directory / "nginx.conf").write_text(
+            f"""
 pid {directory}/nginx.pid;
 error_log {directory}/error.log;
 worker_processes 1;
@@ -170,18 +201,29 @@ http {{
     scgi_temp_path {directory}/scgi;
     include {directory}/site.conf;
 }}
-""", encoding="utf-8")
+""",
+            encoding="utf-8",
+        )
         for name in ("key.pem", "cert.pem", "site.conf", "nginx.conf"):
             give_to_nobody(directory / name)
-        command = [binary, "-p", str(directory), "-c", str(directory / "nginx.conf"),
-                   "-e", str(directory / "error.log"), "-g", "daemon off;"]
-        checked = subprocess.run(unprivileged([*command, "-t"]), capture_output=True,
-                                 text=True, timeout=30)
+        command = [
+            binary,
+            "-p",
+            str(directory),
+            "-c",
+            str(directory / "nginx.conf"),
+            "-e",
+            str(directory / "error.log"),
+            "-g",
+            "daemon off;",
+        ]
+        checked = subprocess.run(
+            unprivileged([*command, "-t"]), capture_output=True, text=True, timeout=30
+        )
         assert checked.returncode == 0, checked.stdout + checked.stderr
         with running(command, https_port, directory / "nginx.out"):
             # Plain http only sends browsers to https.
-            moved = httpx.get(f"http://127.0.0.1:{http_port}/r/ABCD",
-                              headers={"Host": PUBLIC})
+            moved = httpx.get(f"http://127.0.0.1:{http_port}/r/ABCD", headers={"Host": PUBLIC})
             assert moved.status_code == 301
             assert moved.headers["location"] == f"https://{PUBLIC}/r/ABCD"
             yield f"https://{PUBLIC}:{https_port}"
@@ -194,18 +236,28 @@ def caddy(upstream: int) -> Iterator[str]:
     with workspace() as directory:
         port = free_port()
         shipped = (DEPLOY / "Caddyfile").read_text(encoding="utf-8")
-        for old, new in ((f"{PUBLIC} {{", f"http://{PUBLIC}:{port} {{\n\tbind 127.0.0.1"),
-                         ("127.0.0.1:8000", f"127.0.0.1:{upstream}")):
+        for old, new in (
+            (f"{PUBLIC} {{", f"http://{PUBLIC}:{port} {{\n\tbind 127.0.0.1"),
+            ("127.0.0.1:8000", f"127.0.0.1:{upstream}"),
+        ):
             assert old in shipped, f"deploy/Caddyfile changed shape: no {old!r}"
             shipped = shipped.replace(old, new)
         # No admin endpoint (its default port would clash), no system-wide storage.
-        (directory / "Caddyfile").write_text("{\n\tadmin off\n}\n\n" + shipped,
-                                             encoding="utf-8")
+        (directory / "Caddyfile").write_text("{\n\tadmin off\n}\n\n" + shipped, encoding="utf-8")
         give_to_nobody(directory / "Caddyfile")
-        command = [binary, "run", "--adapter", "caddyfile", "--config",
-                   str(directory / "Caddyfile")]
-        env = {"HOME": str(directory), "XDG_DATA_HOME": str(directory / "data"),
-               "XDG_CONFIG_HOME": str(directory / "config")}
+        command = [
+            binary,
+            "run",
+            "--adapter",
+            "caddyfile",
+            "--config",
+            str(directory / "Caddyfile"),
+        ]
+        env = {
+            "HOME": str(directory),
+            "XDG_DATA_HOME": str(directory / "data"),
+            "XDG_CONFIG_HOME": str(directory / "config"),
+        }
         with running(command, port, directory / "caddy.out", env):
             yield f"http://{PUBLIC}:{port}"
 
@@ -225,8 +277,8 @@ def browser_for(public: str) -> Iterator[Browser]:
         pytest.fail(f"{CHROMIUM} is missing: install Debian's chromium (CI does, in .ci/run)")
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[*ARGS, f"--host-resolver-rules=MAP {PUBLIC} 127.0.0.1"])
+            executable_path=CHROMIUM, args=[*ARGS, f"--host-resolver-rules=MAP {PUBLIC} 127.0.0.1"]
+        )
         try:
             yield launched
         finally:
@@ -236,8 +288,9 @@ def browser_for(public: str) -> Iterator[Browser]:
 def play_a_game(public: str) -> None:
     """The whole path a player takes, through the proxy at ``public``."""
     with browser_for(public) as browser:
-        context = browser.new_context(viewport={"width": 1280, "height": 800},
-                                      locale="en-US", ignore_https_errors=True)
+        context = browser.new_context(
+            viewport={"width": 1280, "height": 800}, locale="en-US", ignore_https_errors=True
+        )
         page: Page = context.new_page()
         page.set_default_timeout(8000)
         errors: list[str] = []
@@ -249,7 +302,8 @@ def play_a_game(public: str) -> None:
         # The table's socket is open, through the proxy, to the public host.
         assert page.evaluate("window.dudo.view.socket.readyState") == 1
         assert page.evaluate("window.dudo.view.socket.url").startswith(
-            public.replace("http", "ws") + "/ws/")
+            public.replace("http", "ws") + "/ws/"
+        )
         calls: dict[str, int] = {}
         deadline = time.monotonic() + 120
         while phase(page) != "over":
@@ -279,11 +333,17 @@ def test_nginx_that_forgets_host_works_by_its_x_forwarded_host(tmp_path: Path) -
 
 
 def test_nginx_that_forgets_both_is_refused_and_the_log_says_the_fix(tmp_path: Path) -> None:
-    with dudo(tmp_path) as (upstream, process), \
-            nginx(upstream, forget_host=True, forget_forwarded_host=True) as public:
+    with (
+        dudo(tmp_path) as (upstream, process),
+        nginx(upstream, forget_host=True, forget_forwarded_host=True) as public,
+    ):
         port = public.rsplit(":", 1)[1]
-        made = httpx.post(f"https://127.0.0.1:{port}/api/rooms", json={"name": "Ana"},
-                          headers={"Host": f"{PUBLIC}:{port}"}, verify=False)
+        made = httpx.post(
+            f"https://127.0.0.1:{port}/api/rooms",
+            json={"name": "Ana"},
+            headers={"Host": f"{PUBLIC}:{port}"},
+            verify=False,
+        )
         assert made.status_code == 201, made.text  # pages and the API still work
         # A browser's socket from the page (Origin and Host: the public host), over a
         # connection to the loopback where dudo.example is served here.
@@ -291,8 +351,13 @@ def test_nginx_that_forgets_both_is_refused_and_the_log_says_the_fix(tmp_path: P
         insecure.check_hostname = False
         insecure.verify_mode = ssl.CERT_NONE
         url = f"{public.replace('https', 'wss')}/ws/{made.json()['code']}"
-        with ws_connect(url, origin=Origin(public), ssl=insecure, server_hostname=PUBLIC,
-                        sock=socket.create_connection(("127.0.0.1", int(port)))) as socket_:
+        with ws_connect(
+            url,
+            origin=Origin(public),
+            ssl=insecure,
+            server_hostname=PUBLIC,
+            sock=socket.create_connection(("127.0.0.1", int(port))),
+        ) as socket_:
             assert json.loads(socket_.recv(timeout=5))["code"] == "bad_origin"
         process.terminate()
         output = (process.communicate(timeout=20)[0] or b"").decode(errors="replace")

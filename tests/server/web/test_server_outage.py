@@ -66,15 +66,35 @@ def serving(database: str, log: Path) -> Iterator[tuple[str, subprocess.Popen[by
     """``dudo serve`` writing its log to a file; bots and stand-ins a little slow, so a
     game lasts through the outages."""
     port = free_port()
-    environment = {**os.environ, "DUDO_BOT_DELAY": "0.25", "DUDO_REVEAL_PAUSE": "0.25",
-                   "DUDO_SEED_WINDOW": "0", "DUDO_GRACE": "1", "DUDO_CREATION_BURST": "1000",
-                   "DUDO_CONNECT_BURST": "1000", "DUDO_ACCEPT_BURST": "1000",
-                   "DUDO_ADDRESS_MESSAGE_BURST": "100000"}
+    environment = {
+        **os.environ,
+        "DUDO_BOT_DELAY": "0.25",
+        "DUDO_REVEAL_PAUSE": "0.25",
+        "DUDO_SEED_WINDOW": "0",
+        "DUDO_GRACE": "1",
+        "DUDO_CREATION_BURST": "1000",
+        "DUDO_CONNECT_BURST": "1000",
+        "DUDO_ACCEPT_BURST": "1000",
+        "DUDO_ADDRESS_MESSAGE_BURST": "100000",
+    }
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "dudo", "serve", "--port", str(port), "--database",
-             database, "--log-level", "warning"],
-            env=environment, stdout=out, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "dudo",
+                "serve",
+                "--port",
+                str(port),
+                "--database",
+                database,
+                "--log-level",
+                "warning",
+            ],
+            env=environment,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -98,8 +118,11 @@ class Seat:
     def __init__(self, base: str, code: str, token: str) -> None:
         url = "ws" + base.removeprefix("http") + f"/ws/{code}"
         self.socket: ClientConnection = connect(
-            url, origin=base, subprotocols=["dudo.v1", f"token.{token}"],  # type: ignore[list-item]
-            open_timeout=10)
+            url,
+            origin=base,
+            subprotocols=["dudo.v1", f"token.{token}"],  # type: ignore[list-item]
+            open_timeout=10,
+        )
         self.state: dict[str, Any] = {}
         self.seat = -1
 
@@ -132,8 +155,12 @@ class Seat:
         deadline = time.monotonic() + timeout
         while True:
             game = self.state.get("game")
-            if game and game["phase"] == "bidding" and game["turn"] == self.seat \
-                    and game["legal"]["bids"]:
+            if (
+                game
+                and game["phase"] == "bidding"
+                and game["turn"] == self.seat
+                and game["legal"]["bids"]
+            ):
                 return self.state
             assert time.monotonic() < deadline, f"never our turn: {self.state}"
             self.receive(deadline - time.monotonic())
@@ -142,10 +169,14 @@ class Seat:
         self.socket.close()
 
 
-def create(base: str, name: str, seats: int, bots: list[str | None],
-           rules: dict[str, Any]) -> dict[str, Any]:
-    answer = httpx.post(f"{base}/api/rooms", json={"name": name, "seats": seats, "bots": bots,
-                                                  "rules": rules}, timeout=10)
+def create(
+    base: str, name: str, seats: int, bots: list[str | None], rules: dict[str, Any]
+) -> dict[str, Any]:
+    answer = httpx.post(
+        f"{base}/api/rooms",
+        json={"name": name, "seats": seats, "bots": bots, "rules": rules},
+        timeout=10,
+    )
     assert answer.status_code == 201, answer.text
     created: dict[str, Any] = answer.json()
     return created
@@ -174,8 +205,11 @@ class Program(threading.Thread):
         async def play() -> list[int]:
             async with Client(self.base) as client:
                 seat = await client.create_room(
-                    "Robo", rules={"preset": "perudo", "starting_dice": 3}, seats=2,
-                    bots=[None, "easy"])
+                    "Robo",
+                    rules={"preset": "perudo", "starting_dice": 3},
+                    seats=2,
+                    bots=[None, "easy"],
+                )
                 async with client.table(seat) as table:
                     await table.start()
                     self.started_playing.set()
@@ -199,22 +233,27 @@ def post_until_served(url: str, body: dict[str, Any], patience: float = 15.0) ->
         time.sleep(float(answer.headers["retry-after"]))
 
 
-def run_outages(base: str, log: Path, faults: list[Fault],
-                stored_ids: Callable[[str, str], int]) -> None:
+def run_outages(
+    base: str, log: Path, faults: list[Fault], stored_ids: Callable[[str, str], int]
+) -> None:
     """The scenario, through each fault in turn (see the module's docstring)."""
     program = Program(base)
     program.start()
     assert program.started_playing.wait(30), program.error
     # A room played by bots and a stand-in: its player leaves at once.
-    ana = create(base, "Ana", 3, [None, "easy", "normal"],
-                 {"preset": "perudo", "starting_dice": 4})
+    ana = create(base, "Ana", 3, [None, "easy", "normal"], {"preset": "perudo", "starting_dice": 4})
     leaving = Seat(base, ana["code"], ana["token"])
     leaving.receive(10)
     assert leaving.answer({"type": "start", "id": "go"}, 10)[0]["type"] == "ack"
     leaving.close()
     # A room with a player at the table, who opens every round it loses.
-    ben_room = create(base, "Ben", 2, [None, "easy"],
-                      {"preset": "perudo", "first_opener": "host", "starting_dice": 5})
+    ben_room = create(
+        base,
+        "Ben",
+        2,
+        [None, "easy"],
+        {"preset": "perudo", "first_opener": "host", "starting_dice": 5},
+    )
     ben = Seat(base, ben_room["code"], ben_room["token"])
     ben.receive(10)
     assert ben.answer({"type": "start", "id": "go"}, 10)[0]["type"] == "ack"
@@ -235,9 +274,11 @@ def run_outages(base: str, log: Path, faults: list[Fault],
         version = ben.state["version"]
         again, took = ben.answer(bid, ANSWER_WITHIN + 1)  # again during the outage
         assert again["code"] == "unavailable" and took < ANSWER_WITHIN, (fault.name, again)
-        for path, body in (("/api/rooms", {"name": "Dee", "seats": 2}),
-                           (f"/api/rooms/{lobby_room['code']}/join", {"name": "Eve"}),
-                           ("/api/quick", {"name": "Flo"})):
+        for path, body in (
+            ("/api/rooms", {"name": "Dee", "seats": 2}),
+            (f"/api/rooms/{lobby_room['code']}/join", {"name": "Eve"}),
+            ("/api/quick", {"name": "Flo"}),
+        ):
             started = time.monotonic()
             refused = httpx.post(f"{base}{path}", json=body, timeout=ANSWER_WITHIN + 3)
             assert refused.status_code == 503, (fault.name, path, refused.text)
@@ -276,8 +317,7 @@ def run_outages(base: str, log: Path, faults: list[Fault],
     # still under way answers 503 with Retry-After a moment longer: the client waits as
     # told), and the bots' room plays to its end.
     assert post_until_served(f"{base}/api/rooms", {"name": "Gus", "seats": 2}) == 201
-    assert post_until_served(f"{base}/api/rooms/{lobby_room['code']}/join",
-                             {"name": "Hal"}) == 200
+    assert post_until_served(f"{base}/api/rooms/{lobby_room['code']}/join", {"name": "Hal"}) == 200
     bots_game = None
     deadline = time.monotonic() + 90
     while bots_game is None:
@@ -310,18 +350,24 @@ def postgres_behind(proxy: Proxy) -> Iterator[tuple[str, Callable[[str, str], in
     dsn = POSTGRES.replace("postgresql://", "postgres://", 1)
 
     def stored_ids(code: str, message_id: str) -> int:
-        query = (f"SELECT count(*) FROM \"{schema}\".room_log WHERE code = '{code}' "
-                 f"AND data::jsonb->>'id' = '{message_id}' AND kind = 'action'")
-        done = subprocess.run(["psql", dsn, "-At", "-c", query], capture_output=True,
-                              text=True, timeout=30)
+        query = (
+            f"SELECT count(*) FROM \"{schema}\".room_log WHERE code = '{code}' "
+            f"AND data::jsonb->>'id' = '{message_id}' AND kind = 'action'"
+        )
+        done = subprocess.run(
+            ["psql", dsn, "-At", "-c", query], capture_output=True, text=True, timeout=30
+        )
         assert done.returncode == 0, done.stderr
         return int(done.stdout.strip())
 
     try:
         yield through, stored_ids
     finally:
-        subprocess.run(["psql", dsn, "-q", "-c", f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'],
-                       capture_output=True, timeout=30)
+        subprocess.run(
+            ["psql", dsn, "-q", "-c", f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'],
+            capture_output=True,
+            timeout=30,
+        )
 
 
 def postgres_address() -> tuple[str, int]:
@@ -330,17 +376,24 @@ def postgres_address() -> tuple[str, int]:
     return parts.hostname or "127.0.0.1", parts.port or 5432
 
 
-@pytest.mark.skipif(not POSTGRES and not os.environ.get("CI"),
-                    reason="no PostgreSQL: set DUDO_TEST_POSTGRES to a URL")
+@pytest.mark.skipif(
+    not POSTGRES and not os.environ.get("CI"),
+    reason="no PostgreSQL: set DUDO_TEST_POSTGRES to a URL",
+)
 def test_postgresql_refusing_then_blackholed(tmp_path: Path) -> None:
     assert POSTGRES, "CI must provide a PostgreSQL server in DUDO_TEST_POSTGRES"
     with proxy_to(*postgres_address()) as proxy, postgres_behind(proxy) as (database, ids):
         log = tmp_path / "server.log"
         with serving(database, log) as (base, _):
-            run_outages(base, log, [
-                Fault("refused", proxy.down, proxy.restore),
-                Fault("blackholed", proxy.blackhole, proxy.restore),
-            ], ids)
+            run_outages(
+                base,
+                log,
+                [
+                    Fault("refused", proxy.down, proxy.restore),
+                    Fault("blackholed", proxy.blackhole, proxy.restore),
+                ],
+                ids,
+            )
 
 
 # -- SQLite: locked, and a full disk ----------------------------------------------------------
@@ -350,8 +403,10 @@ def sqlite_ids(path: Path) -> Callable[[str, str], int]:
     def stored_ids(code: str, message_id: str) -> int:
         with contextlib.closing(sqlite3.connect(path, timeout=10)) as connection:
             rows = connection.execute(
-                "SELECT data FROM room_log WHERE code = ? AND kind = 'action'", (code,))
+                "SELECT data FROM room_log WHERE code = ? AND kind = 'action'", (code,)
+            )
             return sum(1 for (data,) in rows if json.loads(data).get("id") == message_id)
+
     return stored_ids
 
 
@@ -379,8 +434,11 @@ def small_filesystem(directory: Path, size: str = "8m") -> Iterator[Path]:
     """A tmpfs of its own, so the test can fill it; skipped where mounting is impossible
     (not root, or no CAP_SYS_ADMIN in the container)."""
     directory.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs",
-                              str(directory)], capture_output=True, text=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(directory)],
+        capture_output=True,
+        text=True,
+    )
     if mounted.returncode != 0:
         pytest.skip(f"cannot mount a small filesystem here: {mounted.stderr.strip()}")
     try:

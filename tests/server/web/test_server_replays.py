@@ -31,8 +31,9 @@ runner = CliRunner()
 @pytest.fixture(scope="module")
 def record() -> dict[str, Any]:
     played = play_with_bots(Rules.preset("perudo"), ["hard", "normal", "easy"], seed=11)
-    played.update(game_id="f00d", room="LHYH", names=["Ana", "Ben", "Cho"], bots=[1, 2],
-                  fairness=[])
+    played.update(
+        game_id="f00d", room="LHYH", names=["Ana", "Ben", "Cho"], bots=[1, 2], fairness=[]
+    )
     return played
 
 
@@ -88,8 +89,9 @@ def test_a_record_that_does_not_replay_is_a_clear_error(record: dict[str, Any]) 
         assert answer.status_code == 500 and answer.json()["error"] == "bad_record"
 
 
-def test_the_scenario_download_replays_with_dudo_scenario(record: dict[str, Any],
-                                                          tmp_path: Path) -> None:
+def test_the_scenario_download_replays_with_dudo_scenario(
+    record: dict[str, Any], tmp_path: Path
+) -> None:
     with client_with(record) as client:
         answer = client.get("/api/games/f00d/scenario")
         assert answer.status_code == 200
@@ -111,10 +113,15 @@ def test_the_game_page_and_my_games_are_the_static_shell() -> None:
             page = client.get(path)
             assert page.status_code == 200
             # The page names its module under the static tree's content-hashed prefix.
-            assert re.search(r'<script type="module" src="/static/[0-9a-f]+/js/replay.js">',
-                             page.text), page.text
-        for path in ("/static/js/replay.js", "/static/js/verify.js", "/static/js/mygames.js",
-                     "/static/css/replay.css"):
+            assert re.search(
+                r'<script type="module" src="/static/[0-9a-f]+/js/replay.js">', page.text
+            ), page.text
+        for path in (
+            "/static/js/replay.js",
+            "/static/js/verify.js",
+            "/static/js/mygames.js",
+            "/static/css/replay.css",
+        ):
             assert client.get(path).status_code == 200, path
 
 
@@ -122,7 +129,8 @@ def test_the_game_page_and_my_games_are_the_static_shell() -> None:
 
 
 def test_analyses_are_made_once_in_a_worker_thread_and_kept(
-        record: dict[str, Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    record: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
     loads: list[str] = []
     threads: list[int] = []
     real = replays.analyze
@@ -166,8 +174,7 @@ def test_a_failed_analysis_reaches_everyone_who_waited(monkeypatch: pytest.Monke
 
     async def scenario() -> None:
         analyses = Analyses(load, executor=None)
-        results = await asyncio.gather(analyses.get("x"), analyses.get("x"),
-                                       return_exceptions=True)
+        results = await asyncio.gather(analyses.get("x"), analyses.get("x"), return_exceptions=True)
         assert all(isinstance(result, AnalysisError) for result in results)
         assert not analyses.pending and not analyses.done
 
@@ -182,8 +189,9 @@ def test_scenario_of_keeps_only_scenario_keys(record: dict[str, Any]) -> None:
 # -- dudo analyze ---------------------------------------------------------------------------
 
 
-def test_dudo_analyze_prints_the_tables_and_the_json(record: dict[str, Any],
-                                                     tmp_path: Path) -> None:
+def test_dudo_analyze_prints_the_tables_and_the_json(
+    record: dict[str, Any], tmp_path: Path
+) -> None:
     path = tmp_path / "game.json"
     path.write_text(json.dumps(record))
     shown = runner.invoke(cli, ["analyze", str(path)], env={"COLUMNS": "120"})
@@ -202,19 +210,25 @@ def test_dudo_analyze_prints_the_tables_and_the_json(record: dict[str, Any],
     assert mistakes.stdout.count("MISTAKE") == marked
 
 
-@pytest.mark.parametrize("content,fragment", [
-    ("{not json", "not valid JSON"),
-    ("[1, 2]", "a game record is a JSON object"),
-    ('{"players": 2, "rounds": []}', "the scenario has no 'rules'"),
-    # A game's record (it has fairness material) with a refused action: changed, refused.
-    # (A scenario file's refusals are left out instead: tests/bots/test_analyze_scenarios.py.)
-    ('{"rules": {"preset": "perudo"}, "players": 2, "start": {"dice_counts": [1, 1]},'
-     ' "rounds": [{"dice": [[2], [3]], "actions": [{"seat": 1, "bid": [1, 2]}]}],'
-     ' "fairness": []}',
-     "not your turn"),
-])
-def test_dudo_analyze_refuses_a_bad_file_in_one_line(content: str, fragment: str,
-                                                     tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "content,fragment",
+    [
+        ("{not json", "not valid JSON"),
+        ("[1, 2]", "a game record is a JSON object"),
+        ('{"players": 2, "rounds": []}', "the scenario has no 'rules'"),
+        # A game's record (it has fairness material) with a refused action: changed, refused.
+        # (A scenario file's refusals are left out instead: tests/bots/test_analyze_scenarios.py.)
+        (
+            '{"rules": {"preset": "perudo"}, "players": 2, "start": {"dice_counts": [1, 1]},'
+            ' "rounds": [{"dice": [[2], [3]], "actions": [{"seat": 1, "bid": [1, 2]}]}],'
+            ' "fairness": []}',
+            "not your turn",
+        ),
+    ],
+)
+def test_dudo_analyze_refuses_a_bad_file_in_one_line(
+    content: str, fragment: str, tmp_path: Path
+) -> None:
     path = tmp_path / "bad.json"
     path.write_text(content)
     result = runner.invoke(cli, ["analyze", str(path)])
@@ -228,8 +242,9 @@ def test_dudo_analyze_of_a_missing_file() -> None:
     assert result.exit_code == 2 and result.stderr.startswith("dudo: error: cannot read")
 
 
-def test_the_record_itself_replays_with_dudo_scenario(record: dict[str, Any],
-                                                      tmp_path: Path) -> None:
+def test_the_record_itself_replays_with_dudo_scenario(
+    record: dict[str, Any], tmp_path: Path
+) -> None:
     """docs/protocol.md: the record is a scenario file; its other keys are ignored."""
     path = tmp_path / "record.json"
     path.write_text(json.dumps(record))
@@ -266,7 +281,8 @@ def test_analyses_are_made_in_a_worker_process(record: dict[str, Any]) -> None:
 
 
 def test_each_client_gets_a_few_analyses_made_and_the_queue_is_bounded(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(replays, "analyze", lambda data: analyze_fast(data))
     release = asyncio.Event()
 
@@ -276,8 +292,9 @@ def test_each_client_gets_a_few_analyses_made_and_the_queue_is_bounded(
         return {"game": game_id}
 
     async def scenario() -> None:
-        analyses = Analyses(load, executor=None, max_waiting=2, per_client_burst=2,
-                            per_client_per_minute=6)
+        analyses = Analyses(
+            load, executor=None, max_waiting=2, per_client_burst=2, per_client_per_minute=6
+        )
         assert await analyses.get("g1", "a") and await analyses.get("g2", "a")
         with pytest.raises(replays.AnalysesBusy) as refused:
             await analyses.get("g3", "a")

@@ -39,8 +39,15 @@ log = logging.getLogger("dudo.server")
 class LeaseKeeper:
     """Renew a lease key every ``renew_every`` seconds while the loop beats."""
 
-    def __init__(self, url: str, lease_key: Callable[[], str], value: str, lease: float,
-                 renew_every: float, stall_limit: float) -> None:
+    def __init__(
+        self,
+        url: str,
+        lease_key: Callable[[], str],
+        value: str,
+        lease: float,
+        renew_every: float,
+        stall_limit: float,
+    ) -> None:
         self.url = url
         self.lease_key = lease_key  # read at each renewal: the node may take a new name
         self.value = value
@@ -64,8 +71,7 @@ class LeaseKeeper:
             await asyncio.sleep(self.renew_every / 2)
 
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="dudo-lease-keeper",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._run, name="dudo-lease-keeper", daemon=True)
         self._thread.start()
 
     def stop(self) -> None:
@@ -87,8 +93,7 @@ class LeaseKeeper:
     def _run(self) -> None:
         # Timeouts under the lease: a renewal that hangs must not outlive what it renews.
         timeout = max(0.1, self.lease_ms / 2000)
-        redis = Redis.from_url(self.url, socket_timeout=timeout,
-                               socket_connect_timeout=timeout)
+        redis = Redis.from_url(self.url, socket_timeout=timeout, socket_connect_timeout=timeout)
         try:
             while not self._stop.wait(self.renew_every):
                 try:

@@ -132,18 +132,30 @@ class ClusterSettings:
 class Cluster:
     """This node's view of the cluster, through Redis."""
 
-    def __init__(self, url: str, address: str, settings: ClusterSettings | None = None,
-                 node_id: str | None = None, redis: Redis | None = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        address: str,
+        settings: ClusterSettings | None = None,
+        node_id: str | None = None,
+        redis: Redis | None = None,
+    ) -> None:
         self.url = url
         self.address = address  # where other nodes reach this one (http://host:port)
         self.settings = settings or ClusterSettings()
         self._set_node_id(node_id or secrets.token_hex(6))
         # Typed Any: redis-py's stubs answer bytes | str whatever decode_responses says.
         # redis://[:PASSWORD@]HOST:PORT/DB, or rediss:// for TLS (redis-py's URL rules).
-        self.redis: Any = redis or Redis(connection_pool=BlockingConnectionPool.from_url(
-            url, max_connections=self.settings.redis_connections,
-            timeout=self.settings.redis_wait, decode_responses=True, socket_timeout=5,
-            socket_connect_timeout=5))
+        self.redis: Any = redis or Redis(
+            connection_pool=BlockingConnectionPool.from_url(
+                url,
+                max_connections=self.settings.redis_connections,
+                timeout=self.settings.redis_wait,
+                decode_responses=True,
+                socket_timeout=5,
+                socket_connect_timeout=5,
+            )
+        )
         self._claim = self.redis.register_script(CLAIM)
         self._reserve = self.redis.register_script(RESERVE)
         self._release = self.redis.register_script(RELEASE)
@@ -203,8 +215,10 @@ class Cluster:
         # node's, by the survivors or by this node itself, and none is left stranded.
         await self.redis.delete(self.public_key)
         self._set_node_id(secrets.token_hex(6))
-        log.warning("lease lost", extra={"fields": {"event": "lease_lost", "node": lost,
-                                                    "new_node": self.node_id}})
+        log.warning(
+            "lease lost",
+            extra={"fields": {"event": "lease_lost", "node": lost, "new_node": self.node_id}},
+        )
         await self._take_lease()
         return False
 
@@ -229,26 +243,27 @@ class Cluster:
         in use), 'rooms' (the site is full) or 'lobbies' (too many waiting tables)."""
         answer: str = await self._reserve(
             keys=[f"{self.p}live", f"{self.p}lobbies", self.owner_key(code), self.held_key],
-            args=[code, self.node_id, max_rooms, max_lobbies])
+            args=[code, self.node_id, max_rooms, max_lobbies],
+        )
         return answer
 
     async def unreserve(self, code: str) -> None:
         """Undo a reservation whose room the database refused (its code was taken)."""
-        await self._release(keys=[self.owner_key(code), self.held_key],
-                            args=[code, self.node_id])
+        await self._release(keys=[self.owner_key(code), self.held_key], args=[code, self.node_id])
         await self.redis.srem(f"{self.p}live", code)
         await self.redis.srem(f"{self.p}lobbies", code)
 
     async def claim(self, code: str) -> bool:
         """Hold a room nobody holds (or whose holder died); True if it is ours now."""
-        won = await self._claim(keys=[self.owner_key(code)],
-                                args=[code, self.node_id, f"{self.p}node:", f"{self.p}held:"])
+        won = await self._claim(
+            keys=[self.owner_key(code)],
+            args=[code, self.node_id, f"{self.p}node:", f"{self.p}held:"],
+        )
         return bool(won)
 
     async def release(self, code: str) -> None:
         """Stop holding a room (handed off): another node may claim it at once."""
-        await self._release(keys=[self.owner_key(code), self.held_key],
-                            args=[code, self.node_id])
+        await self._release(keys=[self.owner_key(code), self.held_key], args=[code, self.node_id])
 
     async def forget(self, code: str, quick_key: str | None = None) -> None:
         """A room closed: it no longer counts, is no longer listed, nobody holds it."""
@@ -294,8 +309,11 @@ class Cluster:
         if nodes:
             leases = await self.redis.mget([f"{self.p}node:{node}" for node in nodes])
             alive = {node for node, lease in zip(nodes, leases, strict=True) if lease}
-        return [code for code, node in zip(codes, holders, strict=True)
-                if node is None or node not in alive]
+        return [
+            code
+            for code, node in zip(codes, holders, strict=True)
+            if node is None or node not in alive
+        ]
 
     async def orphans_of_dead_nodes(self, batch: int = 100) -> AsyncIterator[str]:
         """Codes held by nodes whose lease expired, each popped by exactly one survivor
@@ -314,8 +332,12 @@ class Cluster:
 
     # -- site-wide listings -------------------------------------------------------------------
 
-    async def publish(self, lobbies_left: list[str], public: dict[str, str | None],
-                      quick: dict[str, tuple[str, bool]]) -> None:
+    async def publish(
+        self,
+        lobbies_left: list[str],
+        public: dict[str, str | None],
+        quick: dict[str, tuple[str, bool]],
+    ) -> None:
         """This node's changes since the last call: rooms that left the lobby, public
         lobby summaries (None: no longer listed), quick tables (open or not)."""
         async with self.redis.pipeline(transaction=False) as pipe:
@@ -339,7 +361,7 @@ class Cluster:
         for node in sorted(await self.redis.smembers(f"{self.p}nodes")):
             if node != self.node_id and not await self.address_of(node):
                 continue
-            for text in (await self.redis.hvals(f"{self.p}public:{node}")):
+            for text in await self.redis.hvals(f"{self.p}public:{node}"):
                 rooms.append(json.loads(text))
         return rooms
 
@@ -364,8 +386,7 @@ class Cluster:
 
     async def take_token(self, key: str, rate: float, burst: int) -> bool:
         """Take one token of a site-wide bucket (``rate`` a second, up to ``burst``)."""
-        return bool(await self._take_token(keys=[f"{self.p}bucket:{key}"],
-                                           args=[rate, burst]))
+        return bool(await self._take_token(keys=[f"{self.p}bucket:{key}"], args=[rate, burst]))
 
     # -- the guess limit across nodes ---------------------------------------------------------
 
@@ -384,4 +405,3 @@ class Cluster:
             return bool(await self.redis.ping())
         except (RedisError, OSError):
             return False
-

@@ -45,8 +45,9 @@ class Relay:
 
     def __init__(self, secret: Callable[[], str]) -> None:
         self._secret = secret  # read each time: nodes agree on it anew after Redis lost it
-        self.http = httpx.AsyncClient(timeout=httpx.Timeout(10.0),
-                                      limits=httpx.Limits(max_connections=256))
+        self.http = httpx.AsyncClient(
+            timeout=httpx.Timeout(10.0), limits=httpx.Limits(max_connections=256)
+        )
         self.requests = 0  # relayed so far (for /metrics)
         self.sockets = 0  # open now
         self.sockets_total = 0
@@ -65,37 +66,65 @@ class Relay:
             headers[CLIENT_HEADER] = client_id
         return headers
 
-    async def forward(self, address: str, method: str, path: str, body: bytes | None,
-                      client: str, client_id: str | None,
-                      extra: dict[str, str] | None = None) -> Response:
+    async def forward(
+        self,
+        address: str,
+        method: str,
+        path: str,
+        body: bytes | None,
+        client: str,
+        client_id: str | None,
+        extra: dict[str, str] | None = None,
+    ) -> Response:
         """An HTTP request answered by the holder, its answer passed on as it is."""
         self.requests += 1
         headers = {**self._headers(client, client_id), **(extra or {})}
         if body is not None:
             headers["content-type"] = "application/json"
         try:
-            answer = await self.http.request(method, address + path, content=body,
-                                             headers=headers)
+            answer = await self.http.request(method, address + path, content=body, headers=headers)
         except httpx.HTTPError:
-            return JSONResponse({"error": "moved", "message": "the server holding this room "
-                                                              "did not answer: try again"}, 503)
-        return Response(answer.content, status_code=answer.status_code,
-                        media_type=answer.headers.get("content-type", "application/json"))
+            return JSONResponse(
+                {
+                    "error": "moved",
+                    "message": "the server holding this room did not answer: try again",
+                },
+                503,
+            )
+        return Response(
+            answer.content,
+            status_code=answer.status_code,
+            media_type=answer.headers.get("content-type", "application/json"),
+        )
 
-    async def join(self, address: str, code: str, name: str, client: str,
-                   profile: str | None = None) -> dict[str, Any]:
+    async def join(
+        self, address: str, code: str, name: str, client: str, profile: str | None = None
+    ) -> dict[str, Any]:
         """Join a room another node holds (quick games); a refusal as a RoomError."""
-        answer = await self.forward(address, "POST", f"/api/rooms/{code}/join",
-                                    json.dumps({"name": name}).encode(), client, None,
-                                    {PROFILE_HEADER: profile} if profile else None)
+        answer = await self.forward(
+            address,
+            "POST",
+            f"/api/rooms/{code}/join",
+            json.dumps({"name": name}).encode(),
+            client,
+            None,
+            {PROFILE_HEADER: profile} if profile else None,
+        )
         data = json.loads(bytes(answer.body))
         if answer.status_code != 200:
             raise RoomError(data.get("error", "full"), data.get("message", "refused"))
         joined: dict[str, Any] = data
         return joined
 
-    async def socket(self, websocket: WebSocket, address: str, code: str,
-                     offered: list[str], client: str, client_id: str | None) -> None:
+    async def socket(
+        self,
+        websocket: WebSocket,
+        address: str,
+        code: str,
+        offered: list[str],
+        client: str,
+        client_id: str | None,
+    ) -> None:
         """Pipe an accepted client socket to the holder's own socket for the room (its
         query string too: the deprecated ``?token=`` still seats a player)."""
         url = "ws" + address.removeprefix("http") + f"/ws/{code}"
@@ -103,16 +132,21 @@ class Relay:
         if query:
             url += "?" + query
         try:
-            upstream = await connect(url, subprotocols=offered or None,  # type: ignore[arg-type]
-                                     additional_headers=self._headers(client, client_id),
-                                     max_size=MAX_MESSAGE_BYTES * 64, open_timeout=5,
-                                     compression=None)
+            upstream = await connect(
+                url,
+                subprotocols=offered or None,  # type: ignore[arg-type]
+                additional_headers=self._headers(client, client_id),
+                max_size=MAX_MESSAGE_BYTES * 64,
+                open_timeout=5,
+                compression=None,
+            )
         except (OSError, TimeoutError, InvalidHandshake) as error:
             status = error.response.status_code if isinstance(error, InvalidStatus) else 0
-            code_, message = (("rate_limited", "too many connections: slow down")
-                              if status == 429 else
-                              ("moved", "the server holding this room did not answer: "
-                                        "reconnect"))
+            code_, message = (
+                ("rate_limited", "too many connections: slow down")
+                if status == 429
+                else ("moved", "the server holding this room did not answer: reconnect")
+            )
             with contextlib.suppress(Exception):
                 await websocket.send_text(json.dumps(error_message(code_, message)))
                 await websocket.close(code=4429 if status == 429 else CLOSE_MOVED)

@@ -49,19 +49,18 @@ class RedisSite:
     async def guess_blocked(self, client: str, client_id: str | None) -> bool:
         limits = self.limits
         per_client, per_address = await self.cluster.misses(
-            self._guess_keys(client, client_id), limits.guess_window)
-        return (per_client >= limits.guesses_per_client
-                or per_address >= limits.guesses_per_address)
+            self._guess_keys(client, client_id), limits.guess_window
+        )
+        return per_client >= limits.guesses_per_client or per_address >= limits.guesses_per_address
 
     async def guess_missed(self, client: str, client_id: str | None) -> None:
-        await self.cluster.count_miss(self._guess_keys(client, client_id),
-                                      self.limits.guess_window)
+        await self.cluster.count_miss(self._guess_keys(client, client_id), self.limits.guess_window)
 
     async def take_creation(self, client: str) -> bool:
         limits = self.limits
-        return await self.cluster.take_token(f"create:{client}",
-                                             limits.creations_per_minute / 60.0,
-                                             limits.creation_burst)
+        return await self.cluster.take_token(
+            f"create:{client}", limits.creations_per_minute / 60.0, limits.creation_burst
+        )
 
     async def reserve(self, code: str, max_rooms: int, max_lobbies: int) -> str:
         return await self.cluster.reserve(code, max_rooms, max_lobbies)
@@ -90,8 +89,9 @@ class RedisSite:
             return address
         return None
 
-    async def join_elsewhere(self, address: str, code: str, name: str, client: str,
-                             profile: str | None) -> dict[str, Any]:
+    async def join_elsewhere(
+        self, address: str, code: str, name: str, client: str, profile: str | None
+    ) -> dict[str, Any]:
         if self._join_elsewhere is None:
             raise RoomError("full", "cannot reach that table")
         return await self._join_elsewhere(address, code, name, client, profile)
@@ -111,8 +111,12 @@ class RedisSite:
     async def public_rooms(self) -> list[dict[str, Any]]:
         return await self.cluster.public_rooms()
 
-    async def publish(self, lobbies_left: list[str], public: dict[str, str | None],
-                      quick: dict[str, tuple[str, bool]]) -> None:
+    async def publish(
+        self,
+        lobbies_left: list[str],
+        public: dict[str, str | None],
+        quick: dict[str, tuple[str, bool]],
+    ) -> None:
         await self.cluster.publish(lobbies_left, public, quick)
 
     async def leave(self) -> None:
@@ -149,8 +153,7 @@ class RedisSite:
                 except asyncio.CancelledError:
                     raise
                 except (RedisError, OSError) as error:  # away for a moment: try again
-                    log_event(log, "cluster_unreachable", logging.WARNING,
-                              error=str(error)[:200])
+                    log_event(log, "cluster_unreachable", logging.WARNING, error=str(error)[:200])
                     continue
                 except Exception:
                     log.exception("cluster upkeep failed")
@@ -159,8 +162,7 @@ class RedisSite:
                     rescan = time.monotonic() - last_rescan >= settings.rescan_every
                     if rescan:
                         last_rescan = time.monotonic()
-                    adopting = asyncio.create_task(self._adopt(lobby, rescan),
-                                                   name="dudo-adopt")
+                    adopting = asyncio.create_task(self._adopt(lobby, rescan), name="dudo-adopt")
         finally:
             if adopting is not None and not adopting.done():
                 adopting.cancel()

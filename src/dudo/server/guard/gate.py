@@ -37,8 +37,9 @@ class GateLimits:
 class Buckets:
     """Token buckets by key: ``rate`` tokens a second, up to ``burst``."""
 
-    def __init__(self, rate: float, burst: int,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, rate: float, burst: int, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.rate = rate
         self.burst = float(burst)
         self.clock = clock
@@ -65,18 +66,19 @@ class Buckets:
 class Gate:
     """Who may open a socket now, and whose messages may pass."""
 
-    def __init__(self, limits: GateLimits | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, limits: GateLimits | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.limits = limits or GateLimits()
         self.open: dict[str, int] = {}
-        self.connects = Buckets(self.limits.connects_per_second, self.limits.connect_burst,
-                                clock)
-        self.seat_messages = Buckets(self.limits.messages_per_second,
-                                     self.limits.message_burst, clock)
-        self.address_messages = Buckets(self.limits.address_messages_per_second,
-                                        self.limits.address_message_burst, clock)
-        self.accepts = Buckets(self.limits.accepts_per_second, self.limits.accept_burst,
-                               clock)
+        self.connects = Buckets(self.limits.connects_per_second, self.limits.connect_burst, clock)
+        self.seat_messages = Buckets(
+            self.limits.messages_per_second, self.limits.message_burst, clock
+        )
+        self.address_messages = Buckets(
+            self.limits.address_messages_per_second, self.limits.address_message_burst, clock
+        )
+        self.accepts = Buckets(self.limits.accepts_per_second, self.limits.accept_burst, clock)
         self.refused_sockets = 0
         self.dropped_connections = 0
 
@@ -85,12 +87,17 @@ class Gate:
         :meth:`release` when it closes), else (code, message) of the refusal."""
         if self.open.get(address, 0) >= self.limits.sockets_per_address:
             self.refused_sockets += 1
-            return ("too_many_sockets", f"at most {self.limits.sockets_per_address} "
-                                        "connections from one address: close some first")
+            return (
+                "too_many_sockets",
+                f"at most {self.limits.sockets_per_address} "
+                "connections from one address: close some first",
+            )
         if not self.connects.take(address):
             self.refused_sockets += 1
-            return ("too_many_connects", "too many new connections from your address: "
-                                         "wait a moment")
+            return (
+                "too_many_connects",
+                "too many new connections from your address: wait a moment",
+            )
         self.open[address] = self.open.get(address, 0) + 1
         return None
 

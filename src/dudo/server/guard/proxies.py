@@ -80,8 +80,11 @@ class ForwardedHeaders:
     def __init__(self, app: ASGIApp, proxies: tuple[str, ...] = ()) -> None:
         self.app = app
         # uvicorn's middleware, typed for uvicorn's own ASGI types rather than Starlette's.
-        self.addresses: Any = (ProxyHeadersMiddleware(app, list(proxies))  # type: ignore[arg-type]
-                               if proxies else None)
+        self.addresses: Any = (
+            ProxyHeadersMiddleware(app, list(proxies))  # type: ignore[arg-type]
+            if proxies
+            else None
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -91,8 +94,7 @@ class ForwardedHeaders:
         if host is not None:
             client = scope.get("client")
             peer = str(client[0]) if client else ""
-            believed = (self.addresses is not None
-                        and peer in self.addresses.trusted_hosts)
+            believed = self.addresses is not None and peer in self.addresses.trusted_hosts
             scope[SCOPE_KEY] = ForwardedHost(host, believed, peer)
         if self.addresses is None:
             await self.app(scope, receive, send)
@@ -104,8 +106,9 @@ class OriginWarnings:
     """One warning a minute per refused origin, at most ``per_minute`` in all (any program
     can send any Origin); the other refusals are info lines, as before."""
 
-    def __init__(self, every: float = 60.0, per_minute: int = 20,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, every: float = 60.0, per_minute: int = 20, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.every = every
         self.per_minute = per_minute
         self.clock = clock
@@ -129,18 +132,29 @@ class OriginWarnings:
         if forwarded is not None and forwarded.believed:
             expected.append(f"X-Forwarded-Host: {forwarded.host}")
         if forwarded is not None and not forwarded.believed:
-            fix = (f"the request named the host {forwarded.host} in X-Forwarded-Host or "
-                   f"Forwarded, but it came from {forwarded.peer}, which is not in "
-                   "--forwarded-allow-ips (DUDO_FORWARDED_ALLOW_IPS): if that is your "
-                   "reverse proxy, add its address there")
+            fix = (
+                f"the request named the host {forwarded.host} in X-Forwarded-Host or "
+                f"Forwarded, but it came from {forwarded.peer}, which is not in "
+                "--forwarded-allow-ips (DUDO_FORWARDED_ALLOW_IPS): if that is your "
+                "reverse proxy, add its address there"
+            )
         else:
-            fix = ("if a reverse proxy stands in front of this server, make it pass the "
-                   "public host on (nginx: proxy_set_header Host $host; or "
-                   "proxy_set_header X-Forwarded-Host $host; with the proxy's address in "
-                   "--forwarded-allow-ips), or list the origin in DUDO_ALLOWED_ORIGINS; "
-                   "if it is another site, nothing is wrong")
+            fix = (
+                "if a reverse proxy stands in front of this server, make it pass the "
+                "public host on (nginx: proxy_set_header Host $host; or "
+                "proxy_set_header X-Forwarded-Host $host; with the proxy's address in "
+                "--forwarded-allow-ips), or list the origin in DUDO_ALLOWED_ORIGINS; "
+                "if it is another site, nothing is wrong"
+            )
         hosts = ", ".join(expected)
-        log_event(log, "origin_refused", logging.WARNING, origin=origin, expected=hosts,
-                  fix=fix, message=f"refused a table socket from a page of {origin}: this "
-                                   "server takes pages of the host the request was sent to "
-                                   f"only ({hosts}); {fix}")
+        log_event(
+            log,
+            "origin_refused",
+            logging.WARNING,
+            origin=origin,
+            expected=hosts,
+            fix=fix,
+            message=f"refused a table socket from a page of {origin}: this "
+            "server takes pages of the host the request was sent to "
+            f"only ({hosts}); {fix}",
+        )

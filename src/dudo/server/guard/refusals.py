@@ -28,8 +28,7 @@ class HandshakeRefusals(logging.Filter):
     """Counts refused handshakes and quiets uvicorn's line about each (install it as a
     filter on the ``uvicorn.error`` logger)."""
 
-    def __init__(self, every: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, every: float = 60.0, clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__()
         self.every = every
         self.clock = clock
@@ -49,9 +48,15 @@ class HandshakeRefusals(logging.Filter):
         self.unreported += 1
         now = self.clock()
         if self._last_warning is None or now - self._last_warning >= self.every:
-            log_event(log, "handshakes_refused", logging.WARNING, count=self.unreported,
-                      total=self.total, reasons=dict(self.by_reason),
-                      every_seconds=self.every)
+            log_event(
+                log,
+                "handshakes_refused",
+                logging.WARNING,
+                count=self.unreported,
+                total=self.total,
+                reasons=dict(self.by_reason),
+                every_seconds=self.every,
+            )
             self._last_warning = now
             self.unreported = 0
             self.warnings += 1
@@ -62,6 +67,7 @@ class HandshakeRefusals(logging.Filter):
     def metrics(self) -> list[str]:
         lines = ["# TYPE dudo_handshakes_refused_total counter"]
         for reason in sorted(self.by_reason) or ["too_many_sockets"]:
-            lines.append(f'dudo_handshakes_refused_total{{reason="{reason}"}} '
-                         f"{self.by_reason[reason]}")
+            lines.append(
+                f'dudo_handshakes_refused_total{{reason="{reason}"}} {self.by_reason[reason]}'
+            )
         return lines

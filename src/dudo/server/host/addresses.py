@@ -65,8 +65,12 @@ def shareable(addresses: Iterable[str], preferred: str | None = None) -> list[st
             address = ipaddress.ip_address(text.strip())
         except ValueError:
             continue
-        if (isinstance(address, ipaddress.IPv4Address) and not address.is_loopback
-                and not address.is_unspecified and not address.is_multicast):
+        if (
+            isinstance(address, ipaddress.IPv4Address)
+            and not address.is_loopback
+            and not address.is_unspecified
+            and not address.is_multicast
+        ):
             found.setdefault(str(address), address)
 
     def rank(item: tuple[str, ipaddress.IPv4Address]) -> tuple[int, int]:
@@ -152,8 +156,9 @@ def ip_command_addresses() -> list[str]:
     if command is None:
         return []
     try:
-        done = subprocess.run([command, "-j", "-4", "addr"], capture_output=True, text=True,
-                              timeout=5, check=False)
+        done = subprocess.run(
+            [command, "-j", "-4", "addr"], capture_output=True, text=True, timeout=5, check=False
+        )
     except (OSError, subprocess.SubprocessError):
         return []
     return parse_ip_json(done.stdout)
@@ -178,9 +183,12 @@ def check_listen(host: str, port: int) -> None:
         try:
             probe.bind((host, port))
         except socket.gaierror:
-            raise ListenError(f"--host {host!r} is not an address or a known host name; use "
-                              "127.0.0.1 (this computer only), 0.0.0.0 or --lan (all its "
-                              "addresses)", 2) from None
+            raise ListenError(
+                f"--host {host!r} is not an address or a known host name; use "
+                "127.0.0.1 (this computer only), 0.0.0.0 or --lan (all its "
+                "addresses)",
+                2,
+            ) from None
         except OSError as error:
             raise _listen_error(host, port, error) from None
 
@@ -188,14 +196,23 @@ def check_listen(host: str, port: int) -> None:
 def _listen_error(host: str, port: int, error: OSError) -> ListenError:
     if error.errno == errno.EADDRNOTAVAIL:
         own = ", ".join(["127.0.0.1", *machine_addresses()])
-        return ListenError(f"--host {host} is not an address of this machine (it has {own}); "
-                           "use one of those, or 0.0.0.0 or --lan for all of them", 2)
+        return ListenError(
+            f"--host {host} is not an address of this machine (it has {own}); "
+            "use one of those, or 0.0.0.0 or --lan for all of them",
+            2,
+        )
     if error.errno == errno.EADDRINUSE:
-        return ListenError(f"port {port} is already in use on {host or 'this machine'} "
-                           f"(another dudo serve?); stop that server or choose another "
-                           "--port", 1)
+        return ListenError(
+            f"port {port} is already in use on {host or 'this machine'} "
+            f"(another dudo serve?); stop that server or choose another "
+            "--port",
+            1,
+        )
     if error.errno == errno.EACCES:
-        hint = (": ports below 1024 need root or CAP_NET_BIND_SERVICE; use 8000 behind a "
-                "proxy" if port < 1024 else "")
+        hint = (
+            ": ports below 1024 need root or CAP_NET_BIND_SERVICE; use 8000 behind a proxy"
+            if port < 1024
+            else ""
+        )
         return ListenError(f"no permission to listen on port {port}{hint}", 1)
     return ListenError(f"cannot listen on {host}:{port}: {error.strerror or error}", 1)

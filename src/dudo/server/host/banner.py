@@ -72,10 +72,17 @@ class Banner:
         return url_of(self.host, self.port)
 
     def fields(self) -> dict[str, Any]:
-        return {"version": self.version, "host": self.host, "port": self.port,
-                "all_interfaces": self.everywhere, "urls": self.share_urls(),
-                "local_url": self.local_url(), "database": self.database,
-                "cluster": self.cluster, "workers": self.workers if self.workers > 1 else None}
+        return {
+            "version": self.version,
+            "host": self.host,
+            "port": self.port,
+            "all_interfaces": self.everywhere,
+            "urls": self.share_urls(),
+            "local_url": self.local_url(),
+            "database": self.database,
+            "cluster": self.cluster,
+            "workers": self.workers if self.workers > 1 else None,
+        }
 
     def text(self) -> str:
         lines = []
@@ -86,20 +93,28 @@ class Banner:
         shared = self.share_urls()
         if self.everywhere:
             where = f"[{self.host}]" if ":" in self.host else self.host or "0.0.0.0"
-            lines.append(f"dudo {self.version} is listening on all interfaces "
-                         f"({where}:{self.port}): anyone who can reach this computer can "
-                         "play")
+            lines.append(
+                f"dudo {self.version} is listening on all interfaces "
+                f"({where}:{self.port}): anyone who can reach this computer can "
+                "play"
+            )
             if shared:
                 for number, url in enumerate(shared):
                     row("share" if number == 0 else "", url)
             else:
-                row("share", "this computer has no network address yet: join a network "
-                             "(Wi-Fi) and start again")
+                row(
+                    "share",
+                    "this computer has no network address yet: join a network "
+                    "(Wi-Fi) and start again",
+                )
             if self.lan and shared:
                 row("phones", "on the same Wi-Fi, scan this to open the first address:")
                 lines.extend(f"  {line}" for line in qr_code(shared[0]).splitlines())
-                row("no luck?", f"not a guest network, and let port {self.port} through "
-                                "this computer's firewall")
+                row(
+                    "no luck?",
+                    f"not a guest network, and let port {self.port} through "
+                    "this computer's firewall",
+                )
             row("here", self.local_url())
         elif shared:
             lines.append(f"dudo {self.version} is listening on {self.host}:{self.port}")
@@ -107,8 +122,9 @@ class Banner:
         else:
             lines.append(f"dudo {self.version} is running, for this computer only")
             row("open", self.local_url())
-            row("friends", "for phones on your Wi-Fi, stop it and run dudo serve --lan "
-                           "(make party)")
+            row(
+                "friends", "for phones on your Wi-Fi, stop it and run dudo serve --lan (make party)"
+            )
         row("database", self.database)
         if self.cluster:
             nodes = f", {self.workers} nodes" if self.workers > 1 else ""
@@ -121,5 +137,8 @@ class Banner:
         if self.log_format == "text":
             print(self.text(), flush=True)
         else:
-            log_event(log, "listening", **{key: value for key, value in self.fields().items()
-                                           if value is not None})
+            log_event(
+                log,
+                "listening",
+                **{key: value for key, value in self.fields().items() if value is not None},
+            )

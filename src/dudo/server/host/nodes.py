@@ -117,12 +117,22 @@ def uvicorn_config(launch: Launch, app: Any) -> uvicorn.Config:
     options: dict[str, Any] = {}
     if gate is not None and not launch.proxies and not launch.cluster:
         options["http"] = gated_protocol(gate)
-    return uvicorn.Config(app, host=launch.host, port=launch.port, **options,
-                          log_level=launch.log_level.lower(), log_config=None,
-                          # The app believes the proxies itself (dudo.server.guard.proxies).
-                          proxy_headers=False, access_log=False,
-                          ws_max_size=16 * 1024, ws_ping_interval=20, ws_ping_timeout=20,
-                          ws_per_message_deflate=False, timeout_graceful_shutdown=10)
+    return uvicorn.Config(
+        app,
+        host=launch.host,
+        port=launch.port,
+        **options,
+        log_level=launch.log_level.lower(),
+        log_config=None,
+        # The app believes the proxies itself (dudo.server.guard.proxies).
+        proxy_headers=False,
+        access_log=False,
+        ws_max_size=16 * 1024,
+        ws_ping_interval=20,
+        ws_ping_timeout=20,
+        ws_per_message_deflate=False,
+        timeout_graceful_shutdown=10,
+    )
 
 
 def settings_for(launch: Launch, advertise: str | None) -> ServerSettings:
@@ -185,8 +195,9 @@ def _worker(launch: Launch, shared: socket.socket, number: int, first: bool) -> 
 def run_workers(launch: Launch) -> None:
     """Start ``launch.workers`` nodes sharing one listening socket; restart any that
     dies; on SIGTERM or Ctrl-C, ask each to drain and wait for them."""
-    shared = socket.socket(socket.AF_INET6 if ":" in launch.host else socket.AF_INET,
-                           socket.SOCK_STREAM)
+    shared = socket.socket(
+        socket.AF_INET6 if ":" in launch.host else socket.AF_INET, socket.SOCK_STREAM
+    )
     shared.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     shared.bind((launch.host, launch.port))
     shared.listen(2048)
@@ -195,8 +206,9 @@ def run_workers(launch: Launch) -> None:
     workers: dict[int, Any] = {}
 
     def start(number: int, first: bool = False) -> None:
-        process = spawn.Process(target=_worker, args=(launch, shared, number, first),
-                                name=f"dudo-node-{number}")
+        process = spawn.Process(
+            target=_worker, args=(launch, shared, number, first), name=f"dudo-node-{number}"
+        )
         process.start()
         workers[number] = process
 

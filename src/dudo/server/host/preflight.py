@@ -49,20 +49,27 @@ def database_kind(url: str) -> str:
         raise StartError(_scrub(str(error)), 2) from None
     scheme = url.partition(":")[0].lower()
     if scheme not in SQLITE_SCHEMES + POSTGRES_SCHEMES:
-        raise StartError(f"--database {shown}: use sqlite:///FILE or postgresql://USER:"
-                         "PASSWORD@HOST:PORT/DATABASE", 2)
+        raise StartError(
+            f"--database {shown}: use sqlite:///FILE or postgresql://USER:"
+            "PASSWORD@HOST:PORT/DATABASE",
+            2,
+        )
     try:
         from sqlalchemy.engine import make_url
 
         parsed = make_url(url)
         urlsplit(url).port  # noqa: B018 - raises ValueError for a bad port
     except Exception as error:
-        raise StartError(f"--database is not a valid URL ({shown}): "
-                         f"{_scrub(str(error))}", 2) from None
+        raise StartError(
+            f"--database is not a valid URL ({shown}): {_scrub(str(error))}", 2
+        ) from None
     if scheme in SQLITE_SCHEMES:
         if not parsed.database or parsed.database == ":memory:":
-            raise StartError(f"--database {shown} names no file: use sqlite:///FILE (or "
-                             "memory:// for a throwaway server)", 2)
+            raise StartError(
+                f"--database {shown} names no file: use sqlite:///FILE (or "
+                "memory:// for a throwaway server)",
+                2,
+            )
         return "sqlite"
     return "postgres"
 
@@ -75,8 +82,11 @@ def check_driver(kind: str) -> None:
     try:
         importlib.import_module(module)
     except ImportError:
-        raise StartError(f"PostgreSQL needs the {module} driver, which is not installed: "
-                         f"pip install 'dudo[{extra}]'", 1) from None
+        raise StartError(
+            f"PostgreSQL needs the {module} driver, which is not installed: "
+            f"pip install 'dudo[{extra}]'",
+            1,
+        ) from None
 
 
 def sqlite_file(url: str) -> Path:
@@ -92,8 +102,9 @@ def check_sqlite(url: str) -> None:
     StartError. Plain sqlite3, so a failure leaves no driver thread behind."""
     path = sqlite_file(url)
     if not path.parent.is_dir():
-        raise StartError(f"cannot open the database {path}: the directory {path.parent} "
-                         "does not exist", 1)
+        raise StartError(
+            f"cannot open the database {path}: the directory {path.parent} does not exist", 1
+        )
     try:
         connection = sqlite3.connect(path, timeout=5)
         try:
@@ -103,8 +114,11 @@ def check_sqlite(url: str) -> None:
         finally:
             connection.close()
     except sqlite3.Error as error:
-        hint = (": can this user write that directory?"
-                if "readonly" in str(error) or "unable to open" in str(error) else "")
+        hint = (
+            ": can this user write that directory?"
+            if "readonly" in str(error) or "unable to open" in str(error)
+            else ""
+        )
         raise StartError(f"cannot open the database {path}: {error}{hint}", 1) from None
 
 
@@ -134,8 +148,9 @@ def check_database(url: str, timeout: float = 10.0) -> None:
         message = str(error).replace("cannot open database", "cannot reach the database", 1)
         raise StartError(_scrub(message), 1) from None
     except TimeoutError:
-        raise StartError(f"cannot reach the database {hide_password(url)}: no answer in "
-                         f"{timeout:g} s", 1) from None
+        raise StartError(
+            f"cannot reach the database {hide_password(url)}: no answer in {timeout:g} s", 1
+        ) from None
 
 
 def check_redis(url: str, timeout: float = 5.0) -> None:
@@ -145,11 +160,11 @@ def check_redis(url: str, timeout: float = 5.0) -> None:
 
     shown = hide_password(url)
     try:
-        client = redis.Redis.from_url(url, socket_connect_timeout=timeout,
-                                      socket_timeout=timeout)
+        client = redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
     except (ValueError, TypeError) as error:
-        raise StartError(f"--cluster is not a valid Redis URL ({shown}): "
-                         f"{_scrub(str(error))}", 2) from None
+        raise StartError(
+            f"--cluster is not a valid Redis URL ({shown}): {_scrub(str(error))}", 2
+        ) from None
     try:
         client.ping()
     except (RedisError, OSError) as error:

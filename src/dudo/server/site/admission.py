@@ -21,8 +21,10 @@ def full(lobby: Lobby, what: str) -> RoomError:
     lobby.refused_creations += 1
     if what == "rooms":
         return RoomError("server_full", "this server has no room for more tables now")
-    return RoomError("server_full", "too many tables are waiting for players now: "
-                                    "join one (quick game) or try again later")
+    return RoomError(
+        "server_full",
+        "too many tables are waiting for players now: join one (quick game) or try again later",
+    )
 
 
 async def admit_creation(lobby: Lobby, client: str) -> str:
@@ -46,14 +48,20 @@ async def admit_creation(lobby: Lobby, client: str) -> str:
         share = max(limits.creation_burst, int(limits.max_lobbies * limits.group_share))
         if held + lobby._creating_in[group] >= share:
             lobby.refused_creations += 1
-            raise RoomError("too_many_rooms", "many tables from your network are "
-                                              "waiting for players: join one first")
-        evict = int(len(lobby.rooms) + lobby._creating >= limits.max_rooms
-                    or lobbies + lobby._creating >= limits.max_lobbies)
+            raise RoomError(
+                "too_many_rooms",
+                "many tables from your network are waiting for players: join one first",
+            )
+        evict = int(
+            len(lobby.rooms) + lobby._creating >= limits.max_rooms
+            or lobbies + lobby._creating >= limits.max_lobbies
+        )
     if not await lobby.site.take_creation(client):
         lobby.refused_creations += 1
-        raise RoomError("too_many_rooms", "you created many rooms just now: wait a "
-                                          "minute, or share a room you made")
+        raise RoomError(
+            "too_many_rooms",
+            "you created many rooms just now: wait a minute, or share a room you made",
+        )
     if evict and not await evict_unattended(lobby):
         raise full(lobby, "rooms" if len(lobby.rooms) >= limits.max_rooms else "lobbies")
     lobby._creating += 1
@@ -68,11 +76,15 @@ async def evict_unattended(lobby: Lobby) -> bool:
     here, or that someone joined, never goes.
     True if one went."""
     idle_since = lobby.clock() - lobby.limits.evict_idle_after
-    unattended = [room for room in lobby.rooms.values()
-                  if room.status == "lobby" and not room.closed
-                  and room.last_activity <= idle_since
-                  and not room.audience.players_here()
-                  and sum(seat.kind == "human" for seat in room.seats) <= 1]
+    unattended = [
+        room
+        for room in lobby.rooms.values()
+        if room.status == "lobby"
+        and not room.closed
+        and room.last_activity <= idle_since
+        and not room.audience.players_here()
+        and sum(seat.kind == "human" for seat in room.seats) <= 1
+    ]
     if not unattended:
         return False
     oldest = min(unattended, key=lambda room: room.last_activity)

@@ -69,8 +69,9 @@ class Site(Protocol):
     async def holder(self, code: str) -> str | None:
         """The address of another live node holding the room, or None."""
 
-    async def join_elsewhere(self, address: str, code: str, name: str, client: str,
-                             profile: str | None) -> dict[str, Any]:
+    async def join_elsewhere(
+        self, address: str, code: str, name: str, client: str, profile: str | None
+    ) -> dict[str, Any]:
         """Seat a player at a table another node holds (relayed there)."""
 
     def quick_lock(self, key: str) -> AbstractAsyncContextManager[None]:
@@ -88,8 +89,12 @@ class Site(Protocol):
     async def public_rooms(self) -> list[dict[str, Any]]:
         """Public rooms waiting for players, site-wide."""
 
-    async def publish(self, lobbies_left: list[str], public: dict[str, str | None],
-                      quick: dict[str, tuple[str, bool]]) -> None:
+    async def publish(
+        self,
+        lobbies_left: list[str],
+        public: dict[str, str | None],
+        quick: dict[str, tuple[str, bool]],
+    ) -> None:
         """This node's changes since the last call (see ``Lobby.publish``)."""
 
     async def leave(self) -> None:

@@ -34,8 +34,9 @@ class SiteLimits:
 class GuessLimiter:
     """At most ``limit`` misses (unknown codes) per key in any ``window`` seconds."""
 
-    def __init__(self, limit: int = 20, window: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, limit: int = 20, window: float = 60.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self.limit = limit
         self.window = window
         self.clock = clock
@@ -59,8 +60,13 @@ class GuessBudget:
     """Misses counted per client (address + client id) and per address: a client is
     blocked when either budget is spent. Without a client id, the address is the client."""
 
-    def __init__(self, per_client: int = 20, per_address: int = 200, window: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        per_client: int = 20,
+        per_address: int = 200,
+        window: float = 60.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.clients = GuessLimiter(per_client, window, clock)
         self.addresses = GuessLimiter(per_address, window, clock)
 
@@ -77,8 +83,7 @@ class GuessBudget:
         return f"{address}|{client_id}" if client_id else address
 
     def blocked(self, address: str, client_id: str | None = None) -> bool:
-        return (self.clients.blocked(self.key(address, client_id))
-                or self.addresses.blocked(address))
+        return self.clients.blocked(self.key(address, client_id)) or self.addresses.blocked(address)
 
     def miss(self, address: str, client_id: str | None = None) -> None:
         self.clients.miss(self.key(address, client_id))

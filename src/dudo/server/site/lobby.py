@@ -59,8 +59,17 @@ class Elsewhere:
     address: str  # the holder's http://host:port
 
 
-__all__ = ["CODE_ALPHABET", "CODE_LENGTH", "Elsewhere", "GuessBudget", "GuessLimiter",
-           "JoinElsewhere", "Lobby", "SiteLimits", "normalise_code"]
+__all__ = [
+    "CODE_ALPHABET",
+    "CODE_LENGTH",
+    "Elsewhere",
+    "GuessBudget",
+    "GuessLimiter",
+    "JoinElsewhere",
+    "Lobby",
+    "SiteLimits",
+    "normalise_code",
+]
 
 
 def normalise_code(text: str) -> str | None:
@@ -75,10 +84,15 @@ class Lobby:
     """All rooms of this server process, and what it shares with the rest of the site
     (:class:`Site`: this process alone, or a cluster through Redis)."""
 
-    def __init__(self, store: Store, config: RoomConfig,
-                 clock: Callable[[], float] = time.time,
-                 entropy: Callable[[int], str] = system_entropy,
-                 deal: Callable[..., Cups] = derive_dice, site: Site | None = None) -> None:
+    def __init__(
+        self,
+        store: Store,
+        config: RoomConfig,
+        clock: Callable[[], float] = time.time,
+        entropy: Callable[[int], str] = system_entropy,
+        deal: Callable[..., Cups] = derive_dice,
+        site: Site | None = None,
+    ) -> None:
         self.store = store
         self.config = config
         self.clock = clock
@@ -184,11 +198,15 @@ class Lobby:
     async def _load(self, code: str) -> Room | None:
         """Rebuild one room from its log and start it; None if its log will not replay."""
         try:
-            room = await Room.load(code, self.store, self.config, self.clock,
-                                   self.entropy, self.deal, self.health)
+            room = await Room.load(
+                code, self.store, self.config, self.clock, self.entropy, self.deal, self.health
+            )
         except Exception:
-            log.exception("room %s cannot be rebuilt from its log: left out", code,
-                          extra={"fields": {"event": "room_unrecoverable", "room": code}})
+            log.exception(
+                "room %s cannot be rebuilt from its log: left out",
+                code,
+                extra={"fields": {"event": "room_unrecoverable", "room": code}},
+            )
             self.unrecoverable.append(code)
             return None
         self.rooms[code] = room
@@ -265,10 +283,17 @@ class Lobby:
             del self._published[code]
         for code, room in self.rooms.items():
             waiting = room.status == "lobby" and not room.closed
-            listed = (json.dumps(room.summary(), separators=(",", ":"))
-                      if waiting and room.public else None)
-            open_quick = (waiting and room.quick and room.public
-                          and any(seat.kind == "open" for seat in room.seats))
+            listed = (
+                json.dumps(room.summary(), separators=(",", ":"))
+                if waiting and room.public
+                else None
+            )
+            open_quick = (
+                waiting
+                and room.quick
+                and room.public
+                and any(seat.kind == "open" for seat in room.seats)
+            )
             before = self._published.get(code, (True, None, False))
             if before[0] and not waiting:
                 lobbies_left.append(code)
@@ -282,8 +307,9 @@ class Lobby:
 
     # -- finding rooms ----------------------------------------------------------------------
 
-    async def locate(self, code: str, client: str, client_id: str | None = None,
-                     relayed: bool = False) -> Room | Elsewhere:
+    async def locate(
+        self, code: str, client: str, client_id: str | None = None, relayed: bool = False
+    ) -> Room | Elsewhere:
         """The room with ``code``, here or on the node that holds it; on a shared site a
         live room nobody holds is taken over here. ``relayed``: the request came from
         another node, which found this node the holder: never sent on again. Alone, every
@@ -346,26 +372,49 @@ class Lobby:
     def network_of(self, client: str) -> str:
         return network_of(client, self.limits.ipv4_prefix, self.limits.ipv6_prefix)
 
-    async def create(self, name: str, *, rules: Rules, seats: int, bots: list[str | None],
-                     timer: int, public: bool, quick: bool = False,
-                     show_lost_dice: bool = True, client: str = "unknown",
-                     profile: str | None = None) -> dict[str, Any]:
+    async def create(
+        self,
+        name: str,
+        *,
+        rules: Rules,
+        seats: int,
+        bots: list[str | None],
+        timer: int,
+        public: bool,
+        quick: bool = False,
+        show_lost_dice: bool = True,
+        client: str = "unknown",
+        profile: str | None = None,
+    ) -> dict[str, Any]:
         """A new room with its creator in seat 0 (the host)."""
         if not MIN_SEATS <= seats <= MAX_SEATS:
             raise RoomError("bad_seats", f"a table has {MIN_SEATS} to {MAX_SEATS} seats")
         group = await admit_creation(self, client)
         try:
-            room = await self._new_room(rules=rules, seats=seats, bots=[None, *bots[1:seats]],
-                                        timer=timer, public=public, quick=quick,
-                                        show_lost_dice=show_lost_dice)
+            room = await self._new_room(
+                rules=rules,
+                seats=seats,
+                bots=[None, *bots[1:seats]],
+                timer=timer,
+                public=public,
+                quick=quick,
+                show_lost_dice=show_lost_dice,
+            )
             room.group = group
         finally:
             self._creating -= 1
             self._creating_in[group] -= 1
             if not self._creating_in[group]:
                 del self._creating_in[group]
-        log_event(log, "room_created", room=room.code, seats=seats, public=public,
-                  quick=quick, rules=rules.to_overrides())
+        log_event(
+            log,
+            "room_created",
+            room=room.code,
+            seats=seats,
+            public=public,
+            quick=quick,
+            rules=rules.to_overrides(),
+        )
         joined: dict[str, Any] = await room.ask(Join(name, None, profile))
         return joined
 
@@ -378,17 +427,23 @@ class Lobby:
             code = "".join(CODE_ALPHABET[digit % len(CODE_ALPHABET)] for digit in digits)
             if code in self.rooms:
                 continue
-            verdict = await self.site.reserve(code, self.limits.max_rooms,
-                                              self.limits.max_lobbies)
+            verdict = await self.site.reserve(code, self.limits.max_rooms, self.limits.max_lobbies)
             if verdict == "taken":
                 continue
             if verdict != "ok":
                 raise full(self, verdict)
             try:
-                room = await Room.create(code, self.store, self.config, clock=self.clock,
-                                         entropy=self.entropy, deal=self.deal,
-                                         reuse_closed_before=reuse_before,
-                                         health=self.health, **settings)
+                room = await Room.create(
+                    code,
+                    self.store,
+                    self.config,
+                    clock=self.clock,
+                    entropy=self.entropy,
+                    deal=self.deal,
+                    reuse_closed_before=reuse_before,
+                    health=self.health,
+                    **settings,
+                )
             except RoomError:  # the store is away: 503 unavailable
                 await self.site.unreserve(code)
                 raise
@@ -400,8 +455,13 @@ class Lobby:
                 return room
         raise RoomError("server_full", "could not find a free room code")
 
-    async def quick(self, name: str, client: str = "unknown",
-                    rules: Rules | None = None, profile: str | None = None) -> dict[str, Any]:
+    async def quick(
+        self,
+        name: str,
+        client: str = "unknown",
+        rules: Rules | None = None,
+        profile: str | None = None,
+    ) -> dict[str, Any]:
         """Seat the player at an open public quick table playing the same rules (Perudo
         unless the player chose others), or start a new one. The site lists the open
         quick tables by their rules; one matcher at a time seats players for one rule
@@ -417,19 +477,27 @@ class Lobby:
                     if isinstance(where, Room):
                         if where.rules != rules:
                             raise RoomError("full", "other rules")
-                        joined: dict[str, Any] = await where.ask(Join(name, None,
-                                                                       profile))
+                        joined: dict[str, Any] = await where.ask(Join(name, None, profile))
                     else:
-                        joined = await self.site.join_elsewhere(where.address, code, name,
-                                                                client, profile)
+                        joined = await self.site.join_elsewhere(
+                            where.address, code, name, client, profile
+                        )
                     return joined
                 except RoomError as error:
                     if error.code == "unavailable":
                         raise  # the store is away: no other table can seat them
                     await self.site.drop_quick(key, code)  # full, started or gone
-            joined = await self.create(name, rules=rules, seats=4, bots=[], timer=30,
-                                       public=True, quick=True, client=client,
-                                       profile=profile)
+            joined = await self.create(
+                name,
+                rules=rules,
+                seats=4,
+                bots=[],
+                timer=30,
+                public=True,
+                quick=True,
+                client=client,
+                profile=profile,
+            )
             await self.site.add_quick(key, joined["code"])
             return joined
 
@@ -438,5 +506,8 @@ class Lobby:
         return await self.site.public_rooms()
 
     def public_rooms(self) -> list[dict[str, Any]]:
-        return [room.summary() for room in self.rooms.values()
-                if room.public and room.status == "lobby" and not room.closed]
+        return [
+            room.summary()
+            for room in self.rooms.values()
+            if room.public and room.status == "lobby" and not room.closed
+        ]

@@ -22,16 +22,20 @@ class LocalSite:
     def node_id(self) -> str | None:
         return None  # alone: no name needed
 
-    def __init__(self, rooms: Callable[[], Iterable[Room]],
-                 listed: Callable[[], list[dict[str, Any]]] | None = None) -> None:
+    def __init__(
+        self,
+        rooms: Callable[[], Iterable[Room]],
+        listed: Callable[[], list[dict[str, Any]]] | None = None,
+    ) -> None:
         self.rooms = rooms
         self.listed = listed or self._listed
         self._quick_lock = asyncio.Lock()
         self.configure(SiteLimits())
 
     def configure(self, limits: SiteLimits) -> None:
-        self.guesses = GuessBudget(limits.guesses_per_client, limits.guesses_per_address,
-                                   limits.guess_window)
+        self.guesses = GuessBudget(
+            limits.guesses_per_client, limits.guesses_per_address, limits.guess_window
+        )
         # Rooms an address may create: a burst, then a few a minute.
         self.creations = Buckets(limits.creations_per_minute / 60.0, limits.creation_burst)
 
@@ -69,8 +73,9 @@ class LocalSite:
     async def holder(self, code: str) -> str | None:
         return None  # no other node
 
-    async def join_elsewhere(self, address: str, code: str, name: str, client: str,
-                             profile: str | None) -> dict[str, Any]:
+    async def join_elsewhere(
+        self, address: str, code: str, name: str, client: str, profile: str | None
+    ) -> dict[str, Any]:
         raise RoomError("full", "cannot reach that table")
 
     @contextlib.asynccontextmanager
@@ -79,10 +84,15 @@ class LocalSite:
             yield
 
     async def quick_tables(self, key: str) -> list[str]:
-        return [room.code for room in self.rooms()
-                if room.quick and room.public and room.status == "lobby"
-                and rules_key(room.rules) == key
-                and any(seat.kind == "open" for seat in room.seats)]
+        return [
+            room.code
+            for room in self.rooms()
+            if room.quick
+            and room.public
+            and room.status == "lobby"
+            and rules_key(room.rules) == key
+            and any(seat.kind == "open" for seat in room.seats)
+        ]
 
     async def add_quick(self, key: str, code: str) -> None:
         pass  # listed by quick_tables from the room itself
@@ -94,11 +104,18 @@ class LocalSite:
         return self.listed()
 
     def _listed(self) -> list[dict[str, Any]]:
-        return [room.summary() for room in self.rooms()
-                if room.public and room.status == "lobby" and not room.closed]
+        return [
+            room.summary()
+            for room in self.rooms()
+            if room.public and room.status == "lobby" and not room.closed
+        ]
 
-    async def publish(self, lobbies_left: list[str], public: dict[str, str | None],
-                      quick: dict[str, tuple[str, bool]]) -> None:
+    async def publish(
+        self,
+        lobbies_left: list[str],
+        public: dict[str, str | None],
+        quick: dict[str, tuple[str, bool]],
+    ) -> None:
         pass  # nobody else reads it
 
     async def leave(self) -> None:

@@ -34,8 +34,7 @@ class Audience:
     """The sockets of one room: each seat's (kept on its :class:`Seat`) and the
     spectators'."""
 
-    def __init__(self, state: RoomState, config: RoomConfig,
-                 clock: Callable[[], float]) -> None:
+    def __init__(self, state: RoomState, config: RoomConfig, clock: Callable[[], float]) -> None:
         self.state = state
         self.config = config
         self.clock = clock
@@ -66,9 +65,13 @@ class Audience:
         room one message, however many watch already."""
         if connection.seat is None:
             if len(self.spectators) >= self.config.max_spectators:
-                connection.send(p.error_message(
-                    "watchers_full", f"{self.config.max_spectators} people are watching "
-                                     "this room already: try again later"))
+                connection.send(
+                    p.error_message(
+                        "watchers_full",
+                        f"{self.config.max_spectators} people are watching "
+                        "this room already: try again later",
+                    )
+                )
                 connection.close(CLOSE_WATCHERS_FULL)
                 return
             self.spectators.add(connection)
@@ -98,8 +101,12 @@ class Audience:
             seat.away_since = self.clock()
             self.broadcast([])
 
-    def send_away(self, message: dict[str, Any], close_code: int,
-                  connections: Iterable[Connection] | None = None) -> None:
+    def send_away(
+        self,
+        message: dict[str, Any],
+        close_code: int,
+        connections: Iterable[Connection] | None = None,
+    ) -> None:
         """Tell sockets why they are let go, then close them: every socket of the room
         unless ``connections`` names some."""
         for connection in self.connections() if connections is None else connections:
@@ -117,8 +124,9 @@ class Audience:
         for connection in self.connections():
             connection.send(message)
 
-    def broadcast(self, events: list[RoomEvent], skip: Connection | None = None,
-                  moved_by: str | None = None) -> None:
+    def broadcast(
+        self, events: list[RoomEvent], skip: Connection | None = None, moved_by: str | None = None
+    ) -> None:
         """Send every connection its own state: one view per seat, one for spectators.
 
         The parts every recipient shares (room, events, clocks, fairness) are encoded once
@@ -174,12 +182,20 @@ class Audience:
     def _state_text(self, seat: int | None, shared: str) -> str:
         """The full state for one recipient: the shared part plus its own game view."""
         state = self.state
-        you = _YOU_SPECTATOR if seat is None else (
-            f'{{"seat":{seat},"role":"player","host":true,"invite":"{state.invite}"}}'
-            if seat == state.host_seat() else f'{{"seat":{seat},"role":"player","host":false}}')
+        you = (
+            _YOU_SPECTATOR
+            if seat is None
+            else (
+                f'{{"seat":{seat},"role":"player","host":true,"invite":"{state.invite}"}}'
+                if seat == state.host_seat()
+                else f'{{"seat":{seat},"role":"player","host":false}}'
+            )
+        )
         game = "null" if state.game is None else dumps(view(state.game, seat).to_json())
-        return (f'{{"type":"state","v":{p.PROTOCOL_VERSION},"version":{state.version},'
-                f'"you":{you},{shared},"game":{game}}}')
+        return (
+            f'{{"type":"state","v":{p.PROTOCOL_VERSION},"version":{state.version},'
+            f'"you":{you},{shared},"game":{game}}}'
+        )
 
 
 def event_json(event: RoomEvent) -> dict[str, Any]:

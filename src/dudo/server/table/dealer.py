@@ -38,8 +38,14 @@ log = logging.getLogger("dudo.room")
 class Dealer:
     """Runs one room's games: what changes the game is committed here, then shown."""
 
-    def __init__(self, code: str, state: RoomState, journal: Journal, audience: Audience,
-                 entropy: Callable[[int], str]) -> None:
+    def __init__(
+        self,
+        code: str,
+        state: RoomState,
+        journal: Journal,
+        audience: Audience,
+        entropy: Callable[[int], str],
+    ) -> None:
         self.code = code
         self.state = state
         self.journal = journal
@@ -54,29 +60,46 @@ class Dealer:
         reason = game.reason(seat, action)
         if reason is not None:
             raise RoomError(reason, REASONS[reason])
-        data: dict[str, Any] = {"seat": seat, "action": action_to_json(action),
-                                "id": action_id, "by": by}
+        data: dict[str, Any] = {
+            "seat": seat,
+            "action": action_to_json(action),
+            "id": action_id,
+            "by": by,
+        }
         if isinstance(action, Call):
             # The next round's commitment goes out with the reveal. If the call ends the
             # game the seed is never used (nor shown).
             seed = self.entropy(32)
             bots = state.bot_seats()
-            data["next"] = {"server_seed": seed, "bot_seats": bots,
-                            "commitment": commitment(seed, game.round_number + 1, bots)}
+            data["next"] = {
+                "server_seed": seed,
+                "bot_seats": bots,
+                "commitment": commitment(seed, game.round_number + 1, bots),
+            }
         events = await self.journal.commit("action", data)
         if action_id is not None:
             # Remembered as the entry was applied.
             self.audience.tell_seat(seat, state.seats[seat].replies[action_id])
         # A move the player did not make is marked, so the table can say so: a bot
         # standing in for an absent player, or the turn timer running out.
-        moved_by = ("timer" if by == "timer" else
-                    "stand_in" if by == "bot" and state.seats[seat].kind == "human" else None)
+        moved_by = (
+            "timer"
+            if by == "timer"
+            else "stand_in"
+            if by == "bot" and state.seats[seat].kind == "human"
+            else None
+        )
         self.audience.broadcast(events, moved_by=moved_by)
         if any(isinstance(event, GameOver) for event in events):
             await self.journal.save_game()
-            log_event(log, "game_over", room=self.code, game_id=state.game_id,
-                      rounds=state.game.round_number if state.game else None,
-                      winners=list(state.game.winners) if state.game else [])
+            log_event(
+                log,
+                "game_over",
+                room=self.code,
+                game_id=state.game_id,
+                rounds=state.game.round_number if state.game else None,
+                winners=list(state.game.winners) if state.game else [],
+            )
 
     async def seed(self, seat: int, message: p.SeedMessage) -> None:
         """Take a seat's seed for the round named in the message, logged before it is
@@ -92,18 +115,26 @@ class Dealer:
         if state.status != "playing" or game is None or fair is None:
             raise RoomError("wrong_round", "no round is waiting for seeds")
         if game.phase is not Phase.ROLL or message.round != fair.round:
-            waiting = (f"round {fair.round} is waiting for seeds" if game.phase is Phase.ROLL
-                       else "no round is waiting for seeds")
-            raise RoomError("wrong_round", f"round {message.round} takes no seeds now "
-                                           f"({waiting})")
+            waiting = (
+                f"round {fair.round} is waiting for seeds"
+                if game.phase is Phase.ROLL
+                else "no round is waiting for seeds"
+            )
+            raise RoomError("wrong_round", f"round {message.round} takes no seeds now ({waiting})")
         if state.seats[seat].seed is not None:
             # One stored seed per seat and round: the first counts. Never accepted later
             # (the round's seeds end with its roll), so the refusal is not stored either.
-            raise RoomError("seeded", f"this seat's seed for round {message.round} is in: "
-                                      "one seed a round", stored=False)
+            raise RoomError(
+                "seeded",
+                f"this seat's seed for round {message.round} is in: one seed a round",
+                stored=False,
+            )
         action_id = message.id
-        await self.journal.commit("seeded", {"seat": seat, "round": message.round, "seed": seed},
-                           None if action_id is None else (seat, action_id))
+        await self.journal.commit(
+            "seeded",
+            {"seat": seat, "round": message.round, "seed": seed},
+            None if action_id is None else (seat, action_id),
+        )
         if action_id is not None:
             self.audience.tell_seat(seat, state.seats[seat].replies[action_id])
 
@@ -126,8 +157,9 @@ class Dealer:
             # A roll-off attempt: its dice are public at once, so the commitment of what
             # comes next (another attempt if it ties, else round 1) goes out with them.
             players = len(self.state.seats)
-            cups = self.state.deal(fair.server_seed, seeds, fair.round,
-                                   rolloff_counts(players, roll_off.rolling))
+            cups = self.state.deal(
+                fair.server_seed, seeds, fair.round, rolloff_counts(players, roll_off.rolling)
+            )
             trial = RollOff(roll_off.seats)
             for attempt in roll_off.attempts:
                 trial.roll(attempt.rolls)
@@ -135,13 +167,15 @@ class Dealer:
             label = 1 if trial.opener is not None else rolloff_label(len(trial.attempts) + 1)
             seed = self.entropy(32)
             bots = self.state.bot_seats()
-            data["next"] = {"server_seed": seed, "bot_seats": bots,
-                            "commitment": commitment(seed, label, bots)}
+            data["next"] = {
+                "server_seed": seed,
+                "bot_seats": bots,
+                "commitment": commitment(seed, label, bots),
+            }
         events = await self.journal.commit("rolled", data, ack)
         self.audience.broadcast(events)
 
-    async def start_game(self, rematch: bool = False,
-                          ack: tuple[int, str] | None = None) -> None:
+    async def start_game(self, rematch: bool = False, ack: tuple[int, str] | None = None) -> None:
         state = self.state
         seed = self.entropy(32)
         how = state.rules.first_opener
@@ -157,12 +191,22 @@ class Dealer:
             opener = 0 if state.first_opener is None else (state.first_opener + 1) % players
         else:
             opener = int(self.entropy(8), 16) % players
-        log_event(log, "game_started", room=self.code, game=state.game_number + 1,
-                  seats=[seat.kind for seat in state.seats], rules=state.rules.to_overrides())
+        log_event(
+            log,
+            "game_started",
+            room=self.code,
+            game=state.game_number + 1,
+            seats=[seat.kind for seat in state.seats],
+            rules=state.rules.to_overrides(),
+        )
         data: dict[str, Any] = {
-            "game": state.game_number + 1, "game_id": self.entropy(16),
-            "first_opener": opener, "server_seed": seed, "bot_seats": state.bot_seats(),
-            "commitment": commitment(seed, first, state.bot_seats())}
+            "game": state.game_number + 1,
+            "game_id": self.entropy(16),
+            "first_opener": opener,
+            "server_seed": seed,
+            "bot_seats": state.bot_seats(),
+            "commitment": commitment(seed, first, state.bot_seats()),
+        }
         if how == "rolloff":
             data["rolloff"] = True
         await self.journal.commit("rematch" if rematch else "started", data, ack)

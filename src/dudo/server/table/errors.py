@@ -19,6 +19,9 @@ class RoomError(Exception):
 def unavailable() -> RoomError:
     """The store cannot take the room's writes just now: nothing changed, and the same
     message (same id) may be sent again; it is answered exactly once."""
-    return RoomError("unavailable", "the server cannot store games just now: nothing "
-                                    f"changed; send it again in {RETRY_ADVICE:g} s",
-                     stored=False)
+    return RoomError(
+        "unavailable",
+        "the server cannot store games just now: nothing "
+        f"changed; send it again in {RETRY_ADVICE:g} s",
+        stored=False,
+    )

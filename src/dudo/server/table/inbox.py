@@ -26,8 +26,18 @@ from typing import Any, ClassVar
 from dudo.server import protocol as p
 from dudo.server.table.connection import Connection
 
-__all__ = ["CheckInvite", "Connect", "Deliver", "Describe", "Disconnect", "Join", "Message",
-           "Notice", "Question", "Stop"]
+__all__ = [
+    "CheckInvite",
+    "Connect",
+    "Deliver",
+    "Describe",
+    "Disconnect",
+    "Join",
+    "Message",
+    "Notice",
+    "Question",
+    "Stop",
+]
 
 
 def _pending() -> asyncio.Future[Any]:
@@ -69,8 +79,9 @@ class Join:
     name: str
     invite: str | None = None
     profile: str | None = None  # a profile's public id, never its secret
-    answer: asyncio.Future[dict[str, Any]] = field(default_factory=_pending, compare=False,
-                                                   repr=False)
+    answer: asyncio.Future[dict[str, Any]] = field(
+        default_factory=_pending, compare=False, repr=False
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +89,9 @@ class Describe:
     """What anyone with the code may know about the room (the room's summary)."""
 
     kind: ClassVar[str] = "summary"
-    answer: asyncio.Future[dict[str, Any]] = field(default_factory=_pending, compare=False,
-                                                   repr=False)
+    answer: asyncio.Future[dict[str, Any]] = field(
+        default_factory=_pending, compare=False, repr=False
+    )
 
 
 @dataclass(frozen=True, slots=True)

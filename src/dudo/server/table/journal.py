@@ -32,9 +32,16 @@ REFUSALS_STORED = REPLIES_KEPT  # per seat; older stored refusals are deleted in
 class Journal:
     """Writes one room's log and keeps its state in step with it."""
 
-    def __init__(self, code: str, store: Store, config: RoomConfig, state: RoomState,
-                 clock: Callable[[], float], health: StoreHealth,
-                 lost: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        code: str,
+        store: Store,
+        config: RoomConfig,
+        state: RoomState,
+        clock: Callable[[], float],
+        health: StoreHealth,
+        lost: Callable[[], None],
+    ) -> None:
         self.code = code
         self.store = store
         self.config = config
@@ -50,8 +57,9 @@ class Journal:
         # away (nothing of ours was stored).
         self.lost = lost
 
-    async def commit(self, kind: str, data: dict[str, Any],
-                      ack: tuple[int, str] | None = None) -> list[RoomEvent]:
+    async def commit(
+        self, kind: str, data: dict[str, Any], ack: tuple[int, str] | None = None
+    ) -> list[RoomEvent]:
         """Store an entry, then apply it: nobody hears of a change that is not stored.
 
         ``ack`` (seat, message id) is logged with the entry, so the answer to that message
@@ -140,17 +148,22 @@ class Journal:
         try:
             stored = await within(self.store.load_log(self.code), patience)
             beyond = [entry for entry in stored if entry.seq >= self.state.seq]
-            ours = {(entry.seq, entry.kind, entry.at, entry.data_json())
-                    for entry in backoff.unconfirmed}
-            if any((entry.seq, entry.kind, entry.at, entry.data_json()) not in ours
-                   for entry in beyond):
+            ours = {
+                (entry.seq, entry.kind, entry.at, entry.data_json())
+                for entry in backoff.unconfirmed
+            }
+            if any(
+                (entry.seq, entry.kind, entry.at, entry.data_json()) not in ours for entry in beyond
+            ):
                 self.lost()
                 raise RoomError("moved", "this room is now held elsewhere: reconnect")
             if beyond:
-                await within(self.store.forget_entries(
-                    self.code, [entry.seq for entry in beyond]), patience)
-                log_event(log, "writes_taken_back", room=self.code,
-                          kinds=[entry.kind for entry in beyond])
+                await within(
+                    self.store.forget_entries(self.code, [entry.seq for entry in beyond]), patience
+                )
+                log_event(
+                    log, "writes_taken_back", room=self.code, kinds=[entry.kind for entry in beyond]
+                )
         except RoomError:
             raise
         except Exception as error:
@@ -182,8 +195,12 @@ class Journal:
         try:
             if self.backoff is not None:
                 await self._recover()
-            entry = LogEntry(self.state.seq, self.clock(), "refused",
-                             {"seat": seat, "id": action_id, "reply": reply})
+            entry = LogEntry(
+                self.state.seq,
+                self.clock(),
+                "refused",
+                {"seat": seat, "id": action_id, "reply": reply},
+            )
             await self._store(entry)
         except RoomError as error:
             if error.code == "moved":
@@ -214,8 +231,10 @@ class Journal:
             return
         record = self.state.record()
         try:
-            await within(self.store.save_game(self.state.game_id, self.code, record),
-                         self.config.write_patience)
+            await within(
+                self.store.save_game(self.state.game_id, self.code, record),
+                self.config.write_patience,
+            )
         except Exception as error:
             self.record_unsaved = True
             backoff = self.backoff = self.backoff or Backoff()
@@ -229,8 +248,10 @@ class Journal:
         after = self.config.after_game
         if after is not None:
             try:
-                await after(record, [seat.profile for seat in self.state.seats],
-                            self.state.created_at)
+                await after(
+                    record, [seat.profile for seat in self.state.seats], self.state.created_at
+                )
             except Exception:  # the game is saved; stats and ratings must not stop the room
-                log.exception("room %s: the finished game could not be entered for profiles",
-                              self.code)
+                log.exception(
+                    "room %s: the finished game could not be entered for profiles", self.code
+                )

@@ -25,8 +25,7 @@ _KEPT_FORMAT = {"\u200c", "\u200d", "\ufe0e", "\ufe0f"}
 def clean_name(value: str) -> str:
     """A display name: no control or stray format characters, trimmed, 1..24 characters
     (never cut inside an emoji sequence's joiner). Raises ValueError if nothing is left."""
-    kept = "".join(ch for ch in value
-                   if unicodedata.category(ch)[0] != "C" or ch in _KEPT_FORMAT)
+    kept = "".join(ch for ch in value if unicodedata.category(ch)[0] != "C" or ch in _KEPT_FORMAT)
     name = _trim(kept.strip())
     if not name or all(ch in _KEPT_FORMAT for ch in name):
         raise ValueError("a name needs at least one visible character")
@@ -37,8 +36,7 @@ def clean_chat(value: str) -> str:
     """A line of table talk as shown: the same characters a name may have, on one line,
     trimmed ('' if nothing visible is left)."""
     spaced = " ".join(value.split())  # tabs and line breaks are spaces, one line
-    kept = "".join(ch for ch in spaced
-                   if unicodedata.category(ch)[0] != "C" or ch in _KEPT_FORMAT)
+    kept = "".join(ch for ch in spaced if unicodedata.category(ch)[0] != "C" or ch in _KEPT_FORMAT)
     line = " ".join(kept.split())
     return "" if all(ch in _KEPT_FORMAT for ch in line) else line
 
@@ -53,8 +51,11 @@ def _trim(name: str, limit: int = MAX_NAME) -> str:
 @functools.cache
 def _representatives() -> dict[str, str]:
     """Each confusable character -> one representative of its group of look-alikes."""
-    data = json.loads(resources.files("confusable_homoglyphs")
-                      .joinpath("confusables.json").read_text(encoding="utf-8"))
+    data = json.loads(
+        resources.files("confusable_homoglyphs")
+        .joinpath("confusables.json")
+        .read_text(encoding="utf-8")
+    )
     parent: dict[str, str] = {}
 
     def find(ch: str) -> str:

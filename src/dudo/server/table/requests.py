@@ -34,9 +34,17 @@ from dudo.server.table.state import RoomConfig, RoomState, hash_token
 class Requests:
     """Judges and carries out what one room's people ask."""
 
-    def __init__(self, code: str, state: RoomState, config: RoomConfig, journal: Journal,
-                 dealer: Dealer, audience: Audience, clock: Callable[[], float],
-                 entropy: Callable[[int], str]) -> None:
+    def __init__(
+        self,
+        code: str,
+        state: RoomState,
+        config: RoomConfig,
+        journal: Journal,
+        dealer: Dealer,
+        audience: Audience,
+        clock: Callable[[], float],
+        entropy: Callable[[int], str],
+    ) -> None:
         self.code = code
         self.state = state
         self.config = config
@@ -54,17 +62,16 @@ class Requests:
         key = self.state.invite
         return bool(invite and key and hmac.compare_digest(invite.encode(), key.encode()))
 
-    async def join(self, name: str, invite: str | None = None,
-                    profile: str | None = None) -> dict[str, Any]:
+    async def join(
+        self, name: str, invite: str | None = None, profile: str | None = None
+    ) -> dict[str, Any]:
         state = self.state
         # Between games (after the game is over) open seats take players too: a spectator
         # can sit down for the rematch.
         if state.status == "playing":
-            raise RoomError("started", "the game has already started: watch, or wait for "
-                                       "a rematch")
+            raise RoomError("started", "the game has already started: watch, or wait for a rematch")
         if state.locked and not self.invite_matches(invite):
-            raise RoomError("locked", "the host has locked this room: ask them for the "
-                                      "invite link")
+            raise RoomError("locked", "the host has locked this room: ask them for the invite link")
         open_seats = [index for index, seat in enumerate(state.seats) if seat.kind == "open"]
         if not open_seats:
             raise RoomError("full", "the table is full")
@@ -86,8 +93,9 @@ class Requests:
         seat = connection.seat
         action_id = p.message_id(message)
         if isinstance(message, p.PingMessage):  # anyone may ask, spectators too
-            connection.send({"type": "pong", "v": p.PROTOCOL_VERSION,
-                             "version": self.state.version})
+            connection.send(
+                {"type": "pong", "v": p.PROTOCOL_VERSION, "version": self.state.version}
+            )
             return
         if seat is None:
             connection.send(p.error_message("spectator", "spectators cannot act", action_id))
@@ -114,7 +122,8 @@ class Requests:
             return
         if acknowledged and action_id is not None:
             text = self.state.seats[seat].replies.get(action_id) or self.journal.remember(
-                seat, action_id, p.ack_message(action_id, self.state.version))
+                seat, action_id, p.ack_message(action_id, self.state.version)
+            )
             connection.send(text)
 
     async def _act(self, seat: int, message: p.AnyClientMessage) -> bool:
@@ -160,10 +169,13 @@ class Requests:
         if isinstance(message, p.CallMessage):
             action = Call(message.call)
         elif (message.bid is not None) != (state.rules.bids == "poker"):
-            raise RoomError("bad_bid", 'this table bids poker hands (Common Hand): send '
-                            'the hand as "bid", like {"hand": "pair", "faces": [3]}'
-                            if state.rules.bids == "poker" else
-                            "this table bids a quantity and a face, not a hand")
+            raise RoomError(
+                "bad_bid",
+                "this table bids poker hands (Common Hand): send "
+                'the hand as "bid", like {"hand": "pair", "faces": [3]}'
+                if state.rules.bids == "poker"
+                else "this table bids a quantity and a face, not a hand",
+            )
         elif message.bid is not None:
             try:
                 action = Hand.from_json(message.bid.model_dump())
@@ -173,8 +185,9 @@ class Requests:
             assert message.quantity is not None and message.face is not None
             action = Bid(message.quantity, message.face)
         if message.version is not None and message.version != state.version:
-            raise RoomError("stale", f"the table changed (version {state.version}); "
-                                     "look again before acting")
+            raise RoomError(
+                "stale", f"the table changed (version {state.version}); look again before acting"
+            )
         await self.dealer.play(seat, action, message.id, "player")
 
     def _emote(self, seat: int, emote: str) -> None:
@@ -183,8 +196,9 @@ class Requests:
         if now - self.state.seats[seat].last_emote < self.config.emote_interval:
             raise RoomError("rate_limited", "one reaction at a time, please")
         self.state.seats[seat].last_emote = now
-        self.audience.tell_everyone({"type": "emote", "v": p.PROTOCOL_VERSION,
-                                     "seat": seat, "emote": emote})
+        self.audience.tell_everyone(
+            {"type": "emote", "v": p.PROTOCOL_VERSION, "seat": seat, "emote": emote}
+        )
 
     async def _next_round(self, seat: int, action_id: str) -> None:
         state = self.state
@@ -207,35 +221,43 @@ class Requests:
 
     def _require_full_table(self) -> None:
         if any(s.kind == "open" for s in self.state.seats):
-            raise RoomError("not_ready", "every seat needs a player or a bot: fill the "
-                                         "open seats with bots or wait for friends")
+            raise RoomError(
+                "not_ready",
+                "every seat needs a player or a bot: fill the "
+                "open seats with bots or wait for friends",
+            )
 
     async def _configure_room(self, seat: int, message: p.ConfigureMessage) -> None:
         self._require_host(seat, "change the room")
         talk_only = message.chat is not None and set(message.model_fields_set) <= {
-            "type", "id", "v", "chat"}
+            "type",
+            "id",
+            "v",
+            "chat",
+        }
         if self.state.status == "playing" and not talk_only:  # table talk: any time
-            raise RoomError("not_now", "the room can change only before a game or "
-                                       "between games")
+            raise RoomError("not_now", "the room can change only before a game or between games")
         await self._configure(message, ack=(seat, message.id))
 
     async def _remove(self, seat: int, message: p.RemoveMessage) -> None:
         state = self.state
         self._require_host(seat, "remove a player")
         if state.status == "playing":
-            raise RoomError("not_now", "players can be removed only before a game or "
-                                       "between games")
+            raise RoomError("not_now", "players can be removed only before a game or between games")
         if message.seat >= len(state.seats) or state.seats[message.seat].kind != "human":
             raise RoomError("bad_seats", f"seat {message.seat} holds no player")
         # The entry opens the seat (a new Seat); its old sockets are told why they go.
         leaving = state.seats[message.seat].connections
         # A new invite key: the removed player's link (the host's) no longer lets
         # them back into a locked room; the host's state brings the new link.
-        await self.journal.commit("removed", {"seat": message.seat,
-                                              "invite": self.entropy(16)}, (seat, message.id))
-        self.audience.send_away(p.error_message("removed", "the host gave your seat to "
-                                                           "someone else: you can watch"),
-                                CLOSE_REMOVED, list(leaving))
+        await self.journal.commit(
+            "removed", {"seat": message.seat, "invite": self.entropy(16)}, (seat, message.id)
+        )
+        self.audience.send_away(
+            p.error_message("removed", "the host gave your seat to someone else: you can watch"),
+            CLOSE_REMOVED,
+            list(leaving),
+        )
         self.audience.broadcast([])
 
     def _chat(self, seat: int, text: str) -> None:
@@ -251,8 +273,9 @@ class Requests:
         if now - state.seats[seat].last_chat < self.config.chat_interval:
             raise RoomError("rate_limited", "one line of table talk every two seconds, please")
         state.seats[seat].last_chat = now
-        self.audience.tell_everyone({"type": "chat", "v": p.PROTOCOL_VERSION, "seat": seat,
-                                     "text": line})
+        self.audience.tell_everyone(
+            {"type": "chat", "v": p.PROTOCOL_VERSION, "seat": seat, "text": line}
+        )
 
     async def _leave(self, seat: int, action_id: str) -> None:
         """The player leaves: the seat opens (lobby), a bot plays it to the end of the game
@@ -270,8 +293,9 @@ class Requests:
         if seat != self.state.host_seat():
             raise RoomError("not_host", f"only the host may {what}")
 
-    async def _configure(self, message: p.ConfigureMessage,
-                         ack: tuple[int, str] | None = None) -> None:
+    async def _configure(
+        self, message: p.ConfigureMessage, ack: tuple[int, str] | None = None
+    ) -> None:
         seats = self.state.seats
         data: dict[str, Any] = {}
         if message.rules is not None:
@@ -296,8 +320,9 @@ class Requests:
             data["chat"] = message.chat
         if message.seats is not None:
             if len(message.seats) != len(seats):
-                raise RoomError("bad_seats", f"seats lists {len(message.seats)} entries for "
-                                             f"{len(seats)} seats")
+                raise RoomError(
+                    "bad_seats", f"seats lists {len(message.seats)} entries for {len(seats)} seats"
+                )
             for index, setting in enumerate(message.seats):
                 if setting is not None and seats[index].kind == "human":
                     raise RoomError("bad_seats", f"seat {index} belongs to a player")

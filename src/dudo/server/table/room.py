@@ -72,10 +72,25 @@ from dudo.server.table.state import (
 from dudo.store import LogEntry, Store, StoreError
 
 __all__ = [
-    "CLOSE_MOVED", "CLOSE_REMOVED", "CLOSE_REPLACED", "CLOSE_WATCHERS_FULL", "MAX_SEATS",
-    "MIN_SEATS", "REFUSALS_STORED", "REPLIES_KEPT", "SOCKETS_PER_SEAT", "Fair", "Room",
-    "RoomConfig", "RoomError", "Seat", "action_from_json", "action_to_json", "event_json",
-    "hash_token", "system_entropy",
+    "CLOSE_MOVED",
+    "CLOSE_REMOVED",
+    "CLOSE_REPLACED",
+    "CLOSE_WATCHERS_FULL",
+    "MAX_SEATS",
+    "MIN_SEATS",
+    "REFUSALS_STORED",
+    "REPLIES_KEPT",
+    "SOCKETS_PER_SEAT",
+    "Fair",
+    "Room",
+    "RoomConfig",
+    "RoomError",
+    "Seat",
+    "action_from_json",
+    "action_to_json",
+    "event_json",
+    "hash_token",
+    "system_entropy",
 ]
 
 log = logging.getLogger("dudo.room")
@@ -92,11 +107,16 @@ class Room:
     """One room's actor loop over its state, schedule and audience. Build with
     :meth:`create` or :meth:`load`."""
 
-    def __init__(self, code: str, store: Store, config: RoomConfig,
-                 clock: Callable[[], float] = time.time,
-                 entropy: Callable[[int], str] = system_entropy,
-                 deal: Callable[..., Cups] = derive_dice,
-                 health: StoreHealth | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        store: Store,
+        config: RoomConfig,
+        clock: Callable[[], float] = time.time,
+        entropy: Callable[[int], str] = system_entropy,
+        deal: Callable[..., Cups] = derive_dice,
+        health: StoreHealth | None = None,
+    ) -> None:
         self.code = code
         self.store = store
         self.health = health or StoreHealth()
@@ -110,11 +130,11 @@ class Room:
         self.state = RoomState(code, config, deal)
         self.schedule = Schedule(self.state, config, clock, entropy)
         self.audience = Audience(self.state, config, clock)
-        self.journal = Journal(code, store, config, self.state, clock, self.health,
-                               self._let_go)
+        self.journal = Journal(code, store, config, self.state, clock, self.health, self._let_go)
         self.dealer = Dealer(code, self.state, self.journal, self.audience, entropy)
-        self.requests = Requests(code, self.state, config, self.journal, self.dealer,
-                                 self.audience, clock, entropy)
+        self.requests = Requests(
+            code, self.state, config, self.journal, self.dealer, self.audience, clock, entropy
+        )
         self.inbox: asyncio.Queue[inbox.Message] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
         self.closed = False
@@ -173,25 +193,50 @@ class Room:
     # -- building -----------------------------------------------------------------------
 
     @classmethod
-    async def create(cls, code: str, store: Store, config: RoomConfig, *, rules: Rules,
-                     seats: int, bots: list[str | None], timer: int, public: bool,
-                     quick: bool = False, show_lost_dice: bool = True,
-                     clock: Callable[[], float] = time.time,
-                     entropy: Callable[[int], str] = system_entropy,
-                     deal: Callable[..., Cups] = derive_dice,
-                     reuse_closed_before: float | None = None,
-                     health: StoreHealth | None = None) -> Room | None:
+    async def create(
+        cls,
+        code: str,
+        store: Store,
+        config: RoomConfig,
+        *,
+        rules: Rules,
+        seats: int,
+        bots: list[str | None],
+        timer: int,
+        public: bool,
+        quick: bool = False,
+        show_lost_dice: bool = True,
+        clock: Callable[[], float] = time.time,
+        entropy: Callable[[int], str] = system_entropy,
+        deal: Callable[..., Cups] = derive_dice,
+        reuse_closed_before: float | None = None,
+        health: StoreHealth | None = None,
+    ) -> Room | None:
         """A new room, logged; None if the code is taken (see Store.create_room).
         Raises RoomError ``unavailable`` if the store does not answer in time."""
         room = cls(code, store, config, clock, entropy, deal, health)
-        settings = [{"kind": "bot", "level": level} if level else {"kind": "open"}
-                    for level in (bots + [None] * seats)[:seats]]
-        entry = LogEntry(0, clock(), "created", {
-            "rules": rules.to_json(), "seats": settings, "timer": timer, "public": public,
-            "quick": quick, "invite": entropy(16), "show_lost_dice": show_lost_dice})
+        settings = [
+            {"kind": "bot", "level": level} if level else {"kind": "open"}
+            for level in (bots + [None] * seats)[:seats]
+        ]
+        entry = LogEntry(
+            0,
+            clock(),
+            "created",
+            {
+                "rules": rules.to_json(),
+                "seats": settings,
+                "timer": timer,
+                "public": public,
+                "quick": quick,
+                "invite": entropy(16),
+                "show_lost_dice": show_lost_dice,
+            },
+        )
         try:
-            made = await within(store.create_room(code, public, entry, reuse_closed_before),
-                                config.write_patience)
+            made = await within(
+                store.create_room(code, public, entry, reuse_closed_before), config.write_patience
+            )
         except Exception as error:  # refused, broken or too slow: try again later
             room.health.failed(code, error)
             raise unavailable() from None
@@ -202,11 +247,16 @@ class Room:
         return room
 
     @classmethod
-    async def load(cls, code: str, store: Store, config: RoomConfig,
-                   clock: Callable[[], float] = time.time,
-                   entropy: Callable[[int], str] = system_entropy,
-                   deal: Callable[..., Cups] = derive_dice,
-                   health: StoreHealth | None = None) -> Room:
+    async def load(
+        cls,
+        code: str,
+        store: Store,
+        config: RoomConfig,
+        clock: Callable[[], float] = time.time,
+        entropy: Callable[[int], str] = system_entropy,
+        deal: Callable[..., Cups] = derive_dice,
+        health: StoreHealth | None = None,
+    ) -> Room:
         """Rebuild a room by replaying its log."""
         room = cls(code, store, config, clock, entropy, deal, health)
         entries = await store.load_log(code)
@@ -243,8 +293,10 @@ class Room:
             with contextlib.suppress(TimeoutError, RoomError):
                 await asyncio.wait_for(self.ask(inbox.Stop()), timeout)
         self.closed = True
-        self.audience.send_away(p.error_message("moved", "this room is moving to another "
-                                                         "server: reconnect"), CLOSE_MOVED)
+        self.audience.send_away(
+            p.error_message("moved", "this room is moving to another server: reconnect"),
+            CLOSE_MOVED,
+        )
         await self.stop()
 
     def _let_go(self) -> None:
@@ -253,8 +305,9 @@ class Room:
         everyone away to reconnect, rather than show them a table that does not exist."""
         log_event(log, "room_lost", room=self.code, seq=self.state.seq)
         self.closed = True
-        self.audience.send_away(p.error_message("moved", "this room is now held elsewhere: "
-                                                         "reconnect"), CLOSE_MOVED)
+        self.audience.send_away(
+            p.error_message("moved", "this room is now held elsewhere: reconnect"), CLOSE_MOVED
+        )
 
     # -- the actor loop -------------------------------------------------------------------
 
@@ -294,8 +347,10 @@ class Room:
                 self._fail_waiting(command, error)
             except Exception:  # a bug must not take the room down with it
                 kind = command.kind if command else "timer"
-                log.exception("room error", extra={"fields": {
-                    "event": "room_error", "room": self.code, "command": kind}})
+                log.exception(
+                    "room error",
+                    extra={"fields": {"event": "room_error", "room": self.code, "command": kind}},
+                )
                 self._fail_waiting(command, RoomError("internal", "internal error"))
 
     def _next_wake(self) -> float | None:
@@ -305,8 +360,9 @@ class Room:
         due = self.schedule.next_due()
         wake = None if due is None else loop.time() + max(0.0, due - self.clock())
         backoff = self.journal.backoff
-        if backoff is not None and (due is not None or backoff.inflight is not None
-                                    or self.journal.record_unsaved):
+        if backoff is not None and (
+            due is not None or backoff.inflight is not None or self.journal.record_unsaved
+        ):
             wake = max(wake or 0.0, backoff.next_try)
         return wake
 

@@ -52,8 +52,13 @@ class Move:
 class Schedule:
     """The clock-driven side of one room: deadlines read from its state, bots per seat."""
 
-    def __init__(self, state: RoomState, config: RoomConfig, clock: Callable[[], float],
-                 entropy: Callable[[int], str]) -> None:
+    def __init__(
+        self,
+        state: RoomState,
+        config: RoomConfig,
+        clock: Callable[[], float],
+        entropy: Callable[[int], str],
+    ) -> None:
         self.state = state
         self.config = config
         self.clock = clock
@@ -66,8 +71,10 @@ class Schedule:
         seat = self.state.seats[index]
         if seat.kind == "bot":
             return True
-        return seat.kind == "human" and (seat.left or (
-            seat.away_since is not None and now - seat.away_since >= self.config.grace))
+        return seat.kind == "human" and (
+            seat.left
+            or (seat.away_since is not None and now - seat.away_since >= self.config.grace)
+        )
 
     def next_due(self) -> float | None:
         """When something is next due (it may be already), or None for nothing timed."""
@@ -88,8 +95,9 @@ class Schedule:
         if seat.kind == "bot" or seat.left:
             times.append(state.turn_started + self.config.bot_delay)
         elif seat.away_since is not None:
-            times.append(max(seat.away_since + self.config.grace,
-                             state.turn_started + self.config.bot_delay))
+            times.append(
+                max(seat.away_since + self.config.grace, state.turn_started + self.config.bot_delay)
+            )
         if state.deadline is not None and seat.kind != "bot":
             times.append(state.deadline)
         return min(times) if times else None
@@ -101,9 +109,14 @@ class Schedule:
         now = self.clock()
         if state.status == "lobby":
             if state.fill_at is not None and now >= state.fill_at:
-                return Fill([None if seat.kind != "open"
-                             else {"kind": "bot", "level": FILL_LEVELS[i % 5]}
-                             for i, seat in enumerate(state.seats)])
+                return Fill(
+                    [
+                        None
+                        if seat.kind != "open"
+                        else {"kind": "bot", "level": FILL_LEVELS[i % 5]}
+                        for i, seat in enumerate(state.seats)
+                    ]
+                )
             return None
         game = state.game
         if state.status != "playing" or game is None:
@@ -117,13 +130,15 @@ class Schedule:
         if self.calza_checked != len(game.bids):
             self.calza_checked = len(game.bids)
             for index in out_of_turn_seats(game):
-                if (self.controlled_by_bot(index, now) and index != game.turn
-                        and self.bot_for(index).act(view(game, index)) is CALZA):
+                if (
+                    self.controlled_by_bot(index, now)
+                    and index != game.turn
+                    and self.bot_for(index).act(view(game, index)) is CALZA
+                ):
                     return Move(index, CALZA, "bot")
         index = game.turn
         by = None
-        if (self.controlled_by_bot(index, now)
-                and now >= state.turn_started + self.config.bot_delay):
+        if self.controlled_by_bot(index, now) and now >= state.turn_started + self.config.bot_delay:
             by = "bot"
         if by is None and state.deadline is not None and now >= state.deadline:
             by = "timer"

@@ -29,8 +29,17 @@ from dudo.server.table.connection import Connection
 from dudo.server.table.names import skeleton
 from dudo.store import LogEntry
 
-__all__ = ["REPLIES_KEPT", "Fair", "RoomConfig", "RoomEvent", "RoomState", "Seat",
-           "action_from_json", "action_to_json", "hash_token"]
+__all__ = [
+    "REPLIES_KEPT",
+    "Fair",
+    "RoomConfig",
+    "RoomEvent",
+    "RoomState",
+    "Seat",
+    "action_from_json",
+    "action_to_json",
+    "hash_token",
+]
 
 REPLIES_KEPT = 128
 
@@ -106,11 +115,14 @@ class Seat:
 
     def public(self, now: float, grace: float) -> dict[str, Any]:
         away = self.kind == "human" and not self.connections
-        public = {"kind": self.kind, "name": self.name,
-                  "level": self.level if self.kind == "bot" else None,
-                  "connected": bool(self.connections) if self.kind == "human" else None,
-                  "bot_playing": self.left or (away and self.away_since is not None
-                                               and now - self.away_since >= grace)}
+        public = {
+            "kind": self.kind,
+            "name": self.name,
+            "level": self.level if self.kind == "bot" else None,
+            "connected": bool(self.connections) if self.kind == "human" else None,
+            "bot_playing": self.left
+            or (away and self.away_since is not None and now - self.away_since >= grace),
+        }
         if self.left:
             public["left"] = True
         return public
@@ -137,8 +149,12 @@ class Fair:
     def revealed(self) -> dict[str, Any]:
         """The round's fairness material as published at its reveal."""
         material: dict[str, Any] = {
-            "round": self.round, "commitment": self.commitment, "server_seed": self.server_seed,
-            "seat_seeds": self.seat_seeds, "server_seats": self.server_seats}
+            "round": self.round,
+            "commitment": self.commitment,
+            "server_seed": self.server_seed,
+            "seat_seeds": self.seat_seeds,
+            "server_seats": self.server_seats,
+        }
         if self.bot_seats is not None:
             material["version"] = SCHEME
             material["bot_seats"] = self.bot_seats
@@ -252,11 +268,18 @@ class RoomState:
         if self._rules_json[0] is not self.rules:
             self._rules_json = (self.rules, self.rules.to_json())
         summary: dict[str, Any] = {
-            "code": self.code, "status": self.status, "public": self.public,
-            "quick": self.quick, "timer": self.timer, "rules": self._rules_json[1],
+            "code": self.code,
+            "status": self.status,
+            "public": self.public,
+            "quick": self.quick,
+            "timer": self.timer,
+            "rules": self._rules_json[1],
             "seats": [seat.public(now, self.config.grace) for seat in self.seats],
-            "host": self.host_seat(), "game": self.game_number, "spectators": spectators,
-            "locked": self.locked, "show_lost_dice": self.show_lost_dice,
+            "host": self.host_seat(),
+            "game": self.game_number,
+            "spectators": spectators,
+            "locked": self.locked,
+            "show_lost_dice": self.show_lost_dice,
             "chat": self.chat,
         }
         if self.quick:
@@ -308,8 +331,11 @@ class RoomState:
             data = attempt.to_json()
             del data["event"]
             attempts.append(data)
-        return {"attempts": attempts, "rolling": list(self.rolloff.rolling),
-                "opener": self.rolloff.opener}
+        return {
+            "attempts": attempts,
+            "rolling": list(self.rolloff.rolling),
+            "opener": self.rolloff.opener,
+        }
 
     # -- one handler per kind of entry ------------------------------------------------------
 
@@ -413,13 +439,18 @@ class RoomState:
             # roll phase: nobody bids, and the schedule's roll deals the next attempt.
             self.rolloff = RollOff(range(players))
             self.game = Game(self.rules, players, opener=0)
-            self.fair = Fair(rolloff_label(1), data["commitment"], data["server_seed"],
-                             bot_seats=data.get("bot_seats"))
+            self.fair = Fair(
+                rolloff_label(1),
+                data["commitment"],
+                data["server_seed"],
+                bot_seats=data.get("bot_seats"),
+            )
             return []
         self.rolloff = None
         self.game = Game(self.rules, players, opener=data["first_opener"])
-        self.fair = Fair(1, data["commitment"], data["server_seed"],
-                         bot_seats=data.get("bot_seats"))
+        self.fair = Fair(
+            1, data["commitment"], data["server_seed"], bot_seats=data.get("bot_seats")
+        )
         return [self.game.round_header()]
 
     def _apply_seeded(self, at: float, data: dict[str, Any]) -> list[RoomEvent]:
@@ -431,8 +462,7 @@ class RoomState:
         assert game is not None and fair is not None
         if self.rolling_off():
             return self._rolled_off(at, data)
-        cups = self.deal(fair.server_seed, data["seat_seeds"], game.round_number,
-                         game.dice_counts)
+        cups = self.deal(fair.server_seed, data["seat_seeds"], game.round_number, game.dice_counts)
         game.roll(cups)
         self.marks.append({})
         self.actions_this_round = 0
@@ -452,8 +482,9 @@ class RoomState:
         assert roll_off is not None and fair is not None
         players = len(self.seats)
         rolling = roll_off.rolling
-        cups = self.deal(fair.server_seed, data["seat_seeds"], fair.round,
-                         rolloff_counts(players, rolling))
+        cups = self.deal(
+            fair.server_seed, data["seat_seeds"], fair.round, rolloff_counts(players, rolling)
+        )
         attempt = roll_off.roll([cups[seat] for seat in rolling])
         fair.seat_seeds = list(data["seat_seeds"])
         fair.server_seats = list(data.get("server_seats", []))
@@ -471,8 +502,12 @@ class RoomState:
             self.game = Game(self.rules, players, rolloff=roll_off)
             self.first_opener = roll_off.opener
             events.append(self.game.round_header())
-        self.fair = Fair(label, following["commitment"], following["server_seed"],
-                         bot_seats=following.get("bot_seats"))
+        self.fair = Fair(
+            label,
+            following["commitment"],
+            following["server_seed"],
+            bot_seats=following.get("bot_seats"),
+        )
         # A pause to see the dice (and a tie), as after a reveal.
         self.roll_at = at + self.config.reveal_pause
         return events
@@ -484,8 +519,13 @@ class RoomState:
         action = action_from_json(data["action"])
         events: list[RoomEvent] = list(game.apply(seat, action))
         by = data.get("by")
-        mark = ("timer" if by == "timer" else
-                "stand_in" if by == "bot" and self.seats[seat].kind == "human" else None)
+        mark = (
+            "timer"
+            if by == "timer"
+            else "stand_in"
+            if by == "bot" and self.seats[seat].kind == "human"
+            else None
+        )
         if mark is not None and self.marks:
             self.marks[-1][self.actions_this_round] = mark
         self.actions_this_round += 1
@@ -511,8 +551,12 @@ class RoomState:
             self.roll_at = None
         else:
             following = data["next"]
-            self.fair = Fair(game.round_number, following["commitment"],
-                             following["server_seed"], bot_seats=following.get("bot_seats"))
+            self.fair = Fair(
+                game.round_number,
+                following["commitment"],
+                following["server_seed"],
+                bot_seats=following.get("bot_seats"),
+            )
             self.roll_at = at + self.config.reveal_pause
 
     def _turn_begins(self, at: float) -> None:

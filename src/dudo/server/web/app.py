@@ -40,26 +40,39 @@ from dudo.server.web.state import Server
 from dudo.server.web.table_socket import SUBPROTOCOL, room_socket
 from dudo.store import Store
 
-__all__ = ["CONTENT_SECURITY_POLICY", "DEFAULT_DATABASE", "SUBPROTOCOL", "ServerSettings",
-           "create_app", "origin_allowed", "parse_origins", "stop_task"]
+__all__ = [
+    "CONTENT_SECURITY_POLICY",
+    "DEFAULT_DATABASE",
+    "SUBPROTOCOL",
+    "ServerSettings",
+    "create_app",
+    "origin_allowed",
+    "parse_origins",
+    "stop_task",
+]
 
 
-def create_app(settings: ServerSettings | None = None, store: Store | None = None,
-               lobby_factory: LobbyFactory | None = None) -> Starlette:
+def create_app(
+    settings: ServerSettings | None = None,
+    store: Store | None = None,
+    lobby_factory: LobbyFactory | None = None,
+) -> Starlette:
     """The dudo server as an ASGI app (``dudo serve`` runs it with uvicorn).
 
     ``store`` and ``lobby_factory`` let tests put in their own storage, clock and entropy.
     """
     settings = settings or ServerSettings.from_env()
-    server = Server(settings=settings,
-                    allowed_origins=parse_origins(",".join(settings.allowed_origins)),
-                    gate=Gate(settings.gate),
-                    # DUDO_ANALYSIS_WORKER=thread: analyses in a thread of the server, as
-                    # they once were (bench/analysis_flood.py compares the two).
-                    analyses=Analyses(lambda game_id: server.live.store.load_game(game_id),
-                                      executor=None
-                                      if os.environ.get("DUDO_ANALYSIS_WORKER") == "thread"
-                                      else worker_pool))
+    server = Server(
+        settings=settings,
+        allowed_origins=parse_origins(",".join(settings.allowed_origins)),
+        gate=Gate(settings.gate),
+        # DUDO_ANALYSIS_WORKER=thread: analyses in a thread of the server, as
+        # they once were (bench/analysis_flood.py compares the two).
+        analyses=Analyses(
+            lambda game_id: server.live.store.load_game(game_id),
+            executor=None if os.environ.get("DUDO_ANALYSIS_WORKER") == "thread" else worker_pool,
+        ),
+    )
     desk = profile_desk(server)
     routes = [
         *desk.routes(),
@@ -76,12 +89,17 @@ def create_app(settings: ServerSettings | None = None, store: Store | None = Non
         Route("/metrics", health.metrics_endpoint),
         WebSocketRoute("/ws/{code}", room_socket),
     ]
-    application = Starlette(routes=routes, lifespan=Lifespan(server, store, lobby_factory),
-                            exception_handlers={HTTPException: http_error,
-                                                RedisError: cluster_unreachable},
-                            middleware=[Middleware(ForwardedHeaders, proxies=settings.proxies),
-                                        Middleware(SecurityHeaders),
-                                        Middleware(CompressDynamic), Middleware(CatchAll)])
+    application = Starlette(
+        routes=routes,
+        lifespan=Lifespan(server, store, lobby_factory),
+        exception_handlers={HTTPException: http_error, RedisError: cluster_unreachable},
+        middleware=[
+            Middleware(ForwardedHeaders, proxies=settings.proxies),
+            Middleware(SecurityHeaders),
+            Middleware(CompressDynamic),
+            Middleware(CatchAll),
+        ],
+    )
     application.state.server = server  # what every endpoint reads (dudo.server.web.state)
     application.state.gate = server.gate  # dudo serve drops a flooding address's connections
     application.state.profiles = desk  # the profile API (dudo.profiles.desk), for tests

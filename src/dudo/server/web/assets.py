@@ -43,9 +43,13 @@ REVALIDATE = "no-cache"
 # Below this a file goes as it is: a compressed copy would save less than a packet.
 COMPRESS_FROM = 1024
 _COMPRESSIBLE = ("text/", "application/javascript", "application/json", "image/svg+xml")
-_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
-          ".json": "application/json", ".svg": "image/svg+xml",
-          ".html": "text/html; charset=utf-8"}
+_TYPES = {
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".json": "application/json",
+    ".svg": "image/svg+xml",
+    ".html": "text/html; charset=utf-8",
+}
 VERSION_LENGTH = 12
 _VERSION = re.compile(f"^[0-9a-f]{{{VERSION_LENGTH}}}$")
 
@@ -70,15 +74,21 @@ class Asset:
             return cls(body, media_type, etag)
         zipped = gzip.compress(body, compresslevel=9, mtime=0)
         squeezed = brotli.compress(body, quality=11) if brotli is not None else None
-        return cls(body, media_type, etag, zipped if len(zipped) < len(body) else None,
-                   squeezed if squeezed is not None and len(squeezed) < len(body) else None)
+        return cls(
+            body,
+            media_type,
+            etag,
+            zipped if len(zipped) < len(body) else None,
+            squeezed if squeezed is not None and len(squeezed) < len(body) else None,
+        )
 
     @property
     def compressible(self) -> bool:
         return self.gzip is not None or self.brotli is not None
 
-    def response(self, request_headers: Headers, cache_control: str,
-                 head: bool = False) -> Response:
+    def response(
+        self, request_headers: Headers, cache_control: str, head: bool = False
+    ) -> Response:
         """This file for one request: 304 if the browser has it (If-None-Match), else
         the best encoding the browser accepts."""
         headers = {"Cache-Control": cache_control, "ETag": self.etag}
@@ -131,8 +141,11 @@ class StaticTree:
         self.version = digest.hexdigest()[:VERSION_LENGTH]
         self.prefix = f"/static/{self.version}/"
         self.files = {name: Asset.of(body, media_type(name)) for name, body in contents.items()}
-        self.pages = {name: Asset.of(self.versioned(body), media_type(name))
-                      for name, body in contents.items() if name.endswith(".html")}
+        self.pages = {
+            name: Asset.of(self.versioned(body), media_type(name))
+            for name, body in contents.items()
+            if name.endswith(".html")
+        }
 
     def versioned(self, page: bytes) -> bytes:
         """A page with its ``"/static/...`` URLs under this version's prefix."""
@@ -140,8 +153,7 @@ class StaticTree:
 
     def page(self, name: str, request: Request) -> Response:
         """An HTML page of the client (``index.html``...): never cached unchecked."""
-        return self.pages[name].response(request.headers, REVALIDATE,
-                                         request.method == "HEAD")
+        return self.pages[name].response(request.headers, REVALIDATE, request.method == "HEAD")
 
     async def serve(self, request: Request) -> Response:
         """``/static/<version>/<path>`` (immutable when the version is this one) or
@@ -191,10 +203,17 @@ class CompressDynamic:
         request_headers = Headers(scope=scope)
         if "accept-encoding" in request_headers:
             accepted = ", ".join(sorted(accepted_encodings(request_headers["accept-encoding"])))
-            scope = {**scope, "headers": [
-                *((name, value) for name, value in scope["headers"]
-                  if name.lower() != b"accept-encoding"),
-                (b"accept-encoding", accepted.encode("latin-1"))]}
+            scope = {
+                **scope,
+                "headers": [
+                    *(
+                        (name, value)
+                        for name, value in scope["headers"]
+                        if name.lower() != b"accept-encoding"
+                    ),
+                    (b"accept-encoding", accepted.encode("latin-1")),
+                ],
+            }
 
         async def send_varied_once(message: Message) -> None:
             if message["type"] == "http.response.start":

@@ -15,7 +15,7 @@ from dudo.server.web.state import server_of
 
 def _without_default_port(netloc: str, scheme: str) -> str:
     default = {"http": ":80", "https": ":443"}.get(scheme)
-    return netloc[:-len(default)] if default and netloc.endswith(default) else netloc
+    return netloc[: -len(default)] if default and netloc.endswith(default) else netloc
 
 
 def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...] = ()) -> bool:
@@ -36,8 +36,9 @@ def origin_allowed(origin: str | None, host: str | None, allowed: tuple[str, ...
         return False
     if parts.scheme not in ("http", "https") or not parts.netloc or not host:
         return False
-    return (_without_default_port(parts.netloc, parts.scheme)
-            == _without_default_port(host.strip().lower(), parts.scheme))
+    return _without_default_port(parts.netloc, parts.scheme) == _without_default_port(
+        host.strip().lower(), parts.scheme
+    )
 
 
 def relayed(request: HTTPConnection) -> bool:
@@ -65,10 +66,9 @@ def own_origin(connection: HTTPConnection, origin: str | None) -> bool:
     """Whether ``origin`` is this site's (its Host, an allowed origin, or the public host
     a trusted proxy names in X-Forwarded-Host / Forwarded): one rule for the table's
     socket and the share panel's QR code."""
-    if origin_allowed(origin, connection.headers.get("host"),
-                      server_of(connection).allowed_origins):
+    if origin_allowed(
+        origin, connection.headers.get("host"), server_of(connection).allowed_origins
+    ):
         return True
     forwarded = connection.scope.get(SCOPE_KEY)
-    return (forwarded is not None and forwarded.believed
-            and origin_allowed(origin, forwarded.host))
-
+    return forwarded is not None and forwarded.believed and origin_allowed(origin, forwarded.host)

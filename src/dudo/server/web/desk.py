@@ -26,8 +26,13 @@ async def guess_missed(request: Request) -> None:
 
 def profile_desk(server: Server) -> ProfileDesk:
     """The profile routes' desk, reading the book and the store of ``server`` once open."""
-    return ProfileDesk(book=lambda: server.live.book,
-                       load_game=lambda game_id: server.live.store.load_game(game_id),
-                       read_json=read_json, client_of=client_of, guess_blocked=guess_blocked,
-                       guess_missed=guess_missed, clean_name=clean_name,
-                       creations=CreationLimit())
+    return ProfileDesk(
+        book=lambda: server.live.book,
+        load_game=lambda game_id: server.live.store.load_game(game_id),
+        read_json=read_json,
+        client_of=client_of,
+        guess_blocked=guess_blocked,
+        guess_missed=guess_missed,
+        clean_name=clean_name,
+        creations=CreationLimit(),
+    )

@@ -38,8 +38,12 @@ async def database_answers(server: Server) -> bool:
 async def health(request: Request) -> Response:
     server = server_of(request)
     lobby = server.lobby
-    answer: dict[str, Any] = {"status": "ok", "version": __version__,
-                              "protocol": PROTOCOL_VERSION, "rooms": len(lobby.rooms)}
+    answer: dict[str, Any] = {
+        "status": "ok",
+        "version": __version__,
+        "protocol": PROTOCOL_VERSION,
+        "rooms": len(lobby.rooms),
+    }
     cluster = server.live.cluster
     # Healthy when the database answers (one round trip) and, in a cluster, Redis
     # does and the node holds its lease: a load balancer stops sending it players
@@ -50,13 +54,20 @@ async def health(request: Request) -> Response:
     database, *rest = await asyncio.gather(*probes)
     answer["database"] = database
     if cluster is None:
-        return JSONResponse(answer | {"status": "ok" if database else "unhealthy"},
-                            status_code=200 if database else 503)
+        return JSONResponse(
+            answer | {"status": "ok" if database else "unhealthy"},
+            status_code=200 if database else 503,
+        )
     redis_ok = rest[0]
     healthy = redis_ok and database and cluster.healthy and not lobby.draining
-    answer.update(status="ok" if healthy else "unhealthy", node=cluster.node_id,
-                  redis=redis_ok, database=database, lease=cluster.healthy,
-                  draining=lobby.draining)
+    answer.update(
+        status="ok" if healthy else "unhealthy",
+        node=cluster.node_id,
+        redis=redis_ok,
+        database=database,
+        lease=cluster.healthy,
+        draining=lobby.draining,
+    )
     return JSONResponse(answer, status_code=200 if healthy else 503)
 
 
@@ -66,17 +77,20 @@ async def metrics_endpoint(request: Request) -> Response:
     lobby, gate, store_ = running.lobby, server.gate, running.store
     rooms = lobby.rooms.values()
     lines = [
-        "# TYPE dudo_rooms gauge", f"dudo_rooms {len(lobby.rooms)}",
+        "# TYPE dudo_rooms gauge",
+        f"dudo_rooms {len(lobby.rooms)}",
         "# TYPE dudo_rooms_playing gauge",
         f"dudo_rooms_playing {sum(1 for r in rooms if r.status == 'playing')}",
-        "# TYPE dudo_sockets gauge", f"dudo_sockets {metrics.sockets}",
+        "# TYPE dudo_sockets gauge",
+        f"dudo_sockets {metrics.sockets}",
         "# TYPE dudo_sockets_refused_total counter",
         f"dudo_sockets_refused_total {gate.refused_sockets}",
         "# TYPE dudo_connections_dropped_total counter",
         f"dudo_connections_dropped_total {gate.dropped_connections}",
         "# TYPE dudo_room_creations_refused_total counter",
         f"dudo_room_creations_refused_total {lobby.refused_creations}",
-        "# TYPE dudo_messages_total counter", f"dudo_messages_total {metrics.messages}",
+        "# TYPE dudo_messages_total counter",
+        f"dudo_messages_total {metrics.messages}",
         "# TYPE dudo_messages_rejected_total counter",
         f"dudo_messages_rejected_total {metrics.rejected}",
         "# TYPE dudo_store_commits_total counter",
@@ -98,8 +112,10 @@ async def metrics_endpoint(request: Request) -> Response:
         "# TYPE dudo_analyses_made_total counter",
         f"dudo_analyses_made_total {analyses.made}",
         "# TYPE dudo_analyses_refused_total counter",
-        *(f'dudo_analyses_refused_total{{reason="{reason}"}} {count}'
-          for reason, count in sorted(analyses.refused.items())),
+        *(
+            f'dudo_analyses_refused_total{{reason="{reason}"}} {count}'
+            for reason, count in sorted(analyses.refused.items())
+        ),
         *lobby.health.metrics(),
         *cluster_metrics(server),
     ]
@@ -113,7 +129,8 @@ def cluster_metrics(server: Server) -> list[str]:
     if cluster is None or relay is None:
         return []
     return [
-        "# TYPE dudo_node_lease gauge", f"dudo_node_lease {int(cluster.healthy)}",
+        "# TYPE dudo_node_lease gauge",
+        f"dudo_node_lease {int(cluster.healthy)}",
         "# TYPE dudo_node_leases_lost_total counter",
         f"dudo_node_leases_lost_total {cluster.lease_lost}",
         "# TYPE dudo_lease_thread_renewals_total counter",
@@ -122,8 +139,8 @@ def cluster_metrics(server: Server) -> list[str]:
         f"dudo_rooms_taken_over_total {running.lobby.adopted}",
         "# TYPE dudo_relayed_requests_total counter",
         f"dudo_relayed_requests_total {relay.requests}",
-        "# TYPE dudo_relayed_sockets gauge", f"dudo_relayed_sockets {relay.sockets}",
+        "# TYPE dudo_relayed_sockets gauge",
+        f"dudo_relayed_sockets {relay.sockets}",
         "# TYPE dudo_relayed_sockets_total counter",
         f"dudo_relayed_sockets_total {relay.sockets_total}",
     ]
-

@@ -55,8 +55,9 @@ class Lifespan:
     """Starlette's lifespan for one ``Server``: ``store`` and ``lobby_factory`` let tests
     put in their own storage, clock and entropy."""
 
-    def __init__(self, server: Server, store: Store | None = None,
-                 lobby_factory: LobbyFactory | None = None) -> None:
+    def __init__(
+        self, server: Server, store: Store | None = None, lobby_factory: LobbyFactory | None = None
+    ) -> None:
         self.server = server
         self.store = store
         self.lobby_factory = lobby_factory
@@ -82,39 +83,56 @@ class Lifespan:
         room_config = settings.room
         if room_config.after_game is None:
             room_config = dataclasses.replace(
-                room_config, after_game=game_recorder(lambda: server.live.book))
+                room_config, after_game=game_recorder(lambda: server.live.book)
+            )
         lobby = (self.lobby_factory or Lobby)(chosen, room_config)
         lobby.configure(settings.limits)
         running = server.running = Running(store=chosen, book=book, lobby=lobby)
         tasks = []
         if settings.cluster:
-            cluster = Cluster(settings.cluster, settings.advertise or "http://127.0.0.1:8000",
-                              settings.cluster_settings)
+            cluster = Cluster(
+                settings.cluster,
+                settings.advertise or "http://127.0.0.1:8000",
+                settings.cluster_settings,
+            )
             await cluster.join()
             relay = running.relay = Relay(lambda: cluster.secret)
             lobby.join_site(RedisSite(cluster, relay.join))
             running.cluster = cluster
             timings = settings.cluster_settings
             keeper = running.keeper = LeaseKeeper(
-                settings.cluster, lambda: cluster.node_key, cluster.address, timings.lease,
-                timings.renew_every, timings.stall_limit)
+                settings.cluster,
+                lambda: cluster.node_key,
+                cluster.address,
+                timings.lease,
+                timings.renew_every,
+                timings.stall_limit,
+            )
             keeper.start()
             app.state.cluster, app.state.keeper = cluster, keeper  # for tests and tools
             tasks.append(asyncio.create_task(keeper.beat_forever(), name="dudo-heartbeat"))
         recovered = await lobby.recover()
-        log_event(log, "server_started", database=hide_password(settings.database),
-                  rooms_recovered=recovered,
-                  node=lobby.site.node_id)
+        log_event(
+            log,
+            "server_started",
+            database=hide_password(settings.database),
+            rooms_recovered=recovered,
+            node=lobby.site.node_id,
+        )
         if isinstance(lobby.site, RedisSite):
             tasks.append(asyncio.create_task(lobby.site.keep_forever(lobby), name="dudo-lease"))
-        tasks.append(asyncio.create_task(lobby.sweep_forever(settings.sweep_interval),
-                                         name="dudo-room-sweeper"))
+        tasks.append(
+            asyncio.create_task(
+                lobby.sweep_forever(settings.sweep_interval), name="dudo-room-sweeper"
+            )
+        )
         app.state.drain = lobby.drain  # DrainingServer hands rooms off on SIGTERM
         if settings.gc_policy == "clock":
             metrics = server.metrics
             collector = running.collector = Collector(
                 released=lambda: metrics.closed_sockets + lobby.closed_rooms,
-                live=lambda: metrics.sockets)
+                live=lambda: metrics.sockets,
+            )
             collector.start()
             tasks.append(asyncio.create_task(collector.run(), name="dudo-gc"))
         return running, tasks

@@ -25,7 +25,8 @@ log = logging.getLogger("dudo.server")
 CONTENT_SECURITY_POLICY = (
     f"default-src 'self'; script-src 'self'; style-src 'self' {STYLE_HASH}; "
     "style-src-attr 'unsafe-inline'; img-src 'self'; connect-src 'self'; "
-    "object-src 'none'; base-uri 'none'; form-action 'self'")
+    "object-src 'none'; base-uri 'none'; form-action 'self'"
+)
 
 
 class SecurityHeaders:
@@ -40,8 +41,9 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        embeddable = (scope["path"] == "/rules"
-                      and embed_requested(QueryParams(scope["query_string"])))
+        embeddable = scope["path"] == "/rules" and embed_requested(
+            QueryParams(scope["query_string"])
+        )
         policy = CONTENT_SECURITY_POLICY + ("" if embeddable else "; frame-ancestors 'none'")
 
         async def send_with_headers(message: Message) -> None:
@@ -57,8 +59,10 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
-INTERNAL_ERROR = {"error": "internal",
-                  "message": "something went wrong on the server; it has been logged"}
+INTERNAL_ERROR = {
+    "error": "internal",
+    "message": "something went wrong on the server; it has been logged",
+}
 
 
 class CatchAll:
@@ -76,8 +80,11 @@ class CatchAll:
 
         async def watch(message: Message) -> None:
             nonlocal started, closed
-            if message["type"] in ("http.response.start", "websocket.accept",
-                                   "websocket.http.response.start"):
+            if message["type"] in (
+                "http.response.start",
+                "websocket.accept",
+                "websocket.http.response.start",
+            ):
                 started = True
             elif message["type"] == "websocket.close":
                 closed = True
@@ -89,9 +96,17 @@ class CatchAll:
             if scope["type"] == "http" and started:
                 raise  # half a response is out: the server logs it and drops the connection
             # The path only: a WebSocket's query string carries its seat token.
-            log.error("unhandled_error", exc_info=True, extra={"fields": {
-                "event": "unhandled_error", "method": scope.get("method", "WEBSOCKET"),
-                "path": scope["path"][:200]}})
+            log.error(
+                "unhandled_error",
+                exc_info=True,
+                extra={
+                    "fields": {
+                        "event": "unhandled_error",
+                        "method": scope.get("method", "WEBSOCKET"),
+                        "path": scope["path"][:200],
+                    }
+                },
+            )
             with contextlib.suppress(Exception):
                 if scope["type"] == "http":
                     await JSONResponse(INTERNAL_ERROR, status_code=500)(scope, receive, send)
@@ -114,17 +129,27 @@ class QuietBadFrames(logging.Filter):
         record.msg, record.args = "bad_utf8_frame", ()
         record.__dict__["fields"] = {
             "event": "bad_utf8_frame",
-            "message": "a WebSocket text frame was not UTF-8: closed with 1007"}
+            "message": "a WebSocket text frame was not UTF-8: closed with 1007",
+        }
         return True
-
 
 
 async def cluster_unreachable(request: Request, error: Exception) -> Response:
     """Redis away (a cluster node): the request changed nothing; try again shortly."""
-    log_event(log, "cluster_unreachable", logging.WARNING, path=request.url.path[:200],
-              error=str(error)[:200])
-    return JSONResponse({"error": "unavailable", "message": "the server cannot reach "
-                         "its cluster just now: try again in a moment"}, status_code=503)
+    log_event(
+        log,
+        "cluster_unreachable",
+        logging.WARNING,
+        path=request.url.path[:200],
+        error=str(error)[:200],
+    )
+    return JSONResponse(
+        {
+            "error": "unavailable",
+            "message": "the server cannot reach its cluster just now: try again in a moment",
+        },
+        status_code=503,
+    )
 
 
 async def http_error(request: Request, error: Exception) -> Response:
@@ -138,9 +163,8 @@ async def http_error(request: Request, error: Exception) -> Response:
         404: ("not_found", "there is nothing at this address"),
         405: ("method_not_allowed", "this address does not take that method"),
     }.get(status, ("bad_request", str(error.detail)))
-    if ("text/html" in request.headers.get("accept", "")
-            and not request.url.path.startswith("/api/")):
+    if "text/html" in request.headers.get("accept", "") and not request.url.path.startswith(
+        "/api/"
+    ):
         return HTMLResponse(error_page(message), status_code=status, headers=headers)
-    return JSONResponse({"error": code, "message": message}, status_code=status,
-                        headers=headers)
-
+    return JSONResponse({"error": code, "message": message}, status_code=status, headers=headers)

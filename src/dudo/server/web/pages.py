@@ -78,8 +78,12 @@ def embed_requested(query: QueryParams) -> bool:
 
 def rules_query(rules: Rules) -> str:
     """The shortest ``/rules?...`` query for ``rules`` (a preset and what differs)."""
-    return urlencode({key: str(value).lower() if isinstance(value, bool) else value
-                      for key, value in rules.to_overrides().items()})
+    return urlencode(
+        {
+            key: str(value).lower() if isinstance(value, bool) else value
+            for key, value in rules.to_overrides().items()
+        }
+    )
 
 
 async def home(request: Request) -> Response:
@@ -107,11 +111,15 @@ async def presets(request: Request) -> Response:
             options[field.name] = {"type": "choice", "choices": list(_CHOICES[field.name])}
         else:
             options[field.name] = {"type": "bool"}
-    return JSONResponse({
-        "presets": {name: {"title": PRESET_TITLES.get(name, name), "rules": rules.to_json()}
-                    for name, rules in PRESETS.items()},
-        "options": options,
-    })
+    return JSONResponse(
+        {
+            "presets": {
+                name: {"title": PRESET_TITLES.get(name, name), "rules": rules.to_json()}
+                for name, rules in PRESETS.items()
+            },
+            "options": options,
+        }
+    )
 
 
 # -- worked examples, played by the engine -----------------------------------------------
@@ -123,7 +131,7 @@ def _example_table(rules: Rules) -> tuple[int, list[int], tuple[tuple[int, ...],
     dice = list(_EXAMPLE_DICE) * (1 + sum(counts) // len(_EXAMPLE_DICE))
     cups, start = [], 0
     for count in counts:
-        cups.append(tuple(dice[start:start + count]))
+        cups.append(tuple(dice[start : start + count]))
         start += count
     return players, counts, tuple(cups)
 
@@ -152,8 +160,9 @@ def _dice_html(cup: tuple[int, ...], lang: str, counted: Revealed | None = None)
         label = text(lang, "example.counts", face=die) if counts else str(die)
         # role="img": a screen reader ignores aria-label on a plain span (and reads "5"
         # where the sheet means "5 (counts)").
-        parts.append(f'<span class="die{mark}" role="img" aria-label="{html.escape(label)}">'
-                     f"{die}</span>")
+        parts.append(
+            f'<span class="die{mark}" role="img" aria-label="{html.escape(label)}">{die}</span>'
+        )
     return "".join(parts)
 
 
@@ -185,23 +194,45 @@ def _poker_examples(rules: Rules, lang: str) -> list[tuple[str, str]]:
     raises = list(game.legal_actions(1).hands)
     in_play = game.dice_in_play  # before the call costs someone a die
     reveal = next(event for event in game.apply(1, DUDO) if isinstance(event, Revealed))
-    rows = "".join(f"<tr><th scope=row>{_html(lang, 'example.player', n=seat + 1)}</th>"
-                   f"<td>{_dice_html(cup, lang, reveal)}</td></tr>"
-                   for seat, cup in enumerate(cups))
+    rows = "".join(
+        f"<tr><th scope=row>{_html(lang, 'example.player', n=seat + 1)}</th>"
+        f"<td>{_dice_html(cup, lang, reveal)}</td></tr>"
+        for seat, cup in enumerate(cups)
+    )
     side = "holds" if reveal.outcome == "holds" else "fails"
-    verdict = (text(lang, f"example.{side}.points") if rules.format == "points"
-               else plural(lang, f"example.{side}.dice", reveal.change))
-    setup = _html(lang, "example.call.setup." + ("one" if rules.starting_dice == 1 else "other"),
-                  {"bid": strong}, n=rules.starting_dice)
+    verdict = (
+        text(lang, f"example.{side}.points")
+        if rules.format == "points"
+        else plural(lang, f"example.{side}.dice", reveal.change)
+    )
+    setup = _html(
+        lang,
+        "example.call.setup." + ("one" if rules.starting_dice == 1 else "other"),
+        {"bid": strong},
+        n=rules.starting_dice,
+    )
     found = _html(lang, f"example.poker.{side}", {"hand": strong})
     lowest = html.escape(text(lang, "example.raises.sep")).join(
-        html.escape(hand_words(raised, lang)) for raised in raises[:6])
+        html.escape(hand_words(raised, lang)) for raised in raises[:6]
+    )
     return [
-        (text(lang, "example.call.title"), f"<p>{setup}</p><table class=cups>{rows}</table>"
-                                           f"<p>{found} {html.escape(verdict)}</p>"),
-        (text(lang, "example.raises.title"), "<p>" + _html(
-            lang, "example.raises", {"bid": strong, "list": lowest}, dice=in_play,
-            more="…" if len(raises) > 6 else "", count=len(raises)) + "</p>"),
+        (
+            text(lang, "example.call.title"),
+            f"<p>{setup}</p><table class=cups>{rows}</table><p>{found} {html.escape(verdict)}</p>",
+        ),
+        (
+            text(lang, "example.raises.title"),
+            "<p>"
+            + _html(
+                lang,
+                "example.raises",
+                {"bid": strong, "list": lowest},
+                dice=in_play,
+                more="…" if len(raises) > 6 else "",
+                count=len(raises),
+            )
+            + "</p>",
+        ),
     ]
 
 
@@ -216,49 +247,93 @@ def worked_examples(rules: Rules, lang: str = DEFAULT_LANGUAGE) -> list[tuple[st
     game.apply(0, bid)
     events = game.apply(1, DUDO)
     reveal = next(event for event in events if isinstance(event, Revealed))
-    rows = "".join(f"<tr><th scope=row>{_html(lang, 'example.player', n=seat + 1)}</th>"
-                   f"<td>{_dice_html(cup, lang, reveal)}</td></tr>"
-                   for seat, cup in enumerate(cups))
-    counted = (text(lang, "example.counted.face", face=bid.face) if bid.face != 1
-               else text(lang, "example.counted.aces"))
+    rows = "".join(
+        f"<tr><th scope=row>{_html(lang, 'example.player', n=seat + 1)}</th>"
+        f"<td>{_dice_html(cup, lang, reveal)}</td></tr>"
+        for seat, cup in enumerate(cups)
+    )
+    counted = (
+        text(lang, "example.counted.face", face=bid.face)
+        if bid.face != 1
+        else text(lang, "example.counted.aces")
+    )
     if reveal.wild and bid.face != 1:
         counted = text(lang, "example.counted.wild", counted=counted)
     side = "holds" if reveal.outcome == "holds" else "fails"
-    verdict = (text(lang, f"example.{side}.points") if rules.format == "points"
-               else plural(lang, f"example.{side}.dice", reveal.change))
-    setup = _html(lang, "example.call.setup." + ("one" if rules.starting_dice == 1 else "other"),
-                  {"bid": _strong(bid, lang)}, n=rules.starting_dice)
-    count = _html(lang, "example.call.count", {"count": f"<strong>{reveal.count}</strong>"},
-                  counted=counted, quantity=bid.quantity)
-    examples.append((text(lang, "example.call.title"), (
-        f"<p>{setup}</p><table class=cups>{rows}</table>"
-        f"<p>{count} {html.escape(verdict)}</p>")))
+    verdict = (
+        text(lang, f"example.{side}.points")
+        if rules.format == "points"
+        else plural(lang, f"example.{side}.dice", reveal.change)
+    )
+    setup = _html(
+        lang,
+        "example.call.setup." + ("one" if rules.starting_dice == 1 else "other"),
+        {"bid": _strong(bid, lang)},
+        n=rules.starting_dice,
+    )
+    count = _html(
+        lang,
+        "example.call.count",
+        {"count": f"<strong>{reveal.count}</strong>"},
+        counted=counted,
+        quantity=bid.quantity,
+    )
+    examples.append(
+        (
+            text(lang, "example.call.title"),
+            (
+                f"<p>{setup}</p><table class=cups>{rows}</table>"
+                f"<p>{count} {html.escape(verdict)}</p>"
+            ),
+        )
+    )
     # 2. The lowest raises after a sample bid.
     game, _ = _fresh_game(rules)
     game.apply(0, bid)
     raises = list(game.legal_actions(1).bids)
-    lowest = html.escape(text(lang, "example.raises.sep")).join(
-        _words(b, lang) for b in raises[:6])
-    examples.append((text(lang, "example.raises.title"), "<p>" + _html(
-        lang, "example.raises", {"bid": _strong(bid, lang), "list": lowest},
-        dice=game.dice_in_play, more="…" if len(raises) > 6 else "", count=len(raises))
-        + "</p>"))
+    lowest = html.escape(text(lang, "example.raises.sep")).join(_words(b, lang) for b in raises[:6])
+    examples.append(
+        (
+            text(lang, "example.raises.title"),
+            "<p>"
+            + _html(
+                lang,
+                "example.raises",
+                {"bid": _strong(bid, lang), "list": lowest},
+                dice=game.dice_in_play,
+                more="…" if len(raises) > 6 else "",
+                count=len(raises),
+            )
+            + "</p>",
+        )
+    )
     # 3. Switching to and from aces.
     aces = [b for b in raises if b.face == 1]
     if aces and rules.ones_bids == "halve":
         to_aces = aces[0]
         game.apply(1, to_aces)
         back = [b for b in game.legal_actions(2).bids if b.face == 4]
-        body = _html(lang, "example.switch.to",
-                     {"bid": _strong(bid, lang), "aces": _strong(to_aces, lang)})
+        body = _html(
+            lang, "example.switch.to", {"bid": _strong(bid, lang), "aces": _strong(to_aces, lang)}
+        )
         if back:
-            body += " " + _html(lang, "example.switch.back",
-                                {"aces": _words(to_aces, lang), "back": _strong(back[0], lang)})
+            body += " " + _html(
+                lang,
+                "example.switch.back",
+                {"aces": _words(to_aces, lang), "back": _strong(back[0], lang)},
+            )
         examples.append((text(lang, "example.switch.title"), f"<p>{body}</p>"))
     elif aces:
-        examples.append((text(lang, "example.aces.title"), "<p>" + _html(
-            lang, "example.aces", {"bid": _words(bid, lang), "aces": _strong(aces[0], lang)})
-            + "</p>"))
+        examples.append(
+            (
+                text(lang, "example.aces.title"),
+                "<p>"
+                + _html(
+                    lang, "example.aces", {"bid": _words(bid, lang), "aces": _strong(aces[0], lang)}
+                )
+                + "</p>",
+            )
+        )
     return examples
 
 
@@ -295,10 +370,15 @@ async def rules_page(request: Request) -> Response:
     try:
         rules = query_rules(request)
     except RulesError as error:
-        return HTMLResponse(RULES_ERROR.format(
-            lang=lang, error=html.escape(str(error)),
-            heading=html.escape(text(lang, "page.error.title")),
-            back=html.escape(text(lang, "page.error.back"))), status_code=400)
+        return HTMLResponse(
+            RULES_ERROR.format(
+                lang=lang,
+                error=html.escape(str(error)),
+                heading=html.escape(text(lang, "page.error.title")),
+                back=html.escape(text(lang, "page.error.back")),
+            ),
+            status_code=400,
+        )
     embed = embed_requested(request.query_params)
     explicit = request.query_params.get("lang", "").lower() in LANGUAGES
 
@@ -309,15 +389,19 @@ async def rules_page(request: Request) -> Response:
     parts = [f"<h1>{heading}</h1>"]
     changed = {key: value for key, value in rules.to_overrides().items() if key != "preset"}
     if changed:
-        listed = ", ".join(f"{text(lang, f'opt.{key}')}: {_option_value(lang, value)}"
-                           for key, value in changed.items())
+        listed = ", ".join(
+            f"{text(lang, f'opt.{key}')}: {_option_value(lang, value)}"
+            for key, value in changed.items()
+        )
         parts.append(f"<p class=note>{t('page.changed', list=listed)}</p>")
     for section, paragraphs in rules_sections(rules, lang):
         parts.append(f"<section><h2>{html.escape(section)}</h2>")
         parts.extend(f"<p>{html.escape(paragraph)}</p>" for paragraph in paragraphs)
         parts.append("</section>")
-    parts.append(f"<section class=examples><h2>{t('page.worked')}</h2>"
-                 f"<p class=note>{t('page.worked.note')}</p>")
+    parts.append(
+        f"<section class=examples><h2>{t('page.worked')}</h2>"
+        f"<p class=note>{t('page.worked.note')}</p>"
+    )
     for section, body in worked_examples(rules, lang):
         parts.append(f"<h3>{html.escape(section)}</h3>{body}")
     parts.append("</section>")
@@ -325,35 +409,63 @@ async def rules_page(request: Request) -> Response:
     keep_lang = f"&lang={lang}" if explicit else ""
     link = html.escape(f"/rules?{query}{keep_lang}")
     target = ' target="_parent"' if embed else ""
-    footer = (f'<footer><a href="{link}"{target}>{t("page.link")}</a> · '
-              f'<a href="{link}&amp;embed=1"{target}>{t("page.embed")}</a>'
-              + ("" if embed else f' · <a href="/">{t("page.play")}</a> · '
-                 f'<button type=button data-print>{t("page.print")}</button>')
-              + "</footer>")
+    footer = (
+        f'<footer><a href="{link}"{target}>{t("page.link")}</a> · '
+        f'<a href="{link}&amp;embed=1"{target}>{t("page.embed")}</a>'
+        + (
+            ""
+            if embed
+            else f' · <a href="/">{t("page.play")}</a> · '
+            f"<button type=button data-print>{t('page.print')}</button>"
+        )
+        + "</footer>"
+    )
     switch_query = query + ("&embed=1" if embed else "")
     languages = " · ".join(
-        f"<strong>{html.escape(text(code, 'lang.name'))}</strong>" if code == lang else
-        f'<a href="{html.escape(f"/rules?{switch_query}&lang={code}")}" hreflang="{code}" '
+        f"<strong>{html.escape(text(code, 'lang.name'))}</strong>"
+        if code == lang
+        else f'<a href="{html.escape(f"/rules?{switch_query}&lang={code}")}" hreflang="{code}" '
         f'lang="{code}">{html.escape(text(code, "lang.name"))}</a>'
-        for code in LANGUAGES)
+        for code in LANGUAGES
+    )
     nav = f'<nav aria-label="{t("page.language")}">{t("page.language")}: {languages}</nav>'
     if not embed:
-        nav = (f'<nav aria-label="{t("page.presets")}">{t("page.presets")}: ' + " · ".join(
-            f'<a href="/rules?preset={name}{keep_lang}">{html.escape(preset_title(name, lang))}'
-            "</a>" for name in PRESETS) + "</nav>" + nav)
+        nav = (
+            f'<nav aria-label="{t("page.presets")}">{t("page.presets")}: '
+            + " · ".join(
+                f'<a href="/rules?preset={name}{keep_lang}">{html.escape(preset_title(name, lang))}'
+                "</a>"
+                for name in PRESETS
+            )
+            + "</nav>"
+            + nav
+        )
     # The sheet's own header, with the way back to the game (not in an embed: its page
     # has a header of its own).
-    head = ("" if embed else '<header class=sheet-head><a class=brand href="/">dudo</a>'
-            f'<a href="/" class=back>{t("page.back")}</a></header>')
-    page = RULES_PAGE.format(lang=lang, title=t("page.title", title=title(rules, lang)),
-                             body="".join(parts), footer=footer, nav=nav, head=head,
-                             embed=" embed" if embed else "")
+    head = (
+        ""
+        if embed
+        else '<header class=sheet-head><a class=brand href="/">dudo</a>'
+        f'<a href="/" class=back>{t("page.back")}</a></header>'
+    )
+    page = RULES_PAGE.format(
+        lang=lang,
+        title=t("page.title", title=title(rules, lang)),
+        body="".join(parts),
+        footer=footer,
+        nav=nav,
+        head=head,
+        embed=" embed" if embed else "",
+    )
     return HTMLResponse(page)
 
 
 async def rules_script(request: Request) -> Response:
-    return Response(RULES_SCRIPT, media_type="text/javascript",
-                    headers={"Cache-Control": "public, max-age=3600"})
+    return Response(
+        RULES_SCRIPT,
+        media_type="text/javascript",
+        headers={"Cache-Control": "public, max-age=3600"},
+    )
 
 
 def error_page(message: str, heading: str = "That did not work") -> str:
@@ -418,7 +530,8 @@ button { font: inherit; padding: .2rem .6rem; }
 # The sheet's one <style> element (on its error pages too), allowed by its hash in the
 # content security policy: the sheet stays one self-contained file to print or save.
 STYLE_HASH = "'sha256-{}'".format(
-    base64.b64encode(hashlib.sha256(RULES_STYLE.encode("utf-8")).digest()).decode("ascii"))
+    base64.b64encode(hashlib.sha256(RULES_STYLE.encode("utf-8")).digest()).decode("ascii")
+)
 _STYLE_ELEMENT = "<style>" + RULES_STYLE.replace("{", "{{").replace("}", "}}") + "</style>"
 _ICON = '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">'
 
@@ -428,33 +541,51 @@ for (const button of document.querySelectorAll('[data-print]')) {
 }
 """
 
-RULES_PAGE = """<!doctype html>
+RULES_PAGE = (
+    """<!doctype html>
 <html lang="{lang}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
-<script src="/rules.js" defer></script>""" + _ICON + _STYLE_ELEMENT + """</head>
+<script src="/rules.js" defer></script>"""
+    + _ICON
+    + _STYLE_ELEMENT
+    + """</head>
 <body class="rules{embed}">{head}<main>{nav}{body}{footer}</main></body></html>
 """
+)
 
-RULES_ERROR = """<!doctype html>
+RULES_ERROR = (
+    """<!doctype html>
 <html lang="{lang}"><head><meta charset="utf-8"><title>{heading}</title>
-""" + _ICON + _STYLE_ELEMENT + """</head>
+"""
+    + _ICON
+    + _STYLE_ELEMENT
+    + """</head>
 <body><main><h1>{heading}</h1><p>{error}</p>
 <p><a href="/rules?lang={lang}">{back}</a></p></main></body></html>
 """
+)
 
-ERROR_PAGE = """<!doctype html>
+ERROR_PAGE = (
+    """<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{heading}</title>
-""" + _ICON + _STYLE_ELEMENT + """</head>
+"""
+    + _ICON
+    + _STYLE_ELEMENT
+    + """</head>
 <body><main><h1>{heading}</h1><p>{message}</p>
 <p><a href="/">dudo</a> · <a href="/rules">The rules</a></p></main></body></html>
 """
+)
 
-PLACEHOLDER_PAGE = """<!doctype html>
+PLACEHOLDER_PAGE = (
+    """<!doctype html>
 <html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">
-<title>dudo</title>""" + _STYLE_ELEMENT + """
+<title>dudo</title>"""
+    + _STYLE_ELEMENT
+    + """
 <body>
 <h1>dudo</h1>
 <p>Liar's Dice for friends and programs. This server (version {version}) speaks the dudo
@@ -463,3 +594,4 @@ WebSocket protocol; the browser table is on its way. Meanwhile play in a termina
 <p><a href="/rules">The rules</a> · <a href="/healthz">health</a></p>
 </body></html>
 """
+)

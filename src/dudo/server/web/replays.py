@@ -75,8 +75,9 @@ def _lower_priority() -> None:
 
 def worker_pool() -> Executor:
     """One worker process, started fresh (spawned: the server's threads are not forked)."""
-    return ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_lower_priority)
+    return ProcessPoolExecutor(
+        max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_lower_priority
+    )
 
 
 def game_id_refusal(game_id: str) -> Response | None:
@@ -93,10 +94,15 @@ class Analyses:
     """Analyses of finished games (as JSON bytes), made once each, one at a time, in a
     worker process; the waiting bounded, and the making per client limited."""
 
-    def __init__(self, load: LoadGame, size: int = CACHED_ANALYSES,
-                 executor: Callable[[], Executor] | None = worker_pool,
-                 max_waiting: int = MAX_WAITING, per_client_burst: int = PER_CLIENT_BURST,
-                 per_client_per_minute: float = PER_CLIENT_PER_MINUTE) -> None:
+    def __init__(
+        self,
+        load: LoadGame,
+        size: int = CACHED_ANALYSES,
+        executor: Callable[[], Executor] | None = worker_pool,
+        max_waiting: int = MAX_WAITING,
+        per_client_burst: int = PER_CLIENT_BURST,
+        per_client_per_minute: float = PER_CLIENT_PER_MINUTE,
+    ) -> None:
         self.load = load
         self.size = size
         self.done: OrderedDict[str, bytes] = OrderedDict()
@@ -132,15 +138,18 @@ class Analyses:
             return await asyncio.shield(waiting)
         if len(self.pending) > self.max_waiting:
             self.refused["busy"] += 1
-            raise AnalysesBusy("busy", "many analyses are being made just now: try again "
-                                       "in a moment", 5.0)
+            raise AnalysesBusy(
+                "busy", "many analyses are being made just now: try again in a moment", 5.0
+            )
         if not self.clients.take(client):
             self.refused["too_many_analyses"] += 1
             wait = math.ceil(1 / self.clients.rate) if self.clients.rate else 60
-            raise AnalysesBusy("too_many_analyses", "you asked for many analyses just now: "
-                                                    "wait a little", float(wait))
-        future: asyncio.Future[bytes | None] = (
-            asyncio.get_running_loop().create_future())
+            raise AnalysesBusy(
+                "too_many_analyses",
+                "you asked for many analyses just now: wait a little",
+                float(wait),
+            )
+        future: asyncio.Future[bytes | None] = asyncio.get_running_loop().create_future()
         self.pending[game_id] = future
         try:
             result = await self._make(game_id)
@@ -160,12 +169,14 @@ class Analyses:
         async with self.worker:
             if self._make_executor is None:
                 analysis = await asyncio.to_thread(
-                    lambda: json.dumps(analyze(record).to_json(), separators=(",", ":")).encode())
+                    lambda: json.dumps(analyze(record).to_json(), separators=(",", ":")).encode()
+                )
             else:
                 if self._executor is None:
                     self._executor = self._make_executor()
                 analysis = await asyncio.get_running_loop().run_in_executor(
-                    self._executor, analysis_json, record)
+                    self._executor, analysis_json, record
+                )
         self.made += 1
         if analysis is not None:
             self.zipped[game_id] = await asyncio.to_thread(gzip.compress, analysis, 6)
@@ -185,13 +196,17 @@ def scenario_of(record: dict[str, Any]) -> dict[str, Any]:
     if isinstance(names, list) and names:
         about += ": " + ", ".join(f"seat {seat} {name}" for seat, name in enumerate(names))
     scenario: dict[str, Any] = {"about": about}
-    scenario.update({key: record[key] for key in ("rules", "players", "start", "rounds")
-                     if key in record})
+    scenario.update(
+        {key: record[key] for key in ("rules", "players", "start", "rounds") if key in record}
+    )
     return scenario
 
 
-def replay_routes(load: LoadGame, client_of: Callable[[Request], str] | None = None,
-                  analyses: Analyses | None = None) -> list[BaseRoute]:
+def replay_routes(
+    load: LoadGame,
+    client_of: Callable[[Request], str] | None = None,
+    analyses: Analyses | None = None,
+) -> list[BaseRoute]:
     """The routes; ``load`` fetches a finished game's record by id (the store's),
     ``client_of`` names the client a request comes from (its address)."""
     analyses = analyses or Analyses(load)
@@ -201,26 +216,45 @@ def replay_routes(load: LoadGame, client_of: Callable[[Request], str] | None = N
         refusal = game_id_refusal(game_id)
         if refusal is not None:
             return refusal
-        client = client_of(request) if client_of else (
-            request.client.host if request.client else "unknown")
+        client = (
+            client_of(request)
+            if client_of
+            else (request.client.host if request.client else "unknown")
+        )
         try:
             analysis = await analyses.get(game_id, client)
         except AnalysesBusy as busy:
             status = 429 if busy.code == "too_many_analyses" else 503
-            return JSONResponse({"error": busy.code, "message": str(busy)}, status,
-                                headers={"Retry-After": f"{busy.retry_after:.0f}"})
+            return JSONResponse(
+                {"error": busy.code, "message": str(busy)},
+                status,
+                headers={"Retry-After": f"{busy.retry_after:.0f}"},
+            )
         except AnalysisError as error:
-            log.warning("analysis_failed", extra={"fields": {
-                "event": "analysis_failed", "game_id": game_id, "error": str(error)[:200]}})
-            return JSONResponse({"error": "bad_record",
-                                 "message": f"this game's record cannot be analysed: {error}"},
-                                500)
+            log.warning(
+                "analysis_failed",
+                extra={
+                    "fields": {
+                        "event": "analysis_failed",
+                        "game_id": game_id,
+                        "error": str(error)[:200],
+                    }
+                },
+            )
+            return JSONResponse(
+                {
+                    "error": "bad_record",
+                    "message": f"this game's record cannot be analysed: {error}",
+                },
+                500,
+            )
         if analysis is None:
             return JSONResponse(NO_GAME, 404)
         headers = {"Cache-Control": "public, max-age=3600", "Vary": "Accept-Encoding"}
         zipped = analyses.zipped.get(game_id)
         if zipped is not None and "gzip" in accepted_encodings(
-                request.headers.get("accept-encoding", "")):
+            request.headers.get("accept-encoding", "")
+        ):
             headers["Content-Encoding"] = "gzip"
             return Response(zipped, media_type="application/json", headers=headers)
         return Response(analysis, media_type="application/json", headers=headers)
@@ -233,8 +267,12 @@ def replay_routes(load: LoadGame, client_of: Callable[[Request], str] | None = N
         record = await load(game_id)
         if record is None:
             return JSONResponse(NO_GAME, 404)
-        return JSONResponse(scenario_of(record), headers={
-            "Content-Disposition": f'attachment; filename="dudo-{game_id}.scenario.json"'})
+        return JSONResponse(
+            scenario_of(record),
+            headers={"Content-Disposition": f'attachment; filename="dudo-{game_id}.scenario.json"'},
+        )
 
-    return [Route("/api/games/{game_id}/analysis", game_analysis),
-            Route("/api/games/{game_id}/scenario", game_scenario)]
+    return [
+        Route("/api/games/{game_id}/analysis", game_analysis),
+        Route("/api/games/{game_id}/scenario", game_scenario),
+    ]

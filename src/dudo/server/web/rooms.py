@@ -58,13 +58,23 @@ class QuickGame(BaseModel):
 
 def refused(error: RoomError) -> JSONResponse:
     """A room's (or the lobby's) refusal as the JSON error shape, with its status."""
-    status = {"no_room": 404, "too_many_guesses": 429, "full": 409, "started": 409,
-              "server_full": 503, "too_large": 413, "too_many_rooms": 429, "locked": 403,
-              "unsupported_media_type": 415, "moved": 503,
-              "unavailable": 503}.get(error.code, 400)
+    status = {
+        "no_room": 404,
+        "too_many_guesses": 429,
+        "full": 409,
+        "started": 409,
+        "server_full": 503,
+        "too_large": 413,
+        "too_many_rooms": 429,
+        "locked": 403,
+        "unsupported_media_type": 415,
+        "moved": 503,
+        "unavailable": 503,
+    }.get(error.code, 400)
     headers = {"Retry-After": "1"} if error.code == "unavailable" else None
-    return JSONResponse({"error": error.code, "message": str(error)}, status_code=status,
-                        headers=headers)
+    return JSONResponse(
+        {"error": error.code, "message": str(error)}, status_code=status, headers=headers
+    )
 
 
 async def read_json(request: Request, model: type[BaseModel]) -> Any:
@@ -91,8 +101,9 @@ async def read_body(request: Request) -> bytes:
             raise too_large
     media_type = request.headers.get("content-type", "").partition(";")[0]
     if media_type.strip().lower() != "application/json":
-        raise RoomError("unsupported_media_type",
-                        "send the body as JSON, with Content-Type: application/json")
+        raise RoomError(
+            "unsupported_media_type", "send the body as JSON, with Content-Type: application/json"
+        )
     body = bytearray()
     try:
         async for chunk in request.stream():
@@ -106,17 +117,26 @@ async def read_body(request: Request) -> bytes:
 
 async def locate(request: HTTPConnection) -> Room | Elsewhere:
     """The room a request names: a Room here, or Elsewhere (another node holds it)."""
-    return await server_of(request).lobby.locate(request.path_params["code"],
-                                                 client_of(request), client_id_of(request),
-                                                 relayed=relayed(request))
+    return await server_of(request).lobby.locate(
+        request.path_params["code"],
+        client_of(request),
+        client_id_of(request),
+        relayed=relayed(request),
+    )
 
 
 async def relay_http(request: Request, where: Elsewhere, body: bytes | None) -> Response:
     relay = server_of(request).live.relay
     assert relay is not None  # only a cluster node finds a room elsewhere
     query = f"?{request.url.query}" if request.url.query else ""
-    return await relay.forward(where.address, request.method, request.url.path + query,
-                               body, client_of(request), client_id_of(request))
+    return await relay.forward(
+        where.address,
+        request.method,
+        request.url.path + query,
+        body,
+        client_of(request),
+        client_id_of(request),
+    )
 
 
 async def profile_of(request: Request, secret: str | None) -> str | None:
@@ -139,9 +159,16 @@ async def create_room(request: Request) -> Response:
         if body.timer and body.timer < 5:
             raise RoomError("bad_timer", "the turn timer is 0 (off) or 5 to 600 seconds")
         joined = await server_of(request).lobby.create(
-            name, rules=rules, seats=body.seats, bots=body.bots, timer=body.timer,
-            public=body.public, show_lost_dice=body.show_lost_dice, client=client_of(request),
-            profile=await profile_of(request, body.profile))
+            name,
+            rules=rules,
+            seats=body.seats,
+            bots=body.bots,
+            timer=body.timer,
+            public=body.public,
+            show_lost_dice=body.show_lost_dice,
+            client=client_of(request),
+            profile=await profile_of(request, body.profile),
+        )
     except RoomError as error:
         return refused(error)
     except (RulesError, ValueError) as error:
@@ -162,8 +189,7 @@ async def join_room(request: Request) -> Response:
             joined = await room.ask(inbox.Join(clean_name(body.name), body.invite, profile))
         except RoomError as error:
             if error.code == "locked" and body.invite:
-                await server_of(request).lobby.wrong_key(client_of(request),
-                                                         client_id_of(request))
+                await server_of(request).lobby.wrong_key(client_of(request), client_id_of(request))
             raise
     except RoomError as error:
         return refused(error)
@@ -177,8 +203,11 @@ async def quick_game(request: Request) -> Response:
         wanted: QuickGame = await read_json(request, QuickGame)
         rules = Rules.from_json(wanted.rules) if wanted.rules is not None else None
         joined = await server_of(request).lobby.quick(
-            clean_name(wanted.name), client=client_of(request), rules=rules,
-            profile=await profile_of(request, wanted.profile))
+            clean_name(wanted.name),
+            client=client_of(request),
+            rules=rules,
+            profile=await profile_of(request, wanted.profile),
+        )
     except RoomError as error:
         return refused(error)
     except (RulesError, ValueError) as error:
@@ -200,13 +229,19 @@ async def room_qr(request: Request) -> Response:
     """The share panel's QR code (dudo.server.web.share): the room's link for the page's
     ``?origin=``, with the host's ``?invite=`` key if given. An unknown room, or a key
     that is not the room's, is answered like an address that does not exist."""
-    nothing = JSONResponse({"error": "not_found",
-                            "message": "there is nothing at this address"}, 404)
+    nothing = JSONResponse(
+        {"error": "not_found", "message": "there is nothing at this address"}, 404
+    )
     invite = request.query_params.get("invite") or None
     origin = clean_origin(request.query_params.get("origin", ""))
     if not relayed(request) and (origin is None or not own_origin(request, origin)):
-        return JSONResponse({"error": "bad_request", "message": "origin: give this "
-                             "site's own origin, as the page's location.origin"}, 400)
+        return JSONResponse(
+            {
+                "error": "bad_request",
+                "message": "origin: give this site's own origin, as the page's location.origin",
+            },
+            400,
+        )
     try:
         room = await locate(request)
         if isinstance(room, Elsewhere):
@@ -218,9 +253,11 @@ async def room_qr(request: Request) -> Response:
     assert origin is not None
     # The image is the same for the same address: the browser keeps it a day. Private:
     # the host's address carries the invite key.
-    return Response(qr_svg(share_link(origin, room.code, invite)),
-                    media_type="image/svg+xml",
-                    headers={"Cache-Control": "private, max-age=86400"})
+    return Response(
+        qr_svg(share_link(origin, room.code, invite)),
+        media_type="image/svg+xml",
+        headers={"Cache-Control": "private, max-age=86400"},
+    )
 
 
 async def public_rooms(request: Request) -> Response:
@@ -233,6 +270,5 @@ async def game_record(request: Request) -> Response:
         return JSONResponse({"error": "bad_request", "message": "not a game id"}, 400)
     record = await server_of(request).live.store.load_game(game_id)
     if record is None:
-        return JSONResponse({"error": "no_game",
-                             "message": "no finished game with that id"}, 404)
+        return JSONResponse({"error": "no_game", "message": "no finished game with that id"}, 404)
     return JSONResponse(record)

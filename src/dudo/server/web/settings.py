@@ -42,13 +42,24 @@ class ServerSettings:
 
     @classmethod
     def from_env(cls, database: str | None = None) -> ServerSettings:
-        settings = cls(database=database or os.environ.get("DUDO_DATABASE", DEFAULT_DATABASE),
-                       gc_policy=os.environ.get("DUDO_GC", "clock"),
-                       allowed_origins=parse_origins(os.environ.get("DUDO_ALLOWED_ORIGINS", "")))
+        settings = cls(
+            database=database or os.environ.get("DUDO_DATABASE", DEFAULT_DATABASE),
+            gc_policy=os.environ.get("DUDO_GC", "clock"),
+            allowed_origins=parse_origins(os.environ.get("DUDO_ALLOWED_ORIGINS", "")),
+        )
         if settings.gc_policy not in ("clock", "python"):
             raise ValueError(f"DUDO_GC must be 'clock' or 'python', not {settings.gc_policy!r}")
-        for name in ("bot_delay", "reveal_pause", "seed_window", "grace", "quick_fill",
-                     "close_after_game", "close_when_idle", "close_empty_lobby", "write_patience"):
+        for name in (
+            "bot_delay",
+            "reveal_pause",
+            "seed_window",
+            "grace",
+            "quick_fill",
+            "close_after_game",
+            "close_when_idle",
+            "close_empty_lobby",
+            "write_patience",
+        ):
             value = os.environ.get(f"DUDO_{name.upper()}")
             if value is not None:
                 setattr(settings.room, name, _env_number(name, value, float, "seconds"))
@@ -57,13 +68,13 @@ class ServerSettings:
             if value is not None:
                 number = _env_number(name, value, float, "number")
                 if number <= 0:
-                    raise ValueError(f"DUDO_{name.upper()} must be a positive number of "
-                                     "seconds")
+                    raise ValueError(f"DUDO_{name.upper()} must be a positive number of seconds")
                 setattr(settings.cluster_settings, name, number)
         value = os.environ.get("DUDO_REDIS_CONNECTIONS")
         if value is not None:
             settings.cluster_settings.redis_connections = _env_number(
-                "redis_connections", value, int, "whole number")
+                "redis_connections", value, int, "whole number"
+            )
             if settings.cluster_settings.redis_connections < 1:
                 raise ValueError("DUDO_REDIS_CONNECTIONS must be at least 1")
         value = os.environ.get("DUDO_SWEEP_INTERVAL")
@@ -78,15 +89,20 @@ class ServerSettings:
                 setattr(settings.gate, name, _env_number(name, value, number, "number"))
         value = os.environ.get("DUDO_MAX_SPECTATORS")
         if value is not None:
-            settings.room.max_spectators = _env_number("max_spectators", value, int,
-                                                       "whole number")
-        for name in ("max_rooms", "max_lobbies", "creation_burst", "guesses_per_client",
-                     "guesses_per_address", "ipv4_prefix", "ipv6_prefix"):
+            settings.room.max_spectators = _env_number("max_spectators", value, int, "whole number")
+        for name in (
+            "max_rooms",
+            "max_lobbies",
+            "creation_burst",
+            "guesses_per_client",
+            "guesses_per_address",
+            "ipv4_prefix",
+            "ipv6_prefix",
+        ):
             value = os.environ.get(f"DUDO_{name.upper()}")
             if value is not None:
                 setattr(settings.limits, name, _env_number(name, value, int, "whole number"))
-        for name in ("creations_per_minute", "closed_retention", "group_share",
-                     "evict_idle_after"):
+        for name in ("creations_per_minute", "closed_retention", "group_share", "evict_idle_after"):
             value = os.environ.get(f"DUDO_{name.upper()}")
             if value is not None:
                 setattr(settings.limits, name, _env_number(name, value, float, "number"))
@@ -118,8 +134,9 @@ def parse_origins(text: str) -> tuple[str, ...]:
             continue
         parts = urlsplit(origin)
         if parts.scheme not in ("http", "https") or not parts.netloc or parts.path:
-            raise ValueError(f"DUDO_ALLOWED_ORIGINS: {entry.strip()!r} is not an origin "
-                             "like https://dudo.example or http://localhost:8000")
+            raise ValueError(
+                f"DUDO_ALLOWED_ORIGINS: {entry.strip()!r} is not an origin "
+                "like https://dudo.example or http://localhost:8000"
+            )
         origins.append(origin)
     return tuple(origins)
-

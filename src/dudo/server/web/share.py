@@ -32,8 +32,12 @@ def clean_origin(text: str) -> str | None:
         parts = urlsplit(text)
     except ValueError:
         return None
-    if (parts.scheme not in ("http", "https") or not parts.netloc or "@" in parts.netloc
-            or text != f"{parts.scheme}://{parts.netloc}"):
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.netloc
+        or "@" in parts.netloc
+        or text != f"{parts.scheme}://{parts.netloc}"
+    ):
         return None
     return text
 
@@ -50,6 +54,15 @@ def qr_svg(link: str) -> bytes:
     its viewBox (the page decides how big it is drawn)."""
     symbol = segno.make(link, error=ERROR_CORRECTION)
     out = io.BytesIO()
-    symbol.save(out, kind="svg", xmldecl=False, omitsize=True, border=QUIET_ZONE,
-                dark="#000", light="#fff", svgclass=None, lineclass=None)
+    symbol.save(
+        out,
+        kind="svg",
+        xmldecl=False,
+        omitsize=True,
+        border=QUIET_ZONE,
+        dark="#000",
+        light="#fff",
+        svgclass=None,
+        lineclass=None,
+    )
     return out.getvalue()

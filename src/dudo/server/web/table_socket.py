@@ -40,8 +40,9 @@ async def room_socket(websocket: WebSocket) -> None:
         # the error shape), before the socket costs an upgrade, a task and a close.
         code, message = refusal
         server.refusals.refused(code)  # counted; uvicorn's error line about it is dropped
-        await websocket.send_denial_response(JSONResponse(
-            {"error": code, "message": message}, status_code=429))
+        await websocket.send_denial_response(
+            JSONResponse({"error": code, "message": message}, status_code=429)
+        )
         return
     try:
         offered = websocket.scope.get("subprotocols") or []
@@ -65,10 +66,12 @@ async def seated_socket(websocket: WebSocket, address: str, offered: list[str]) 
     # X-Forwarded-Host (or Forwarded), believed only from --forwarded-allow-ips.
     origin = websocket.headers.get("origin")
     if not own_origin(websocket, origin):
-        server.origin_warnings.refused(origin or "", websocket.headers.get("host"),
-                                       websocket.scope.get(SCOPE_KEY))
-        await refuse(websocket, "bad_origin",
-                     "pages from another site cannot connect to this server", 4403)
+        server.origin_warnings.refused(
+            origin or "", websocket.headers.get("host"), websocket.scope.get(SCOPE_KEY)
+        )
+        await refuse(
+            websocket, "bad_origin", "pages from another site cannot connect to this server", 4403
+        )
         return
     try:
         room = await locate(websocket)
@@ -76,31 +79,37 @@ async def seated_socket(websocket: WebSocket, address: str, offered: list[str]) 
         await refuse(websocket, error.code, str(error), 4412 if error.code == "moved" else 4404)
         return
     except RedisError:  # a cluster node that cannot reach Redis: try again later
-        await refuse(websocket, "unavailable",
-                     "the server cannot reach its cluster just now: reconnect", 1013)
+        await refuse(
+            websocket,
+            "unavailable",
+            "the server cannot reach its cluster just now: reconnect",
+            1013,
+        )
         return
     if isinstance(room, Elsewhere):
         relay = server.live.relay
         assert relay is not None  # only a cluster node finds a room elsewhere
-        await relay.socket(websocket, room.address, room.code, offered, address,
-                           client_id_of(websocket))
+        await relay.socket(
+            websocket, room.address, room.code, offered, address, client_id_of(websocket)
+        )
         return
     # The seat token: in the subprotocol list ("token.<token>"), so no URL (and no
     # proxy's access log) carries it; ?token= still works, deprecated.
-    token = next((part[len("token."):] for part in offered if part.startswith("token.")),
-                 None) or websocket.query_params.get("token")
+    token = next(
+        (part[len("token.") :] for part in offered if part.startswith("token.")), None
+    ) or websocket.query_params.get("token")
     seat = None
     if token:
         seat = room.seat_of(token)
         if seat is None:
-            await refuse(websocket, "bad_token", "that seat token is not valid for this room",
-                         4401)
+            await refuse(websocket, "bad_token", "that seat token is not valid for this room", 4401)
             return
     await play(server, websocket, room, Connection(websocket.send_text, seat), address)
 
 
-async def play(server: Server, websocket: WebSocket, room: Room, connection: Connection,
-               address: str) -> None:
+async def play(
+    server: Server, websocket: WebSocket, room: Room, connection: Connection, address: str
+) -> None:
     """The socket's life at the table: the room hears of it, then of each message it reads
     (parsed and within the gate's budget), then of its end."""
     gate, metrics = server.gate, server.metrics
@@ -139,8 +148,11 @@ async def play(server: Server, websocket: WebSocket, room: Room, connection: Con
             if not gate.message(address, budget):
                 # Not remembered under the id: the same action may be sent again later.
                 metrics.rejected += 1
-                connection.send(error_message("rate_limited", "too many messages: slow down",
-                                              getattr(parsed, "id", None)))
+                connection.send(
+                    error_message(
+                        "rate_limited", "too many messages: slow down", getattr(parsed, "id", None)
+                    )
+                )
                 continue
             room.tell(inbox.Deliver(connection, parsed))
     except WebSocketDisconnect:
