@@ -2,7 +2,8 @@
 #              this computer only (http://localhost:8000/)
 # make party - the same, for friends on your Wi-Fi: listens on all interfaces and prints the
 #              addresses to share, with a QR code for phones (dudo serve --lan)
-# make test  - add the test tools to .venv, then lint (ruff), type-check (mypy) and test (pytest)
+# make test  - add the test tools to .venv, then lint and check the format (ruff), type-check
+#              (mypy, strict) and test (pytest)
 # make bench - the engine benchmark against OpenSpiel (figures go to docs/benchmarks.md)
 
 PYTHON ?= python3
@@ -37,6 +38,7 @@ test: lint types unit
 
 lint: $(BIN)/.test-installed
 	$(BIN)/ruff check src tests bench examples
+	$(BIN)/ruff format --check src tests bench examples
 
 types: $(BIN)/.test-installed
 	$(BIN)/mypy
