@@ -1089,6 +1089,42 @@ def verify(
     typer.echo("verified: every die follows from the published seeds")
 
 
+def _chance(decision: Any) -> str:
+    """How likely the bid made (or, for a call, the bid called) was to hold."""
+    if decision.bid_odds is not None:
+        return f"{decision.bid_odds.holds:.0%}"
+    assert decision.standing_odds is not None
+    if decision.kind == "dudo":
+        return f"bid {decision.standing_odds.holds:.0%}"
+    return f"exact {decision.standing_odds.exact:.0%}"
+
+
+def _decision_notes(
+    decision: Any, reveal: Any, name: Callable[[int], str], points: bool
+) -> list[str]:
+    """The notes column of `dudo analyze`: mistakes, bluffs and how a call ended."""
+    notes = []
+    if decision.mistake == "call_on_likely_bid":
+        notes.append("[bold red]MISTAKE[/]: called a likely bid")
+    elif decision.mistake:
+        notes.append("[bold red]MISTAKE[/]: long shot")
+    if decision.bluff:
+        notes.append("bluff, caught" if decision.caught else "bluff")
+    if decision.outcome and reveal is not None:
+        lost = (
+            "nobody loses"
+            if reveal.loser is None
+            else f"{name(reveal.loser)} {'+' if points else '−'}{reveal.change}"
+        )
+        counted = (
+            ""
+            if reveal.count is None  # a Common Hand reveal counts no face
+            else f" {reveal.count} counted,"
+        )
+        notes.append(f"{decision.outcome}:{counted} {lost}")
+    return notes
+
+
 def _player_summary(analysis: Any, name: Callable[[int], str]) -> Table:
     """The per-player table under `dudo analyze`'s list of moves."""
     from rich import box
@@ -1223,33 +1259,8 @@ def analyze(
     for entry in analysis.rounds:
         shown = [d for d in entry.decisions if d.mistake or not mistakes_only]
         for decision in shown:
-            if decision.bid_odds is not None:
-                chance = f"{decision.bid_odds.holds:.0%}"
-            elif decision.standing_odds is not None and decision.kind == "dudo":
-                chance = f"bid {decision.standing_odds.holds:.0%}"
-            else:
-                assert decision.standing_odds is not None
-                chance = f"exact {decision.standing_odds.exact:.0%}"
-            notes = []
-            if decision.mistake == "call_on_likely_bid":
-                notes.append("[bold red]MISTAKE[/]: called a likely bid")
-            elif decision.mistake:
-                notes.append("[bold red]MISTAKE[/]: long shot")
-            if decision.bluff:
-                notes.append("bluff, caught" if decision.caught else "bluff")
-            reveal = entry.reveal
-            if decision.outcome and reveal is not None:
-                lost = (
-                    "nobody loses"
-                    if reveal.loser is None
-                    else f"{name(reveal.loser)} {'+' if points else '−'}{reveal.change}"
-                )
-                counted = (
-                    ""
-                    if reveal.count is None  # a Common Hand reveal counts no face
-                    else f" {reveal.count} counted,"
-                )
-                notes.append(f"{decision.outcome}:{counted} {lost}")
+            chance = _chance(decision)
+            notes = _decision_notes(decision, entry.reveal, name, points)
             table.add_row(
                 f"{entry.number}.{decision.index + 1}",
                 name(decision.seat),

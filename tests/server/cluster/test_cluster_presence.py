@@ -11,7 +11,8 @@ from pathlib import Path
 
 from clusterkit import redis_server
 from dudo.rules import Rules
-from dudo.server.cluster.presence import Cluster, ClusterSettings, rules_key
+from dudo.server.cluster.presence import Cluster, ClusterSettings
+from dudo.server.site.base import rules_key
 
 FAST = ClusterSettings(lease=0.5, renew_every=0.1)
 

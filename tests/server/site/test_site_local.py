@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from dudo.rules import Rules
-from dudo.server.cluster.presence import Cluster, ClusterSettings, rules_key
+from dudo.server.cluster.presence import Cluster, ClusterSettings
 from dudo.server.cluster.site import RedisSite
-from dudo.server.site.base import Site
+from dudo.server.site.base import Site, rules_key
 from dudo.server.site.limits import SiteLimits
 from dudo.server.site.lobby import Lobby
 from dudo.server.site.local import LocalSite

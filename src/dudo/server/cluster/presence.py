@@ -26,7 +26,6 @@ Redis Cluster's slot routing does not allow.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import logging
 import secrets
@@ -37,8 +36,6 @@ from typing import Any
 
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import RedisError
-
-from dudo.rules import Rules
 
 log = logging.getLogger("dudo.cluster")
 
@@ -105,12 +102,6 @@ local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return n
 """
-
-
-def rules_key(rules: Rules) -> str:
-    """A short stable name for a rule set (quick tables are matched by their rules)."""
-    text = json.dumps(rules.to_json(), sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 @dataclass

@@ -10,10 +10,13 @@ rooms, and what changed here (``publish``). One process answers from memory
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
+from dudo.rules import Rules
 from dudo.server.site.limits import SiteLimits
 
 # Joining a room on another node (the app relays it): (address, code, name, client, the
@@ -99,3 +102,9 @@ class Site(Protocol):
 
     async def leave(self) -> None:
         """This node leaves the site (a drain)."""
+
+
+def rules_key(rules: Rules) -> str:
+    """A short stable name for a rule set (quick tables are matched by their rules)."""
+    text = json.dumps(rules.to_json(), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]

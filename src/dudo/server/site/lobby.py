@@ -20,7 +20,6 @@ Limits that keep one client from closing the site to everyone (:class:`SiteLimit
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from collections import Counter
@@ -31,15 +30,15 @@ from typing import Any
 from dudo.dice import Cups
 from dudo.fairness import derive_dice
 from dudo.rules import Rules
-from dudo.server.cluster.presence import rules_key
 from dudo.server.guard.gate import Buckets
 from dudo.server.guard.networks import network_of
 from dudo.server.logs import log_event
 from dudo.server.outage import StoreHealth
 from dudo.server.site.admission import admit_creation, full
-from dudo.server.site.base import JoinElsewhere, Site
+from dudo.server.site.base import JoinElsewhere, Site, rules_key
 from dudo.server.site.limits import GuessBudget, GuessLimiter, SiteLimits
 from dudo.server.site.local import LocalSite
+from dudo.server.site.publishing import publication
 from dudo.server.table.inbox import Join
 from dudo.server.table.room import MAX_SEATS, MIN_SEATS, Room, RoomConfig, RoomError, system_entropy
 from dudo.store import Store
@@ -158,27 +157,6 @@ class Lobby:
                 log_event(log, "room_closed", room=code, status=room.status)
         return closed
 
-    async def sweep_forever(self, every: float = 60.0) -> None:
-        """Close idle rooms once a minute and apply the retention policy once an hour
-        (run as a task by the app)."""
-        sweeps = 0
-        while True:
-            await asyncio.sleep(every)
-            try:
-                await self.close_idle_rooms()
-                if sweeps % 60 == 0:
-                    await self.purge_closed_rooms()
-            except Exception:  # a store hiccup must not end the sweeping for good
-                log.exception("sweeping rooms failed")
-            sweeps += 1
-
-    async def purge_closed_rooms(self) -> int:
-        """Delete the logs of rooms closed longer than the retention period."""
-        purged = await self.store.purge_closed_rooms(self.clock() - self.limits.closed_retention)
-        if purged:
-            log_event(log, "rooms_purged", rooms=purged)
-        return purged
-
     async def recover(self) -> int:
         """Rebuild every live room from its log (after a start or a crash). A room whose
         log cannot be replayed is logged and left out (``unrecoverable``), never allowed to
@@ -276,32 +254,7 @@ class Lobby:
     async def publish(self) -> None:
         """Tell the site what changed here: rooms that left the lobby (for the lobby
         cap), public lobbies (for the list on the home page), open quick tables."""
-        lobbies_left: list[str] = []
-        public: dict[str, str | None] = {}
-        quick: dict[str, tuple[str, bool]] = {}
-        for code in [code for code in self._published if code not in self.rooms]:
-            del self._published[code]
-        for code, room in self.rooms.items():
-            waiting = room.status == "lobby" and not room.closed
-            listed = (
-                json.dumps(room.summary(), separators=(",", ":"))
-                if waiting and room.public
-                else None
-            )
-            open_quick = (
-                waiting
-                and room.quick
-                and room.public
-                and any(seat.kind == "open" for seat in room.seats)
-            )
-            before = self._published.get(code, (True, None, False))
-            if before[0] and not waiting:
-                lobbies_left.append(code)
-            if before[1] != listed:
-                public[code] = listed
-            if room.quick and before[2] != open_quick:
-                quick[code] = (rules_key(room.rules), open_quick)
-            self._published[code] = (waiting, listed, open_quick)
+        lobbies_left, public, quick = publication(self.rooms, self._published)
         if lobbies_left or public or quick:
             await self.site.publish(lobbies_left, public, quick)
 

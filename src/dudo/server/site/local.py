@@ -7,8 +7,8 @@ import contextlib
 from collections.abc import AsyncIterator, Callable, Iterable
 from typing import Any
 
-from dudo.server.cluster.presence import rules_key
 from dudo.server.guard.gate import Buckets
+from dudo.server.site.base import rules_key
 from dudo.server.site.limits import GuessBudget, SiteLimits
 from dudo.server.table.room import Room, RoomError
 

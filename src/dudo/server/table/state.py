@@ -163,7 +163,11 @@ class Fair:
 
 class RoomState:
     """Everything about one room that its log determines. Change it only with
-    :meth:`apply` (the room sets a few runtime slots on seats, see :class:`Seat`)."""
+    :meth:`apply` (the room sets a few runtime slots on seats, see :class:`Seat`).
+
+    Long on purpose: it is the reducer of the room's log, one ``_apply_*`` per kind of
+    entry beside the state each changes, so that what a stored log means is read in one
+    place (and a log replays to the same room after a restart)."""
 
     def __init__(self, code: str, config: RoomConfig, deal: Callable[..., Cups]) -> None:
         self.code = code

@@ -26,6 +26,7 @@ from dudo.server.cluster.site import RedisSite
 from dudo.server.collector import Collector
 from dudo.server.logs import log_event
 from dudo.server.site.lobby import Lobby
+from dudo.server.site.sweeper import sweep_forever
 from dudo.server.table.room import RoomConfig
 from dudo.server.web.state import Running, Server
 from dudo.store import Store, open_store
@@ -123,7 +124,7 @@ class Lifespan:
             tasks.append(asyncio.create_task(lobby.site.keep_forever(lobby), name="dudo-lease"))
         tasks.append(
             asyncio.create_task(
-                lobby.sweep_forever(settings.sweep_interval), name="dudo-room-sweeper"
+                sweep_forever(lobby, settings.sweep_interval), name="dudo-room-sweeper"
             )
         )
         app.state.drain = lobby.drain  # DrainingServer hands rooms off on SIGTERM
