@@ -10,7 +10,7 @@ blackholes (bytes swallowed). In each outage:
   recovery is acknowledged and is in the stored log exactly once;
 - creating a room on either node answers ``503 unavailable``, and the refused room is not
   left counted in Redis;
-- each node's /healthz answers within 1 s (503 while the database does not answer);
+- each node's /healthz answers promptly: it gives up on the database after 0.8 s (503 while it does not answer);
 - no node loses its lease, none drops or hands over a room: the database being away is
   no reason to give rooms up while Redis answers (a node whose upkeep waited on the
   database past its lease would let every room go);
@@ -81,7 +81,7 @@ def metric(node: Node, name: str) -> float:
 
 
 def health(node: Node) -> dict[str, Any]:
-    """/healthz, which must answer within 1 s whatever the database does."""
+    """/healthz, which must answer in time whatever the database does (HEALTH_WITHIN)."""
     started = time.monotonic()
     answer = httpx.get(f"{node.base}/healthz", timeout=HEALTH_WITHIN)  # raises if slower
     assert time.monotonic() - started < HEALTH_WITHIN

@@ -16,7 +16,10 @@ from dudo.server.cluster.lease import LeaseKeeper
 from dudo.server.cluster.presence import Cluster, ClusterSettings
 from dudo.server.web.app import ServerSettings, create_app, stop_task
 
-LEASE = 0.6
+# A lease long enough that a full test run on two busy cores cannot starve the keeper's
+# thread past it (it renews every RENEW), short enough that blocking for two leases stays
+# a few seconds.
+LEASE = 1.5
 RENEW = 0.1
 
 
@@ -51,7 +54,7 @@ def test_the_keeper_renews_while_the_loop_beats_and_never_revives_a_lapsed_lease
 
 def run_blocked_node(tmp_path: Path, url: str, stall_limit: float) -> tuple[bool, int, int]:
     """Start a whole cluster node in this process (its app's lifespan), block its event
-    loop for three leases, then let its own renewal look. Returns (renewed, leases lost,
+    loop for two leases, then let its own renewal look. Returns (renewed, leases lost,
     renewals by the thread)."""
     settings = ServerSettings(
         database=f"sqlite:///{tmp_path / 'dudo.db'}",
@@ -66,7 +69,7 @@ def run_blocked_node(tmp_path: Path, url: str, stall_limit: float) -> tuple[bool
             await asyncio.sleep(3 * RENEW)  # the heartbeat and the thread are under way
             cluster: Cluster = app.state.cluster
             keeper: LeaseKeeper = app.state.keeper
-            time.sleep(3 * LEASE)  # the loop is stuck in a long computation
+            time.sleep(2 * LEASE)  # the loop is stuck in a long computation
             renewed = await cluster.renew()
             return renewed, cluster.lease_lost, keeper.renewals
 
