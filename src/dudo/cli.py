@@ -844,7 +844,7 @@ def serve(
         is_all_interfaces,
         machine_addresses,
     )
-    from dudo.server.host.banner import Banner
+    from dudo.server.host.banner import Banner, url_of
     from dudo.server.host.nodes import Launch
     from dudo.server.host.nodes import serve as run_server
     from dudo.server.host.preflight import StartError, check_database, check_redis, database_kind
@@ -891,6 +891,8 @@ def serve(
         log_format=chosen_format,
     )
     configure_logs(level, chosen_format)
+    addresses = machine_addresses() if is_all_interfaces(host) else []
+    launch.share_origins = [url_of(address, port).rstrip("/") for address in addresses]
     try:
         check_listen(host, port)
         check_database(database)
@@ -906,7 +908,7 @@ def serve(
         cluster=hide_password(cluster) if cluster else None,
         workers=workers,
         lan=lan,
-        addresses=machine_addresses() if is_all_interfaces(host) else [],
+        addresses=addresses,
         log_format=chosen_format,
     )
     from contextlib import suppress

@@ -327,6 +327,7 @@ def test_fuzz_every_http_route_answers_4xx_in_shape_never_5xx() -> None:
         "/api/rooms/{code}",
         "/api/rooms/{code}/join",
         "/r/{code}/qr.svg",
+        "/api/share",
         "/api/quick",
         "/api/games/{game_id}",
         "/healthz",

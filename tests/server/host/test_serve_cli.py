@@ -335,6 +335,9 @@ def test_a_lan_party_is_one_command(tmp_path: Path) -> None:
         for url in [*urls, f"http://127.0.0.1:{port}/"]:
             response = httpx.get(f"{url}healthz", timeout=5)
             assert response.status_code == 200 and response.json()["status"] == "ok"
+        # A page opened as localhost shares the printed addresses, not its own.
+        share = httpx.get(f"http://127.0.0.1:{port}/api/share", timeout=5).json()
+        assert [f"{origin}/" for origin in share["origins"]] == urls
         assert stop(process) == 0
         assert out.wait_for("dudo stopped", process)
     assert "Traceback" not in err.text

@@ -46,6 +46,7 @@ class Launch:
     advertise: str | None = None
     workers: int = 1
     log_format: str = "json"  # "text" or "json" (resolved: workers inherit the terminal)
+    share_origins: list[str] = field(default_factory=list)  # what friends open (ServerSettings)
     banner: Banner | None = None  # shown once the server listens
 
 
@@ -140,6 +141,7 @@ def settings_for(launch: Launch, advertise: str | None) -> ServerSettings:
     settings.cluster = launch.cluster
     settings.proxies = tuple(launch.proxies)
     settings.advertise = advertise
+    settings.share_origins = tuple(launch.share_origins)
     return settings
 
 

@@ -81,6 +81,7 @@ def create_app(
         Route("/api/rooms", rooms.public_rooms, methods=["GET"]),
         Route("/api/rooms/{code}", rooms.room_info),
         Route("/r/{code}/qr.svg", rooms.room_qr),
+        Route("/api/share", rooms.share_origins),
         Route("/api/rooms/{code}/join", rooms.join_room, methods=["POST"]),
         Route("/api/quick", rooms.quick_game, methods=["POST"]),
         Route("/api/games/{game_id}", rooms.game_record),

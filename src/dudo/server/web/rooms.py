@@ -225,6 +225,15 @@ async def room_info(request: Request) -> Response:
     return JSONResponse(await room.ask(inbox.Describe()))
 
 
+async def share_origins(request: Request) -> Response:
+    """Where friends can reach this server (``{"origins": ["http://ADDRESS:PORT", ...]}``):
+    this machine's addresses when ``dudo serve`` listens on all interfaces, else none. The
+    share panel of a page opened as localhost links to the first instead of to localhost,
+    which no friend's phone can open."""
+    origins = list(server_of(request).settings.share_origins)
+    return JSONResponse({"origins": origins}, headers={"Cache-Control": "no-store"})
+
+
 async def room_qr(request: Request) -> Response:
     """The share panel's QR code (dudo.server.web.share): the room's link for the page's
     ``?origin=``, with the host's ``?invite=`` key if given. An unknown room, or a key
@@ -234,7 +243,10 @@ async def room_qr(request: Request) -> Response:
     )
     invite = request.query_params.get("invite") or None
     origin = clean_origin(request.query_params.get("origin", ""))
-    if not relayed(request) and (origin is None or not own_origin(request, origin)):
+    shared = server_of(request).settings.share_origins
+    if not relayed(request) and (
+        origin is None or not (own_origin(request, origin) or origin in shared)
+    ):
         return JSONResponse(
             {
                 "error": "bad_request",

@@ -32,6 +32,10 @@ class ServerSettings:
     # The reverse proxies in front (--forwarded-allow-ips): only they may name the client's
     # address, scheme and public host (dudo.server.guard.proxies).
     proxies: tuple[str, ...] = ()
+    # The addresses friends can open (``http://ADDRESS:PORT``) when ``dudo serve`` listens
+    # on all interfaces: a host whose own page is on localhost shares these instead, since
+    # a localhost link means nothing on a friend's phone (GET /api/share, the share panel).
+    share_origins: tuple[str, ...] = ()
     limits: SiteLimits = field(default_factory=SiteLimits)
     sweep_interval: float = 60.0  # seconds between looks for idle rooms (DUDO_SWEEP_INTERVAL)
     # A cluster node (dudo serve --cluster): Redis's URL, and the address other nodes
