@@ -18,6 +18,7 @@ from sqlalchemy import text
 from starlette.testclient import TestClient
 from test_store_contract import POSTGRES, backends
 
+from dudo.profiles.book import TRANSFERS_KEPT
 from dudo.store import open_store
 from profilekit import me, new_secret, play_table, register
 from serverkit import app_and_lobby, fast_config, make_app
@@ -447,3 +448,49 @@ def test_a_game_the_real_database_refused_to_enter_is_entered_once_after_it_reco
                     assert data["stats"]["total"]["games"] == 1
                     assert data["profile"]["rating"]["games"] == 1
                 assert client.get(f"/api/rooms/{code}/series").json()["games"] == 1
+
+
+def test_the_sweeper_purges_expired_transfer_codes(caplog: pytest.LogCaptureFixture) -> None:
+    """The server's hourly chores (the first sweep runs them too) delete the transfer
+    codes expired by then; a code just made stays and still works."""
+    ana, ben = new_secret(), new_secret()
+    caplog.set_level(logging.INFO, logger="dudo.server")
+    app, _ = app_and_lobby(fast_config(grace=0.0), sweep_interval=0.05)
+    with TestClient(app) as client:
+        register(client, ana, "Ana")
+        bens = register(client, ben, "Ben")["id"]
+        book = client.app.state.profiles.book()  # type: ignore[attr-defined]
+        book.transfers["f" * 64] = (bens, 1.0, True)  # used, long expired
+        book.transfers["e" * 64] = (bens, 2.0, False)  # expired, never used
+        made = client.post("/api/profile/transfer", json={"secret": ana}).json()
+        end = time.monotonic() + 10
+        while len(book.transfers) > 1:
+            assert time.monotonic() < end, "the expired codes were never purged"
+            time.sleep(0.02)
+        claimed = client.post(
+            "/api/profile/claim", json={"code": made["code"], "secret": new_secret()}
+        )
+        assert claimed.status_code == 200, claimed.text
+    purged = [
+        r
+        for r in caplog.records
+        if getattr(r, "fields", {}).get("event") == "transfer_codes_purged"
+    ]
+    assert [r.fields["codes"] for r in purged] == [2]  # type: ignore[attr-defined]
+
+
+def test_a_new_transfer_code_beyond_the_few_kept_replaces_the_oldest() -> None:
+    ana = new_secret()
+    with app_client() as client:
+        register(client, ana, "Ana")
+        codes = [
+            client.post("/api/profile/transfer", json={"secret": ana}).json()["code"]
+            for _ in range(TRANSFERS_KEPT + 1)
+        ]
+        book = client.app.state.profiles.book()  # type: ignore[attr-defined]
+        assert len(book.transfers) == TRANSFERS_KEPT
+        oldest = client.post("/api/profile/claim", json={"code": codes[0], "secret": new_secret()})
+        assert oldest.status_code == 404 and oldest.json()["error"] == "code_unknown"
+        for code in codes[1:]:
+            claim = client.post("/api/profile/claim", json={"code": code, "secret": new_secret()})
+            assert claim.status_code == 200, claim.text
