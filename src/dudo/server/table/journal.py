@@ -290,6 +290,6 @@ class Journal:
     def entry_due(self) -> float | None:
         """When (loop time) the next try at entering a waiting game is due; None if no
         game waits."""
-        if not self.unentered:
+        if not self.unentered or self.config.after_game is None:
             return None
         return 0.0 if self.entering is None else self.entering.next_try
