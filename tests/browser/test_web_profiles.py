@@ -88,6 +88,17 @@ def test_profiles_stats_series_transfer_and_forget(server: str, browser: Browser
     assert ana.inner_text("#profile-name") == "Ana"
     expect(ana.locator("#plot-wins polyline, #plot-wins circle").first).to_be_attached()
     expect(ana.locator('tr[data-preset="perudo"]')).to_be_visible()
+    # A wide screen shows every counter per preset (one preset played: the totals).
+    perudo = ana.locator('tr[data-preset="perudo"] td')
+    expect(perudo).to_have_count(10)
+    for cell in perudo.all():
+        expect(cell).to_be_visible()
+        column = cell.get_attribute("data-col") or ""
+        expect(cell).to_have_text(stat(ana, column))
+    ana.set_viewport_size({"width": 900, "height": 800})  # the narrowest with them all
+    expect(perudo.last).to_be_visible()
+    check_fits(ana, "profile-900")
+    ana.set_viewport_size({"width": 1280, "height": 800})
     expect(ana.locator("#recent-games a")).to_have_count(1)
     assert (ana.get_attribute("#recent-games a", "href") or "").startswith("/g/")
     assert "after 1 rated game" in ana.inner_text("#rating-line")  # two profiles: rated
@@ -136,6 +147,8 @@ def test_profiles_stats_series_transfer_and_forget(server: str, browser: Browser
     phone.click("#claim-form button[type=submit]")
     expect(phone.locator("#profile-name")).to_have_text("Ana")
     expect(phone.locator('[data-stat="games"]')).to_have_text("2")
+    # A phone keeps the four main counters per preset (the rest are in the grid above).
+    expect(phone.locator('tr[data-preset="perudo"] td:visible')).to_have_count(4)
     check_fits(phone, "profile-390")
     # The same code again, on a third browser (a German one): refused, in its words.
     third = new_page(browser, 360, 740, locale="de-DE")

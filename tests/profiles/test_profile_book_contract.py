@@ -6,13 +6,21 @@ from __future__ import annotations
 import asyncio
 import secrets
 import sqlite3
+import subprocess
 from pathlib import Path
 
 import pytest
-from test_store_contract import backends, store_for
+from test_store_contract import POSTGRES, backends, store_for
 
-from dudo.profiles.book import FinishedGame, Profile, ProfileBook, TransferRefused, open_book
-from dudo.store import Store
+from dudo.profiles.book import (
+    TRANSFERS_KEPT,
+    FinishedGame,
+    Profile,
+    ProfileBook,
+    TransferRefused,
+    open_book,
+)
+from dudo.store import Store, open_store
 
 
 def run(backend: str, tmp_path: Path, body: object) -> None:
@@ -72,18 +80,121 @@ def test_a_profile_is_found_by_its_keys_only(backend: str, tmp_path: Path) -> No
     run(backend, tmp_path, body)
 
 
+def run_alone(backend: str, tmp_path: Path, body: object) -> None:
+    """As :func:`run`, but a PostgreSQL schema of this test's own (dropped after), for a
+    test that deletes across profiles (a shared database holds other runs' codes)."""
+    if backend != "postgresql":
+        run(backend, tmp_path, body)
+        return
+    assert POSTGRES
+    schema = f"dudo_book_{secrets.token_hex(4)}"
+    separator = "&" if "?" in POSTGRES else "?"
+
+    async def scenario() -> None:
+        store = open_store(f"{POSTGRES}{separator}schema={schema}")
+        await store.open()
+        try:
+            await body(await open_book(store))  # type: ignore[operator]
+        finally:
+            await store.close()
+
+    try:
+        asyncio.run(scenario())
+    finally:
+        subprocess.run(
+            ["psql", POSTGRES, "-q", "-c", f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'],
+            capture_output=True,
+            timeout=30,
+        )
+
+
+@pytest.mark.parametrize("backend", backends())
+def test_a_profile_holds_few_transfer_codes_and_the_oldest_is_replaced(
+    backend: str, tmp_path: Path
+) -> None:
+    """Codes made one after another: only the newest TRANSFERS_KEPT are kept (the oldest
+    no longer works, as if never made); a used one counts until it expires, and the codes
+    of another profile are left alone."""
+
+    async def body(book: ProfileBook) -> None:
+        ana, ben = profile("Ana"), profile("Ben")
+        await book.create(key(), ana)
+        await book.create(key(), ben)
+        bens = secrets.token_hex(32)
+        await book.add_transfer(bens, ben.id, expires_at=1000.0, now=0.0)
+        codes = [secrets.token_hex(32) for _ in range(TRANSFERS_KEPT + 2)]
+        for made, code in enumerate(codes):
+            await book.add_transfer(code, ana.id, expires_at=600.0 + made, now=float(made))
+        for code in codes[:2]:
+            with pytest.raises(TransferRefused) as refused:
+                await book.take_transfer(code, key(), now=10.0)
+            assert refused.value.reason == "unknown"
+        newest = codes[2:]
+        assert (await book.take_transfer(newest[0], key(), now=10.0)).id == ana.id
+        # Used, not yet expired: still kept (a second device is told it was used) and
+        # still one of the three, the oldest, so the next code replaces it.
+        with pytest.raises(TransferRefused) as refused:
+            await book.take_transfer(newest[0], key(), now=11.0)
+        assert refused.value.reason == "used"
+        await book.add_transfer(extra := secrets.token_hex(32), ana.id, 700.0, now=20.0)
+        with pytest.raises(TransferRefused) as refused:
+            await book.take_transfer(newest[0], key(), now=21.0)
+        assert refused.value.reason == "unknown"
+        for code in (*newest[1:], extra):
+            assert (await book.take_transfer(code, key(), now=21.0)).id == ana.id
+        assert (await book.take_transfer(bens, key(), now=21.0)).id == ben.id
+
+    run(backend, tmp_path, body)
+
+
+@pytest.mark.parametrize("backend", backends())
+def test_expired_and_used_transfer_codes_are_purged(backend: str, tmp_path: Path) -> None:
+    """The hourly purge deletes every code expired by then, used or not (a used code is
+    told apart from an unknown one until then); a live one stays and still works. Making
+    a new code deletes its profile's expired ones too."""
+
+    async def body(book: ProfileBook) -> None:
+        ana, ben = profile("Ana"), profile("Ben")
+        await book.create(key(), ana)
+        await book.create(key(), ben)
+        used, stale, live = (secrets.token_hex(32) for _ in range(3))
+        await book.add_transfer(used, ana.id, expires_at=600.0, now=0.0)
+        await book.add_transfer(stale, ana.id, expires_at=650.0, now=50.0)
+        await book.add_transfer(live, ben.id, expires_at=2000.0, now=1400.0)
+        await book.take_transfer(used, key(), now=10.0)
+        assert await book.purge_transfers(now=100.0) == 0
+        with pytest.raises(TransferRefused) as refused:
+            await book.take_transfer(used, key(), now=100.0)
+        assert refused.value.reason == "used"
+        assert await book.purge_transfers(now=1500.0) == 2
+        assert await book.purge_transfers(now=1500.0) == 0
+        for code in (used, stale):
+            with pytest.raises(TransferRefused) as refused:
+                await book.take_transfer(code, key(), now=1500.0)
+            assert refused.value.reason == "unknown"
+        assert (await book.take_transfer(live, key(), now=1500.0)).id == ben.id
+        # A new code of Ana's deletes her expired one on its way in.
+        await book.add_transfer(old := secrets.token_hex(32), ana.id, 2100.0, now=1500.0)
+        await book.add_transfer(secrets.token_hex(32), ana.id, 2800.0, now=2200.0)
+        with pytest.raises(TransferRefused) as refused:
+            await book.take_transfer(old, key(), now=2000.0)
+        assert refused.value.reason == "unknown"
+
+    run_alone(backend, tmp_path, body)
+
+
 @pytest.mark.parametrize("backend", backends())
 def test_a_transfer_code_works_once_and_not_after_it_expires(backend: str, tmp_path: Path) -> None:
     async def body(book: ProfileBook) -> None:
         made = profile()
         await book.create(key(), made)
         code = secrets.token_hex(32)
-        await book.add_transfer(code, made.id, expires_at=100.0)
+        await book.add_transfer(code, made.id, expires_at=100.0, now=0.0)
         with pytest.raises(TransferRefused) as refused:
             await book.take_transfer(secrets.token_hex(32), key(), now=50.0)
         assert refused.value.reason == "unknown"
         late = secrets.token_hex(32)
-        await book.add_transfer(late, made.id, expires_at=100.0)
+        await book.add_transfer(late, made.id, expires_at=100.0, now=0.0)
         with pytest.raises(TransferRefused) as refused:
             await book.take_transfer(late, key(), now=100.5)
         assert refused.value.reason == "expired"
@@ -169,7 +280,7 @@ def test_the_leaderboard_lists_only_who_chose_it_and_forget_removes_all(
             return [p.name for p in await book.leaderboard(10_000) if p.id in ours]
 
         assert await listed() == ["Ana", "Ben"]
-        await book.add_transfer(secrets.token_hex(32), ana.id, 1e12)
+        await book.add_transfer(secrets.token_hex(32), ana.id, 1e12, now=0.0)
         assert await book.forget(ana.id)
         assert not await book.forget(ana.id)
         assert await book.by_key(ana_key) is None and await book.by_id(ana.id) is None

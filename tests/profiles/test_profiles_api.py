@@ -3,12 +3,22 @@ ratings entered once, transfer codes, export and forget, and every bad input ref
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import secrets
 import sqlite3
+import subprocess
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from sqlalchemy import text
 from starlette.testclient import TestClient
+from test_store_contract import POSTGRES, backends
 
+from dudo.profiles.book import TRANSFERS_KEPT
 from dudo.store import open_store
 from profilekit import me, new_secret, play_table, register
 from serverkit import app_and_lobby, fast_config, make_app
@@ -292,3 +302,195 @@ def test_the_creation_limit_forgets_quiet_addresses() -> None:
     now[0] = 11.0
     assert limit.take("a")  # the window has passed
     assert len(limit.made) == 1  # the quiet addresses are gone
+
+
+def store_events(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [
+        record.fields["event"]  # type: ignore[attr-defined]
+        for record in caplog.records
+        if record.name == "dudo.store" and hasattr(record, "fields")
+    ]
+
+
+def wait_entered(client: TestClient, secret: str, games: int, timeout: float = 30.0) -> None:
+    """Until the profile counts ``games`` games (asking the series of a room that has none
+    yet would count as guesses)."""
+    end = time.monotonic() + timeout
+    while me(client, secret)["stats"]["total"]["games"] < games:
+        assert time.monotonic() < end, "the game was never entered"
+        time.sleep(0.05)
+
+
+def test_a_game_the_book_failed_to_enter_is_retried_and_counted_once(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The record is saved, then entering the game fails three times (the book's
+    database away): the room tries again under its backoff, logs the outage once, and the
+    game ends up counted and rated exactly once."""
+    ana, ben = new_secret(), new_secret()
+    app, holder = app_and_lobby(fast_config(grace=0.0))
+    caplog.set_level(logging.INFO, logger="dudo.store")
+    caplog.set_level(logging.INFO, logger="dudo.room")
+    with TestClient(app) as client:
+        register(client, ana, "Ana")
+        register(client, ben, "Ben")
+        book = client.app.state.profiles.book()  # type: ignore[attr-defined]
+        enter = book.enter_game
+        calls: list[bool | None] = []
+
+        async def flaky(game: Any) -> bool:
+            if len(calls) < 3:
+                calls.append(None)
+                raise OSError("the database went away (test)")
+            entered: bool = await enter(game)
+            calls.append(entered)
+            return entered
+
+        book.enter_game = flaky
+        play_table(client, [("Ana", ana), ("Ben", ben)], bots=1, entered=False)
+        wait_entered(client, ana, 1)
+        assert calls == [None, None, None, True]
+        for secret in (ana, ben):
+            data = me(client, secret)
+            assert data["stats"]["total"]["games"] == 1
+            assert data["profile"]["rating"]["games"] == 1
+        assert holder.lobby is not None
+        room = next(iter(holder.lobby.rooms.values()))
+        assert room.journal.unentered == {} and room.journal.entering is None
+        assert not room.idle(room.clock())  # (a player's socket is gone; the game is new)
+    assert store_events(caplog) == ["store_unavailable", "store_recovered"]
+    entered = [r for r in caplog.records if getattr(r, "fields", {}).get("event") == "game_entered"]
+    assert [r.fields["tries"] for r in entered] == [3]  # type: ignore[attr-defined]
+
+
+def failing_entries(dialect: str, marker: str) -> list[str]:
+    """DDL that makes the real database refuse to enter a game whose names hold ``marker``
+    (the record is saved in another table, so it is kept): a trigger on finished_games."""
+    if dialect == "sqlite":
+        return [
+            "CREATE TRIGGER book_away BEFORE INSERT ON finished_games "
+            f"WHEN instr(NEW.names, '{marker}') > 0 "
+            "BEGIN SELECT RAISE(ABORT, 'the book is away (test)'); END"
+        ]
+    return [
+        "CREATE FUNCTION book_away() RETURNS trigger AS $$ BEGIN "
+        f"IF position('{marker}' in NEW.names) > 0 THEN "
+        "RAISE EXCEPTION 'the book is away (test)'; END IF; RETURN NEW; END $$ "
+        "LANGUAGE plpgsql",
+        "CREATE TRIGGER book_away BEFORE INSERT ON finished_games "
+        "FOR EACH ROW EXECUTE FUNCTION book_away()",
+    ]
+
+
+@contextlib.contextmanager
+def database_of_one_test(backend: str, tmp_path: Path) -> Iterator[str]:
+    """SQLite in tmp_path, or a PostgreSQL schema of this test's own (dropped after)."""
+    if backend == "sqlite":
+        yield f"sqlite:///{tmp_path / 'dudo.db'}"
+        return
+    assert POSTGRES
+    schema = f"dudo_entry_{secrets.token_hex(4)}"
+    separator = "&" if "?" in POSTGRES else "?"
+    try:
+        yield f"{POSTGRES}{separator}schema={schema}"
+    finally:
+        subprocess.run(
+            ["psql", POSTGRES, "-q", "-c", f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'],
+            capture_output=True,
+            timeout=30,
+        )
+
+
+@pytest.mark.parametrize("backend", [name for name in backends() if name != "memory"])
+def test_a_game_the_real_database_refused_to_enter_is_entered_once_after_it_recovers(
+    backend: str, tmp_path: Path
+) -> None:
+    """SQLite or PostgreSQL refuses the game's entry (a trigger) just after the record is
+    saved; the room keeps trying; once the database takes it again the game is counted
+    and rated exactly once, and a restart that rebuilds the room enters nothing again."""
+    ana, ben = new_secret(), new_secret()
+    marker = f"Z{secrets.token_hex(3)}"
+    with database_of_one_test(backend, tmp_path) as url:
+        app, holder = app_and_lobby(fast_config(grace=0.0), store=open_store(url))
+        with TestClient(app) as client:
+            lobby = holder.lobby
+            assert lobby is not None
+            engine = lobby.store.engine  # type: ignore[attr-defined]
+
+            async def run_sql(*statements: str) -> None:
+                async with engine.begin() as connection:
+                    for statement in statements:
+                        await connection.execute(text(statement))
+
+            register(client, ana, "Ana")
+            register(client, ben, "Ben")
+            client.portal.call(run_sql, *failing_entries(engine.dialect.name, marker))
+            code, _ = play_table(
+                client, [(f"Ana{marker}", ana), ("Ben", ben)], bots=1, entered=False
+            )
+            end = time.monotonic() + 20
+            while lobby.health.failures < 2:  # refused twice: it keeps trying
+                assert time.monotonic() < end, "entering the game was not tried again"
+                time.sleep(0.05)
+            assert me(client, ana)["stats"]["total"]["games"] == 0
+            assert lobby.health.down
+            drop = ["DROP TRIGGER book_away"]
+            if engine.dialect.name == "postgresql":
+                drop = ["DROP TRIGGER book_away ON finished_games", "DROP FUNCTION book_away()"]
+            client.portal.call(run_sql, *drop)
+            wait_entered(client, ana, 1)
+            assert not lobby.health.down
+        for _ in range(2):  # rebuilt from its log: the record saved again, entered again
+            with TestClient(make_app(fast_config(grace=0.0), store=open_store(url))) as client:
+                assert client.get(f"/api/rooms/{code}").json()["status"] == "over"
+                for secret in (ana, ben):
+                    data = me(client, secret)
+                    assert data["stats"]["total"]["games"] == 1
+                    assert data["profile"]["rating"]["games"] == 1
+                assert client.get(f"/api/rooms/{code}/series").json()["games"] == 1
+
+
+def test_the_sweeper_purges_expired_transfer_codes(caplog: pytest.LogCaptureFixture) -> None:
+    """The server's hourly chores (the first sweep runs them too) delete the transfer
+    codes expired by then; a code just made stays and still works."""
+    ana, ben = new_secret(), new_secret()
+    caplog.set_level(logging.INFO, logger="dudo.server")
+    app, _ = app_and_lobby(fast_config(grace=0.0), sweep_interval=0.05)
+    with TestClient(app) as client:
+        register(client, ana, "Ana")
+        bens = register(client, ben, "Ben")["id"]
+        book = client.app.state.profiles.book()  # type: ignore[attr-defined]
+        book.transfers["f" * 64] = (bens, 1.0, True)  # used, long expired
+        book.transfers["e" * 64] = (bens, 2.0, False)  # expired, never used
+        made = client.post("/api/profile/transfer", json={"secret": ana}).json()
+        end = time.monotonic() + 10
+        while len(book.transfers) > 1:
+            assert time.monotonic() < end, "the expired codes were never purged"
+            time.sleep(0.02)
+        claimed = client.post(
+            "/api/profile/claim", json={"code": made["code"], "secret": new_secret()}
+        )
+        assert claimed.status_code == 200, claimed.text
+    purged = [
+        r
+        for r in caplog.records
+        if getattr(r, "fields", {}).get("event") == "transfer_codes_purged"
+    ]
+    assert [r.fields["codes"] for r in purged] == [2]  # type: ignore[attr-defined]
+
+
+def test_a_new_transfer_code_beyond_the_few_kept_replaces_the_oldest() -> None:
+    ana = new_secret()
+    with app_client() as client:
+        register(client, ana, "Ana")
+        codes = [
+            client.post("/api/profile/transfer", json={"secret": ana}).json()["code"]
+            for _ in range(TRANSFERS_KEPT + 1)
+        ]
+        book = client.app.state.profiles.book()  # type: ignore[attr-defined]
+        assert len(book.transfers) == TRANSFERS_KEPT
+        oldest = client.post("/api/profile/claim", json={"code": codes[0], "secret": new_secret()})
+        assert oldest.status_code == 404 and oldest.json()["error"] == "code_unknown"
+        for code in codes[1:]:
+            claim = client.post("/api/profile/claim", json={"code": code, "secret": new_secret()})
+            assert claim.status_code == 200, claim.text

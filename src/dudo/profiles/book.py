@@ -16,6 +16,12 @@ from typing import Any, Protocol
 
 from dudo.profiles.rating import MU, SIGMA, rate
 
+# Transfer codes one profile holds at most (live, or used and not yet expired): making one
+# more replaces the oldest, which then no longer works (a device asking for codes again
+# and again never grows the table). Expired codes, used or not, are deleted by the hourly
+# purge (purge_transfers) and whenever their profile makes a new one.
+TRANSFERS_KEPT = 3
+
 
 class TransferRefused(ValueError):
     """A transfer code that cannot be used: ``reason`` is ``unknown`` (never made here, or
@@ -85,7 +91,17 @@ class ProfileBook(Protocol):
         self, profile_id: str, name: str | None = None, leaderboard: bool | None = None
     ) -> Profile | None: ...
 
-    async def add_transfer(self, code_hash: str, profile_id: str, expires_at: float) -> None: ...
+    async def add_transfer(
+        self, code_hash: str, profile_id: str, expires_at: float, now: float
+    ) -> None:
+        """A new transfer code for the profile. Its codes expired by ``now`` are deleted
+        and, of the others, only the newest ``TRANSFERS_KEPT - 1`` are kept (the oldest
+        are replaced)."""
+        ...
+
+    async def purge_transfers(self, now: float) -> int:
+        """Delete every transfer code expired by ``now``, used or not; how many."""
+        ...
 
     async def take_transfer(self, code_hash: str, key_hash: str, now: float) -> Profile:
         """Use a transfer code once: ``key_hash`` becomes a key of the code's profile.
@@ -164,8 +180,30 @@ class MemoryProfiles:
         self.profiles[profile_id] = changed
         return changed
 
-    async def add_transfer(self, code_hash: str, profile_id: str, expires_at: float) -> None:
+    async def add_transfer(
+        self, code_hash: str, profile_id: str, expires_at: float, now: float
+    ) -> None:
+        kept = sorted(
+            (
+                (row[1], code)
+                for code, row in self.transfers.items()
+                if row[0] == profile_id and row[1] >= now
+            ),
+            reverse=True,
+        )[: TRANSFERS_KEPT - 1]
+        keep = {code for _, code in kept}
+        self.transfers = {
+            code: row
+            for code, row in self.transfers.items()
+            if row[0] != profile_id or code in keep
+        }
         self.transfers[code_hash] = (profile_id, expires_at, False)
+
+    async def purge_transfers(self, now: float) -> int:
+        expired = [code for code, row in self.transfers.items() if row[1] < now]
+        for code in expired:
+            del self.transfers[code]
+        return len(expired)
 
     async def take_transfer(self, code_hash: str, key_hash: str, now: float) -> Profile:
         found = self.transfers.get(code_hash)

@@ -242,8 +242,10 @@ class ProfileDesk:
         body: MakeTransfer = await self.body(request, MakeTransfer)
         profile = await self.holder(request, body.secret)
         code = new_code()
-        expires = self.clock() + TRANSFER_LIFETIME
-        await self.book().add_transfer(code_hash(code), profile.id, expires)
+        now = self.clock()
+        expires = now + TRANSFER_LIFETIME
+        # (The profile's oldest code is replaced once it holds TRANSFERS_KEPT.)
+        await self.book().add_transfer(code_hash(code), profile.id, expires, now)
         shown = "-".join(code[i : i + 4] for i in range(0, CODE_LENGTH, 4))
         origin = clean_origin(body.origin or "")
         if origin is None or urlsplit(origin).netloc != request.headers.get("host"):

@@ -24,7 +24,13 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from dudo.profiles.book import FinishedGame, Profile, TransferRefused, rated_seats
+from dudo.profiles.book import (
+    TRANSFERS_KEPT,
+    FinishedGame,
+    Profile,
+    TransferRefused,
+    rated_seats,
+)
 from dudo.profiles.rating import rate
 
 metadata = MetaData()
@@ -174,13 +180,41 @@ class SqlProfiles:
                 )
         return await self.by_id(profile_id)
 
-    async def add_transfer(self, code_hash: str, profile_id: str, expires_at: float) -> None:
+    async def add_transfer(
+        self, code_hash: str, profile_id: str, expires_at: float, now: float
+    ) -> None:
         async with self.engine.begin() as connection:
+            # The profile's row locked (PostgreSQL; SQLite's first write below takes the
+            # database's write lock): two codes made at once still leave TRANSFERS_KEPT.
+            await connection.execute(
+                select(profiles.c.id).where(profiles.c.id == profile_id).with_for_update()
+            )
+            mine = transfer_codes.c.profile_id == profile_id
+            await connection.execute(
+                delete(transfer_codes).where(mine & (transfer_codes.c.expires_at < now))
+            )
+            newest = await connection.execute(
+                select(transfer_codes.c.code_hash)
+                .where(mine)
+                .order_by(transfer_codes.c.expires_at.desc(), transfer_codes.c.code_hash)
+            )
+            replaced = list(newest.scalars())[TRANSFERS_KEPT - 1 :]
+            if replaced:
+                await connection.execute(
+                    delete(transfer_codes).where(transfer_codes.c.code_hash.in_(replaced))
+                )
             await connection.execute(
                 insert(transfer_codes).values(
                     code_hash=code_hash, profile_id=profile_id, expires_at=expires_at, used=False
                 )
             )
+
+    async def purge_transfers(self, now: float) -> int:
+        async with self.engine.begin() as connection:
+            gone = await connection.execute(
+                delete(transfer_codes).where(transfer_codes.c.expires_at < now)
+            )
+        return int(gone.rowcount or 0)
 
     async def take_transfer(self, code_hash: str, key_hash: str, now: float) -> Profile:
         async with self.engine.begin() as connection:

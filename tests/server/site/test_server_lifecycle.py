@@ -295,3 +295,50 @@ def test_two_processes_holding_one_room_never_both_write(backend: str, tmp_path:
         await store.close()
 
     asyncio.run(scenario())
+
+
+def test_a_room_whose_game_the_book_never_takes_closes_late_and_says_so(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The profile book refuses a finished game for good: the room keeps trying and stays
+    open past its usual limit, up to close_when_idle, then closes and logs
+    game_not_entered (a warning, the one trace of a game counted for no profile)."""
+    from dudo.server.table.connection import Connection
+
+    async def ignore(text: str) -> None:
+        return None
+
+    async def refuse(*_: Any) -> None:
+        raise OSError("the book is away for good")
+
+    async def scenario() -> None:
+        clock = FakeClock()
+        lobby = Lobby(
+            MemoryStore(),
+            fast_config(close_when_idle=1800, close_empty_lobby=300, after_game=refuse),
+            clock=clock,
+        )
+        made = await lobby.create(
+            "Ana", rules=Rules.preset("perudo"), seats=2, bots=[], timer=0, public=False
+        )
+        room = lobby.rooms[made["code"]]
+        room.journal.unentered["g1"] = ({"game_id": "g1"}, [None, None], 1.0)
+        room.tell(inbox.Connect(Connection(ignore, None)))  # wakes the loop: it tries
+        await room.ask(inbox.Describe())
+        for _ in range(100):
+            if room.journal.entering is not None:
+                break
+            await asyncio.sleep(0.01)
+        assert room.journal.entering is not None and room.health.down
+        clock.advance(301)
+        assert await lobby.close_idle_rooms() == []  # an empty lobby, but a game waits
+        clock.advance(1500)
+        assert await lobby.close_idle_rooms() == [made["code"]]
+        await lobby.close()
+
+    caplog.set_level("WARNING", logger="dudo.lobby")
+    asyncio.run(scenario())
+    lost = [
+        r for r in caplog.records if getattr(r, "fields", {}).get("event") == "game_not_entered"
+    ]
+    assert [r.fields["game_id"] for r in lost] == ["g1"]  # type: ignore[attr-defined]

@@ -300,3 +300,69 @@ def test_the_audience_shows_each_seat_its_own_dice_and_spectators_none() -> None
         await room.stop()
 
     run(test)
+
+
+def test_the_journal_retries_entering_a_finished_game_under_its_backoff() -> None:
+    """Entering a game for the profiles fails twice: nothing is tried before the backoff
+    lets it, the outage is logged once (the shared StoreHealth), the game is entered on the
+    third try and then never again; the room stays open while it waits."""
+
+    async def body() -> None:
+        told: list[str] = []
+        failures = 2
+
+        async def after_game(record: dict[str, Any], profiles: Any, series: float) -> None:
+            nonlocal failures
+            told.append(record["game_id"])
+            if failures:
+                failures -= 1
+                raise OSError("the book is away")
+
+        from dudo.server.outage import StoreHealth
+        from dudo.server.table.journal import Journal
+        from dudo.server.table.state import RoomConfig
+
+        config = fast_config(after_game=after_game)
+        assert isinstance(config, RoomConfig)
+        health = StoreHealth()
+        state = RoomState("ROOM", config, lambda *_: None)  # type: ignore[arg-type,return-value]
+        journal = Journal("ROOM", MemoryStore(), config, state, FakeClock(), health, lambda: None)
+        assert journal.entry_due() is None
+        journal.unentered["g1"] = ({"game_id": "g1"}, ["p1", None], 5.0)
+        await journal.enter_games()
+        assert told == ["g1"] and health.down and health.outages == 1
+        assert journal.entering is not None
+        due = journal.entry_due()
+        assert due is not None and due > asyncio.get_running_loop().time()
+        await journal.enter_games()  # not yet due: not tried
+        assert told == ["g1"]
+        for _ in range(2):
+            journal.entering.next_try = 0.0  # (as if its time had come)
+            await journal.enter_games()
+        assert told == ["g1", "g1", "g1"]
+        assert journal.unentered == {} and journal.entering is None
+        assert not health.down and health.outages == 1 and health.failures == 2
+        assert journal.entry_due() is None
+        await journal.enter_games()
+        assert told == ["g1", "g1", "g1"]
+
+    run(body)
+
+
+def test_a_room_whose_game_waits_for_the_book_stays_open_longer() -> None:
+    async def body() -> None:
+        clock = FakeClock()
+        room = await open_room(clock=clock)
+        try:
+            room.state.status = "over"
+            clock.advance(room.config.close_after_game + 1)
+            room.journal.unentered["g1"] = ({}, [], 0.0)
+            assert not room.idle(clock())
+            clock.advance(room.config.close_when_idle)
+            assert room.idle(clock())
+            room.journal.unentered.clear()
+            assert room.idle(clock())
+        finally:
+            await room.stop()
+
+    run(body)

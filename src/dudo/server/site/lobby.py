@@ -147,6 +147,8 @@ class Lobby:
                 continue
             if room.idle(now):
                 await room.stop()
+                for game_id in room.journal.unentered:
+                    log_event(log, "game_not_entered", logging.WARNING, room=code, game_id=game_id)
                 room.closed = True
                 await self.store.close_room(code)
                 del self.rooms[code]

@@ -1,11 +1,13 @@
 """The lobby's housekeeping, run as a task by the app: close idle rooms once a minute and
-delete the logs of rooms closed longer than the retention period once an hour."""
+delete the logs of rooms closed longer than the retention period once an hour, with the
+app's other hourly chores (the profile book's expired transfer codes)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from dudo.server.logs import log_event
 
@@ -15,9 +17,13 @@ if TYPE_CHECKING:
 log = logging.getLogger("dudo.lobby")
 
 
-async def sweep_forever(lobby: Lobby, every: float = 60.0) -> None:
+async def sweep_forever(
+    lobby: Lobby, every: float = 60.0, hourly: Sequence[Callable[[], Awaitable[Any]]] = ()
+) -> None:
     """Sweep every ``every`` seconds until cancelled; a failed sweep is logged, and the
-    next one tries again (a store hiccup must not end the sweeping for good)."""
+    next one tries again (a store hiccup must not end the sweeping for good). Every 60th
+    sweep (the first too) purges closed rooms and runs the ``hourly`` chores, each on its
+    own (one failing does not keep the others from running)."""
     sweeps = 0
     while True:
         await asyncio.sleep(every)
@@ -27,6 +33,12 @@ async def sweep_forever(lobby: Lobby, every: float = 60.0) -> None:
                 await purge_closed_rooms(lobby)
         except Exception:
             log.exception("sweeping rooms failed")
+        if sweeps % 60 == 0:
+            for chore in hourly:
+                try:
+                    await chore()
+                except Exception:
+                    log.exception("an hourly chore failed")
         sweeps += 1
 
 

@@ -6,7 +6,9 @@ a change that is not stored. While the store fails, the journal backs off (one w
 outage, through the shared :class:`~dudo.server.outage.StoreHealth`) and the room answers
 ``unavailable``; before writing again it takes back whatever of ours landed all the same,
 so a message is judged on what the log holds, exactly once. Refusals are stored under their
-message id too, and a finished game's record is saved (again after a crash: idempotent).
+message id too, and a finished game's record is saved (again after a crash: idempotent),
+then entered for the profiles (``after_game``), retried under a backoff until the book
+takes it (idempotent too: counted and rated exactly once).
 """
 
 from __future__ import annotations
@@ -52,6 +54,10 @@ class Journal:
         self.health = health
         self.backoff: Backoff | None = None
         self.record_unsaved = False
+        # Finished games saved but not yet taken by the profile book (game id -> record,
+        # each seat's profile, the series), and the backoff of its tries while it fails.
+        self.unentered: dict[str, tuple[dict[str, Any], list[str | None], float]] = {}
+        self.entering: Backoff | None = None
         # Called when another writer appended to our log first (two processes on one
         # database, or a node that lost its lease): the room stops and sends its sockets
         # away (nothing of ours was stored).
@@ -226,7 +232,8 @@ class Journal:
 
     async def save_game(self) -> None:
         """Keep the finished game's record; if the store is away, keep trying (after the
-        backoff) until it takes it (saving twice changes nothing)."""
+        backoff) until it takes it (saving twice changes nothing). Once it is kept, the
+        game is entered for the profiles (:meth:`enter_games`)."""
         if self.state.game is None:
             return
         record = self.state.record()
@@ -245,13 +252,44 @@ class Journal:
         if self.backoff is not None and self.backoff.inflight is None:
             self.backoff = None
         self.health.succeeded()
+        if self.config.after_game is not None:
+            profiles = [seat.profile for seat in self.state.seats]
+            self.unentered[self.state.game_id] = (record, profiles, self.state.created_at)
+            await self.enter_games()
+
+    async def enter_games(self) -> None:
+        """Tell the profile book (``after_game``) of the finished games it has not taken
+        yet. A failure (the database away just after the record was saved) is retried
+        under a backoff of its own, spaced as the writes' (0.25 s doubling to 5 s), and
+        counted in the shared :class:`StoreHealth` (one warning per outage); the room's
+        loop calls this again when the next try is due (:meth:`entry_due`). Entering is
+        idempotent (the game id and the ratings are one transaction), so a try that
+        timed out yet landed makes the next one change nothing: each game is counted and
+        rated exactly once. The room stays open while a game waits (see Room.idle)."""
         after = self.config.after_game
-        if after is not None:
+        if after is None or not self.unentered:
+            return
+        now = asyncio.get_running_loop().time()
+        backoff = self.entering
+        if backoff is not None and not backoff.ready(now):
+            return
+        for game_id, (record, profiles, series) in list(self.unentered.items()):
             try:
-                await after(
-                    record, [seat.profile for seat in self.state.seats], self.state.created_at
-                )
-            except Exception:  # the game is saved; stats and ratings must not stop the room
-                log.exception(
-                    "room %s: the finished game could not be entered for profiles", self.code
-                )
+                await within(after(record, profiles, series), self.config.write_patience)
+            except Exception as error:
+                backoff = self.entering = self.entering or Backoff()
+                backoff.failed(now)
+                self.health.failed(self.code, error)
+                return
+            del self.unentered[game_id]
+            if backoff is not None:
+                log_event(log, "game_entered", room=self.code, game_id=game_id, tries=backoff.tries)
+        self.entering = None
+        self.health.succeeded()
+
+    def entry_due(self) -> float | None:
+        """When (loop time) the next try at entering a waiting game is due; None if no
+        game waits."""
+        if not self.unentered or self.config.after_game is None:
+            return None
+        return 0.0 if self.entering is None else self.entering.next_try

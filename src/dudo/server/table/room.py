@@ -332,6 +332,8 @@ class Room:
                 # (Not if stopped by that command: nothing more of ours.)
                 if not self.closed and await self.journal.settle():
                     await self._run_due()
+                if not self.closed:
+                    await self.journal.enter_games()  # a finished game the book missed
             except asyncio.CancelledError:
                 raise
             except RoomError as error:
@@ -364,6 +366,9 @@ class Room:
             due is not None or backoff.inflight is not None or self.journal.record_unsaved
         ):
             wake = max(wake or 0.0, backoff.next_try)
+        entry = self.journal.entry_due()
+        if entry is not None:
+            wake = entry if wake is None else min(wake, entry)
         return wake
 
     @staticmethod
@@ -446,7 +451,12 @@ class Room:
         closed); players at their seats do."""
         if self.audience.players_here():
             return False
-        if self.state.status == "over":
+        if self.journal.unentered:
+            # A finished game the profile book has not taken yet (its database is away):
+            # the room waits for it, up to the longest idle limit (a book that never
+            # takes it is logged as game_not_entered when the room closes).
+            limit = max(self.config.close_after_game, self.config.close_when_idle)
+        elif self.state.status == "over":
             limit = self.config.close_after_game
         elif self.state.status == "lobby":
             limit = self.config.close_empty_lobby

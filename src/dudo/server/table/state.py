@@ -76,7 +76,8 @@ class RoomConfig:
     max_spectators: int = 200  # per room; more are told the room is full of watchers
     # Told of each finished game (its record, each seat's profile id or None, and when the
     # room was created), after the record is saved and again when a room is rebuilt after
-    # a crash: the profile book (dudo.profiles) enters a game once.
+    # a crash: the profile book (dudo.profiles) enters a game once. A failure is retried
+    # under a backoff while the room is up (Journal.enter_games).
     after_game: Callable[[dict[str, Any], list[str | None], float], Awaitable[None]] | None = None
     # How long a room waits for the store before answering 'unavailable' (the write may
     # still land: see dudo.server.outage); players hear back within about this long.

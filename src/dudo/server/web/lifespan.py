@@ -124,7 +124,8 @@ class Lifespan:
             tasks.append(asyncio.create_task(lobby.site.keep_forever(lobby), name="dudo-lease"))
         tasks.append(
             asyncio.create_task(
-                sweep_forever(lobby, settings.sweep_interval), name="dudo-room-sweeper"
+                sweep_forever(lobby, settings.sweep_interval, hourly=[self._purge_transfers]),
+                name="dudo-room-sweeper",
             )
         )
         app.state.drain = lobby.drain  # DrainingServer hands rooms off on SIGTERM
@@ -137,6 +138,12 @@ class Lifespan:
             collector.start()
             tasks.append(asyncio.create_task(collector.run(), name="dudo-gc"))
         return running, tasks
+
+    async def _purge_transfers(self) -> None:
+        """Delete the transfer codes expired by now, used or not (hourly: the sweeper)."""
+        gone = await self.server.live.book.purge_transfers(time.time())
+        if gone:
+            log_event(log, "transfer_codes_purged", codes=gone)
 
     async def close(self, running: Running, tasks: list[asyncio.Task[Any]]) -> None:
         """Stop the tasks, hand the rooms off (a cluster node), close the lobby, leave the

@@ -58,14 +58,20 @@ function statGrid(total) {
     <div><dt>${escapeHtml(t('profile.stat.call_share'))}</dt><dd data-stat="call_share">${pct(total.calls_right, total.calls_right + total.calls_wrong)}</dd></div></dl>`;
 }
 
+// Every counter per preset: on a phone only the four that matter most (the others are
+// hidden by profile.css below 900 px, so the table fits without scrolling sideways).
+const PRESET_COLS = ['games', 'wins', 'calls_right', 'best_streak', 'rounds', 'calls_wrong',
+  'bluffs_caught', 'bluffs_survived', 'calza_right', 'calza_wrong'];
+const PHONE_COLS = new Set(['games', 'wins', 'calls_right', 'best_streak']);
+
 function presetTable(presets) {
   const names = Object.keys(presets).sort();
   if (!names.length) return '';
-  const cols = ['games', 'wins', 'calls_right', 'best_streak'];
+  const cls = (c) => (PHONE_COLS.has(c) ? '' : ' class="wide"');
   return `<div class="table-wrap" tabindex="0" role="region" aria-labelledby="presets-title"><table class="presets-table">
     <caption id="presets-title">${escapeHtml(t('profile.per_preset'))}</caption>
-    <thead><tr><th scope="col">${escapeHtml(t('profile.preset'))}</th>${cols.map((c) => `<th scope="col">${escapeHtml(t(`profile.stat.${c}`))}</th>`).join('')}</tr></thead>
-    <tbody>${names.map((name) => `<tr data-preset="${escapeHtml(name)}"><th scope="row">${escapeHtml(name)}</th>${cols.map((c) => `<td>${presets[name][c]}</td>`).join('')}</tr>`).join('')}</tbody></table></div>`;
+    <thead><tr><th scope="col">${escapeHtml(t('profile.preset'))}</th>${PRESET_COLS.map((c) => `<th scope="col"${cls(c)}>${escapeHtml(t(`profile.stat.${c}`))}</th>`).join('')}</tr></thead>
+    <tbody>${names.map((name) => `<tr data-preset="${escapeHtml(name)}"><th scope="row">${escapeHtml(name)}</th>${PRESET_COLS.map((c) => `<td data-col="${c}"${cls(c)}>${presets[name][c]}</td>`).join('')}</tr>`).join('')}</tbody></table></div>`;
 }
 
 // The newest games, each a link to its page (the replay and the analysis).
