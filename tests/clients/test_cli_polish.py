@@ -4,6 +4,7 @@ shell completion on offer, and no command that quietly makes files it was not as
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from typer.testing import CliRunner
 from dudo.cli import app
 
 runner = CliRunner()
+ROOT = Path(__file__).parents[2]
 COMMANDS = ["analyze", "arena", "play", "purge", "rules", "scenario", "verify"]
 
 
@@ -43,3 +45,21 @@ def test_purge_in_the_wrong_folder_makes_no_empty_database(
     assert result.exit_code == 2
     assert result.stderr.startswith("dudo: error: no database at 'dudo.db'")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_package_metadata_names_the_project_and_its_authors() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["authors"] and project["maintainers"]
+    urls = project["urls"]
+    assert set(urls) >= {"Homepage", "Source", "Documentation", "Issues"}
+    assert all(url.startswith("https://github.com/dudo-game/dudo") for url in urls.values())
+
+
+def test_the_readmes_links_work_on_a_package_index_page() -> None:
+    # The README is the long description: an index page has no docs/ or examples/ to point
+    # into, so every link and image is absolute.
+    readme = (ROOT / "README.md").read_text()
+    targets = re.findall(r"!?\[[^\]]*\]\(([^)\s]+)\)", readme)
+    assert targets
+    relative = [target for target in targets if not re.match(r"https?://|#", target)]
+    assert relative == []
