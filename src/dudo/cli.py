@@ -699,14 +699,36 @@ def play(
                 err=True,
             )
         else:
-            finished = "" if game.winners else " (the game is not finished)"
-            console.print(
-                f"Game record{finished}: {path}\n"
-                f"Check the dice: dudo verify {path}\n"
-                f"Weigh every move: dudo analyze {path}",
-                soft_wrap=True,
-            )
+            console.print(record_lines(path, bool(game.winners)), soft_wrap=True)
     raise typer.Exit(status)
+
+
+def shell_path(path: Path, home: Path | None = None) -> str:
+    """``path`` as a shell reads it: under the home folder as ``~/...`` (so the commands
+    that name it fit an 80-column line), quoted where it needs to be."""
+    import shlex
+
+    home = Path.home() if home is None else home
+    try:
+        inside = path.relative_to(home)
+    except ValueError:
+        return shlex.quote(str(path))
+    return "~" if not inside.parts else "~/" + shlex.quote(str(inside))
+
+
+def record_lines(path: Path, finished: bool, home: Path | None = None) -> str:
+    """What the end of a terminal game says about its record: where it is, and the two
+    commands that read it, each alone on its line so that the path is never broken in
+    two (printed with ``soft_wrap``: Rich adds no line breaks, and a default path fits
+    at 80 columns; a longer one is wrapped by the terminal only)."""
+    shown = shell_path(path, home)
+    return (
+        f"Game record{'' if finished else ' (the game is not finished)'}:\n"
+        f"  {shown}\n"
+        "Check its dice, and weigh every move:\n"
+        f"  dudo verify {shown}\n"
+        f"  dudo analyze {shown}"
+    )
 
 
 def _cannot_start(message: str, exit_code: int) -> NoReturn:

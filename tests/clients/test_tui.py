@@ -122,8 +122,9 @@ def test_a_finished_game_leaves_a_record_that_verify_and_analyze_read(tmp_path: 
     )
     assert result.returncode == 0, result.stderr
     [record] = list(tmp_path.glob("*.json"))
-    assert f"Game record: {record}" in result.stdout
-    assert f"dudo verify {record}" in result.stdout
+    assert f"Game record:\n  {record}\n" in result.stdout
+    assert f"\n  dudo verify {record}\n" in result.stdout
+    assert f"\n  dudo analyze {record}\n" in result.stdout
     data = json.loads(record.read_text())
     assert data["names"][0] == "Tester" and data["bots"] == [1]
     assert len(data["fairness"]) == len(data["rounds"])
@@ -465,3 +466,31 @@ def test_a_hand_refused_by_the_engine_says_what_to_bid_instead() -> None:
     text = " ".join(console.export_text().split())
     assert "Not allowed:" in text and "The lowest raise is full house 6s over 3s" in text
     assert "you may call dudo" in text
+
+
+def test_the_record_lines_keep_each_path_whole_at_80_columns(tmp_path: Path) -> None:
+    from io import StringIO
+
+    from dudo.cli import record_lines
+
+    home = tmp_path / "home" / "someone"
+    default = home / ".local" / "share" / "dudo" / "games" / "20261202-005908-eca7c8.json"
+    elsewhere = Path("/srv/games of ours/a folder far too deep for a line") / default.name
+    for path in (default, elsewhere):
+        out = StringIO()
+        console = Console(file=out, width=80, force_terminal=True, highlight=False)
+        console.print(record_lines(path, True, home=home), soft_wrap=True)
+        lines = out.getvalue().splitlines()
+        shown = lines[1].removeprefix("  ")
+        assert lines == [
+            "Game record:",
+            f"  {shown}",
+            "Check its dice, and weigh every move:",
+            f"  dudo verify {shown}",
+            f"  dudo analyze {shown}",
+        ]
+        if path == default:
+            assert shown == "~/.local/share/dudo/games/20261202-005908-eca7c8.json"
+            assert max(len(line) for line in lines) <= 80
+        else:  # too long for a line: the terminal may wrap it, Rich does not break it
+            assert shown == f"'{elsewhere}'"
