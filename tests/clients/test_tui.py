@@ -75,7 +75,7 @@ def test_bids_in_every_spelling_and_a_bad_one() -> None:
         "first_opener=host",
     )
     out = result.stdout
-    assert "not a bid: 'zebra'" in out
+    assert "Not a bid: 'zebra' (write it like '4x5' or '4 5s')." in out
     assert result.returncode == 0
     assert "You left the table in round" in out
 
@@ -443,9 +443,9 @@ def test_common_hand_is_played_with_hands_typed_in_words() -> None:
     assert (
         "Not a hand: '3x4' is a quantity bid, but this table bids poker hands (Common Hand)"
     ) in out
-    assert "not a hand: 'royal flush'" in out
-    assert "not a hand: 'pair of 9s'" in out and "not a face" in out
-    assert "not a hand: 'full house 4s over 4s'" in out
+    assert "Not a hand: 'royal flush'" in out
+    assert "Not a hand: 'pair of 9s'" in out and "not a face" in out
+    assert "Not a hand: 'full house 4s over 4s'" in out
     assert "Bids: Tester: pair of 2s" in out or "pair of 2s" in out
     assert "the dice contain" in out.lower() or "the dice lack" in out.lower()
     assert "wins the game" in out or "You win the game!" in out
@@ -494,3 +494,17 @@ def test_the_record_lines_keep_each_path_whole_at_80_columns(tmp_path: Path) -> 
             assert max(len(line) for line in lines) <= 80
         else:  # too long for a line: the terminal may wrap it, Rich does not break it
             assert shown == f"'{elsewhere}'"
+
+
+def test_words_that_are_no_bid_or_hand_are_refused_in_a_capitalised_sentence() -> None:
+    bids = TerminalGame(
+        Game(Rules.preset("perudo"), 2), [make_bot("easy")], "Ana", recorded(), input
+    )
+    assert bids.parse("banana") is None
+    said = bids.console.export_text()  # type: ignore[attr-defined]
+    assert said.strip() == "Not a bid: 'banana' (write it like '4x5' or '4 5s')."
+    poker = Game(Rules.preset("common-hand"), 2)
+    hands = TerminalGame(poker, [make_bot("easy")], "Ana", recorded(), input)
+    assert hands.parse("pair of dragons") is None
+    said = " ".join(hands.console.export_text().split())  # type: ignore[attr-defined]
+    assert said.startswith("Not a face: 'dragon'") and said.endswith("."), said
