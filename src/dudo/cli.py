@@ -89,6 +89,41 @@ def _bare_flags() -> None:
 _bare_flags()
 
 
+def _bare_named_arguments() -> None:
+    """An argument with a metavar (``FILE|-``) shows no value type beside it: this typer
+    prints both (``FILE|-  <str>``), while an option's metavar already replaces its type."""
+    from typer.core import TyperArgument
+
+    shown = getattr(TyperArgument, "display_type_rich", None)
+    if shown is None or getattr(shown, "_dudo_bare_arguments", False):
+        return
+
+    def display_type_rich(self: Any, ctx: Any) -> str | None:
+        if getattr(self, "metavar", None) is not None:
+            return None
+        result: str | None = shown(self, ctx)
+        return result
+
+    display_type_rich._dudo_bare_arguments = True  # type: ignore[attr-defined]
+    TyperArgument.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_bare_named_arguments()
+
+
+def flowing(text: str) -> str:
+    """Help text whose paragraphs flow: the line breaks a docstring has in its source are
+    spaces, so Rich wraps each paragraph to the terminal (Typer keeps them, and at 80
+    columns a paragraph then wraps raggedly). Paragraphs stay apart; one that starts with
+    click's ``\\b`` keeps its lines."""
+    import inspect
+
+    paragraphs = inspect.cleandoc(text).split("\n\n")
+    return "\n\n".join(
+        part if part.startswith("\b") else " ".join(part.split()) for part in paragraphs
+    )
+
+
 class _OneLineErrors(TyperGroup):
     """The ``dudo`` command group, with click's usage errors as one line.
 
@@ -202,7 +237,9 @@ SetOption = Annotated[
 
 @app.command()
 def rules(
-    preset: Annotated[str, typer.Argument(help=f"One of: {', '.join(PRESETS)}.")] = DEFAULT_PRESET,
+    preset: Annotated[
+        str, typer.Argument(metavar="PRESET", help=f"One of: {', '.join(PRESETS)}.")
+    ] = DEFAULT_PRESET,
     settings: SetOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the options as JSON.")] = False,
     lang: Annotated[
@@ -242,13 +279,16 @@ def arena(
         str, typer.Option("--rules", "-r", metavar="PRESET", help=f"One of: {', '.join(PRESETS)}.")
     ] = DEFAULT_PRESET,
     settings: SetOption = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed: the same seed replays the run.")] = 0,
+    seed: Annotated[
+        int, typer.Option("--seed", metavar="N", help="Seed: the same seed replays the run.")
+    ] = 0,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, max=64, help="Worker processes.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     dice_key: Annotated[
         str | None,
         typer.Option(
             "--dice-key",
+            metavar="KEY",
             help="Replay a run with bots of your own: the key it printed. "
             "Without it such runs draw a fresh secret key, so no bot can "
             "work out the dice from the seed.",
@@ -281,8 +321,10 @@ def arena(
         bool, typer.Option("--debug", help="Show the full traceback when a bot fails.")
     ] = False,
 ) -> None:
-    """Play many games among bots (seats rotated) and print each entrant's win rate; with
-    --ladder, rate them (OpenSkill) and show how each one calls, bluffs and loses dice."""
+    """Play many games among bots (seats rotated) and print each entrant's win rate.
+
+    With --ladder, rate them (OpenSkill) and show how each one calls, bluffs and loses dice.
+    """
     import secrets
 
     from dudo.bots.registry import LEVELS, BotSpecError, make_bot
@@ -592,7 +634,8 @@ def play(
         str, typer.Option("--name", metavar="NAME", help="Your name at the table.")
     ] = "You",
     seed: Annotated[
-        int | None, typer.Option("--seed", help="Seed the dice and the bots to replay a game.")
+        int | None,
+        typer.Option("--seed", metavar="N", help="Seed the dice and the bots to replay a game."),
     ] = None,
     pause: Annotated[
         float | None,
@@ -699,14 +742,36 @@ def play(
                 err=True,
             )
         else:
-            finished = "" if game.winners else " (the game is not finished)"
-            console.print(
-                f"Game record{finished}: {path}\n"
-                f"Check the dice: dudo verify {path}\n"
-                f"Weigh every move: dudo analyze {path}",
-                soft_wrap=True,
-            )
+            console.print(record_lines(path, bool(game.winners)), soft_wrap=True)
     raise typer.Exit(status)
+
+
+def shell_path(path: Path, home: Path | None = None) -> str:
+    """``path`` as a shell reads it: under the home folder as ``~/...`` (so the commands
+    that name it fit an 80-column line), quoted where it needs to be."""
+    import shlex
+
+    home = Path.home() if home is None else home
+    try:
+        inside = path.relative_to(home)
+    except ValueError:
+        return shlex.quote(str(path))
+    return "~" if not inside.parts else "~/" + shlex.quote(str(inside))
+
+
+def record_lines(path: Path, finished: bool, home: Path | None = None) -> str:
+    """What the end of a terminal game says about its record: where it is, and the two
+    commands that read it, each alone on its line so that the path is never broken in
+    two (printed with ``soft_wrap``: Rich adds no line breaks, and a default path fits
+    at 80 columns; a longer one is wrapped by the terminal only)."""
+    shown = shell_path(path, home)
+    return (
+        f"Game record{'' if finished else ' (the game is not finished)'}:\n"
+        f"  {shown}\n"
+        "Check its dice, and weigh every move:\n"
+        f"  dudo verify {shown}\n"
+        f"  dudo analyze {shown}"
+    )
 
 
 def _cannot_start(message: str, exit_code: int) -> NoReturn:
@@ -757,13 +822,17 @@ def serve(
         str | None,
         typer.Option(
             envvar="DUDO_HOST",
+            metavar="ADDRESS",
             show_default=False,
             help="Address to listen on: 127.0.0.1 (the default) is this computer only; "
             "0.0.0.0 is all its interfaces, and the addresses to share are printed.",
         ),
     ] = None,
     port: Annotated[
-        int, typer.Option(envvar="DUDO_PORT", min=1, max=65535, help="Port to listen on.")
+        int,
+        typer.Option(
+            envvar="DUDO_PORT", metavar="PORT", min=1, max=65535, help="Port to listen on."
+        ),
     ] = 8000,
     lan: Annotated[
         bool,
@@ -778,14 +847,18 @@ def serve(
         str,
         typer.Option(
             envvar="DUDO_DATABASE",
+            metavar="URL",
             help="sqlite:///FILE (default sqlite:///dudo.db), postgresql://... or memory://.",
         ),
     ] = "sqlite:///dudo.db",
-    log_level: Annotated[str, typer.Option(help="debug, info, warning or error.")] = "info",
+    log_level: Annotated[
+        str, typer.Option(metavar="LEVEL", help="debug, info, warning or error.")
+    ] = "info",
     log_format: Annotated[
         str,
         typer.Option(
             envvar="DUDO_LOG_FORMAT",
+            metavar="FORMAT",
             help="text, json or auto: auto (the default) is a banner on standard output and "
             "readable log lines when standard error is a terminal, and JSON lines (one "
             "'listening' event instead of the banner) anywhere else: a pipe, a file, "
@@ -796,6 +869,7 @@ def serve(
         str,
         typer.Option(
             envvar="DUDO_FORWARDED_ALLOW_IPS",
+            metavar="ADDRESSES",
             help="Addresses of your reverse proxies, comma separated (or *): only requests from "
             "them may name the client's address in X-Forwarded-For. Default: none, so "
             "nobody can dodge the per-address limits with a made-up header.",
@@ -805,6 +879,7 @@ def serve(
         str | None,
         typer.Option(
             envvar="DUDO_CLUSTER",
+            metavar="URL",
             help="redis://HOST:PORT/DB: run as one node of a cluster sharing this Redis and "
             "the --database (PostgreSQL across machines). Any node answers any request; "
             "a dead node's rooms move to the others.",
@@ -814,6 +889,7 @@ def serve(
         str | None,
         typer.Option(
             envvar="DUDO_ADVERTISE",
+            metavar="URL",
             help="http://HOST:PORT where the other nodes reach this one (with --cluster). "
             "Default: the --host and --port (this machine's address for 0.0.0.0). With "
             "--workers: http://HOST, and each worker opens a relay port of its own "
@@ -824,6 +900,7 @@ def serve(
         int,
         typer.Option(
             envvar="DUDO_WORKERS",
+            metavar="N",
             min=1,
             max=64,
             help="Start this many nodes on this machine behind one port, to use all its "
@@ -929,12 +1006,19 @@ def backup(
     ],
     database: Annotated[
         str,
-        typer.Option(envvar="DUDO_DATABASE", help="The SQLite database to copy: sqlite:///FILE."),
+        typer.Option(
+            envvar="DUDO_DATABASE",
+            metavar="URL",
+            help="The SQLite database to copy: sqlite:///FILE.",
+        ),
     ] = "sqlite:///dudo.db",
 ) -> None:
-    """Copy a SQLite database, even while the server runs on it, with SQLite's online
-    backup API: one consistent moment, every game in it. `dudo serve --database
-    sqlite:///PATH` on the copy carries on every live room. PostgreSQL: use pg_dump."""
+    """Copy a SQLite database, even while the server runs on it.
+
+    SQLite's online backup API copies one consistent moment, every game in it. `dudo serve
+    --database sqlite:///PATH` on the copy carries on every live room. PostgreSQL: use
+    pg_dump.
+    """
     from dudo.store.backup import BackupError, backup_sqlite, sqlite_database
 
     try:
@@ -955,16 +1039,24 @@ def purge(
         str,
         typer.Option(
             envvar="DUDO_DATABASE",
+            metavar="URL",
             help="sqlite:///FILE (default sqlite:///dudo.db) or postgresql://...",
         ),
     ] = "sqlite:///dudo.db",
     older_than: Annotated[
         float,
-        typer.Option(min=0, help="Delete the logs of rooms closed more than this many days ago."),
+        typer.Option(
+            min=0,
+            metavar="DAYS",
+            help="Delete the logs of rooms closed more than this many days ago.",
+        ),
     ] = 1.0,
 ) -> None:
-    """Apply the retention policy now: delete closed rooms' logs (finished games' records
-    are kept; the server also does this once an hour). Safe while the server runs."""
+    """Apply the retention policy now: delete closed rooms' logs.
+
+    Finished games' records are kept; the server also does this once an hour. Safe while
+    the server runs.
+    """
     import asyncio
     import time
 
@@ -999,19 +1091,26 @@ def purge(
 def forget(
     profile: Annotated[
         str,
-        typer.Argument(help="The profile's public id (shown on its /me page and in its export)."),
+        typer.Argument(
+            metavar="PROFILE_ID",
+            help="The profile's public id (shown on its /me page and in its export).",
+        ),
     ],
     database: Annotated[
         str,
         typer.Option(
             envvar="DUDO_DATABASE",
+            metavar="URL",
             help="sqlite:///FILE (default sqlite:///dudo.db) or postgresql://...",
         ),
     ] = "sqlite:///dudo.db",
 ) -> None:
-    """Forget a player's profile: delete everything the server keeps for it (the profile,
-    its device keys, transfer codes, rating and links to finished games). The games'
-    records stay, as for any player without a profile. Safe while the server runs."""
+    """Forget a player's profile: delete everything the server keeps for it.
+
+    That is the profile, its device keys, transfer codes, rating and links to finished
+    games. The games' records stay, as for any player without a profile. Safe while the
+    server runs.
+    """
     import asyncio
 
     from dudo.profiles.book import open_book
@@ -1178,8 +1277,11 @@ def analyze(
         bool, typer.Option("--mistakes", help="List only the moves marked as mistakes.")
     ] = False,
 ) -> None:
-    """Weigh every bid and call of a game from the seat that made it: the odds it saw, what
-    the hard bot would have done, mistakes and bluffs, and a summary per player."""
+    """Weigh every bid and call of a game from the seat that made it.
+
+    For each move: the odds the seat saw, what the hard bot would have done, and whether
+    it was a mistake or a bluff; then a summary per player.
+    """
     from dudo.bots.analysis import AnalysisError
     from dudo.bots.analysis import analyze as analyze_record
     from dudo.scenario import accepted_actions
@@ -1281,3 +1383,9 @@ def analyze(
         f"done. expected: {unit} to gain (-: to lose) by the move / by hard's, if judged "
         "(a call at once, a bid if called)."
     )
+
+
+# Every command's help from its docstring, its paragraphs flowing (see flowing).
+for _command in app.registered_commands:
+    if _command.help is None and _command.callback is not None and _command.callback.__doc__:
+        _command.help = flowing(_command.callback.__doc__)

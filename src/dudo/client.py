@@ -11,7 +11,7 @@ Sit a program in a seat in a few lines::
             seat = await client.create_room("Robo", seats=2, bots=[None, "normal"])
             async with client.table(seat) as table:
                 await table.start()
-                print(f"room {seat.code}: playing to the end (a minute or two)...")
+                print(f"room {seat.code}: playing to the end (a few minutes)...")
                 winners = await table.play(make_bot("hard"))   # until the game ends
                 print("winners:", ", ".join(table.names[s] for s in winners))
                 print("game id:", table.game_id, "(dudo verify / dudo analyze its record)")
@@ -58,6 +58,12 @@ class ClientError(RuntimeError):
     def __init__(self, code: str, message: str) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
+
+
+class PlayTimeout(TimeoutError):
+    """:meth:`Table.play` ran out of time; the message says what it was waiting for.
+
+    A :class:`TimeoutError`, so code that catches that still catches it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,7 +219,7 @@ class Table:
             with contextlib.suppress(Exception):
                 await self.socket.close()
 
-    async def receive(self, timeout: float = 10.0) -> dict[str, Any]:
+    async def receive(self, timeout: float | None = 10.0) -> dict[str, Any]:
         """The next message; states update :attr:`state`, errors on connect raise."""
         text = await asyncio.wait_for(self.socket.recv(), timeout)
         message: dict[str, Any] = json.loads(text)
@@ -326,7 +332,13 @@ class Table:
             return None
         return SeatView.from_json(game, Rules.from_json(self.state["room"]["rules"]))
 
-    async def play(self, bot: Bot, until_over: bool = True, timeout: float = 120.0) -> list[int]:
+    async def play(
+        self,
+        bot: Bot,
+        until_over: bool = True,
+        timeout: float | None = None,
+        idle: float | None = 300.0,
+    ) -> list[int]:
         """Let ``bot`` play this seat until the game ends; returns the winners.
 
         Sends a fresh seed for every round that waits for one, answers only states it
@@ -334,11 +346,19 @@ class Table:
         A bot that raises, or returns something its view does not offer, stops the game
         for this seat with a one-line :class:`~dudo.bots.table.BotError` naming the bot
         and its seat (the bot's own exception, if any, is its ``__cause__``).
+
+        By default there is no limit on the whole game: a server paces games for people
+        (8 s after each reveal, about a second before each bot's move), so a game takes
+        minutes. ``idle`` is how long it waits for the next message from the server (the
+        longest quiet spell of a paced game is about 10 s; people at the table may think
+        longer, and with no turn timer as long as they like): ``None`` waits without
+        limit. ``timeout`` limits the whole game. Either running out raises
+        :class:`PlayTimeout` with one line saying what it was waiting for.
         """
         answered = -1
         seeded_round = None
         loop = asyncio.get_running_loop()
-        end = loop.time() + timeout
+        end = None if timeout is None else loop.time() + timeout
         while True:
             seen = self.view()
             if seen is not None:
@@ -355,7 +375,17 @@ class Table:
                     action = self._ask(bot, seen)
                     if action is not None:
                         await self._send_action(action, version)
-            reply = await self.receive(max(0.01, end - loop.time()))
+            wait = idle
+            if end is not None:
+                left = max(0.01, end - loop.time())
+                wait = left if wait is None else min(wait, left)
+            try:
+                reply = await self.receive(wait)
+            except TimeoutError:
+                overall = end is not None and loop.time() >= end - 0.005
+                raise PlayTimeout(
+                    self._timeout_message(seen, timeout if overall else idle, overall)
+                ) from None
             if reply["type"] == "error" and reply.get("code") in ("rate_limited", "unavailable"):
                 retry = self._sent.get(reply.get("id", ""))
                 if retry is not None:
@@ -363,6 +393,33 @@ class Table:
                     # changed): the same id again, after the pause it advises.
                     await asyncio.sleep(float(reply.get("retry_after", 0.25)))
                     await self.send(retry)
+
+    def _timeout_message(self, seen: SeatView | None, limit: float | None, overall: bool) -> str:
+        """One line: which limit ran out, in which room, and what the seat waited for."""
+        code = (self.state.get("room") or {}).get("code") if self.state else None
+        room = f"room {code}" if code else "the room"
+        if seen is None:
+            what = "the game to start"
+        elif seen.phase == "roll":
+            what = f"round {seen.round_number} to be rolled"
+        elif seen.phase == "over":
+            what = "the next game (the last one is over)"
+        elif seen.turn is not None and seen.turn != seen.seat:
+            names = self.names
+            name = names[seen.turn] if seen.turn < len(names) and names[seen.turn] else ""
+            who = f"{name} (seat {seen.turn})" if name else f"seat {seen.turn}"
+            what = f"{who} to move in round {seen.round_number}"
+        else:
+            what = f"the server to go on with round {seen.round_number}"
+        if overall:
+            return (
+                f"Table.play gave up after {limit:g} s (its timeout) in {room}, "
+                f"waiting for {what}; timeout=None lets the game run to its end"
+            )
+        return (
+            f"Table.play heard nothing from {room} for {limit:g} s while waiting for "
+            f"{what}; idle=None waits without limit"
+        )
 
     def _ask(self, bot: Bot, seen: SeatView) -> Any:
         seat = seen.seat if seen.seat is not None else -1

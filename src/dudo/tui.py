@@ -134,6 +134,18 @@ def capitalised(sentence: str) -> str:
     return sentence[:1].upper() + sentence[1:]
 
 
+def refusal(message: str) -> str:
+    """A parser's error (``not a bid: 'x' (write it like ...)``) as the table's other
+    refusals read: capitalised, its label in red up to the first colon, a full stop at the
+    end. Rich markup, the message itself escaped."""
+    label, colon, rest = message.partition(": ")
+    if not colon:
+        label, rest = message, ""
+    ending = "" if message.endswith((".", "!", "?")) else "."
+    shown = f"[red]{escape(capitalised(label))}{colon.rstrip()}[/]"
+    return f"{shown} {escape(rest)}{ending}" if rest else f"{shown}{ending}"
+
+
 class TerminalGame:
     """A game with the person at seat 0 and ``bots`` in the other seats.
 
@@ -275,7 +287,7 @@ class TerminalGame:
                     "but this table bids a quantity and a face, like 4 5s."
                 )
             else:
-                self.console.print(f"[red]{escape(str(error))}[/]")
+                self.console.print(refusal(str(error)))
             return None
 
     def parse_hand(self, text: str) -> Hand | None:
@@ -290,7 +302,7 @@ class TerminalGame:
                     "pair of 3s or full house 4s over 2s."
                 )
             else:
-                self.console.print(f"[red]{escape(str(error))}[/]")
+                self.console.print(refusal(str(error)))
             return None
 
     def hint(self, seen: SeatView, reason: str) -> str:

@@ -3,15 +3,20 @@ shell completion on offer, and no command that quietly makes files it was not as
 
 from __future__ import annotations
 
+import itertools
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
+import typer
+import typer.main
 from typer.testing import CliRunner
 
 from dudo.cli import app
 
 runner = CliRunner()
+ROOT = Path(__file__).parents[2]
 COMMANDS = ["analyze", "arena", "play", "purge", "rules", "scenario", "verify"]
 
 
@@ -43,3 +48,89 @@ def test_purge_in_the_wrong_folder_makes_no_empty_database(
     assert result.exit_code == 2
     assert result.stderr.startswith("dudo: error: no database at 'dudo.db'")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_package_metadata_names_the_project_and_its_authors() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert project["authors"] and project["maintainers"]
+    urls = project["urls"]
+    assert set(urls) >= {"Homepage", "Source", "Documentation", "Issues"}
+    assert all(url.startswith("https://github.com/dudo-game/dudo") for url in urls.values())
+
+
+def test_the_readmes_links_work_on_a_package_index_page() -> None:
+    # The README is the long description: an index page has no docs/ or examples/ to point
+    # into, so every link and image is absolute.
+    readme = (ROOT / "README.md").read_text()
+    targets = re.findall(r"!?\[[^\]]*\]\(([^)\s]+)\)", readme)
+    assert targets
+    relative = [target for target in targets if not re.match(r"https?://|#", target)]
+    assert relative == []
+
+
+# -- help at 80 columns ----------------------------------------------------------------------
+
+ALL_HELP = [[], *([command] for command in [*COMMANDS, "backup", "forget", "serve"])]
+BOX = str.maketrans({char: " " for char in "│╭╮╰╯─"})
+
+
+def help_at(columns: int, command: list[str]) -> str:
+    result = runner.invoke(app, [*command, "--help"], env={"COLUMNS": str(columns)})
+    assert result.exit_code == 0, result.output
+    return result.stdout
+
+
+def ragged(lines: list[str], width: int) -> list[tuple[str, str]]:
+    """Pairs of consecutive lines of one paragraph where the next line's first word would
+    have fitted on the line before: a line break from the source, not from wrapping."""
+    return [
+        (before, after)
+        for before, after in itertools.pairwise(lines)
+        if before.strip()
+        and after.strip()
+        and len(before.rstrip()) + 1 + len(after.split()[0]) <= width
+    ]
+
+
+@pytest.mark.parametrize("command", ALL_HELP, ids=lambda command: " ".join(command) or "dudo")
+def test_help_flows_at_80_columns(command: list[str]) -> None:
+    text = help_at(80, command)
+    lines = text.splitlines()
+    assert max(len(line) for line in lines) <= 80, text
+    # No word broken in two: every word at 80 columns is a word of the wide help too.
+    wide = set(help_at(200, command).translate(BOX).split())
+    assert set(text.translate(BOX).split()) <= wide, text
+    # The description under Usage flows: Typer prints it 78 wide (a space either side).
+    first_box = next(index for index, line in enumerate(lines) if line.startswith("╭"))
+    description = [
+        line.strip() for line in lines[1:first_box] if not line.strip().startswith("Usage:")
+    ]
+    assert ragged(description, 78) == [], text
+    # So does each command's line in the list of commands.
+    if "╭─ Commands" in text:
+        panel = lines[lines.index(next(line for line in lines if "╭─ Commands" in line)) + 1 :]
+        panel = panel[: next(index for index, line in enumerate(panel) if line.startswith("╰"))]
+        start = len(re.match(r"│ \S+\s+", panel[0]).group(0))  # type: ignore[union-attr]
+        end = panel[0].rindex("│") - 1
+        for before, after in itertools.pairwise(panel):
+            if after[1:start].strip():  # the next command
+                continue
+            assert not ragged([before[start:end], after[start:end]], end - start), text
+
+
+def test_the_help_typer_is_given_has_no_line_break_inside_a_paragraph() -> None:
+    group = typer.main.get_command(app)
+    for name, command in group.commands.items():  # type: ignore[attr-defined]
+        for paragraph in (command.help or "").split("\n\n"):
+            assert "\n" not in paragraph, (name, paragraph)
+        for param in command.params:
+            assert "\n" not in (getattr(param, "help", None) or ""), (name, param.name)
+
+
+def test_seeds_and_files_say_what_they_take_not_a_type_name() -> None:
+    for command in (["play"], ["arena"]):
+        assert re.search(r"--seed\s+N\s+Seed", help_at(120, command))
+    for command in ("analyze", "scenario", "verify", "backup", "forget", "rules", "play", "purge"):
+        text = help_at(120, [command])
+        assert not re.search(r"<(str|int|float)>", text), (command, text)
+    assert re.search(r"\*\s+FILE\|-\s+A game's record", help_at(120, ["analyze"]))

@@ -75,7 +75,7 @@ def test_bids_in_every_spelling_and_a_bad_one() -> None:
         "first_opener=host",
     )
     out = result.stdout
-    assert "not a bid: 'zebra'" in out
+    assert "Not a bid: 'zebra' (write it like '4x5' or '4 5s')." in out
     assert result.returncode == 0
     assert "You left the table in round" in out
 
@@ -122,8 +122,9 @@ def test_a_finished_game_leaves_a_record_that_verify_and_analyze_read(tmp_path: 
     )
     assert result.returncode == 0, result.stderr
     [record] = list(tmp_path.glob("*.json"))
-    assert f"Game record: {record}" in result.stdout
-    assert f"dudo verify {record}" in result.stdout
+    assert f"Game record:\n  {record}\n" in result.stdout
+    assert f"\n  dudo verify {record}\n" in result.stdout
+    assert f"\n  dudo analyze {record}\n" in result.stdout
     data = json.loads(record.read_text())
     assert data["names"][0] == "Tester" and data["bots"] == [1]
     assert len(data["fairness"]) == len(data["rounds"])
@@ -442,9 +443,9 @@ def test_common_hand_is_played_with_hands_typed_in_words() -> None:
     assert (
         "Not a hand: '3x4' is a quantity bid, but this table bids poker hands (Common Hand)"
     ) in out
-    assert "not a hand: 'royal flush'" in out
-    assert "not a hand: 'pair of 9s'" in out and "not a face" in out
-    assert "not a hand: 'full house 4s over 4s'" in out
+    assert "Not a hand: 'royal flush'" in out
+    assert "Not a hand: 'pair of 9s'" in out and "not a face" in out
+    assert "Not a hand: 'full house 4s over 4s'" in out
     assert "Bids: Tester: pair of 2s" in out or "pair of 2s" in out
     assert "the dice contain" in out.lower() or "the dice lack" in out.lower()
     assert "wins the game" in out or "You win the game!" in out
@@ -465,3 +466,45 @@ def test_a_hand_refused_by_the_engine_says_what_to_bid_instead() -> None:
     text = " ".join(console.export_text().split())
     assert "Not allowed:" in text and "The lowest raise is full house 6s over 3s" in text
     assert "you may call dudo" in text
+
+
+def test_the_record_lines_keep_each_path_whole_at_80_columns(tmp_path: Path) -> None:
+    from io import StringIO
+
+    from dudo.cli import record_lines
+
+    home = tmp_path / "home" / "someone"
+    default = home / ".local" / "share" / "dudo" / "games" / "20261202-005908-eca7c8.json"
+    elsewhere = Path("/srv/games of ours/a folder far too deep for a line") / default.name
+    for path in (default, elsewhere):
+        out = StringIO()
+        console = Console(file=out, width=80, force_terminal=True, highlight=False)
+        console.print(record_lines(path, True, home=home), soft_wrap=True)
+        lines = out.getvalue().splitlines()
+        shown = lines[1].removeprefix("  ")
+        assert lines == [
+            "Game record:",
+            f"  {shown}",
+            "Check its dice, and weigh every move:",
+            f"  dudo verify {shown}",
+            f"  dudo analyze {shown}",
+        ]
+        if path == default:
+            assert shown == "~/.local/share/dudo/games/20261202-005908-eca7c8.json"
+            assert max(len(line) for line in lines) <= 80
+        else:  # too long for a line: the terminal may wrap it, Rich does not break it
+            assert shown == f"'{elsewhere}'"
+
+
+def test_words_that_are_no_bid_or_hand_are_refused_in_a_capitalised_sentence() -> None:
+    bids = TerminalGame(
+        Game(Rules.preset("perudo"), 2), [make_bot("easy")], "Ana", recorded(), input
+    )
+    assert bids.parse("banana") is None
+    said = bids.console.export_text()  # type: ignore[attr-defined]
+    assert said.strip() == "Not a bid: 'banana' (write it like '4x5' or '4 5s')."
+    poker = Game(Rules.preset("common-hand"), 2)
+    hands = TerminalGame(poker, [make_bot("easy")], "Ana", recorded(), input)
+    assert hands.parse("pair of dragons") is None
+    said = " ".join(hands.console.export_text().split())  # type: ignore[attr-defined]
+    assert said.startswith("Not a face: 'dragon'") and said.endswith("."), said

@@ -26,7 +26,8 @@ NEXT = r"type quit\): "
 class Player:
     """``dudo play`` in an 80x24 pseudo-terminal, its output on an emulated screen."""
 
-    def __init__(self, records: Path, *args: str) -> None:
+    def __init__(self, records: Path | None, *args: str, home: Path | None = None) -> None:
+        """Records go to ``records``, or with None to the default folder under ``home``."""
         self.screen = pyte.Screen(80, 24)
         self.stream = pyte.ByteStream(self.screen)
         env = {
@@ -35,9 +36,15 @@ class Player:
             "TERM": "xterm-256color",
             "COLUMNS": "80",
             "LINES": "24",
-            "DUDO_GAMES": str(records),
         }
         env.pop("NO_COLOR", None)
+        if records is not None:
+            env["DUDO_GAMES"] = str(records)
+        else:
+            env.pop("DUDO_GAMES", None)
+            env.pop("XDG_DATA_HOME", None)
+        if home is not None:
+            env["HOME"] = str(home)
         self.child = pexpect.spawn(
             sys.executable, ["-m", "dudo", "play", *args], env=env, dimensions=(24, 80), timeout=120
         )
@@ -147,3 +154,20 @@ def test_ctrl_c_says_so_and_exits_130(tmp_path: Path) -> None:
     assert "Traceback" not in player.text()
     assert player.exit_status() == 130
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_record_and_its_commands_are_whole_lines_at_80_columns(tmp_path: Path) -> None:
+    # The default folder under a home of any length: the commands name ~/..., so each
+    # fits on one line of the screen, whole, to be copied as it stands.
+    home = tmp_path / "a-home-folder-with-a-rather-long-name"
+    player = Player(None, "--bots", "easy", "--seed", "5", home=home)
+    assert player.wait(MOVE, CALZA) in (0, 1)
+    player.send("quit")
+    assert player.wait() == 0
+    assert player.exit_status() == 0
+    [record] = list((home / ".local" / "share" / "dudo" / "games").glob("*.json"))
+    shown = f"~/{record.relative_to(home)}"
+    lines = player.text().splitlines()
+    assert "Game record (the game is not finished):" in lines, player.text()
+    for line in (f"  {shown}", f"  dudo verify {shown}", f"  dudo analyze {shown}"):
+        assert line in lines, player.text()
