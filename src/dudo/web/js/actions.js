@@ -12,7 +12,7 @@ import {timerHtml} from './clock.js';
 // What the seat may do now: the legal bids and calls of your turn, else none.
 export function legal(state) {
   const game = state.game;
-  if (!game || game.phase !== 'bidding') return {bids: [], calls: []};
+  if (game?.phase !== 'bidding') return {bids: [], calls: []};
   return game.legal;
 }
 

@@ -79,7 +79,7 @@ export class Connection {
     const fair = state.fair;
     const game = state.game;
     if (!fair || fair.round == null || state.you.seat == null) return;
-    if (!game || game.phase !== 'roll') return;
+    if (game?.phase !== 'roll') return;
     const key = `${fair.game_id}:${fair.round}`;
     if (this.seededRound === key) return;
     this.seededRound = key;

@@ -132,7 +132,7 @@ function seatCard(table, index, order) {
   if (game.phase === 'over' && game.winners.includes(index)) classes.push('winner');
   let dice;
   let diceKey;
-  if (reveal && reveal.cups[index] && reveal.cups[index].length) {
+  if (reveal?.cups[index]?.length) {
     diceKey = `cup-${revealKey(table.state)}-${index}`;
     dice = reveal.cups[index].map((d) => {
       const counts = dieCounts(reveal, d);
@@ -154,7 +154,7 @@ function seatCard(table, index, order) {
   const emote = table.emotes.get(index);
   const bubble = emote && emote[1] > Date.now() ? `<span class="bubble" aria-hidden="true">${emote[0]}</span>` : '';
   const points = table.points() ? `<span class="points">${escapeHtml(t('seat.points', {n: game.points[index]}))}</span>` : '';
-  const changed = reveal && reveal.change && (reveal.loser === index || (reveal.loser == null && reveal.caller === index));
+  const changed = reveal?.change && (reveal.loser === index || (reveal.loser == null && reveal.caller === index));
   const plus = reveal && (reveal.loser !== index || table.points());
   const changeMark = changed ? `<span class="change ${reveal.loser === index ? 'minus' : 'plus'}" data-key="change-${revealKey(table.state)}" aria-hidden="true">${plus ? '+' : '−'}${reveal.change}</span>` : '';
   const [x, y] = (LAYOUTS[order.length] || LAYOUTS[6])[order.indexOf(index)] || [50, 50];
@@ -163,7 +163,7 @@ function seatCard(table, index, order) {
   return `<li class="${classes.join(' ')}" data-seat="${index}" style="${place}">
       <span class="seat-name">${avatar(table.name(index), index)}${turn ? '<span aria-hidden="true">▶ </span>' : ''}${nameHtml(table.name(index))}${index === you.seat ? ` <span class="you-tag">(${escapeHtml(t('seat.you'))})</span>` : ''}</span>
       <span class="seat-status">${escapeHtml(status.join(' · '))}</span>
-      ${reveal && reveal.cups[index]?.length
+      ${reveal?.cups[index]?.length
     ? `<span class="seat-dice revealed" data-key="${diceKey}" role="group" aria-label="${escapeHtml(t('table.cup_of', {name: table.name(index)}))}">${dice}</span>`
     : `<span class="seat-dice" data-key="${diceKey}" aria-hidden="true">${dice}</span><span class="sr-only">${escapeHtml(diceWords)}</span>`}
       ${points}${changeMark}${bubble}${table.voices.bubble(index)}</li>`;
@@ -304,7 +304,7 @@ export function ownDice(table) {
   } else if (game.phase === 'over') {
     return '';
   } else if (game.dice_counts[you.seat] === 0 && !table.points()) {
-    body = `<p class="notice">${escapeHtml(t('table.you_are_out'))}</p>${outChoices(table.state)}`;
+    body = `<p class="notice">${escapeHtml(t('table.you_are_out'))}</p>${outChoices()}`;
   } else {
     body = `<p class="help">${escapeHtml(t(game.last_reveal && game.phase === 'roll' ? 'table.dice_at_seat' : 'table.dice_hidden'))}</p>`;
   }

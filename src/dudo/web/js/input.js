@@ -140,7 +140,7 @@ export class TableInput {
       table.render();
       return;
     }
-    if (!table.state || !table.state.you.host) return;
+    if (!table.state?.you.host) return;
     if (input.dataset.configureSeat) {
       const index = Number(input.dataset.configureSeat);
       const seats = table.state.room.seats.map(() => null);

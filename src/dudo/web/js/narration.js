@@ -112,7 +112,7 @@ export class Narrator {
       }
     }
     const game = state.game;
-    const diceKey = game && game.dice.length ? `${state.fair?.game_id}:${game.round}` : null;
+    const diceKey = game?.dice.length ? `${state.fair?.game_id}:${game.round}` : null;
     if (diceKey && diceKey !== this.announcedDice) announce(t('say.your_dice', {dice: game.dice.join(', ')}));
     if (diceKey) this.announcedDice = diceKey;
     const mine = game && game.phase === 'bidding' && game.turn === me && me != null;

@@ -89,7 +89,7 @@ class GamePage {
     this.positions = [];
     this.record.rounds.forEach((round, r) => {
       this.positions.push([r, -1]);
-      (round.actions || []).forEach((_, k) => this.positions.push([r, k]));
+      (round.actions || []).forEach((_, k) => { this.positions.push([r, k]); });
     });
   }
 
