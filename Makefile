@@ -2,8 +2,8 @@
 #              this computer only (http://localhost:8000/)
 # make party - the same, for friends on your Wi-Fi: listens on all interfaces and prints the
 #              addresses to share, with a QR code for phones (dudo serve --lan)
-# make test  - add the test tools to .venv, then lint and check the format (ruff), type-check
-#              (mypy, strict) and test (pytest)
+# make test  - add the test tools to .venv, then lint and check the format (ruff), lint the
+#              browser client (Biome, from npm), type-check (mypy, strict) and test (pytest)
 # make bench - the engine benchmark against OpenSpiel (figures go to docs/benchmarks.md)
 
 PYTHON ?= python3
@@ -36,9 +36,16 @@ party: $(BIN)/.serve-installed
 
 test: lint types unit
 
-lint: $(BIN)/.test-installed
+# Biome (the browser client's linter) from npm, pinned by package-lock.json; installed again
+# only when the lock file changes.
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+lint: $(BIN)/.test-installed node_modules/.installed
 	$(BIN)/ruff check src tests bench examples
 	$(BIN)/ruff format --check src tests bench examples
+	npx --no-install biome ci src/dudo/web/js
 
 types: $(BIN)/.test-installed
 	$(BIN)/mypy
@@ -50,4 +57,4 @@ bench: $(BIN)/.test-installed
 	$(BIN)/python bench/engine.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) node_modules .pytest_cache .mypy_cache .ruff_cache

@@ -4,6 +4,7 @@ asyncio or global randomness, and imports nothing above it."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -104,6 +105,40 @@ def long_definitions() -> list[str]:
 
 def test_no_function_or_class_is_longer_than_a_reader_can_hold_without_a_reason() -> None:
     assert long_definitions() == []
+
+
+# -- the browser client (docs/web.md) -------------------------------------------------------
+
+CLIENT = PACKAGE / "web" / "js"
+LONGEST_CLIENT_MODULE = 400  # lines of one module of the browser client
+# What the home page loads (app.js, then lobby.js): none of the table's or the replay's
+# modules, which app.js imports only when it shows a table (test_web_weight.py weighs it).
+HOME_MODULES = {"app.js", "lobby.js", "page.js", "profile.js", "i18n.js", "dice.js", "morph.js"}
+HOME_MODULES.add("rooms.js")  # the presets and house rules, shared with the host's settings
+
+
+def client_imports(module: str) -> set[str]:
+    """The modules ``module`` imports statically (``import ... from './x.js'``), not the
+    ones it loads when needed (``import('./x.js')``)."""
+    text = (CLIENT / module).read_text()
+    return set(re.findall(r"^import\s[^;]*?\bfrom\s+'\./([\w.]+)';", text, re.M | re.S))
+
+
+@pytest.mark.parametrize("path", sorted(CLIENT.glob("*.js")), ids=lambda p: p.name)
+def test_no_module_of_the_browser_client_is_over_400_lines(path: Path) -> None:
+    lines = len(path.read_text().splitlines())
+    assert lines <= LONGEST_CLIENT_MODULE, f"{path.name}: {lines} lines"
+
+
+def test_the_home_page_loads_none_of_the_tables_modules() -> None:
+    loaded: set[str] = set()
+    waiting = ["app.js", "lobby.js"]
+    while waiting:
+        module = waiting.pop()
+        if module not in loaded:
+            loaded.add(module)
+            waiting.extend(client_imports(module))
+    assert loaded == HOME_MODULES, loaded ^ HOME_MODULES
 
 
 # -- the server's seams (docs/architecture.md) ----------------------------------------------

@@ -2,6 +2,7 @@
 // is [quantity, face]. Nothing here judges legality: the legal hands come from the seat's
 // view (game.legal.bids); this only reads, names and draws them.
 import {bidWords, has, t} from './i18n.js';
+import {die} from './dice.js';
 
 // The categories, lowest first (dudo.hands.CATEGORIES).
 export const CATEGORIES = ['pair', 'two_pair', 'three', 'low_straight', 'high_straight', 'full_house', 'four', 'five'];
@@ -64,4 +65,9 @@ export function facesPart(hand) {
 // Either kind of bid in words.
 export function anyBidWords(bid) {
   return isHand(bid) ? handWords(bid) : bidWords(bid[0], bid[1]);
+}
+
+// A hand drawn as its dice (each die labelled with its face).
+export function handDiceHtml(hand, size) {
+  return handDice(hand).map((d) => die(d, {size, label: t('die.face', {face: d})})).join('');
 }

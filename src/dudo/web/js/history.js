@@ -8,7 +8,7 @@ import {t} from './i18n.js';
 // The name a seat played the current (or just finished) game by.
 export function playedName(state, seat) {
   const names = state?.game ? state.names : null;
-  const name = names && names[seat];
+  const name = names?.[seat];
   if (name) return name;
   return state?.room.seats[seat]?.name || t('seat.number', {n: seat + 1});
 }

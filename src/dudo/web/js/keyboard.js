@@ -34,15 +34,15 @@ export class Keyboard {
   // Just before the table draws a state.
   before() {
     const active = document.activeElement;
-    this.wasInActions = !!(active && active.closest && active.closest('.actions'));
+    this.wasInActions = !!active?.closest?.('.actions');
   }
 
   // Just after: focus to the picker at the start of a turn, or back into the actions if
   // the button that had it went away (the picker after a bid).
   after() {
     const {state, main} = this.table;
-    const game = state && state.game;
-    const me = state && state.you.seat;
+    const game = state?.game;
+    const me = state?.you.seat;
     const mine = game && game.phase === 'bidding' && me != null && game.turn === me;
     const turn = mine ? `${state.fair?.game_id}:${game.round}:${game.bids.length}` : null;
     const lost = !document.activeElement || document.activeElement === document.body;
@@ -72,7 +72,7 @@ export class Keyboard {
     });
     dialog.addEventListener('close', () => {
       dialog.remove();
-      if (from && from.isConnected && from !== document.body) from.focus();
+      if (from?.isConnected && from !== document.body) from.focus();
     });
     document.body.append(dialog);
     dialog.showModal();

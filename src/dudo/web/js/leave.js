@@ -16,7 +16,7 @@ export function leaveButton(state) {
 }
 
 // Beside the table when you are out of dice and the others play on.
-export function outChoices(state) {
+export function outChoices() {
   return `<div class="out-choices" id="out-choices">
     <p class="help">${escapeHtml(t('leave.out_help'))}</p>
     <div class="buttons"><button id="leave-out" class="secondary small" aria-haspopup="dialog">${escapeHtml(t('leave.button'))}</button>
@@ -56,7 +56,7 @@ export class Leaving {
     dialog.addEventListener('close', () => {
       dialog.remove();
       if (this.dialog === dialog) this.dialog = null;
-      if (from && from.isConnected) from.focus();
+      if (from?.isConnected) from.focus();
       else this.table.main.querySelector('#leave')?.focus();
     });
     document.body.append(dialog);
@@ -66,7 +66,7 @@ export class Leaving {
   }
 
   close() {
-    if (this.dialog && this.dialog.open) this.dialog.close();
+    if (this.dialog?.open) this.dialog.close();
   }
 
   // Leave now, then go to `where` (a path).

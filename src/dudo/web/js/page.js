@@ -42,7 +42,7 @@ export function cutName(text, limit = 24) {
 export function errorText(data) {
   const code = data && (data.code || data.error);
   if (code && has(`err.${code}`)) return t(`err.${code}`);
-  return (data && data.message) || t('error.generic');
+  return data?.message || t('error.generic');
 }
 
 // Names in a list: "Ana", "Ana and Ben", "Ana, Ben and Cy" in the page's language.
@@ -91,7 +91,7 @@ export async function api(path, given) {
     const response = await fetch(path, options);
     const data = await response.json().catch(() => ({}));
     return {ok: response.ok, status: response.status, data};
-  } catch (error) {
+  } catch {
     return {ok: false, status: 0, data: {error: 'network', message: t('error.network')}};
   }
 }

@@ -10,11 +10,11 @@ const TIPS = [
   ['open', (s) => myTurn(s) && !s.game.standing],
   ['wild', (s) => s.game && s.game.phase === 'bidding' && s.game.wild],
   ['raise', (s) => myTurn(s) && s.game.standing],
-  ['liar', (s) => s.game && s.game.legal.calls.includes('dudo')],
-  ['calza', (s) => s.game && s.game.legal.calls.includes('calza')],
+  ['liar', (s) => s.game?.legal.calls.includes('dudo')],
+  ['calza', (s) => s.game?.legal.calls.includes('calza')],
   ['odds', (s) => myTurn(s) && s.game.standing],
   ['reveal', (s) => s.game && s.game.phase !== 'bidding' && s.game.last_reveal],
-  ['palifico', (s) => s.game && s.game.palifico],
+  ['palifico', (s) => s.game?.palifico],
   ['out', (s) => s.game && s.you.seat != null && s.game.dice_counts[s.you.seat] === 0 && s.game.phase !== 'over'],
   ['over', (s) => s.game && s.game.phase === 'over'],
 ];
@@ -49,7 +49,7 @@ export class Practice {
       params.bid = anyBidWords(game.last_reveal.bid);
       params.count = game.last_reveal.count;
     }
-    if (game && game.legal.bids.length) params.lowest = anyBidWords(game.legal.bids[0]);
+    if (game?.legal.bids.length) params.lowest = anyBidWords(game.legal.bids[0]);
     return params;
   }
 

@@ -41,7 +41,7 @@ export class SeriesPanel {
 
   panel() {
     const data = this.data;
-    if (!data || !data.games) return '';
+    if (!data?.games) return '';
     const rows = data.rows.map((row, i) => `<tr><td>${i + 1}</td><th scope="row">${nameHtml(row.name)}</th><td>${row.wins}</td><td>${row.games}</td><td>${row.average_place.toFixed(1)}</td></tr>`).join('');
     return `<section class="card series" data-key="series" aria-labelledby="series-title"><h2 id="series-title">${escapeHtml(t('series.title', {n: data.games}))}</h2>
       <div class="table-wrap"><table class="series-table" id="series-table"><thead><tr><th scope="col">#</th><th scope="col">${escapeHtml(t('series.player'))}</th><th scope="col">${escapeHtml(t('series.wins'))}</th><th scope="col">${escapeHtml(t('series.games'))}</th><th scope="col">${escapeHtml(t('series.place'))}</th></tr></thead>

@@ -68,7 +68,7 @@ const SOUNDS = {
   reveal(now) { tone(now, 523, 0.16); tone(now + 0.14, 784, 0.24); },
   lose(now) { tone(now, 392, 0.18, {type: 'triangle'}); tone(now + 0.16, 294, 0.3, {type: 'triangle'}); },
   turn(now) { tone(now, 880, 0.12, {gain: 0.14}); tone(now + 0.13, 1175, 0.2, {gain: 0.14}); },
-  win(now) { [523, 659, 784, 1047].forEach((f, i) => tone(now + i * 0.11, f, 0.22)); },
+  win(now) { [523, 659, 784, 1047].forEach((f, i) => { tone(now + i * 0.11, f, 0.22); }); },
 };
 
 export function play(name) {

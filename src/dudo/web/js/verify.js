@@ -74,7 +74,7 @@ export async function verifyRound(number, played, fair, bots, names = []) {
   try {
     if (!fair || typeof fair !== 'object') throw new Error('no fairness material for this round');
     if (fair.round !== number) throw new Error(`the material is labelled round ${fair.round}`);
-    const cups = played && played.dice;
+    const cups = played?.dice;
     if (!Array.isArray(cups) || !cups.every((cup) => Array.isArray(cup))) throw new Error('no dice');
     const seeds = fair.seat_seeds;
     if (!Array.isArray(seeds) || seeds.length !== cups.length || !seeds.every((s) => typeof s === 'string')) {

@@ -81,7 +81,7 @@ export class Voices {
   // The switch, where there are bots at the table.
   toggle() {
     const state = this.table.state;
-    if (!state || !state.room.seats.some((seat) => seat.kind === 'bot')) return '';
+    if (!state?.room.seats.some((seat) => seat.kind === 'bot')) return '';
     return `<label class="check small voice-toggle"><input type="checkbox" id="voice-toggle" ${this.on ? 'checked' : ''}> ${escapeHtml(t('voice.toggle'))}</label>`;
   }
 
