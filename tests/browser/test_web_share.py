@@ -72,3 +72,35 @@ def test_the_share_panel_shows_a_code_of_its_link(server: str, browser: Browser)
     for page in (host, guest):
         assert page.evaluate("window.__violations") == []
         page.context.close()
+
+
+def test_a_host_on_localhost_shares_the_address_friends_open(
+    browser: Browser, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The laptop's own page is on 127.0.0.1, which no friend's phone can open: with the
+    server's addresses named (dudo serve --lan, or DUDO_SHARE_ORIGINS as here) the link
+    and the QR code carry the first of them; without, the lobby says so."""
+    lan = "http://192.0.2.7:8000"  # an address of the server, as --lan would name it
+    database = sqlite_url(tmp_path_factory.mktemp("share-lan"))
+    with server_process(database, env={**TIMINGS, "DUDO_SHARE_ORIGINS": lan}) as (base, _):
+        host = phone(browser, "en-US")
+        code = create_room(host, base, "Ana", 3, {})
+        # (The page asks the server once what to share, then draws the panel again.)
+        wait_until(host, "() => document.querySelector('#share-qr')?.src.includes('192.0.2.7')")
+        shown = wait_until(host, SHOWN_QR)
+        invite = host.evaluate("window.dudo.view.state.you.invite")
+        assert shown["link"] == f"{lan}/r/{code}?invite={invite}", shown["link"]
+        assert shown["svg"].encode() == segno_svg(shown["link"])
+        assert host.locator("#share-local").count() == 0
+        assert host.evaluate("window.__violations") == []
+        host.context.close()
+    database = sqlite_url(tmp_path_factory.mktemp("share-here"))
+    with server_process(database, env=TIMINGS) as (base, _):
+        host = phone(browser, "de-DE")
+        code = create_room(host, base, "Ana", 3, {})
+        host.wait_for_selector("#share-local")
+        assert "make party" in host.inner_text("#share-local")
+        assert host.input_value("#share-link").startswith(f"{base}/r/{code}")
+        axe_check(host, "lobby of a server for this computer only")
+        assert host.evaluate("window.__violations") == []
+        host.context.close()

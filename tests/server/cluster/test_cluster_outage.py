@@ -10,7 +10,8 @@ blackholes (bytes swallowed). In each outage:
   recovery is acknowledged and is in the stored log exactly once;
 - creating a room on either node answers ``503 unavailable``, and the refused room is not
   left counted in Redis;
-- each node's /healthz answers promptly: it gives up on the database after 0.8 s (503 while it does not answer);
+- each node's /healthz answers promptly: it gives up on the database after 0.8 s (503
+  while it does not answer);
 - no node loses its lease, none drops or hands over a room: the database being away is
   no reason to give rooms up while Redis answers (a node whose upkeep waited on the
   database past its lease would let every room go);

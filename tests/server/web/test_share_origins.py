@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 import segno
 from starlette.testclient import TestClient
 
@@ -66,3 +67,15 @@ def test_a_server_for_this_computer_only_has_nothing_to_share() -> None:
 def test_dudo_serve_hands_its_addresses_to_every_worker_s_settings() -> None:
     launch = Launch(host="0.0.0.0", port=8000, database="memory://", share_origins=[LAN])
     assert settings_for(launch, None).share_origins == (LAN,)
+
+
+def test_dudo_share_origins_names_what_to_share_instead(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DUDO_SHARE_ORIGINS", "http://Laptop.local:8000/, http://203.0.113.9:80")
+    launch = Launch(host="0.0.0.0", port=8000, database="memory://", share_origins=[LAN])
+    assert settings_for(launch, None).share_origins == (
+        "http://laptop.local:8000",
+        "http://203.0.113.9:80",
+    )
+    monkeypatch.setenv("DUDO_SHARE_ORIGINS", "laptop.local")
+    with pytest.raises(ValueError, match=r"DUDO_SHARE_ORIGINS: 'laptop\.local' is not an origin"):
+        settings_for(launch, None)

@@ -141,7 +141,8 @@ def settings_for(launch: Launch, advertise: str | None) -> ServerSettings:
     settings.cluster = launch.cluster
     settings.proxies = tuple(launch.proxies)
     settings.advertise = advertise
-    settings.share_origins = tuple(launch.share_origins)
+    # DUDO_SHARE_ORIGINS, when set, names what to share instead of this machine's addresses.
+    settings.share_origins = settings.share_origins or tuple(launch.share_origins)
     return settings
 
 

@@ -35,6 +35,8 @@ class ServerSettings:
     # The addresses friends can open (``http://ADDRESS:PORT``) when ``dudo serve`` listens
     # on all interfaces: a host whose own page is on localhost shares these instead, since
     # a localhost link means nothing on a friend's phone (GET /api/share, the share panel).
+    # DUDO_SHARE_ORIGINS names them instead (comma separated), e.g. a name on the home
+    # network (http://laptop.local:8000) or a port forwarded from the router.
     share_origins: tuple[str, ...] = ()
     limits: SiteLimits = field(default_factory=SiteLimits)
     sweep_interval: float = 60.0  # seconds between looks for idle rooms (DUDO_SWEEP_INTERVAL)
@@ -50,6 +52,9 @@ class ServerSettings:
             database=database or os.environ.get("DUDO_DATABASE", DEFAULT_DATABASE),
             gc_policy=os.environ.get("DUDO_GC", "clock"),
             allowed_origins=parse_origins(os.environ.get("DUDO_ALLOWED_ORIGINS", "")),
+            share_origins=parse_origins(
+                os.environ.get("DUDO_SHARE_ORIGINS", ""), "DUDO_SHARE_ORIGINS"
+            ),
         )
         if settings.gc_policy not in ("clock", "python"):
             raise ValueError(f"DUDO_GC must be 'clock' or 'python', not {settings.gc_policy!r}")
@@ -128,9 +133,9 @@ def _env_number(name: str, value: str, kind: type[float] | type[int], what: str)
     return number
 
 
-def parse_origins(text: str) -> tuple[str, ...]:
+def parse_origins(text: str, variable: str = "DUDO_ALLOWED_ORIGINS") -> tuple[str, ...]:
     """``https://a.example, http://localhost:8000`` as origins (lower case, no slash);
-    raises ValueError for an entry that is not a scheme and a host."""
+    raises ValueError (naming ``variable``) for an entry that is not a scheme and a host."""
     origins = []
     for entry in text.split(","):
         origin = entry.strip().lower().rstrip("/")
@@ -139,7 +144,7 @@ def parse_origins(text: str) -> tuple[str, ...]:
         parts = urlsplit(origin)
         if parts.scheme not in ("http", "https") or not parts.netloc or parts.path:
             raise ValueError(
-                f"DUDO_ALLOWED_ORIGINS: {entry.strip()!r} is not an origin "
+                f"{variable}: {entry.strip()!r} is not an origin "
                 "like https://dudo.example or http://localhost:8000"
             )
         origins.append(origin)

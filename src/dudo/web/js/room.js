@@ -100,14 +100,40 @@ export async function takeSeat(table, nameInput) {
 function shareLink(table) {
   const {you} = table.state;
   const invite = you.host && you.invite ? `?invite=${encodeURIComponent(you.invite)}` : '';
-  return `${location.origin}/r/${table.code}${invite}`;
+  return `${shareOrigin(table)}/r/${table.code}${invite}`;
+}
+
+// A page opened as localhost (the host's own computer) must not hand out a localhost
+// link: no friend's phone can open it. A server listening on all interfaces (make party,
+// dudo serve --lan) names the addresses friends can open (GET /api/share), and the link
+// and the QR code use the first; a server for this computer only names none, and the
+// lobby says how to let friends in.
+const onLoopback = /^(localhost|127(\.\d+){3}|\[::1\])$/.test(location.hostname);
+let sharedOrigins = null; // null until asked (once per page), then the server's list
+
+function shareOrigin(table) {
+  if (!onLoopback) return location.origin;
+  if (sharedOrigins === null) {
+    sharedOrigins = [];
+    api('/api/share').then((answer) => {
+      if (!answer.ok || !Array.isArray(answer.data?.origins)) return;
+      sharedOrigins = answer.data.origins;
+      if (sharedOrigins.length && !table.closed) table.render();
+    });
+  }
+  return sharedOrigins[0] || location.origin;
+}
+
+// Whether the link shown opens only on this computer (a localhost page, nothing shared).
+function linkStaysHere(table) {
+  return onLoopback && shareOrigin(table) === location.origin;
 }
 
 // The share link as a QR code, drawn by the server (dudo.server.share) from the same
-// parts as shareLink(): this page's origin, the code, the host's invite key.
+// parts as shareLink(): the origin shared, the code, the host's invite key.
 function shareQr(table) {
   const {you} = table.state;
-  const query = new URLSearchParams({origin: location.origin});
+  const query = new URLSearchParams({origin: shareOrigin(table)});
   if (you.host && you.invite) query.set('invite', you.invite);
   return `/r/${table.code}/qr.svg?${query}`;
 }
@@ -184,6 +210,7 @@ export function lobbyPanel(table) {
       <p class="share-link"><input id="share-link" readonly value="${escapeHtml(link)}" aria-label="${escapeHtml(t('lobby.link'))}"> <button id="copy-link-2" class="secondary" data-link="${escapeHtml(link)}">${escapeHtml(t('table.copy_link'))}</button></p>
       <figure class="share-qr"><img id="share-qr" src="${escapeHtml(shareQr(table))}" width="240" height="240" alt="${escapeHtml(t('lobby.qr_alt'))}">
         <figcaption class="help">${escapeHtml(t('lobby.qr_help'))}</figcaption></figure>
+      ${linkStaysHere(table) ? `<p class="notice" id="share-local">${escapeHtml(t('lobby.local_only'))}</p>` : ''}
       <h2>${escapeHtml(t('lobby.seats'))}</h2>
       ${seatList(table.state)}
       ${takeSeatForm(table.state, 'join.take_seat')}
