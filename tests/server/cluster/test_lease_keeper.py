@@ -52,10 +52,10 @@ def test_the_keeper_renews_while_the_loop_beats_and_never_revives_a_lapsed_lease
         redis.close()
 
 
-def run_blocked_node(tmp_path: Path, url: str, stall_limit: float) -> tuple[bool, int, int]:
+def run_blocked_node(tmp_path: Path, url: str, stall_limit: float) -> tuple[bool, int, int, float]:
     """Start a whole cluster node in this process (its app's lifespan), block its event
     loop for two leases, then let its own renewal look. Returns (renewed, leases lost,
-    renewals by the thread)."""
+    renewals by the thread, the longest gap between the thread's renewals)."""
     settings = ServerSettings(
         database=f"sqlite:///{tmp_path / 'dudo.db'}",
         cluster=url,
@@ -64,14 +64,14 @@ def run_blocked_node(tmp_path: Path, url: str, stall_limit: float) -> tuple[bool
     )
     app = create_app(settings)
 
-    async def scenario() -> tuple[bool, int, int]:
+    async def scenario() -> tuple[bool, int, int, float]:
         async with app.router.lifespan_context(app):
             await asyncio.sleep(3 * RENEW)  # the heartbeat and the thread are under way
             cluster: Cluster = app.state.cluster
             keeper: LeaseKeeper = app.state.keeper
             time.sleep(2 * LEASE)  # the loop is stuck in a long computation
             renewed = await cluster.renew()
-            return renewed, cluster.lease_lost, keeper.renewals
+            return renewed, cluster.lease_lost, keeper.renewals, keeper.longest_gap
 
     return asyncio.run(scenario())
 
@@ -80,11 +80,26 @@ def test_a_node_whose_loop_is_late_keeps_its_lease_and_one_stuck_past_the_limit_
     tmp_path: Path,
 ) -> None:
     with redis_server(tmp_path) as url:
-        (tmp_path / "slow").mkdir()
         (tmp_path / "stuck").mkdir()
-        renewed, lost, by_thread = run_blocked_node(tmp_path / "slow", url, stall_limit=30)
-        assert renewed and lost == 0 and by_thread >= 3
-        renewed, lost, by_thread = run_blocked_node(tmp_path / "stuck", url, stall_limit=2 * RENEW)
+        # A run in which the machine kept the thread from running for longer than the
+        # lease (every core busy: a full test run beside containers and browsers) says
+        # nothing about the keeper: such runs are tried again, and one must be clean.
+        starved = []
+        for attempt in range(3):
+            (tmp_path / f"slow{attempt}").mkdir()
+            renewed, lost, by_thread, gap = run_blocked_node(
+                tmp_path / f"slow{attempt}", url, stall_limit=30
+            )
+            assert renewed and by_thread >= 3
+            if gap < LEASE:
+                assert lost == 0, f"lease lost although renewed every {gap:.2f} s at most"
+                break
+            starved.append(gap)
+        else:
+            raise AssertionError(f"the machine starved the keeper in every run: {starved}")
+        renewed, lost, by_thread, _ = run_blocked_node(
+            tmp_path / "stuck", url, stall_limit=2 * RENEW
+        )
         assert not renewed and lost >= 1  # (the node's upkeep may notice it first too)
 
 

@@ -1,6 +1,7 @@
 """The Makefile: ``make serve`` installs what serving needs and nothing more, with pip's
-progress on screen; ``make test`` after it adds only the extras; ``make party`` serves the
-home network. Read from ``make -n`` (what make would run) on a copy of the two files."""
+progress on screen; ``make test`` after it adds only the extras (and Biome from npm);
+``make party`` serves the home network. Read from ``make -n`` (what make would run) on a
+copy of the files it reads."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ def project(tmp_path: Path) -> Path:
         if os.environ.get("CI"):
             pytest.fail("CI must have make (.ci/run installs it)")
         pytest.skip("no make on this machine")
-    for name in ("Makefile", "pyproject.toml"):
+    for name in ("Makefile", "pyproject.toml", "package.json", "package-lock.json"):
         shutil.copy(ROOT / name, tmp_path / name)
     return tmp_path
 
@@ -63,6 +64,9 @@ def test_make_test_after_make_serve_adds_only_the_extras(project: Path) -> None:
     assert not any("-m venv" in step for step in steps)
     installs = [step for step in steps if "pip install" in step]
     assert installs == [".venv/bin/python -m pip install -e '.[dev,openspiel,postgres]'"]
+    # The JavaScript linter comes from the lock file, once, and lints the client.
+    assert [step for step in steps if step.startswith("npm ")] == ["npm ci --no-audit --no-fund"]
+    assert "npx --no-install biome ci src/dudo/web/js" in steps
 
 
 def test_make_party_serves_the_home_network(project: Path) -> None:

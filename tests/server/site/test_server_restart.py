@@ -258,8 +258,13 @@ def test_a_turn_deadline_survives_a_restart_and_fires_once(database: str) -> Non
         client = Client(base)
         watcher = client.table(code=tickets[0].code)  # a spectator: nobody's seat returns
         await watcher.connect()
-        assert watcher.state["deadline"] == deadline
-        assert watcher.state["version"] == before["version"]
+        if watcher.state["version"] == before["version"]:
+            # Back before the deadline: the same deadline, not one started again.
+            assert watcher.state["deadline"] == deadline
+        else:
+            # A busy machine took longer to restart than the turn had left: the timer
+            # fired as the room came back (once: the log below says so).
+            assert watcher.state["version"] == before["version"] + 1, watcher.state
         state = await watcher.wait_for(
             lambda state: (
                 len(state["game"]["bids"]) > len(before["bids"])

@@ -56,6 +56,11 @@ class LeaseKeeper:
         self.stall_limit = stall_limit
         self.renewals = 0  # renewals the thread made (the loop's own are not counted)
         self.skipped = 0  # turns skipped because the loop had not beaten for too long
+        # The longest time between two of the thread's renewals (from its start): past the
+        # lease, the machine itself kept the thread from running (every core busy for that
+        # long), and no renewal scheme inside the process could have held the lease.
+        self.longest_gap = 0.0
+        self._last_renewal = time.monotonic()
         self._last_beat = time.monotonic()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -71,6 +76,7 @@ class LeaseKeeper:
             await asyncio.sleep(self.renew_every / 2)
 
     def start(self) -> None:
+        self._last_renewal = time.monotonic()  # the lease was just taken (Cluster.join)
         self._thread = threading.Thread(target=self._run, name="dudo-lease-keeper", daemon=True)
         self._thread.start()
 
@@ -87,6 +93,10 @@ class LeaseKeeper:
             self.skipped += 1
             return None
         renewed = bool(redis.set(self.lease_key(), self.value, px=self.lease_ms, xx=True))
+        if renewed:
+            now = time.monotonic()
+            self.longest_gap = max(self.longest_gap, now - self._last_renewal)
+            self._last_renewal = now
         self.renewals += renewed
         return renewed
 
