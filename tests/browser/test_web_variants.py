@@ -346,6 +346,53 @@ def test_the_wild_aces_switch_sets_the_ones_rule_that_goes_with_it(
     page.context.close()
 
 
+def test_the_wild_aces_switch_is_off_and_disabled_with_poker_hands(
+    server: str, browser: Browser
+) -> None:
+    """Common Hand has no wild aces (the server refuses wild_ones with poker hands): the
+    switch cannot be turned on there, and its help line says why."""
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server + "/")
+    page.fill("#name", "Ana")
+    page.select_option("#preset", "common-hand")
+    page.click("#house-rules summary")
+    switch = page.locator("#opt-wild_ones")
+    expect(switch).to_be_disabled()
+    expect(switch).not_to_be_checked()
+    expect(page.locator("#opt-ones_bids")).to_have_value("plain")
+    expect(page.locator("#opt-wild_ones-help")).to_contain_text("Common Hand has no wild aces")
+    axe_check(page, "wild aces with poker hands")
+    # Poker hands chosen by hand on a preset with wild aces: the switch goes off with them
+    # (and the ones rule plain), and comes back, still off, with quantity bids.
+    page.select_option("#preset", "perudo")
+    expect(switch).to_be_enabled()
+    expect(switch).to_be_checked()
+    page.select_option("#opt-bids", "poker")
+    expect(switch).to_be_disabled()
+    expect(switch).not_to_be_checked()
+    expect(page.locator("#opt-ones_bids")).to_have_value("plain")
+    expect(page.locator("#opt-wild_ones-help")).to_contain_text("Common Hand has no wild aces")
+    page.select_option("#opt-bids", "quantity")
+    expect(switch).to_be_enabled()
+    expect(switch).not_to_be_checked()
+    expect(page.locator("#opt-wild_ones-help")).to_contain_text("only as ones")
+    switch.check()
+    expect(page.locator("#opt-ones_bids")).to_have_value("halve")
+    # A Common Hand room is made from the form: the server takes it.
+    page.select_option("#preset", "common-hand")
+    page.select_option("#seats", "2")
+    page.click("#create")
+    page.wait_for_url(re.compile(r"/r/[A-Z]{4}"))
+    code = page.url.rsplit("/", 1)[1][:4]
+    rules = httpx.get(f"{server}/api/rooms/{code}").json()["rules"]
+    assert rules["bids"] == "poker" and rules["wild_ones"] is False
+    assert rules["ones_bids"] == "plain"
+    assert not errors
+    page.context.close()
+
+
 def test_the_replay_of_a_common_hand_game_reads_hands_in_words(
     server: str, browser: Browser
 ) -> None:

@@ -151,7 +151,7 @@ export function renderHome(main) {
         main.querySelector('#timer').value = String(open ? DEFAULT_TIMER : 0);
       };
       main.querySelector('#options').addEventListener('change', (event) => {
-        if (event.target.dataset.opt === 'wild_ones') {
+        if (event.target.dataset.opt === 'wild_ones' || event.target.dataset.opt === 'bids') {
           wildAcesChanged(data, main.querySelector('#options'), main.querySelector('#preset').value);
         }
         main.querySelector('#preset-rules').href = `/rules?${new URLSearchParams({...rulesNow(), lang})}`;
