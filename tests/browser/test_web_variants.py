@@ -380,15 +380,19 @@ def test_the_wild_aces_switch_is_off_and_disabled_with_poker_hands(
     expect(page.locator("#opt-wild_ones-help")).to_contain_text("only as ones")
     switch.check()
     expect(page.locator("#opt-ones_bids")).to_have_value("halve")
-    # A Common Hand room is made from the form: the server takes it.
-    page.select_option("#preset", "common-hand")
+    # Poker hands on Perudo again, and the room is made: picking them also set what Common
+    # Hand needs (no calza, no palifico, no loss by difference), so the server takes it.
+    page.select_option("#opt-bids", "poker")
+    expect(page.locator("#opt-calza")).to_have_value("off")
+    expect(page.locator("#opt-palifico")).not_to_be_checked()
     page.select_option("#seats", "2")
     page.click("#create")
     page.wait_for_url(re.compile(r"/r/[A-Z]{4}"))
     code = page.url.rsplit("/", 1)[1][:4]
     rules = httpx.get(f"{server}/api/rooms/{code}").json()["rules"]
     assert rules["bids"] == "poker" and rules["wild_ones"] is False
-    assert rules["ones_bids"] == "plain"
+    assert rules["ones_bids"] == "plain" and rules["calza"] == "off"
+    assert rules["palifico"] is False and rules["loss_by_difference"] is False
     assert not errors
     page.context.close()
 

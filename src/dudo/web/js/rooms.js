@@ -66,6 +66,23 @@ export function wildAcesChanged(data, root, preset) {
   if (help) help.textContent = wildAcesHelp({bids, wild_ones: box.checked, ones_bids: ones.value});
 }
 
+// What Common Hand needs besides no wild aces (RULES.md: the engine refuses anything else).
+const POKER_NEEDS = {ones_bids: 'plain', calza: 'off', palifico: false, loss_by_difference: false};
+
+// An option changed under `root`. Poker hands picked by hand (on a preset that bids
+// quantities) also set what Common Hand needs, so the form does not send rules the server
+// refuses; the wild-aces switch follows either way.
+export function optionChanged(data, root, preset, name) {
+  if (name === 'bids' && root.querySelector('[data-opt="bids"]')?.value === 'poker') {
+    for (const [option, value] of Object.entries(POKER_NEEDS)) {
+      const input = root.querySelector(`[data-opt="${option}"]`);
+      if (!input) continue;
+      if (input.type === 'checkbox') input.checked = value; else input.value = value;
+    }
+  }
+  if (name === 'bids' || name === 'wild_ones') wildAcesChanged(data, root, preset);
+}
+
 export function optionControl(name, spec, value, prefix = 'opt', rules = {}) {
   const id = `${prefix}-${name}`;
   if (name === 'wild_ones') {
