@@ -56,6 +56,33 @@ def browser() -> Iterator[Browser]:
 # -- the roll-off -------------------------------------------------------------------------
 
 
+# Every state the table receives, as it stood once the table had drawn it: the bots may
+# play round 1 out (one bids, the next calls) while the test runs axe or takes a screenshot,
+# so what round 1 began with is recorded as it happened rather than read afterwards. The
+# listener is added after the table's own (a microtask after `new WebSocket`), so the page
+# it reads has been rendered from that very message.
+RECORD_STATES = """
+window.__states = [];
+const NativeSocket = window.WebSocket;
+window.WebSocket = class extends NativeSocket {
+    constructor(...args) {
+        super(...args);
+        queueMicrotask(() => this.addEventListener('message', (event) => {
+            const message = JSON.parse(event.data);
+            if (message.type !== 'state' || !message.game) return;
+            const panel = document.querySelector('#rolloff');
+            window.__states.push({
+                round: message.game.round, phase: document.body.dataset.phase,
+                opener: message.game.opener, revealed: !!message.game.last_reveal,
+                rounds: message.events.filter((e) => e.event === 'round')
+                    .map((e) => [e.number, e.opener]),
+                panel: !!panel && panel.checkVisibility()});
+        }));
+    }
+};
+"""
+
+
 @pytest.mark.parametrize(
     "locale, opens",
     [("en-US", "opens round 1"), ("de-DE", "eröffnet Runde 1"), ("es-ES", "abre la ronda 1")],
@@ -72,6 +99,7 @@ def test_the_rolloff_is_shown_before_round_1(
         height=740,
         locale=locale,
         motion="reduce",
+        init=RECORD_STATES,
     )
     page.click("#start")
     panel = page.locator("#rolloff")
@@ -102,10 +130,16 @@ def test_the_rolloff_is_shown_before_round_1(
     if locale == "en-US":
         axe_check(page, "roll-off")
         page.screenshot(path=str(ARTIFACTS / "rolloff-360.png"))
-    # Round 1 starts with the roll-off's winner, and the panel stays until its first reveal.
-    wait_until(page, "document.body.dataset.phase === 'bidding'", timeout=15000)
-    assert state(page)["game"]["opener"] == opener
-    expect(panel).to_be_visible()
+    # Round 1 starts with the roll-off's winner, and the panel stays until its first reveal:
+    # read from the states as they came (see RECORD_STATES), not from the state now.
+    wait_until(page, "window.__states.some((s) => s.phase === 'bidding')", timeout=15000)
+    states = page.evaluate("window.__states")
+    bidding = [s for s in states if s["phase"] == "bidding"]
+    assert bidding[0]["round"] == 1 and bidding[0]["opener"] == opener, bidding[0]
+    round_events = [pair for s in states for pair in s["rounds"]]
+    assert round_events[0] == [1, opener], round_events
+    round_1 = [s for s in bidding if s["round"] == 1 and not s["revealed"]]
+    assert round_1 and all(s["panel"] for s in round_1), round_1
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
 
@@ -308,6 +342,57 @@ def test_the_wild_aces_switch_sets_the_ones_rule_that_goes_with_it(
     code = page.url.rsplit("/", 1)[1][:4]
     rules = httpx.get(f"{server}/api/rooms/{code}").json()["rules"]
     assert rules["wild_ones"] is False and rules["ones_bids"] == "plain"
+    assert not errors
+    page.context.close()
+
+
+def test_the_wild_aces_switch_is_off_and_disabled_with_poker_hands(
+    server: str, browser: Browser
+) -> None:
+    """Common Hand has no wild aces (the server refuses wild_ones with poker hands): the
+    switch cannot be turned on there, and its help line says why."""
+    page = browser.new_page(viewport={"width": 360, "height": 740})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server + "/")
+    page.fill("#name", "Ana")
+    page.select_option("#preset", "common-hand")
+    page.click("#house-rules summary")
+    switch = page.locator("#opt-wild_ones")
+    expect(switch).to_be_disabled()
+    expect(switch).not_to_be_checked()
+    expect(page.locator("#opt-ones_bids")).to_have_value("plain")
+    expect(page.locator("#opt-wild_ones-help")).to_contain_text("Common Hand has no wild aces")
+    axe_check(page, "wild aces with poker hands")
+    # Poker hands chosen by hand on a preset with wild aces: the switch goes off with them
+    # (and the ones rule plain), and comes back, still off, with quantity bids.
+    page.select_option("#preset", "perudo")
+    expect(switch).to_be_enabled()
+    expect(switch).to_be_checked()
+    page.select_option("#opt-bids", "poker")
+    expect(switch).to_be_disabled()
+    expect(switch).not_to_be_checked()
+    expect(page.locator("#opt-ones_bids")).to_have_value("plain")
+    expect(page.locator("#opt-wild_ones-help")).to_contain_text("Common Hand has no wild aces")
+    page.select_option("#opt-bids", "quantity")
+    expect(switch).to_be_enabled()
+    expect(switch).not_to_be_checked()
+    expect(page.locator("#opt-wild_ones-help")).to_contain_text("only as ones")
+    switch.check()
+    expect(page.locator("#opt-ones_bids")).to_have_value("halve")
+    # Poker hands on Perudo again, and the room is made: picking them also set what Common
+    # Hand needs (no calza, no palifico, no loss by difference), so the server takes it.
+    page.select_option("#opt-bids", "poker")
+    expect(page.locator("#opt-calza")).to_have_value("off")
+    expect(page.locator("#opt-palifico")).not_to_be_checked()
+    page.select_option("#seats", "2")
+    page.click("#create")
+    page.wait_for_url(re.compile(r"/r/[A-Z]{4}"))
+    code = page.url.rsplit("/", 1)[1][:4]
+    rules = httpx.get(f"{server}/api/rooms/{code}").json()["rules"]
+    assert rules["bids"] == "poker" and rules["wild_ones"] is False
+    assert rules["ones_bids"] == "plain" and rules["calza"] == "off"
+    assert rules["palifico"] is False and rules["loss_by_difference"] is False
     assert not errors
     page.context.close()
 

@@ -384,6 +384,39 @@ def test_every_bot_finishes_a_common_hand_game(level: str, players: int) -> None
         assert game.is_over and len(winners) == 1
 
 
+INERT_WITH_POKER = {
+    "palifico_open_on_ones": True,
+    "palifico_once_per_player": False,
+    "palifico_one_die_may_change_face": True,
+    "palifico_min_players": 5,
+    "calza_min_players": 4,
+}
+"""Options RULES.md lets stand with poker bids: they qualify palifico and calza, which
+poker bids turn off, so they change nothing (docs/rules-notes.md says why they are accepted
+rather than refused: RULES.md names the five options that must hold, and the same options
+are just as idle in a quantity game with palifico and calza off)."""
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_palifico_and_calza_sub_options_are_accepted_with_poker_and_change_nothing(
+    players: int,
+) -> None:
+    changed = Rules.from_json({"preset": "common-hand", **INERT_WITH_POKER})
+    assert all(getattr(changed, name) == value for name, value in INERT_WITH_POKER.items())
+    for seed in range(4):
+        played = []
+        for rules in (COMMON_HAND, changed):
+            events: list[object] = []
+            game = Game(rules, players, dice=SeededDice(seed), opener=0)
+            bots = [make_bot("random", seed=seed * 10 + seat) for seat in range(players)]
+            play_bot_game(game, bots, on_events=events.extend)
+            assert not game.palifico_used and not any(
+                getattr(event, "palifico", False) for event in events
+            )
+            played.append(events)
+        assert played[0] == played[1]
+
+
 def test_the_random_bot_bids_many_different_hands() -> None:
     bids: set[Hand] = set()
     for seed in range(20):

@@ -66,6 +66,67 @@ def test_a_common_hand_game_plays_to_the_end_over_websocket() -> None:
         assert "cups" not in json.dumps({k: v for k, v in game.items() if k != "last_reveal"})
 
 
+def test_a_common_hand_quick_game_seats_players_together_and_takes_a_hand_bid() -> None:
+    """The home page's quick game with the Common Hand preset, end to end: two players
+    asking for it share a table (a Perudo player gets another), the table fills with bots
+    and starts, and a hand bid by the human whose turn it is reaches both of them."""
+    clock = FakeClock()
+    app = make_app(
+        fast(quick_fill=8.0), store=MemoryStore(), clock=clock, entropy=CountingEntropy("quick")
+    )
+    wanted = {"preset": "common-hand"}  # what the home page sends for this preset
+    with TestClient(app) as client:
+        answers = [
+            client.post("/api/quick", json={"name": name, "rules": wanted})
+            for name in ("Ann", "Bo")
+        ]
+        assert [answer.status_code for answer in answers] == [200, 200], answers[0].text
+        first, second = (answer.json() for answer in answers)
+        assert first["code"] == second["code"] and (first["seat"], second["seat"]) == (0, 1)
+        perudo = client.post("/api/quick", json={"name": "Cy"}).json()
+        assert perudo["code"] != first["code"]  # quick tables are matched by their rules
+        room = client.get(f"/api/rooms/{first['code']}").json()
+        assert room["rules"]["bids"] == "poker" and room["rules"]["wild_ones"] is False
+        with (
+            connect(client, first["code"], first["token"], "Ann") as ann,
+            connect(client, second["code"], second["token"], "Bo") as bo,
+        ):
+            socks = {0: ann, 1: bo}
+            clock.advance(8.0)  # nobody else came: bots take the last two seats
+            ann.ping()
+            state = ann.wait_for(lambda m: bidding(m) and m["game"]["turn"] in socks)
+            assert state["room"]["status"] == "playing"
+            assert [seat["kind"] for seat in state["room"]["seats"]] == [
+                "human",
+                "human",
+                "bot",
+                "bot",
+            ]
+            seat = state["game"]["turn"]
+            legal = state["game"]["legal"]["bids"]
+            assert legal and all(isinstance(bid, dict) and "hand" in bid for bid in legal)
+            hand = legal[-1]  # the highest hand: no bot can raise it, only call
+            mover = socks[seat]
+            mover.state = None
+            reply = mover.reply_to({"type": "bid", "id": "hand", "bid": hand})
+            assert reply["type"] == "ack", reply
+
+            # Both players see it: standing, or (a bot called it at once) in the reveal.
+            def shows_it(message: dict[str, Any]) -> bool:
+                game = message["game"]
+                if game is None:
+                    return False
+                if [seat, hand] in game["bids"]:
+                    return bool(game["standing"] == hand and game["bidder"] == seat)
+                reveal = game["last_reveal"]
+                return reveal is not None and reveal["bid"] == hand and reveal["bidder"] == seat
+
+            for sock in socks.values():
+                sock.wait_for(shows_it)
+                told = [event for text in sock.texts for event in _events(text)]
+                assert {"event": "bid", "seat": seat, **hand} in told, sock.label
+
+
 def _events(text: str) -> list[dict[str, Any]]:
     data = json.loads(text)
     return list(data.get("events", [])) if data.get("type") == "state" else []

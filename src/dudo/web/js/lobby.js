@@ -4,9 +4,8 @@ import {api, cutName, errorText, escapeHtml, memory, nameHtml, toast} from './pa
 import {die} from './dice.js';
 import {lang, t} from './i18n.js';
 import {morph} from './morph.js';
-import {DEFAULT_TIMER, DICE_CHOICES, chosenRules, loadCatalogue, optionControls, presetTitle,
-  wildAcesChanged,
-  timerOptions} from './rooms.js';
+import {DEFAULT_TIMER, DICE_CHOICES, chosenRules, loadCatalogue, optionChanged, optionControls,
+  presetTitle, timerOptions} from './rooms.js';
 
 const ROOMS_EVERY = 10000; // how often the list of open rooms is asked for again
 
@@ -151,9 +150,8 @@ export function renderHome(main) {
         main.querySelector('#timer').value = String(open ? DEFAULT_TIMER : 0);
       };
       main.querySelector('#options').addEventListener('change', (event) => {
-        if (event.target.dataset.opt === 'wild_ones') {
-          wildAcesChanged(data, main.querySelector('#options'), main.querySelector('#preset').value);
-        }
+        optionChanged(data, main.querySelector('#options'), main.querySelector('#preset').value,
+          event.target.dataset.opt);
         main.querySelector('#preset-rules').href = `/rules?${new URLSearchParams({...rulesNow(), lang})}`;
       });
       fillOptions();

@@ -51,20 +51,43 @@ export function wildAcesHelp(rules) {
   return t('create.wild_aces_on', {rule: t(`choice.ones_bids.${rules.ones_bids}`)});
 }
 
-// The switch was flipped under `root`: set the ones rule to match and say so.
+// The switch (or what a bid names) changed under `root`: set the ones rule to match and
+// say so. Poker hands (Common Hand) have no wild aces (the server refuses wild_ones with
+// them), so there the switch is off and disabled, its help line saying why.
 export function wildAcesChanged(data, root, preset) {
   const box = root.querySelector('[data-opt="wild_ones"]');
   const ones = root.querySelector('[data-opt="ones_bids"]');
   if (!box || !ones) return;
+  const bids = root.querySelector('[data-opt="bids"]')?.value ?? data.presets[preset]?.rules.bids;
+  if (bids === 'poker') box.checked = false;
+  box.disabled = bids === 'poker';
   ones.value = onesRuleFor(data, preset, box.checked);
   const help = root.querySelector(`#${box.id}-help`);
-  if (help) help.textContent = wildAcesHelp({bids: root.querySelector('[data-opt="bids"]')?.value, wild_ones: box.checked, ones_bids: ones.value});
+  if (help) help.textContent = wildAcesHelp({bids, wild_ones: box.checked, ones_bids: ones.value});
+}
+
+// What Common Hand needs besides no wild aces (RULES.md: the engine refuses anything else).
+const POKER_NEEDS = {ones_bids: 'plain', calza: 'off', palifico: false, loss_by_difference: false};
+
+// An option changed under `root`. Poker hands picked by hand (on a preset that bids
+// quantities) also set what Common Hand needs, so the form does not send rules the server
+// refuses; the wild-aces switch follows either way.
+export function optionChanged(data, root, preset, name) {
+  if (name === 'bids' && root.querySelector('[data-opt="bids"]')?.value === 'poker') {
+    for (const [option, value] of Object.entries(POKER_NEEDS)) {
+      const input = root.querySelector(`[data-opt="${option}"]`);
+      if (!input) continue;
+      if (input.type === 'checkbox') input.checked = value; else input.value = value;
+    }
+  }
+  if (name === 'bids' || name === 'wild_ones') wildAcesChanged(data, root, preset);
 }
 
 export function optionControl(name, spec, value, prefix = 'opt', rules = {}) {
   const id = `${prefix}-${name}`;
   if (name === 'wild_ones') {
-    return `<div class="option wild-aces"><label class="check"><input type="checkbox" id="${id}" data-opt="${name}" aria-describedby="${id}-help" ${value ? 'checked' : ''}> ${escapeHtml(t('create.wild_aces'))}</label>
+    const poker = rules.bids === 'poker'; // no wild aces with poker hands: off, and why
+    return `<div class="option wild-aces"><label class="check"><input type="checkbox" id="${id}" data-opt="${name}" aria-describedby="${id}-help" ${value && !poker ? 'checked' : ''}${poker ? ' disabled' : ''}> ${escapeHtml(t('create.wild_aces'))}</label>
       <p class="help" id="${id}-help" aria-live="polite">${escapeHtml(wildAcesHelp({...rules, wild_ones: value}))}</p></div>`;
   }
   const help = `<p class="help" id="${id}-help">${escapeHtml(t(`opt.${name}.help`))}</p>`;
