@@ -8,6 +8,7 @@ import logging
 from typing import TYPE_CHECKING
 
 from dudo.server.logs import log_event
+from dudo.server.outage import store_outage
 
 if TYPE_CHECKING:
     from dudo.server.site.lobby import Lobby
@@ -16,17 +17,32 @@ log = logging.getLogger("dudo.lobby")
 
 
 async def sweep_forever(lobby: Lobby, every: float = 60.0) -> None:
-    """Sweep every ``every`` seconds until cancelled; a failed sweep is logged, and the
-    next one tries again (a store hiccup must not end the sweeping for good)."""
+    """Sweep every ``every`` seconds (``DUDO_SWEEP_INTERVAL``) until cancelled; a failed
+    sweep is tried again at the next one (a store outage must not end the sweeping).
+
+    A database that is away is the store's outage as the rooms see it: it goes to the
+    lobby's :class:`StoreHealth` (one ``store_unavailable`` warning per outage, one
+    ``store_recovered`` line when a sweep's store call works again), never an error line
+    with a traceback once a minute for as long as it lasts. Anything else is a bug, and
+    logged as one. A purge that failed is tried again at the next sweep."""
     sweeps = 0
+    purge_at = 0  # the sweep that purges next: the first, then one an hour (60 sweeps)
     while True:
         await asyncio.sleep(every)
         try:
-            await lobby.close_idle_rooms()
-            if sweeps % 60 == 0:
+            closed = await lobby.close_idle_rooms()
+            purged = sweeps >= purge_at
+            if purged:
                 await purge_closed_rooms(lobby)
-        except Exception:
-            log.exception("sweeping rooms failed")
+                purge_at = sweeps + 60
+        except Exception as error:
+            if store_outage(error):
+                lobby.health.failed(None, error)
+            else:
+                log.exception("sweeping rooms failed")
+        else:
+            if closed or purged:  # the store answered (a sweep with nothing to do asks none)
+                lobby.health.succeeded()
         sweeps += 1
 
 
