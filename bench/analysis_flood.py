@@ -209,6 +209,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             env["DUDO_ANALYSIS_WORKER"] = "thread"
         if args.no_client_limit:
             env["DUDO_ANALYSES_PER_CLIENT"] = "1000000"
+            env["DUDO_ANALYSIS_REQUESTS"] = "1000000"
         server = Server(f"sqlite:///{directory}/bench.db", env)
         try:
             started = time.monotonic()
@@ -275,7 +276,8 @@ def main() -> None:
     parser.add_argument(
         "--no-client-limit",
         action="store_true",
-        help="lift the per-client limit (the bounded queue still holds)",
+        help="lift the per-client limits, on analyses made and on requests (the bounded"
+        " queue still holds)",
     )
     args = parser.parse_args()
     print(json.dumps(asyncio.run(run(args)), indent=2))

@@ -26,7 +26,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from sqlalchemy import exc as sql_errors
+
 from dudo.server.logs import log_event
+from dudo.store.base import StoreError
 
 log = logging.getLogger("dudo.store")
 T = TypeVar("T")
@@ -47,6 +50,20 @@ async def within(work: Awaitable[T], seconds: float) -> T:
     except TimeoutError:
         task.add_done_callback(_forget)
         raise
+
+
+def store_outage(error: BaseException) -> bool:
+    """Whether ``error`` is the database's being away (refused, reset, blackholed, locked,
+    full, too slow: the store's, the driver's or the pool's) rather than a bug. The rooms
+    treat whatever their writes raise as an outage; a background task that does more than
+    write (the sweeper) uses this to keep the traceback for what is not."""
+    if isinstance(error, (StoreError, OSError, TimeoutError)):
+        return True  # (asyncpg's ConnectionRefusedError is an OSError)
+    if isinstance(error, sql_errors.DBAPIError):
+        return error.connection_invalidated or isinstance(
+            error, (sql_errors.OperationalError, sql_errors.InterfaceError)
+        )  # (not a ProgrammingError, an IntegrityError: those are bugs)
+    return isinstance(error, (sql_errors.TimeoutError, sql_errors.DisconnectionError))
 
 
 def _forget(task: asyncio.Future[Any]) -> None:

@@ -338,3 +338,78 @@ def test_the_analysis_api_answers_429_with_retry_after(record: dict[str, Any]) -
         assert client.get("/api/games/g0/analysis").status_code == 200  # made already
         metrics = client.get("/metrics").text
         assert 'dudo_analyses_refused_total{reason="too_many_analyses"} 2' in metrics
+
+
+# -- caching headers and the request limits ------------------------------------------------
+
+
+def test_a_made_analysis_is_immutable_with_an_etag_and_a_browser_that_has_it_gets_304(
+    record: dict[str, Any],
+) -> None:
+    """A finished game's analysis never changes: it is kept a day without asking, and asked
+    again with its ETag it is not sent again."""
+    with client_with(record) as client:
+        first = client.get("/api/games/f00d/analysis", headers={"Accept-Encoding": "gzip"})
+        assert first.status_code == 200
+        control = {part.strip() for part in first.headers["cache-control"].split(",")}
+        assert control == {"public", f"max-age={replays.IMMUTABLE_FOR}", "immutable"}
+        assert replays.IMMUTABLE_FOR == 86_400
+        etag = first.headers["etag"]
+        assert re.fullmatch(r'W/"[0-9a-f]{24}"', etag)
+        plain = client.get("/api/games/f00d/analysis", headers={"Accept-Encoding": "identity"})
+        assert plain.headers["etag"] == etag  # one tag for both codings (a weak one)
+        for asked in (etag, etag.removeprefix("W/"), f'"other", {etag}', "*"):
+            again = client.get("/api/games/f00d/analysis", headers={"If-None-Match": asked})
+            assert again.status_code == 304, asked
+            assert again.content == b"" and again.headers["etag"] == etag
+            assert "immutable" in again.headers["cache-control"]
+        other = client.get("/api/games/f00d/analysis", headers={"If-None-Match": '"other"'})
+        assert other.status_code == 200 and other.json() == first.json()
+
+
+def test_the_worker_sends_the_json_its_gzip_and_its_etag(record: dict[str, Any]) -> None:
+    body, zipped, etag = replays.analysis_bodies(record)
+    assert body == replays.analysis_json(record) and gzip.decompress(zipped) == body
+    assert replays.analysis_bodies(record) == (body, zipped, etag)  # the same every time
+
+
+def test_every_analysis_request_counts_against_the_client_and_its_network() -> None:
+    """Made or cached, each request counts: 20 in a row, then 30 a minute per address, and
+    three addresses' worth per network (an IPv4 /24, an IPv6 /64)."""
+    assert replays.REQUESTS_PER_CLIENT == 20
+    assert replays.REQUESTS_PER_CLIENT_PER_MINUTE == 30 and replays.NETWORK_SHARE == 3
+
+    async def load(game_id: str) -> dict[str, Any] | None:
+        return None
+
+    analyses = Analyses(load, executor=None, requests_per_client=2)
+    for _ in range(2):
+        analyses.admit("203.0.113.1")
+    with pytest.raises(replays.AnalysesBusy) as refused:
+        analyses.admit("203.0.113.1")
+    assert refused.value.code == "too_many_requests" and refused.value.retry_after == 2
+    for _ in range(2):
+        analyses.admit("203.0.113.2")
+    analyses.admit("203.0.113.3")
+    analyses.admit("203.0.113.3")  # six from the /24: its share (3 x 2)
+    with pytest.raises(replays.AnalysesBusy):
+        analyses.admit("203.0.113.4")  # a fresh address of a network that had its share
+    analyses.admit("198.51.100.1")  # another network has its own
+    for _ in range(6):
+        analyses.admit(f"2001:db8::{_ + 1}")
+    with pytest.raises(replays.AnalysesBusy):
+        analyses.admit("2001:db8::ffff")  # the same /64
+    analyses.admit("2001:db8:0:1::1")
+    assert analyses.refused_requests == 3
+
+
+def test_a_flood_of_requests_for_a_cached_analysis_answers_429_too_many_requests(
+    record: dict[str, Any],
+) -> None:
+    with client_with(record) as client:
+        statuses = [client.get("/api/games/f00d/analysis") for _ in range(21)]
+        assert [answer.status_code for answer in statuses] == [200] * 20 + [429]
+        assert statuses[-1].json()["error"] == "too_many_requests"
+        assert statuses[-1].headers["retry-after"] == "2"
+        metrics = client.get("/metrics").text
+        assert 'dudo_analyses_refused_total{reason="too_many_requests"} 1' in metrics

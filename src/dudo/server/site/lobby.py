@@ -109,6 +109,10 @@ class Lobby:
         self._taking: dict[str, asyncio.Lock] = {}
         self._published: dict[str, tuple[bool, str | None, bool]] = {}
         self.health = StoreHealth()  # shared by the rooms: one log line per outage
+        # Rooms stopped and let go of, whose closing the store did not take (an outage):
+        # the next sweep tries again, rather than dropping them unclosed (to be rebuilt
+        # after a restart).
+        self._closing: set[str] = set()
         self.site: Site = site or LocalSite(self.rooms.values, lambda: self.public_rooms())
         self.configure(SiteLimits())
 
@@ -140,17 +144,23 @@ class Lobby:
         now = self.clock()
         closed = []
         for code, room in list(self.rooms.items()):
-            if room.closed:  # let go (another writer holds it now): not ours to close
-                await room.stop()
+            closing = code in self._closing
+            if room.closed and not closing:  # let go (another writer holds it now): not
+                await room.stop()  # ours to close
                 del self.rooms[code]
                 self._published.pop(code, None)
                 continue
-            if room.idle(now):
-                await room.stop()
-                for game_id in room.journal.unentered:
-                    log_event(log, "game_not_entered", logging.WARNING, room=code, game_id=game_id)
-                room.closed = True
-                await self.store.close_room(code)
+            if closing or room.idle(now):
+                if not closing:
+                    await room.stop()
+                    for game_id in room.journal.unentered:
+                        log_event(
+                            log, "game_not_entered", logging.WARNING, room=code, game_id=game_id
+                        )
+                    room.closed = True
+                    self._closing.add(code)
+                await self.store.close_room(code)  # (raises in an outage: tried again)
+                self._closing.discard(code)
                 del self.rooms[code]
                 self._published.pop(code, None)
                 await self.site.forget(code, rules_key(room.rules) if room.quick else None)

@@ -114,7 +114,9 @@ async def metrics_endpoint(request: Request) -> Response:
         "# TYPE dudo_analyses_refused_total counter",
         *(
             f'dudo_analyses_refused_total{{reason="{reason}"}} {count}'
-            for reason, count in sorted(analyses.refused.items())
+            for reason, count in sorted(
+                {**analyses.refused, "too_many_requests": analyses.refused_requests}.items()
+            )
         ),
         *lobby.health.metrics(),
         *cluster_metrics(server),

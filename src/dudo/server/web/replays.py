@@ -8,9 +8,14 @@ interpreter lock: 16 clients cycling 152 games took a live room's ping from p99 
 98 ms. So analyses are made in a worker *process* (one, at a lower priority), at most
 ``MAX_WAITING`` games wait for it (more answer 503 ``busy``), and each client may have a
 few made for it a minute (more answer 429 ``too_many_analyses``, with ``Retry-After``);
-analyses already made are served to anyone at once. ``GET /api/games/{game_id}/scenario`` is
-the record cut down to a scenario file that ``dudo scenario`` plays (the record itself has
-fields a scenario may not carry).
+analyses already made are served to anyone at once, as they were made: the worker returns
+the JSON, its gzip and its ETag as bytes, so the event loop neither encodes nor compresses.
+A finished game's analysis does not change: it goes out ``immutable`` with an ETag, and a
+browser that has it gets 304. Every request for an analysis, made or cached, counts
+against its client's and its network's request limits (``REQUESTS_PER_CLIENT``), far
+beyond what a person reading analyses asks: a flood of cached answers is bounded too.
+``GET /api/games/{game_id}/scenario`` is the record cut down to a scenario file that
+``dudo scenario`` plays (the record itself has fields a scenario may not carry).
 
 Transport only: the analysis is the bots layer's, the record the store's.
 """
@@ -19,7 +24,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gzip
+import hashlib
 import json
 import logging
 import math
@@ -36,6 +43,7 @@ from starlette.routing import BaseRoute, Route
 
 from dudo.bots.analysis import AnalysisError, analyze
 from dudo.server.guard.gate import Buckets
+from dudo.server.guard.networks import network_of
 from dudo.server.web.assets import accepted_encodings
 
 log = logging.getLogger("dudo.server")
@@ -50,6 +58,15 @@ MAX_WAITING = 8  # games waiting for the worker, beyond the one it is making
 # them with DUDO_ANALYSES_PER_CLIENT to show the worker process alone).
 PER_CLIENT_BURST = int(os.environ.get("DUDO_ANALYSES_PER_CLIENT", "4"))
 PER_CLIENT_PER_MINUTE = 6.0
+# Requests for analyses (made already or not), per client address and per network (an
+# IPv4 /24, an IPv6 /64): a burst, then so many a minute. A person reading analyses opens
+# one per game page; 20 in a row and then one every 2 s is more than anyone reads, and a
+# network (a household, an office) gets four people's worth. ``DUDO_ANALYSIS_REQUESTS``
+# sets the client's burst (the network's is 3 times as many; the bench lifts both).
+REQUESTS_PER_CLIENT = int(os.environ.get("DUDO_ANALYSIS_REQUESTS", "20"))
+REQUESTS_PER_CLIENT_PER_MINUTE = 30.0
+NETWORK_SHARE = 3  # a network's budget, as so many clients'
+IMMUTABLE_FOR = 86_400  # seconds a browser keeps an analysis without asking again
 
 
 class AnalysesBusy(Exception):
@@ -63,8 +80,33 @@ class AnalysesBusy(Exception):
 
 
 def analysis_json(record: dict[str, Any]) -> bytes:
-    """The analysis of a record as JSON bytes (run in the worker process)."""
+    """The analysis of a record as JSON bytes."""
     return json.dumps(analyze(record).to_json(), separators=(",", ":")).encode()
+
+
+def analysis_bodies(record: dict[str, Any]) -> tuple[bytes, bytes, str]:
+    """The analysis of a record as it is sent (run in the worker process): its JSON, the
+    JSON gzipped, and an ETag (weak: the same for both codings)."""
+    body = analysis_json(record)
+    tag = hashlib.blake2b(body, digest_size=12).hexdigest()
+    return body, gzip.compress(body, 6, mtime=0), f'W/"{tag}"'
+
+
+@functools.lru_cache(maxsize=64)
+def takes_gzip(accept_encoding: str) -> bool:
+    """Whether an Accept-Encoding header allows gzip (the few headers browsers send,
+    parsed once each)."""
+    return "gzip" in accepted_encodings(accept_encoding)
+
+
+def etag_matches(if_none_match: str, etag: str) -> bool:
+    """If-None-Match's weak comparison (RFC 9110 13.1.2): ``*`` or any listed tag."""
+    opaque = etag.removeprefix("W/")
+    for item in if_none_match.split(","):
+        item = item.strip()
+        if item == "*" or item.removeprefix("W/") == opaque:
+            return True
+    return False
 
 
 def _lower_priority() -> None:
@@ -102,14 +144,18 @@ class Analyses:
         max_waiting: int = MAX_WAITING,
         per_client_burst: int = PER_CLIENT_BURST,
         per_client_per_minute: float = PER_CLIENT_PER_MINUTE,
+        requests_per_client: int = REQUESTS_PER_CLIENT,
+        requests_per_client_per_minute: float = REQUESTS_PER_CLIENT_PER_MINUTE,
+        network: Callable[[str], str] = network_of,
     ) -> None:
         self.load = load
         self.size = size
         self.done: OrderedDict[str, bytes] = OrderedDict()
-        # The same JSON gzipped once, off the event loop (zlib lets go of the interpreter
-        # lock): a flood of requests for cached analyses costs the loop almost nothing,
-        # where compressing each answer again (the dynamic gzip) held it for milliseconds.
+        # The same JSON gzipped once, by the worker: a flood of requests for cached
+        # analyses costs the loop almost nothing, where compressing each answer again
+        # (the dynamic gzip) held it for milliseconds. And each one's ETag.
         self.zipped: dict[str, bytes] = {}
+        self.etags: dict[str, str] = {}
         self.pending: dict[str, asyncio.Future[bytes | None]] = {}
         self.worker = asyncio.Semaphore(1)
         self.made = 0
@@ -118,7 +164,23 @@ class Analyses:
         self._executor: Executor | None = None
         self.max_waiting = max_waiting
         self.clients = Buckets(per_client_per_minute / 60.0, per_client_burst)
-        self.refused = {"busy": 0, "too_many_analyses": 0}
+        rate = requests_per_client_per_minute / 60.0
+        self.requests = Buckets(rate, requests_per_client)
+        self.network_requests = Buckets(rate * NETWORK_SHARE, requests_per_client * NETWORK_SHARE)
+        self.network = network
+        self.refused = {"busy": 0, "too_many_analyses": 0}  # analyses not made
+        self.refused_requests = 0  # requests over the request limits (too_many_requests)
+
+    def admit(self, client: str) -> None:
+        """Count one request for an analysis, made or not; raises :class:`AnalysesBusy`
+        (``too_many_requests``) past the client's or its network's limit."""
+        if self.requests.take(client) and self.network_requests.take(self.network(client)):
+            return
+        self.refused_requests += 1
+        wait = math.ceil(1 / self.requests.rate) if self.requests.rate else 60
+        raise AnalysesBusy(
+            "too_many_requests", "you asked for many analyses just now: wait a little", wait
+        )
 
     def close(self) -> None:
         if self._executor is not None:
@@ -168,22 +230,20 @@ class Analyses:
             return None
         async with self.worker:
             if self._make_executor is None:
-                analysis = await asyncio.to_thread(
-                    lambda: json.dumps(analyze(record).to_json(), separators=(",", ":")).encode()
-                )
+                analysis, zipped, etag = await asyncio.to_thread(analysis_bodies, record)
             else:
                 if self._executor is None:
                     self._executor = self._make_executor()
-                analysis = await asyncio.get_running_loop().run_in_executor(
-                    self._executor, analysis_json, record
+                analysis, zipped, etag = await asyncio.get_running_loop().run_in_executor(
+                    self._executor, analysis_bodies, record
                 )
         self.made += 1
-        if analysis is not None:
-            self.zipped[game_id] = await asyncio.to_thread(gzip.compress, analysis, 6)
+        self.zipped[game_id], self.etags[game_id] = zipped, etag
         self.done[game_id] = analysis
         while len(self.done) > self.size:
             old, _ = self.done.popitem(last=False)
             self.zipped.pop(old, None)
+            self.etags.pop(old, None)
         return analysis
 
 
@@ -222,9 +282,10 @@ def replay_routes(
             else (request.client.host if request.client else "unknown")
         )
         try:
+            analyses.admit(client)
             analysis = await analyses.get(game_id, client)
         except AnalysesBusy as busy:
-            status = 429 if busy.code == "too_many_analyses" else 503
+            status = 503 if busy.code == "busy" else 429
             return JSONResponse(
                 {"error": busy.code, "message": str(busy)},
                 status,
@@ -250,11 +311,17 @@ def replay_routes(
             )
         if analysis is None:
             return JSONResponse(NO_GAME, 404)
-        headers = {"Cache-Control": "public, max-age=3600", "Vary": "Accept-Encoding"}
+        headers = {
+            "Cache-Control": f"public, max-age={IMMUTABLE_FOR}, immutable",
+            "Vary": "Accept-Encoding",
+        }
+        etag = analyses.etags.get(game_id)
+        if etag is not None:
+            headers["ETag"] = etag
+            if etag_matches(request.headers.get("if-none-match", ""), etag):
+                return Response(status_code=304, headers=headers)
         zipped = analyses.zipped.get(game_id)
-        if zipped is not None and "gzip" in accepted_encodings(
-            request.headers.get("accept-encoding", "")
-        ):
+        if zipped is not None and takes_gzip(request.headers.get("accept-encoding", "")):
             headers["Content-Encoding"] = "gzip"
             return Response(zipped, media_type="application/json", headers=headers)
         return Response(analysis, media_type="application/json", headers=headers)
