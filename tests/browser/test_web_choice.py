@@ -524,7 +524,32 @@ VOICE_INDEPENDENT = """async () => {
         if (new Set(lines).size !== 1) return {differs: lines};
         if (lines[0] !== '[]') { spoke += 1; said.add(lines[0]); }
     }
-    return {spoke, distinct: said.size};
+    // Every line of every level's voice can be said: the choice (public facts only, no
+    // cup among its inputs) reaches the whole list, in the page's language.
+    const {chooseLine} = await import(src.replace(/app\\.js$/, 'voice.js'));
+    const {t} = await import(src.replace(/app\\.js$/, 'i18n.js'));
+    const unsaid = {};
+    const sizes = {};
+    for (const level of ['easy', 'normal', 'hard']) {
+        sizes[level] = 0;
+        for (const moment of ['big_raise', 'call', 'lost', 'win']) {
+            const lines = t(`voice.${level}.${moment}`).split('|');
+            sizes[level] += lines.length;
+            const heard = new Set();
+            for (let round = 1; round <= 40; round += 1) {
+                for (let bids = 0; bids < 6; bids += 1) {
+                    for (let seat = 0; seat < 6; seat += 1) {
+                        heard.add(chooseLine({level, moment, gameId: 'g1', round, bids, seat}));
+                    }
+                }
+            }
+            const missing = lines.filter((line) => !heard.has(line));
+            if (missing.length || heard.size !== lines.length) {
+                unsaid[`${level}.${moment}`] = missing;
+            }
+        }
+    }
+    return {spoke, distinct: said.size, unsaid, sizes};
 }"""
 
 
@@ -546,6 +571,8 @@ def test_bots_speak_from_public_moments_never_from_their_dice(
     look = page.evaluate(VOICE_INDEPENDENT)
     assert "differs" not in look, look
     assert look["spoke"] > 20 and look["distinct"] > 10, look
+    assert not look["unsaid"], look["unsaid"]
+    assert all(size >= 36 for size in look["sizes"].values()), look["sizes"]
     # At the table: a bot says something at a reveal, in its level's voice.
     page.click("#start")
     calls: dict[str, int] = {}

@@ -40,6 +40,32 @@ def test_every_locale_has_every_string() -> None:
             assert placeholders(other) <= placeholders(text) | {"n"}, (path.name, key)
 
 
+def test_every_bot_level_has_a_voice_of_dozens_of_lines() -> None:
+    """Bots with character (voice.js): each level's voice has at least 9 lines for each
+    moment, 36 or more in all, in every language alike, none said twice."""
+    levels = ("easy", "normal", "hard")
+    moments = ("big_raise", "call", "lost", "win")
+    counts: dict[str, dict[str, int]] = {}
+    for path in LOCALES:
+        strings = json.loads(path.read_text())
+        counts[path.stem] = {}
+        for level in levels:
+            said: list[str] = []
+            for moment in moments:
+                lines = strings[f"voice.{level}.{moment}"].split("|")
+                assert len(lines) >= 9 and all(line.strip() for line in lines), (
+                    path.name,
+                    level,
+                    moment,
+                )
+                counts[path.stem][f"{level}.{moment}"] = len(lines)
+                said += lines
+            assert len(said) >= 36, (path.name, level, len(said))
+            assert len(set(said)) == len(said), (path.name, level)
+            assert not any("{" in line for line in said), (path.name, level)
+    assert counts["de"] == counts["en"] == counts["es"], counts
+
+
 def test_every_server_error_code_is_translated() -> None:
     """The page shows refusals in its own language: a key err.<code> for every code the
     server or the engine can send (docs/protocol.md, "Error codes")."""

@@ -1,6 +1,7 @@
 // Bots with character: a bot at the table says a line now and then, in its level's voice
-// (easy: cheerful, normal: steady, hard: sly; lines in the locales, voice.<level>.<moment>),
-// at public moments only: someone else's big raise, a call, a die it lost, its win.
+// (easy: cheerful, normal: steady, hard: sly; 10 lines a moment, 40 a level, in the
+// locales, voice.<level>.<moment>), at public moments only: someone else's big raise, a
+// call, a die it lost, its win.
 // Which bot speaks and which line it says follow from what every seat sees (the game, the
 // round, the number of bids, who did what), never from a cup: a line is no tell. Each
 // player can switch the talk off (remembered in this browser).
