@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -64,6 +65,41 @@ def test_every_bot_level_has_a_voice_of_dozens_of_lines() -> None:
             assert len(set(said)) == len(said), (path.name, level)
             assert not any("{" in line for line in said), (path.name, level)
     assert counts["de"] == counts["en"] == counts["es"], counts
+
+
+def persona_key(name: str) -> str:
+    """As voice.js personaKey: "Dr. Okafor 4" -> "dr_okafor"."""
+    name = re.sub(r"\s+\d+$", "", name)
+    name = "".join(c for c in unicodedata.normalize("NFD", name) if not unicodedata.combining(c))
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+def test_every_bot_persona_has_a_manner_of_its_own() -> None:
+    """Each persona a bot seat can be named after has its own lines for every moment, in
+    every language, none the same as another persona's or its level's."""
+    from dudo.bots.registry import LEVELS
+
+    assert persona_key("Dr. Okafor 4") == "dr_okafor" and persona_key("El Capitán") == "el_capitan"
+    for path in LOCALES:
+        strings = json.loads(path.read_text())
+        seen: set[str] = set()
+        for level in ("easy", "normal", "hard"):
+            personas = LEVELS[level].personas
+            assert len(personas) >= 3, level
+            common = {
+                line
+                for moment in ("big_raise", "call", "lost", "win")
+                for line in strings[f"voice.{level}.{moment}"].split("|")
+            }
+            for persona in personas:
+                for moment in ("big_raise", "call", "lost", "win"):
+                    key = f"voice.persona.{persona_key(persona.name)}.{moment}"
+                    assert key in strings, (path.name, key)
+                    lines = strings[key].split("|")
+                    assert len(lines) >= 2 and all(line.strip() for line in lines), (path.name, key)
+                    assert not set(lines) & common, (path.name, key, set(lines) & common)
+                    assert not set(lines) & seen, (path.name, key, set(lines) & seen)
+                    seen |= set(lines)
 
 
 def test_every_server_error_code_is_translated() -> None:
