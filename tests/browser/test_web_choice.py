@@ -487,7 +487,8 @@ def test_the_winners_moment_is_quiet_under_reduced_motion(server: str, browser: 
     page.context.close()
 
 
-VOICE_INDEPENDENT = """async () => {
+VOICED = ("easy", "normal", "hard")  # the levels a room's bot seat can have
+VOICE_INDEPENDENT = """async (personas) => {
     const src = document.querySelector('script[type=module]').src;
     const {reactions} = await import(src.replace(/app\\.js$/, 'voice.js'));
     const base = {
@@ -524,7 +525,53 @@ VOICE_INDEPENDENT = """async () => {
         if (new Set(lines).size !== 1) return {differs: lines};
         if (lines[0] !== '[]') { spoke += 1; said.add(lines[0]); }
     }
-    return {spoke, distinct: said.size};
+    // Every line of every level's voice can be said: the choice (public facts only, no
+    // cup among its inputs) reaches the whole list, in the page's language.
+    const {chooseLine, personaKey} = await import(src.replace(/app\\.js$/, 'voice.js'));
+    const {t} = await import(src.replace(/app\\.js$/, 'i18n.js'));
+    const unsaid = {};
+    const sizes = {};
+    for (const level of ['easy', 'normal', 'hard']) {
+        sizes[level] = 0;
+        for (const moment of ['big_raise', 'call', 'lost', 'win']) {
+            const lines = t(`voice.${level}.${moment}`).split('|');
+            sizes[level] += lines.length;
+            const heard = new Set();
+            for (let round = 1; round <= 40; round += 1) {
+                for (let bids = 0; bids < 6; bids += 1) {
+                    for (let seat = 0; seat < 6; seat += 1) {
+                        heard.add(chooseLine({level, moment, gameId: 'g1', round, bids, seat}));
+                    }
+                }
+            }
+            const missing = lines.filter((line) => !heard.has(line));
+            if (missing.length || heard.size !== lines.length) {
+                unsaid[`${level}.${moment}`] = missing;
+            }
+            // A persona says its own lines one time in three, its level's the rest.
+            for (const name of personas[level]) {
+                const own = t(`voice.persona.${personaKey(name)}.${moment}`).split('|');
+                const counts = new Map();
+                let total = 0;
+                for (let round = 1; round <= 40; round += 1) {
+                    for (let bids = 0; bids < 6; bids += 1) {
+                        const line = chooseLine({level, moment, gameId: 'g2', round, bids,
+                                                 seat: 3, name});
+                        counts.set(line, (counts.get(line) || 0) + 1);
+                        total += 1;
+                    }
+                }
+                const mine = own.reduce((sum, line) => sum + (counts.get(line) || 0), 0);
+                const strange = [...counts.keys()].filter(
+                    (line) => !own.includes(line) && !lines.includes(line));
+                if (own.some((line) => !counts.has(line)) || strange.length
+                    || mine < total / 6 || mine > total / 2) {
+                    unsaid[`${name}.${moment}`] = {own, mine, total, strange};
+                }
+            }
+        }
+    }
+    return {spoke, distinct: said.size, unsaid, sizes};
 }"""
 
 
@@ -543,9 +590,14 @@ def test_bots_speak_from_public_moments_never_from_their_dice(
         motion="reduce",
     )  # axe looks at a still page
     # The same public moment with other dice (every cup, ours too) gives the same line.
-    look = page.evaluate(VOICE_INDEPENDENT)
+    from dudo.bots.registry import LEVELS
+
+    personas = {level: [p.name for p in LEVELS[level].personas] for level in VOICED}
+    look = page.evaluate(VOICE_INDEPENDENT, personas)
     assert "differs" not in look, look
     assert look["spoke"] > 20 and look["distinct"] > 10, look
+    assert not look["unsaid"], look["unsaid"]
+    assert all(size >= 36 for size in look["sizes"].values()), look["sizes"]
     # At the table: a bot says something at a reveal, in its level's voice.
     page.click("#start")
     calls: dict[str, int] = {}

@@ -1,14 +1,17 @@
 """The game page (issue 22): an unknown id is told at once in the page's language, the
-round buttons stop at the ends, and moves a bot made for a player are marked as such."""
+round buttons stop at the ends, moves a bot made for a player are marked as such, and the
+analysis's mistake sentences are said in the page's language from their code."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import pytest
 
 pytest.importorskip("playwright")
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, Route, expect
 from test_web import new_page
 from test_web_replay import axe_every_rule, browser, finished, open_game, server
 
@@ -110,5 +113,51 @@ def test_the_game_page_speaks_german_and_spanish(
     page.keyboard.press("End")
     assert "Round" not in page.inner_text("#stage"), page.inner_text("#stage")
     axe_every_rule(page, f"game page {locale}")
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
+@pytest.mark.parametrize(
+    ("locale", "sentence", "english"),
+    [
+        ("de-DE", "bot mit 7% Chance, obwohl eine andere Wahl 79% hatte", "bid at 7%"),
+        ("es-ES", "apostó con un 7% cuando otra opción tenía un 79%", "bid at 7%"),
+        ("en-US", "bid at 7% when another choice had 79%", None),
+    ],
+)
+def test_the_mistake_sentence_is_said_in_the_pages_language(
+    server: str,
+    browser: Browser,
+    finished: dict[str, Any],
+    locale: str,
+    sentence: str,
+    english: str | None,
+) -> None:
+    # The game's analysis, with its first move marked as a long shot (the server's
+    # English text beside the code and its numbers) and its second with a code this
+    # page does not know: that one falls back to the server's words.
+    analysis = json.loads(json.dumps(finished["analysis"]))
+    first, second = analysis["rounds"][0]["steps"][:2]
+    first["mistake"] = {
+        "code": "long_shot",
+        "params": {"holds": 0.07, "best": 0.79},
+        "text": "bid at 7% when another choice had 79%",
+    }
+    second["mistake"] = {"code": "not_yet_known", "params": {}, "text": "words from the server"}
+
+    def serve(route: Route) -> None:
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(analysis))
+
+    page = new_page(browser, 1280, 800, locale=locale)
+    page.route(re.compile(rf"/api/games/{finished['id']}/analysis$"), serve)
+    open_game(page, server, finished["id"])
+    page.keyboard.press("ArrowRight")
+    marks = page.locator("#stage .insight .marks")
+    expect(marks).to_contain_text(sentence)
+    if english:
+        assert english not in marks.inner_text()
+    page.keyboard.press("ArrowRight")
+    expect(marks).to_contain_text("words from the server")
+    axe_every_rule(page, f"mistake sentence {locale}")
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -38,6 +39,67 @@ def test_every_locale_has_every_string() -> None:
             # A translation may leave out a number it spells ("{n} dice" as "ein Würfel")
             # but never ask for one the page does not give.
             assert placeholders(other) <= placeholders(text) | {"n"}, (path.name, key)
+
+
+def test_every_bot_level_has_a_voice_of_dozens_of_lines() -> None:
+    """Bots with character (voice.js): each level's voice has at least 9 lines for each
+    moment, 36 or more in all, in every language alike, none said twice."""
+    levels = ("easy", "normal", "hard")
+    moments = ("big_raise", "call", "lost", "win")
+    counts: dict[str, dict[str, int]] = {}
+    for path in LOCALES:
+        strings = json.loads(path.read_text())
+        counts[path.stem] = {}
+        for level in levels:
+            said: list[str] = []
+            for moment in moments:
+                lines = strings[f"voice.{level}.{moment}"].split("|")
+                assert len(lines) >= 9 and all(line.strip() for line in lines), (
+                    path.name,
+                    level,
+                    moment,
+                )
+                counts[path.stem][f"{level}.{moment}"] = len(lines)
+                said += lines
+            assert len(said) >= 36, (path.name, level, len(said))
+            assert len(set(said)) == len(said), (path.name, level)
+            assert not any("{" in line for line in said), (path.name, level)
+    assert counts["de"] == counts["en"] == counts["es"], counts
+
+
+def persona_key(name: str) -> str:
+    """As voice.js personaKey: "Dr. Okafor 4" -> "dr_okafor"."""
+    name = re.sub(r"\s+\d+$", "", name)
+    name = "".join(c for c in unicodedata.normalize("NFD", name) if not unicodedata.combining(c))
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+def test_every_bot_persona_has_a_manner_of_its_own() -> None:
+    """Each persona a bot seat can be named after has its own lines for every moment, in
+    every language, none the same as another persona's or its level's."""
+    from dudo.bots.registry import LEVELS
+
+    assert persona_key("Dr. Okafor 4") == "dr_okafor" and persona_key("El Capitán") == "el_capitan"
+    for path in LOCALES:
+        strings = json.loads(path.read_text())
+        seen: set[str] = set()
+        for level in ("easy", "normal", "hard"):
+            personas = LEVELS[level].personas
+            assert len(personas) >= 3, level
+            common = {
+                line
+                for moment in ("big_raise", "call", "lost", "win")
+                for line in strings[f"voice.{level}.{moment}"].split("|")
+            }
+            for persona in personas:
+                for moment in ("big_raise", "call", "lost", "win"):
+                    key = f"voice.persona.{persona_key(persona.name)}.{moment}"
+                    assert key in strings, (path.name, key)
+                    lines = strings[key].split("|")
+                    assert len(lines) >= 2 and all(line.strip() for line in lines), (path.name, key)
+                    assert not set(lines) & common, (path.name, key, set(lines) & common)
+                    assert not set(lines) & seen, (path.name, key, set(lines) & seen)
+                    seen |= set(lines)
 
 
 def test_every_server_error_code_is_translated() -> None:

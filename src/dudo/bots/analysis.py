@@ -72,6 +72,12 @@ win (a raise or a call): a long shot taken with nothing better is no clear mista
 LONG_SHOT_MARGIN = 0.25
 BLUFF = 0.5
 """A bid less likely than this to hold, from the bidder's own view, counts as a bluff."""
+MISTAKES = ("call_on_likely_bid", "long_shot")
+"""Every code a decision's ``mistake`` can have. The JSON gives each with its parameters
+(``params``: ``holds``, the chance the called bid or the new bid held from the seat; for
+``long_shot`` also ``best``, the best other choice's chance), so a page can say it in
+its language (``rp.mistake.<code>`` in the web page's locales); ``text`` is the sentence
+in English, for anything that does not know the code."""
 HARD_SEED = 20240613
 """Hard picks by a weighted draw: a fixed seed makes the analysis of a record the same
 every time it is made."""
@@ -235,6 +241,19 @@ class Decision:
     def agrees(self) -> bool:
         return self.hard == self.action
 
+    def mistake_params(self) -> dict[str, float] | None:
+        """The numbers the mistake's sentence says (chances, 0 to 1)."""
+        if self.mistake == "call_on_likely_bid":
+            assert self.standing_odds is not None
+            return {"holds": round(self.standing_odds.holds, 6)}
+        if self.mistake == "long_shot":
+            assert self.bid_odds is not None
+            return {
+                "holds": round(self.bid_odds.holds, 6),
+                "best": round(self.best_alternative, 6),
+            }
+        return None
+
     def mistake_text(self) -> str | None:
         if self.mistake == "call_on_likely_bid":
             assert self.standing_odds is not None
@@ -282,7 +301,11 @@ class Decision:
             "caught": self.caught,
             "mistake": None
             if self.mistake is None
-            else {"code": self.mistake, "text": self.mistake_text()},
+            else {
+                "code": self.mistake,
+                "params": self.mistake_params(),
+                "text": self.mistake_text(),
+            },
             "outcome": self.outcome,
             "by": self.by,
         }
@@ -603,6 +626,7 @@ __all__ = [
     "BAD_CALL",
     "BLUFF",
     "LONG_SHOT",
+    "MISTAKES",
     "Analysis",
     "AnalysisError",
     "Decision",

@@ -7,7 +7,7 @@ import {die} from './dice.js';
 import {t} from './i18n.js';
 import {escapeHtml} from './page.js';
 import {anyBidWords} from './hands.js';
-import {MARK, actionWords, byWords, hardWords, outcomeWords, pct, signed, strong} from './replaywords.js';
+import {MARK, actionWords, byWords, hardWords, mistakeWords, outcomeWords, pct, signed, strong} from './replaywords.js';
 
 // What the analysis says about one decision, in words.
 export function insight(page, d) {
@@ -32,7 +32,7 @@ export function insight(page, d) {
     lines.push(strong(t('rp.hard_other', {what: MARK, hard: `${signed(page.points ? -d.hard.ev : d.hard.ev)} ${unit}`, ev}), hardWords(d.hard.action)));
   }
   const marks = [];
-  if (d.mistake) marks.push(`<span class="mark mistake">${escapeHtml(t('rp.mistake'))}</span> ${escapeHtml(d.mistake.text)}`);
+  if (d.mistake) marks.push(`<span class="mark mistake">${escapeHtml(t('rp.mistake'))}</span> ${escapeHtml(mistakeWords(d.mistake))}`);
   if (d.bluff) marks.push(`<span class="mark bluff">${escapeHtml(t('rp.bluff'))}</span>${d.caught ? escapeHtml(t('rp.and_caught')) : ''}`);
   if (d.outcome) marks.push(`<span class="mark ${d.outcome}">${escapeHtml(t(d.outcome === 'right' ? 'rp.right_call' : 'rp.wrong_call'))}</span>`);
   return `<div class="insight" data-seat="${d.seat}">${lines.map((line) => `<p>${line}</p>`).join('')}

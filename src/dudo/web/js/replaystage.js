@@ -99,9 +99,10 @@ export class Stage {
   rolloffHtml() {
     const attempts = rolloffAttempts(this.page.record);
     const checked = this.page.verification?.rolloff || [];
-    return `<section class="replay-rolloff" id="replay-rolloff" aria-label="Roll-off for the first opener"><h4>Roll-off: who opens</h4><ol>${attempts.map((attempt, i) => `<li data-attempt="${i + 1}">
-      <span class="label">Roll ${i + 1}${checked[i] ? (checked[i].ok ? ' <span class="badge ok">verified ✓</span>' : ' <span class="badge bad">NOT verified ✗</span>') : ''}</span>
-      ${attempt.seats.map((seat, j) => `<span class="rolloff-roll${attempt.tied.includes(seat) ? ' top' : ''}">${escapeHtml(this.page.name(seat))} <span aria-hidden="true">${die(attempt.rolls[j][0], {size: 20})}${die(attempt.rolls[j][1], {size: 20})}</span><span class="sr-only">${attempt.rolls[j][0]} and ${attempt.rolls[j][1]}</span> = ${attempt.rolls[j][0] + attempt.rolls[j][1]}</span>`).join(' ')}</li>`).join('')}</ol></section>`;
+    const badge = (check) => (check.ok ? ` <span class="badge ok">${escapeHtml(t('rp.rolloff_verified'))}</span>` : ` <span class="badge bad">${escapeHtml(t('rp.rolloff_not_verified'))}</span>`);
+    return `<section class="replay-rolloff" id="replay-rolloff" aria-label="${escapeHtml(t('rp.rolloff_label'))}"><h4>${escapeHtml(t('rolloff.title'))}</h4><ol>${attempts.map((attempt, i) => `<li data-attempt="${i + 1}">
+      <span class="label">${escapeHtml(t('rolloff.attempt', {n: i + 1}))}${checked[i] ? badge(checked[i]) : ''}</span>
+      ${attempt.seats.map((seat, j) => `<span class="rolloff-roll${attempt.tied.includes(seat) ? ' top' : ''}">${escapeHtml(this.page.name(seat))} <span aria-hidden="true">${die(attempt.rolls[j][0], {size: 20})}${die(attempt.rolls[j][1], {size: 20})}</span><span class="sr-only">${escapeHtml(t('rp.rolloff_pair', {a: attempt.rolls[j][0], b: attempt.rolls[j][1]}))}</span> = ${attempt.rolls[j][0] + attempt.rolls[j][1]}</span>`).join(' ')}</li>`).join('')}</ol></section>`;
   }
 
   // The standing bid after the step, how many dice count for it, and which do.

@@ -3,7 +3,7 @@
 // each step of the replay (replaystage.js says it; replayanalysis.js lists it). The
 // percentages and signed values as the page prints them. `page` is the GamePage
 // (replay.js): its record, its analysis, and the players' names.
-import {bidWords, t} from './i18n.js';
+import {bidWords, has, t} from './i18n.js';
 import {escapeHtml, listNames} from './page.js';
 import {anyBidWords, handWords, isHand} from './hands.js';
 
@@ -18,6 +18,20 @@ export const signed = (x) => `${x < 0 ? '−' : '+'}${Math.abs(x).toFixed(2)}`;
 // A move the seat's player did not make: the record says who did (a bot either way).
 export function byWords(by) {
   return t(by === 'timer' ? 'rp.by_timer' : 'rp.by_stand_in');
+}
+
+// A mistake the analysis marked, in the page's language: the sentence for its code
+// (rp.mistake.<code>) with its parameters (chances, printed as percentages); the
+// server's English text for a code this page does not know.
+export function mistakeWords(mistake) {
+  const key = `rp.mistake.${mistake?.code}`;
+  if (!mistake?.code || !has(key)) return mistake?.text || '';
+  const params = {};
+  for (const [name, value] of Object.entries(mistake.params || {})) {
+    params[name] = typeof value === 'number' ? pct(value) : String(value);
+  }
+  const words = t(key, params);
+  return /\{\w+\}/.test(words) ? mistake.text || words : words;
 }
 
 // A sentence with one part in bold: MARK in the words is where it goes (both escaped).
@@ -43,8 +57,13 @@ export function hardWords(action) {
 export function outcomeWords(page, reveal, out = []) {
   if (!reveal) return '';
   if (isHand(reveal.bid)) {
-    const loser = reveal.loser == null ? '' : ` ${page.name(reveal.loser)} loses a die${(out || []).includes(reveal.loser) ? ' and is out' : ''}.`;
-    return `All the dice together ${reveal.outcome === 'holds' ? 'show' : 'do not show'} ${handWords(reveal.bid)}: ${reveal.outcome === 'holds' ? 'the bid holds' : 'the bid was a lie'}.${loser}`;
+    const shown = t(reveal.outcome === 'holds' ? 'rp.hand_holds' : 'rp.hand_lie', {hand: handWords(reveal.bid)});
+    if (reveal.loser == null) return shown;
+    const n = reveal.change || 1;
+    const name = page.name(reveal.loser);
+    const loser = page.points ? t('rp.takes_points', {name, n})
+      : t((out || []).includes(reveal.loser) ? 'rp.loses_out' : 'rp.loses', {name, n});
+    return `${shown} ${loser}`;
   }
   const [q, f] = reveal.bid;
   const verdict = reveal.call === 'calza'
@@ -104,8 +123,8 @@ export function rolloffWords(page) {
   return rolloffAttempts(page.record).map((attempt, i) => {
     const rolls = attempt.seats.map((seat, j) => `${page.name(seat)} ${attempt.rolls[j][0]}+${attempt.rolls[j][1]}`).join(', ');
     const result = attempt.tied.length > 1
-      ? `tied at ${attempt.best}: ${attempt.tied.map((seat) => page.name(seat)).join(' and ')} roll again`
-      : `${page.name(attempt.tied[0])} rolled the highest and opens`;
-    return `Roll-off ${i + 1}: ${rolls}; ${result}.`;
+      ? t('rp.rolloff_tied', {total: attempt.best, names: listNames(attempt.tied.map((seat) => page.name(seat)))})
+      : t('rp.rolloff_opens', {name: page.name(attempt.tied[0])});
+    return t('rp.rolloff', {n: i + 1, rolls, result});
   }).join(' ');
 }

@@ -1,20 +1,32 @@
 // Bots with character: a bot at the table says a line now and then, in its level's voice
-// (easy: cheerful, normal: steady, hard: sly; lines in the locales, voice.<level>.<moment>),
-// at public moments only: someone else's big raise, a call, a die it lost, its win.
+// (easy: cheerful, normal: steady, hard: sly; 10 lines a moment, 40 a level, in the
+// locales, voice.<level>.<moment>) and, one time in three, in its persona's own manner
+// (Grandpa Tito's old port, Uncle Bo's sixes, Viktor's single words: 2 lines a moment,
+// voice.persona.<name>.<moment>), at public moments only: someone else's big raise, a
+// call, a die it lost, its win.
 // Which bot speaks and which line it says follow from what every seat sees (the game, the
 // round, the number of bids, who did what), never from a cup: a line is no tell. Each
 // player can switch the talk off (remembered in this browser).
 import {escapeHtml} from './page.js';
-import {t} from './i18n.js';
+import {has, t} from './i18n.js';
 import {hash} from './avatar.js';
 
 const SAY_MS = 3500;
 const KEY = 'dudo.voices';
 
-// The line a bot of `level` says at `moment`, chosen by public facts alone.
-export function chooseLine({level, moment, gameId, round, bids, seat}) {
-  const lines = t(`voice.${level}.${moment}`).split('|');
-  return lines[hash(`${gameId}|${round}|${bids}|${seat}|${moment}`) % lines.length];
+// A bot's persona from the name at its seat (public): "Dr. Okafor 4" -> "dr_okafor".
+export function personaKey(name) {
+  return String(name || '').replace(/\s+\d+$/, '').normalize('NFD').replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
+}
+
+// The line a bot of `level` (named `name`) says at `moment`, chosen by public facts alone.
+export function chooseLine({level, moment, gameId, round, bids, seat, name}) {
+  const facts = `${gameId}|${round}|${bids}|${seat}|${moment}`;
+  const own = `voice.persona.${personaKey(name)}.${moment}`;
+  const lines = name && has(own) && hash(`${facts}|persona`) % 3 === 0
+    ? t(own).split('|') : t(`voice.${level}.${moment}`).split('|');
+  return lines[hash(facts) % lines.length];
 }
 
 // What the bots say about a state's news: [{seat, line}], at most one. Reads the events,
@@ -27,7 +39,7 @@ export function reactions(state) {
   const gameId = state.fair?.game_id || '';
   const round = game.round;
   const bids = game.bids.length;
-  const speak = (seat, moment) => [{seat, line: chooseLine({level: seats[seat].level, moment, gameId, round, bids, seat})}];
+  const speak = (seat, moment) => [{seat, line: chooseLine({level: seats[seat].level, moment, gameId, round, bids, seat, name: seats[seat].name})}];
   const someBot = (not, salt) => {
     const others = bots.filter((seat) => seat !== not);
     return others.length ? others[hash(`${gameId}|${round}|${bids}|${salt}`) % others.length] : null;
