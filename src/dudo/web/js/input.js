@@ -10,7 +10,7 @@ import {setSound, soundOn} from './sound.js';
 import {toggleNotify} from './narration.js';
 import {takeSeat} from './room.js';
 import {legal} from './actions.js';
-import {chosenRules, wildAcesChanged} from './rooms.js';
+import {chosenRules, optionChanged} from './rooms.js';
 
 const FACE_KEYS = ['1', '2', '3', '4', '5', '6'];
 
@@ -151,7 +151,7 @@ export class TableInput {
     } else if (input.dataset.opt && table.catalogue) {
       const root = table.main.querySelector('#set-options');
       const preset = table.main.querySelector('#set-preset').value;
-      if (input.dataset.opt === 'wild_ones') wildAcesChanged(table.catalogue, root, preset);
+      optionChanged(table.catalogue, root, preset, input.dataset.opt);
       table.act('configure', {rules: chosenRules(table.catalogue, root, preset)});
     } else if (input.id === 'set-timer') {
       table.act('configure', {timer: Number(input.value)});

@@ -200,7 +200,7 @@ class GamePage {
 
   rulesTitle() {
     const rules = this.record.rules || {};
-    const presets = ['perudo', 'dudo', 'tavern', 'ones-lock', 'no-wilds'];
+    const presets = ['perudo', 'dudo', 'tavern', 'ones-lock', 'no-wilds', 'common-hand'];
     const overrides = this.analysis?.rules_overrides;
     const preset = overrides?.preset;
     if (preset && presets.includes(preset)) {
