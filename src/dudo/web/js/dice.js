@@ -34,7 +34,7 @@ export function die(face, {size = 40, counts = false, label = '', cls = ''} = {}
   const classes = ['die', cls, counts ? 'counts' : '', face ? `f${face}` : 'hidden'].filter(Boolean);
   const pips = (PIPS[face] || []).map(([x, y]) =>
     `<circle cx="${x}" cy="${y}" r="${face === 1 ? 13 : 9.5}"/>`).join('');
-  const mark = counts ? '<path class="tick" d="M64 20 l8 8 l16 -16" />' : '';
+  const mark = counts ? '<g class="tick"><circle cx="86" cy="13" r="15"/><path d="M78 13 l6 6 l10 -11"/></g>' : '';
   const aria = label ? `role="img" aria-label="${label}"` : 'aria-hidden="true"';
   return `<svg class="${classes.join(' ')}" viewBox="0 0 100 100" width="${size}" height="${size}" ${aria}>` +
     '<rect class="shade" x="6" y="9" width="92" height="90" rx="22"/>' +
