@@ -29,8 +29,14 @@ def main(folder: Path) -> None:
     data = ARTIFACTS / "docs-screenshots-db"
     data.mkdir(exist_ok=True)
     with server_process(sqlite_url(data), env=ENV) as (server, _), chromium() as browser:
-        page, _ = seated(browser, server, [None, "easy", "hard", "easy", "normal"], timer=60,
-                         width=1366, height=768)
+        page, _ = seated(
+            browser,
+            server,
+            [None, "easy", "hard", "easy", "normal"],
+            timer=60,
+            width=1366,
+            height=768,
+        )
         page.click("#start")
         our_turn(page, timeout=90000)
         page.wait_for_timeout(900)
@@ -51,8 +57,15 @@ def main(folder: Path) -> None:
         page.screenshot(path=str(folder / "table-1920.png"))
         page.context.close()
 
-        page, _ = seated(browser, server, [None] + ["easy"] * 5, timer=300,
-                         rules={"preset": "perudo", "calza": "any_time"}, width=360, height=640)
+        page, _ = seated(
+            browser,
+            server,
+            [None] + ["easy"] * 5,
+            timer=300,
+            rules={"preset": "perudo", "calza": "any_time"},
+            width=360,
+            height=640,
+        )
         page.click("#start")
         our_turn(page, timeout=90000)
         page.wait_for_timeout(900)
