@@ -48,6 +48,8 @@ _TYPES = {
     ".css": "text/css; charset=utf-8",
     ".json": "application/json",
     ".svg": "image/svg+xml",
+    ".woff2": "font/woff2",  # compressed already: sent as it is
+    ".txt": "text/plain; charset=utf-8",
     ".html": "text/html; charset=utf-8",
 }
 VERSION_LENGTH = 12

@@ -1,5 +1,6 @@
-// The turn timer as drawn: seconds left to a deadline, the ⏱ badge, and the tick that
+// The turn timer as drawn: seconds left to a deadline, the stopwatch badge, and the tick that
 // keeps every drawn clock (and the quick table's countdown) up to date between states.
+import {icon} from './icons.js';
 import {escapeHtml} from './page.js';
 import {t} from './i18n.js';
 import {tickQuick} from './quick.js';
@@ -12,7 +13,7 @@ export function clockText(deadline) {
 export function timerHtml(deadline) {
   if (!deadline) return '';
   const {left, text} = clockText(deadline);
-  return `<span class="timer${left <= 5 ? ' low' : ''}" data-deadline="${deadline}"><span aria-hidden="true">⏱ </span><span class="sr-only">${escapeHtml(t('table.time_left'))} </span><span class="left">${text}</span></span>`;
+  return `<span class="timer${left <= 5 ? ' low' : ''}" data-deadline="${deadline}">${icon('timer')} <span class="sr-only">${escapeHtml(t('table.time_left'))} </span><span class="left">${text}</span></span>`;
 }
 
 // The seconds until the next round is rolled, as the Next round button shows them.

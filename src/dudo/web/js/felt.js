@@ -10,6 +10,7 @@ import {GameLog} from './gamelog.js';
 import {handDiceHtml, handUses, handWords, isHand} from './hands.js';
 import {outChoices} from './leave.js';
 import {avatar, seatColour} from './avatar.js';
+import {icon} from './icons.js';
 import {rollText, timerHtml} from './clock.js';
 import {byWords, outcomeSentence, revealSentence, rolloffSentence, winnerText} from './narration.js';
 import {ordinal, placeOf, showingRolloff} from './results.js';
@@ -27,11 +28,12 @@ const LAYOUTS = {
   6: [[50, 100], [0, 70], [0, 24], [50, 0], [100, 24], [100, 70]],
 };
 
-// At a reveal the cups lift one by one (dudo.css: the cup of the seat drawn --i-th lifts at
-// --i × .3 s + .15 s, its counting dice light up at --i × .3 s + .6 s). The count in the
-// middle goes up in the same steps, so the table counts before your eyes.
-const CUP_STEP_MS = 300;
-const CUP_COUNTED_MS = 600;
+// At a reveal the call and the bid called come first, big; then the cups lift one by one
+// (table.css, "the staged reveal": the cup of the seat drawn --i-th lifts at --lead + --i ×
+// --step, its counting dice light up .45 s later) and the count in the middle goes up in
+// the same steps, so the table counts before your eyes; the verdict comes last.
+const CUP_STEP_MS = 420; // --step
+const CUP_COUNTED_MS = 950; // --lead (.5 s) + .45 s
 
 function reducedMotion() {
   return matchMedia('(prefers-reduced-motion: reduce)').matches;
@@ -206,7 +208,7 @@ function centre(table) {
     const summary = last ? `<p class="result">${escapeHtml(revealSentence(state, last))}</p>` : '';
     const id = state.fair?.game_id;
     const open = room.seats.some((s) => s.kind === 'open');
-    return `<div class="centre over" data-key="over-${id}">${info}<h2 class="big"><span aria-hidden="true">🏆 </span>${escapeHtml(winnerText(state, game.winners))}</h2>${summary}
+    return `<div class="centre over" data-key="over-${id}">${info}<h2 class="big">${icon('trophy')} ${escapeHtml(winnerText(state, game.winners))}</h2>${summary}
         ${you.seat != null ? `<button id="rematch" class="primary" ${open ? 'aria-describedby="rematch-why"' : ''}>${escapeHtml(t('table.rematch'))}</button>
           ${open ? `<p class="help" id="rematch-why">${escapeHtml(t('over.fill_first'))}</p>` : ''}` : ''}
         <a href="/" class="button-link small">${escapeHtml(t('table.new_room'))}</a>
@@ -230,7 +232,10 @@ function centre(table) {
     const by = table.log.round(GameLog.revealedRound(game), false)?.reveal?.by;
     return `<div class="centre reveal" id="reveal" data-key="reveal-${revealKey(state)}" style="--seats:${room.seats.length}">
         <p class="call-name">${escapeHtml(t('reveal.caller', {name: table.name(reveal.caller), call: reveal.call === 'calza' ? t('call.calza') : t('call.dudo_shout')}))}${by ? ` <span class="by">${escapeHtml(byWords(by))}</span>` : ''}</p>
-        <p class="count-line">${countHtml(table, reveal)} × ${die(f, {size: 30, label: t('die.face', {face: f})})} <span class="vs">${escapeHtml(t('reveal.vs', {bid: bidWords(q, f)}))}</span></p>
+        <div class="tallies">
+          <p class="tally called" aria-hidden="true"><span class="tally-label">${escapeHtml(t('reveal.bid_label'))}</span><span class="tally-value"><span class="q">${q}</span> × ${die(f, {size: 30})}</span></p>
+          <p class="count-line tally"><span class="tally-label" aria-hidden="true">${escapeHtml(t('reveal.count_label'))}</span><span class="tally-value">${countHtml(table, reveal)} × ${die(f, {size: 30, label: t('die.face', {face: f})})}</span> <span class="vs sr-only">${escapeHtml(t('reveal.vs', {bid: bidWords(q, f)}))}</span></p>
+        </div>
         <p class="verdict">${escapeHtml(verdict)}</p>
         <p class="result">${escapeHtml(outcomeSentence(state, reveal))}</p>
         ${nextRoundButton(state, true)}
@@ -289,7 +294,7 @@ export function feltHtml(table) {
   const order = ordered(table.state);
   const seats = order.map((index) => seatCard(table, index, order)).join('');
   const still = table.revealing.isStill();
-  return `<section class="felt${still ? ' still' : ''}" aria-label="${escapeHtml(t('table.table'))}" data-count="${order.length}">
+  return `<section class="felt${still ? ' still' : ''}" aria-label="${escapeHtml(t('table.table'))}" data-count="${order.length}" style="--seats:${order.length}">
       <ol class="seats">${seats}</ol>${centre(table)}</section>`;
 }
 

@@ -2,6 +2,7 @@
 // button (one Enter bids the picked bid; + − 1–6 change it; L and C call), and after a
 // bid the focus stays in the actions' place instead of falling to the page's start. N
 // rolls the next round; ? opens the list of keys (also a button in the room's head).
+import {icon} from './icons.js';
 import {escapeHtml} from './page.js';
 import {t} from './i18n.js';
 
@@ -12,7 +13,7 @@ const KEYS = [
 
 // The button in the room's head (shown where there is a keyboard: table.css).
 export function keysButton() {
-  return `<button id="keys-help" class="icon small secondary keys-help" aria-haspopup="dialog" aria-keyshortcuts="?" title="${escapeHtml(t('keys.title'))}"><span aria-hidden="true">⌨</span><span class="sr-only">${escapeHtml(t('keys.title'))}</span></button>`;
+  return `<button id="keys-help" class="icon small secondary keys-help" aria-haspopup="dialog" aria-keyshortcuts="?" title="${escapeHtml(t('keys.title'))}">${icon('keys')}<span class="sr-only">${escapeHtml(t('keys.title'))}</span></button>`;
 }
 
 export class Keyboard {

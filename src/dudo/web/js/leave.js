@@ -4,6 +4,7 @@
 // server acknowledges and closes the seat's sockets with 4411; the table then forgets
 // the seat and goes where the player chose: the home page, or watching on.
 // A player out of dice gets the same way out, and a new game, beside the table.
+import {icon} from './icons.js';
 import {escapeHtml, memory, randomHex, toast} from './page.js';
 import {t} from './i18n.js';
 
@@ -12,7 +13,7 @@ export const CLOSE_LEFT = 4411;
 // The button in the room's head, for a seated player.
 export function leaveButton(state) {
   if (state.you.seat == null) return '';
-  return `<button id="leave" class="small secondary leave" aria-haspopup="dialog"><span aria-hidden="true">🚪</span> <span class="wide-only">${escapeHtml(t('leave.button'))}</span><span class="sr-only narrow-only">${escapeHtml(t('leave.button'))}</span></button>`;
+  return `<button id="leave" class="small secondary leave" aria-haspopup="dialog">${icon('leave')} <span class="wide-only">${escapeHtml(t('leave.button'))}</span><span class="sr-only narrow-only">${escapeHtml(t('leave.button'))}</span></button>`;
 }
 
 // Beside the table when you are out of dice and the others play on.

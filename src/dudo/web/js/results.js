@@ -1,6 +1,7 @@
 // What has happened, beside the felt: the roll-off card (each attempt's dice, who tied,
 // who opens), the game log (every round seen, newest first) and the standings at game
 // over with a few numbers per player from the log (gamelog.js keeps it).
+import {icon} from './icons.js';
 import {escapeHtml, nameHtml} from './page.js';
 import {die} from './dice.js';
 import {bidWords, has, t} from './i18n.js';
@@ -105,7 +106,7 @@ export function standings(table) {
       t('over.caught_n', {n: s.caught}),
     ];
     return `<li${game.winners.includes(seat) ? ' class="winner"' : ''}><span class="place">${escapeHtml(shown)}</span>
-        <span class="who">${game.winners.includes(seat) ? '<span aria-hidden="true">🏆 </span>' : ''}${nameHtml(table.name(seat))}</span>
+        <span class="who">${game.winners.includes(seat) ? `${icon('trophy')} ` : ''}${nameHtml(table.name(seat))}</span>
         <span class="facts">${escapeHtml(facts.join(' · '))}</span></li>`;
   }).join('');
   return `<section class="card standings" data-key="standings" aria-labelledby="standings-title"><h2 id="standings-title">${escapeHtml(t('over.standings'))}</h2>

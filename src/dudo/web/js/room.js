@@ -3,6 +3,7 @@
 // the take-seat form, the rules line, the host's settings) and, between games, the next
 // game's seats. Each function draws from the table's state (and the presets catalogue);
 // the table morphs the markup into the page and input.js handles what is pressed.
+import {icon} from './icons.js';
 import {api, cutName, errorText, escapeHtml, memory, nameHtml, toast} from './page.js';
 import {lang, t} from './i18n.js';
 import {morph} from './morph.js';
@@ -28,7 +29,7 @@ export function roomHead(table) {
   const heading = room.status === 'lobby' ? `<p class="room-title">${title}</p>` : `<h1 class="room-title">${title}</h1>`;
   const sound = soundOn();
   const notify = 'Notification' in window
-    ? `<button id="notify-toggle" class="icon small secondary" aria-pressed="${notifyOn()}" title="${escapeHtml(t('table.notify'))}"><span aria-hidden="true">${notifyOn() ? '🔔' : '🔕'}</span><span class="sr-only">${escapeHtml(t('table.notify'))}</span></button>` : '';
+    ? `<button id="notify-toggle" class="icon small secondary" aria-pressed="${notifyOn()}" title="${escapeHtml(t('table.notify'))}">${icon(notifyOn() ? 'bell' : 'bell-off')}<span class="sr-only">${escapeHtml(t('table.notify'))}</span></button>` : '';
   return `<section class="room-head" data-key="head" aria-label="${escapeHtml(t('table.room'))}">
       ${heading}
       <div class="head-buttons">
@@ -36,12 +37,12 @@ export function roomHead(table) {
         ${room.spectators ? `<span class="badge watchers"><span aria-hidden="true">👀 </span>${escapeHtml(t('table.spectators', {n: room.spectators}))}</span>` : ''}
         ${table.connection.offline && !table.replaced ? `<span class="badge warn">${escapeHtml(t('table.reconnecting'))}</span>` : ''}
         ${table.replaced ? `<button id="play-here" class="small primary">${escapeHtml(t('table.play_here'))}</button>` : ''}
-        <button id="sound-toggle" class="icon small secondary" aria-pressed="${sound}" title="${escapeHtml(t('table.sound'))}"><span aria-hidden="true">${sound ? '🔊' : '🔇'}</span><span class="sr-only">${escapeHtml(t('table.sound'))}</span></button>
+        <button id="sound-toggle" class="icon small secondary" aria-pressed="${sound}" title="${escapeHtml(t('table.sound'))}">${icon(sound ? 'sound' : 'mute')}<span class="sr-only">${escapeHtml(t('table.sound'))}</span></button>
         ${notify}
         ${keysButton()}
         ${leaveButton(table.state)}
-        <button id="copy-link" class="small secondary" data-link="${escapeHtml(link)}"><span aria-hidden="true">🔗</span> <span class="wide-only">${escapeHtml(t('table.copy_link'))}</span><span class="sr-only narrow-only">${escapeHtml(t('table.copy_link'))}</span></button>
-        <a class="small button-link" href="${rulesHref(room.rules)}" target="_blank"><span aria-hidden="true">📖</span> <span class="wide-only">${escapeHtml(t('table.rules'))}</span><span class="sr-only narrow-only">${escapeHtml(t('table.rules'))}</span></a>
+        <button id="copy-link" class="small secondary" data-link="${escapeHtml(link)}">${icon('link')} <span class="wide-only">${escapeHtml(t('table.copy_link'))}</span><span class="sr-only narrow-only">${escapeHtml(t('table.copy_link'))}</span></button>
+        <a class="small button-link" href="${rulesHref(room.rules)}" target="_blank">${icon('rules')} <span class="wide-only">${escapeHtml(t('table.rules'))}</span><span class="sr-only narrow-only">${escapeHtml(t('table.rules'))}</span></a>
       </div></section>`;
 }
 
