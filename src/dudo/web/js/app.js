@@ -27,6 +27,7 @@ async function start() {
   const params = new URLSearchParams(location.search);
   if (match) {
     const {openTable} = await module;
+    document.body.classList.add('display-type'); // the table's type (dudo.css), not the home page's
     show(openTable(main, match[1].toUpperCase(), params));
   } else {
     const {renderHome} = await module;
