@@ -310,7 +310,11 @@ def play_a_game(public: str) -> None:
             assert time.monotonic() < deadline, calls
             play_turn(page, calls)
         expect(page.locator(".centre.over")).to_contain_text("wins")
-        assert calls.get("bids", 0) >= 1 and calls.get("reveals", 0) >= 1, calls
+        # Our bids went up the proxy, and reveals came down it (whoever called: the bot
+        # may have called every round, our own calls then never came to be made).
+        assert calls.get("bids", 0) >= 1 or calls.get("dudo", 0) >= 1, calls
+        reveal = page.evaluate("window.dudo.view.state.game.last_reveal")
+        assert reveal and reveal["cups"], reveal
         assert not errors, errors
         context.close()
 
