@@ -190,7 +190,7 @@ def dice_seen(players: list[Player]) -> dict[tuple[str, int], tuple[int, list[in
     seen = {
         (p.ticket.code, p.ticket.seat): (p.state["game"]["round"], p.state["game"]["dice"])
         for p in players
-        if p.state["game"]["dice"]
+        if (p.state.get("game") or {}).get("dice")
     }
     assert len(seen) >= len(players) // 2
     return seen
@@ -325,7 +325,9 @@ def test_sigterm_hands_the_rooms_off_and_players_carry_on(tmp_path: Path) -> Non
             async def playing() -> bool:
                 # Everyone has played, and at least half hold dice in a round under way (a
                 # busy machine can find many between two rounds, their cups still empty).
-                holding = sum(1 for player in players if player.state.get("game", {}).get("dice"))
+                holding = sum(
+                    1 for player in players if (player.state.get("game") or {}).get("dice")
+                )
                 return all(len(player.acked) >= 2 for player in players) and (
                     holding >= len(players) // 2
                 )
