@@ -26,6 +26,9 @@ TIMINGS = {
     "DUDO_SEED_WINDOW": "0",
     "DUDO_GRACE": "0",
     "DUDO_QUICK_FILL": "0.5",
+    # A browser suite shares a busy machine: a slow SQLite write is no outage here (as in
+    # test_web.TIMINGS; an outage's backoff made a game outlast the wait below in CI).
+    "DUDO_WRITE_PATIENCE": "10",
 }
 
 
@@ -53,7 +56,7 @@ def new_page(browser: Browser, width: int = 1280, height: int = 800, locale: str
 def wait_over(server: str, code: str, game: int) -> None:
     """Until the room's ``game``-th game is over and entered for the profiles (a moment
     after the game-over state: its series then counts it)."""
-    end = time.monotonic() + 60
+    end = time.monotonic() + 120
     while True:
         room = httpx.get(f"{server}/api/rooms/{code}").json()
         if room["status"] == "over" and room["game"] >= game:

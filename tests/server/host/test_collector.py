@@ -50,7 +50,9 @@ def test_a_tick_freezes_the_survivors_and_counts_a_young_collection() -> None:
         survivors = [Node() for _ in range(100)]
         collector.tick()
         assert gc.get_freeze_count() >= before + len(survivors)
-        assert gc.get_count()[0] == 0
+        # The young generation was collected (another thread of the test process may have
+        # allocated a few objects since, so not necessarily none).
+        assert gc.get_count()[0] < len(survivors)
         assert collector.stats.young_collections == 1
         assert collector.stats.reclaims == 0
         # One collection so far: the total is that collection's own pause.
