@@ -257,7 +257,8 @@ def create_room(
         page.select_option(f'[data-seat="{index}"]', bots.get(index, ""))
     page.click("#create")
     page.wait_for_url(re.compile(r"/r/[A-Z]{4}$"))
-    page.wait_for_selector(".share-code")
+    # A room's first page loads the table's modules: on a busy machine more than 8 s.
+    page.wait_for_selector(".share-code", timeout=30000)
     return page.inner_text(".share-code").strip()
 
 

@@ -128,7 +128,8 @@ def seated(
         ticket,
     )
     page.goto(f"{server}/r/{ticket['code']}")
-    page.wait_for_selector(".share-code")
+    # A room's first page loads the table's modules: on a busy machine more than 8 s.
+    page.wait_for_selector(".share-code", timeout=30000)
     return page, str(ticket["code"])
 
 
