@@ -4,39 +4,14 @@ the same Wi-Fi can open, not ``http://localhost``."""
 
 from __future__ import annotations
 
-import io
-
 import pytest
-import segno
 from starlette.testclient import TestClient
+from test_web_assets import new_room, segno_svg
 
 from dudo.server.host.nodes import Launch, settings_for
 from serverkit import app_and_lobby
 
 LAN = "http://192.168.1.20:8000"
-
-
-def segno_svg(link: str) -> bytes:
-    out = io.BytesIO()
-    segno.make(link, error="m").save(
-        out,
-        kind="svg",
-        xmldecl=False,
-        omitsize=True,
-        border=4,
-        dark="#000",
-        light="#fff",
-        svgclass=None,
-        lineclass=None,
-    )
-    return out.getvalue()
-
-
-def new_room(client: TestClient) -> str:
-    answer = client.post("/api/rooms", json={"name": "Ana", "seats": 3})
-    assert answer.status_code == 201, answer.text
-    code: str = answer.json()["code"]
-    return code
 
 
 def test_a_server_on_all_interfaces_names_its_addresses_and_draws_them() -> None:
