@@ -28,6 +28,7 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Error as PlaywrightError
 from test_web import (
     ARTIFACTS,
     TIMINGS,
@@ -89,7 +90,38 @@ def open_page(
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.js_errors = errors  # type: ignore[attr-defined]
+    # What the page said and what it failed to load, for a failure's message.
+    notes: list[str] = []
+    page.on("console", lambda message: notes.append(f"console {message.type}: {message.text}"))
+    page.on(
+        "requestfailed",
+        lambda request: notes.append(f"failed {request.url}: {request.failure}"),
+    )
+    page.on(
+        "websocket",
+        lambda socket: socket.on("close", lambda _: notes.append(f"socket closed {socket.url}")),
+    )
+    page.notes = notes  # type: ignore[attr-defined]
     return page
+
+
+def wait_for_lobby(page: Page) -> None:
+    """Wait for a room's page to draw its lobby, saying why if it never does.
+
+    A room's first page loads the table's modules: on a busy machine more than 8 s, so the
+    wait is 30 s. Once seen (and not understood) was a page that never drew it at all; the
+    failure then carries the page's errors, console, failed loads and what it shows.
+    """
+    try:
+        page.wait_for_selector(".share-code", timeout=30000)
+    except PlaywrightError as error:
+        shown = page.evaluate("() => document.body ? document.body.innerText.slice(0, 600) : ''")
+        raise AssertionError(
+            f"no lobby on {page.url}: {error}\n"
+            f"errors: {page.js_errors}\n"  # type: ignore[attr-defined]
+            f"notes: {page.notes[-30:]}\n"  # type: ignore[attr-defined]
+            f"page shows: {shown!r}"
+        ) from error
 
 
 def seated(
@@ -128,8 +160,7 @@ def seated(
         ticket,
     )
     page.goto(f"{server}/r/{ticket['code']}")
-    # A room's first page loads the table's modules: on a busy machine more than 8 s.
-    page.wait_for_selector(".share-code", timeout=30000)
+    wait_for_lobby(page)
     return page, str(ticket["code"])
 
 

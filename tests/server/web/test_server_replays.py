@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import gzip
 import json
+import math
 import re
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -406,9 +408,18 @@ def test_every_analysis_request_counts_against_the_client_and_its_network() -> N
 def test_a_flood_of_requests_for_a_cached_analysis_answers_429_too_many_requests(
     record: dict[str, Any],
 ) -> None:
+    """A client's burst of 20 is answered, then 429. The bucket refills one request each 2 s,
+    so on a slow machine (the first answer makes the analysis in a worker process) a few
+    more may be answered first: as many as the time taken allows, no more."""
     with client_with(record) as client:
-        statuses = [client.get("/api/games/f00d/analysis") for _ in range(21)]
-        assert [answer.status_code for answer in statuses] == [200] * 20 + [429]
+        started = time.monotonic()
+        statuses = []
+        while len(statuses) < 100 and (not statuses or statuses[-1].status_code == 200):
+            statuses.append(client.get("/api/games/f00d/analysis"))
+        refilled = math.floor((time.monotonic() - started) / 2.0) + 1
+        codes = [answer.status_code for answer in statuses]
+        assert codes[-1] == 429 and set(codes[:-1]) == {200}
+        assert 20 <= len(codes) - 1 <= 20 + refilled, (len(codes), refilled)
         assert statuses[-1].json()["error"] == "too_many_requests"
         assert statuses[-1].headers["retry-after"] == "2"
         metrics = client.get("/metrics").text
