@@ -12,7 +12,8 @@ BIN := $(VENV)/bin
 
 HOST ?= 127.0.0.1
 PORT ?= 8000
-# pytest-xdist processes for `make unit` (auto: one per core; WORKERS=0 runs in one process)
+# pytest-xdist processes for `make unit` (auto: one per core; WORKERS=0 runs in one process);
+# a process that runs out of tests takes some from the other (--dist worksteal)
 WORKERS ?= auto
 
 .PHONY: serve party test lint types unit bench clean
@@ -51,7 +52,7 @@ types: $(BIN)/.test-installed
 	$(BIN)/mypy
 
 unit: $(BIN)/.test-installed
-	$(BIN)/pytest -n $(WORKERS)
+	$(BIN)/pytest -n $(WORKERS) --dist worksteal
 
 bench: $(BIN)/.test-installed
 	$(BIN)/python bench/engine.py

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 from websockets.sync.client import connect as connect_sync
 
@@ -35,6 +36,8 @@ from dudo.server.table.connection import Connection
 from dudo.server.table.room import CLOSE_MOVED, RoomConfig, RoomError
 from dudo.store import LogEntry, open_store
 from serverkit import free_port
+
+pytestmark = pytest.mark.slow  # tens of seconds: run first (tests/conftest.py)
 
 
 def ws_url(base: str, code: str) -> str:

@@ -36,6 +36,8 @@ from dudo.client import Client
 from dudo.scenario import replay
 from serverkit import free_port
 
+pytestmark = pytest.mark.slow  # tens of seconds: run first (tests/conftest.py)
+
 CONFIG = Path(__file__).resolve().parents[3] / "deploy" / "haproxy.cfg"
 CLOSE_MOVED = 4412  # docs/protocol.md: the room is held elsewhere now, reconnect
 HAPROXY = shutil.which("haproxy") or next(

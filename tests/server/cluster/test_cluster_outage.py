@@ -48,6 +48,8 @@ from test_server_outage import (
 from clusterkit import Cluster, Node, redis_server
 from tcpproxy import proxy_to
 
+pytestmark = pytest.mark.slow  # tens of seconds: run first (tests/conftest.py)
+
 # Bots and stand-ins a little slow, so the games last through both outages; the look at
 # the database for unheld rooms every second, so an outage always meets it.
 SLOW_GAMES = {

@@ -5,10 +5,11 @@ container is replaced the room is still there: the database lived on the volume.
 
 The runtime is Debian's podman with runc, which .ci/run installs. No container registry is
 reachable from CI, so the base image is a bare Debian made with debootstrap (no Python: the
-Dockerfile installs Debian's python3 then; cached in /var/cache/dudo-test between runs),
-which trusts the certificate authorities of this machine, as this machine's pip does, so
-that the build can reach PyPI. Everywhere else the Dockerfile's default base,
-python:3.11-slim (Python there already), is pulled as usual.
+Dockerfile installs Debian's python3 then; tests/server/host/debian_base.py makes it and
+caches it in /var/cache/dudo-test between runs), which trusts the certificate authorities
+of this machine, as this machine's pip does, so that the build can reach PyPI. Everywhere
+else the Dockerfile's default base, python:3.11-slim (Python there already), is pulled as
+usual.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
+from debian_base import CACHE, TARBALL_NAME, debian_tarball
 from websockets.sync.client import connect as ws_connect
 from websockets.typing import Subprotocol
 
@@ -36,7 +38,6 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[3]
 DOCKERFILE = ROOT / "deploy" / "Dockerfile"
 COMPOSE = ROOT / "deploy" / "compose.yaml"
-CACHE = Path(os.environ.get("DUDO_TEST_CACHE", "/var/cache/dudo-test"))
 BASE = "localhost/dudo-test-base:bookworm-minbase"
 TRUSTED = "localhost/dudo-test-base:bookworm-trusted"
 IMAGE = "localhost/dudo-test:latest"
@@ -93,38 +94,13 @@ class Podman:
 
 def debian_base(podman: Podman) -> None:
     """``BASE``: Debian bookworm's minimal base from debootstrap, imported once; the root
-    file system's tarball is kept in CACHE so that later runs skip debootstrap."""
+    file system's tarball is kept in CACHE so that later runs skip debootstrap (and
+    ``.ci/run`` makes it in the background while the tests are being installed)."""
     if podman.exists(BASE):
         return
-    tarball = CACHE / "bookworm-minbase.tar"
+    tarball = CACHE / TARBALL_NAME
     if not tarball.exists():
-        debootstrap = need("debootstrap")
-        CACHE.mkdir(parents=True, exist_ok=True)
-        rootfs = CACHE / "rootfs.partial"
-        shutil.rmtree(rootfs, ignore_errors=True)
-        made = subprocess.run(
-            [
-                debootstrap,
-                "--variant=minbase",
-                "bookworm",
-                str(rootfs),
-                "http://deb.debian.org/debian",
-            ],
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
-        assert made.returncode == 0, made.stdout[-3000:] + made.stderr[-3000:]
-        for leftover in ("var/cache/apt/archives", "var/lib/apt/lists"):
-            for path in (rootfs / leftover).glob("*"):
-                if path.is_file():
-                    path.unlink()
-        partial = tarball.with_suffix(".partial")
-        subprocess.run(
-            ["tar", "-C", str(rootfs), "-cf", str(partial), "."], check=True, timeout=600
-        )
-        partial.rename(tarball)
-        shutil.rmtree(rootfs, ignore_errors=True)
+        tarball = debian_tarball(need("debootstrap"), CACHE)
     podman.run("import", str(tarball), BASE, timeout=600)
 
 

@@ -67,6 +67,8 @@ from dudo.store import open_store
 from dudo.view import SeatView
 from serverkit import FakeClock, server_process, sqlite_url
 
+pytestmark = pytest.mark.slow  # tens of seconds: run first (tests/conftest.py)
+
 POSTGRES = os.environ.get("DUDO_TEST_POSTGRES")
 SQLITE_SEEDS = (7, 19)
 POSTGRES_SEEDS = (11, 29)

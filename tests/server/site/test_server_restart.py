@@ -27,6 +27,8 @@ from dudo.client import Client, SeatTicket, Table
 from dudo.store import open_store
 from serverkit import server_process, sqlite_url
 
+pytestmark = pytest.mark.slow  # tens of seconds: run first (tests/conftest.py)
+
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:

@@ -43,6 +43,8 @@ from websockets.typing import Origin
 
 from serverkit import free_port, server_process, sqlite_url
 
+pytestmark = pytest.mark.slow  # tens of seconds: run first (tests/conftest.py)
+
 DEPLOY = Path(__file__).resolve().parents[3] / "deploy"
 PUBLIC = "dudo.example"
 

@@ -47,6 +47,8 @@ from dudo.client import Client
 from serverkit import free_port
 from tcpproxy import Proxy, proxy_to
 
+pytestmark = pytest.mark.slow  # tens of seconds: run first (tests/conftest.py)
+
 POSTGRES = os.environ.get("DUDO_TEST_POSTGRES")
 ANSWER_WITHIN = 2.0  # seconds: the promise to a player
 # /healthz gives up on the database after HEALTH_PATIENCE (0.8 s) and answers; before that
