@@ -272,7 +272,14 @@ def run_outages(
         quantity, face = state["game"]["legal"]["bids"][0]
         bid = {"type": "bid", "id": f"bid-{number}", "quantity": quantity, "face": face}
         fault.begin()
-        time.sleep(0.5)  # the bots' room meets the fault too
+        # The bots' room meets the fault too: wait until it has (a full disk may still
+        # take a few writes, into the space SQLite's write-ahead log had already taken).
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            kinds = [event.get("event") for event in log_events(log)]
+            if kinds.count("store_unavailable") >= number:
+                break
+            time.sleep(0.1)
         reply, took = ben.answer(bid, ANSWER_WITHIN + 1)
         assert reply["type"] == "error" and reply["code"] == "unavailable", (fault.name, reply)
         assert took < ANSWER_WITHIN, f"{fault.name}: the answer took {took:.2f} s"
