@@ -463,6 +463,75 @@ def test_a_big_screen_gets_a_big_table(server: str, browser: Browser, players: i
     page.context.close()
 
 
+CUPS_AT = """(fraction) => {
+    // Every cup's lift stopped at the same point of its own animation (its delay past).
+    for (const animation of document.getAnimations()) {
+        if (animation.animationName !== 'cup-tip') continue;
+        const timing = animation.effect.getComputedTiming();
+        animation.pause();
+        animation.currentTime = timing.delay + fraction * timing.duration;
+    }
+    const box = (el) => {
+        const r = el.getBoundingClientRect();
+        return [r.left, r.top, r.right, r.bottom];
+    };
+    // The cup is the dice row's ::before: its box from its own used size and position,
+    // through its transform (about its transform-origin), in the page's coordinates.
+    return [...document.querySelectorAll('.seat-dice.revealed')].map((row) => {
+        const cup = getComputedStyle(row, '::before');
+        const place = row.getBoundingClientRect();
+        const [left, top] = [parseFloat(cup.left), parseFloat(cup.top)];
+        const [width, height] = [parseFloat(cup.width), parseFloat(cup.height)];
+        const [ox, oy] = cup.transformOrigin.split(' ').map(parseFloat);
+        const m = new DOMMatrix(cup.transform === 'none' ? undefined : cup.transform);
+        const corners = [[0, 0], [width, 0], [0, height], [width, height]].map(([x, y]) => {
+            const p = m.transformPoint(new DOMPoint(x - ox, y - oy));
+            return [place.left + row.clientLeft + left + ox + p.x,
+                    place.top + row.clientTop + top + oy + p.y];
+        });
+        const xs = corners.map((c) => c[0]);
+        const ys = corners.map((c) => c[1]);
+        const seat = row.closest('.seat');
+        return {
+            cup: [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)],
+            opacity: parseFloat(cup.opacity),
+            name: box(seat.querySelector('.seat-name')),
+            status: box(seat.querySelector('.seat-status')),
+        };
+    });
+}"""
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1366, 768), (360, 640)])
+def test_lifting_cups_never_cover_a_name_or_a_bot_label(
+    server: str, browser: Browser, size: tuple[int, int]
+) -> None:
+    """With motion on, the cups tip away inside the dice's row: at every point of the lift
+    (stopped there through the Web Animations API) no visible cup covers a seat's name or
+    its status line ("Bot (easy)")."""
+    from test_web_table import our_turn, seated
+
+    page, _ = seated(
+        browser, server, [None] + ["easy"] * 5, width=size[0], height=size[1], timer=300
+    )
+    page.click("#start")
+    our_turn(page, standing=True)
+    page.click("#call-dudo")
+    page.wait_for_selector(".seat-dice.revealed")
+    seen = 0
+    for fraction in (0.0, 0.2, 0.35, 0.5, 0.7, 0.9):
+        for seat in page.evaluate(CUPS_AT, fraction):
+            if seat["opacity"] < 0.2:
+                continue  # all but gone
+            seen += 1
+            assert not overlaps(seat["cup"], seat["name"]), (size, fraction, seat)
+            assert not overlaps(seat["cup"], seat["status"]), (size, fraction, seat)
+    assert seen >= 6, seen  # the cups were there to be measured
+    page.screenshot(path=str(ARTIFACTS / f"cups-lifting-{size[0]}.png"))
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
 def test_the_winners_moment_is_quiet_under_reduced_motion(server: str, browser: Browser) -> None:
     from test_web_table import play_to_the_end, seated
 
