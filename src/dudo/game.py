@@ -29,8 +29,8 @@ round 1 comes from a :class:`~dudo.rolloff.RollOff`, given or rolled on the dice
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, fields
 from enum import Enum
 from functools import lru_cache
 from reprlib import repr as _shown  # a value quoted in an error message, cut short
@@ -274,6 +274,30 @@ class GameOver:
 
 Event = RoundStarted | BidPlaced | Revealed | PlayerOut | GameOver
 
+_E = TypeVar("_E")
+
+
+def _maker(cls: type[_E]) -> Callable[..., _E]:
+    """A constructor of the frozen event class ``cls`` taking every field, in order.
+
+    A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__`` (its
+    own ``__setattr__`` refuses), which makes a reveal of thirteen fields cost about twice
+    what setting its slots directly does, and a reveal and a round header are made every
+    round. This writes that function (as ``dataclasses`` writes ``__init__``) with each
+    slot's setter; what it makes equals ``cls(*fields)`` (the tests check).
+    """
+    names = [field.name for field in fields(cls)]  # type: ignore[arg-type]
+    scope: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    scope.update({f"set_{name}": getattr(cls, name).__set__ for name in names})
+    body = "".join(f"    set_{name}(made, {name})\n" for name in names)
+    exec(f"def make({', '.join(names)}):\n    made = new(cls)\n{body}    return made\n", scope)
+    made: Callable[..., _E] = scope["make"]
+    return made
+
+
+_new_reveal: Final = _maker(Revealed)
+_new_round: Final = _maker(RoundStarted)
+
 
 # -- legal actions ----------------------------------------------------------------------
 
@@ -456,6 +480,7 @@ class _Bidding:
         "bids",
         "calls",
         "calza_allowed",
+        "face_ids",
         "face_limit",
         "ids",
         "in_play",
@@ -506,23 +531,60 @@ class _Bidding:
         positions: dict[Any, int] = raises.positions
         self.opening_ids = {id(bid): positions[bid] for bid in opening}
         self.opening_legal = LegalActions(opening, range(len(opening)), (), hands=self.poker)
-        self.after: list[tuple[LegalActions, tuple[BidPlaced, ...]] | None] = [None] * len(
-            self.bids
-        )
+        self.face_ids: dict[int, dict[int, int]] = {}
+        self.after: list[_After | None] = [None] * len(self.bids)
 
-    def work_out(self, position: int) -> tuple[LegalActions, tuple[BidPlaced, ...]]:
-        """The legal actions of the next seat once the bid at ``position`` stands (if the
-        round is not ``locked``), and the event of that bid by each seat."""
+    def work_out(self, position: int) -> _After:
+        """What follows the bid at ``position``: the next seat's legal actions, and the
+        bid's event for each seat."""
         bid = self.bids[position]
-        entry = (
-            LegalActions(
-                self.ladder, range(position + 1, len(self.bids)), self.calls, hands=self.poker
-            ),
-            tuple(BidPlaced(seat, bid) for seat in range(MAX_PLAYERS)),
+        legal = LegalActions(
+            self.ladder, range(position + 1, len(self.bids)), self.calls, hands=self.poker
+        )
+        locked = legal
+        face_ids = self.ids
+        if self.locked:
+            # the standing face, a higher quantity: column[i] is i + 1 of the face, so the
+            # raises start at the standing quantity as an index
+            assert isinstance(bid, Bid) and isinstance(self.ladder, Ladder)
+            column = self.ladder.column(bid.face)
+            locked = LegalActions(column, range(bid.quantity, len(column)), self.calls)
+            face_ids = self.face_ids.get(bid.face, {})
+            if not face_ids:
+                positions = self.ladder.positions
+                face_ids = self.face_ids[bid.face] = {
+                    id(same_face): positions[same_face] for same_face in column
+                }
+        after = _After(
+            legal, locked, face_ids, tuple(BidPlaced(seat, bid) for seat in range(MAX_PLAYERS))
         )
         if len(self.bids) <= _KEPT_LADDER:
-            self.after[position] = entry
-        return entry
+            self.after[position] = after
+        return after
+
+
+class _After:
+    """What follows one standing bid in one kind of round (see :class:`_Bidding`).
+
+    ``legal`` are the next seat's legal actions; in a palifico round ``locked`` are those
+    of a seat that must keep the face, with ``face_ids`` (the positions of that face's bids
+    by identity) to recognise them. ``placed`` is the bid's :class:`BidPlaced` event by
+    each seat.
+    """
+
+    __slots__ = ("face_ids", "legal", "locked", "placed")
+
+    def __init__(
+        self,
+        legal: LegalActions,
+        locked: LegalActions,
+        face_ids: dict[int, int],
+        placed: tuple[BidPlaced, ...],
+    ) -> None:
+        self.legal = legal
+        self.locked = locked
+        self.face_ids = face_ids
+        self.placed = placed
 
 
 _KEPT_LADDER: Final = 256
@@ -587,7 +649,9 @@ class Game:
         self.players: Final = players
         self.source: DiceSource = dice if dice is not None else SystemDice()
         counts = [rules.starting_dice] * players if dice_counts is None else list(dice_counts)
-        _check_start(rules, players, counts, opener, points, palifico_used)
+        if dice_counts is not None or opener is not None or points is not None or palifico_used:
+            # (a game from the start, with nothing given, is a valid one: nothing to check)
+            _check_start(rules, players, counts, opener, points, palifico_used)
         self.dice_counts: list[int] = counts
         self.points: list[int] = [0] * players if points is None else list(points)
         self.palifico_used: set[int] = set(palifico_used)
@@ -638,11 +702,12 @@ class Game:
         self._ones_lock = rules.ones_bids == "lock"
         self._points_race = rules.format == "points"
         # The seat to act while bidding (-1 between rounds and after the end), its legal
-        # actions, and what apply needs to recognise a bid among them (see _Bidding).
+        # actions, and what apply needs to recognise a bid among them (see _Bidding): the
+        # positions of those bids on the ladder by identity, counting from one past
+        # ``_position`` (the standing bid's, -1 before the first bid).
         self._acting = -1
         self._legal = NO_ACTIONS
         self._fast_ids = _NO_IDS
-        self._fast_floor = -1
         self._set_up_round()
 
     # -- reading the state ----------------------------------------------------------
@@ -662,7 +727,7 @@ class Game:
 
     def round_header(self) -> RoundStarted:
         """The current (or next, while waiting for the roll) round's set-up as an event."""
-        return RoundStarted(
+        return _new_round(
             self.round_number,
             self.opener,
             self.palifico,
@@ -681,11 +746,12 @@ class Game:
     def count(self, face: int) -> int:
         """How many dice of the current round count for ``face`` (wild ones included)."""
         total = 0
-        wild = self.wild and face != 1
-        for cup in self.cups:
-            for die in cup:
-                if die == face or (wild and die == 1):
-                    total += 1
+        if self.wild and face != 1:
+            for cup in self.cups:
+                total += cup.count(face) + cup.count(1)
+        else:
+            for cup in self.cups:
+                total += cup.count(face)
         return total
 
     # -- legality -------------------------------------------------------------------
@@ -792,22 +858,12 @@ class Game:
             return NO_ACTIONS
         if standing is None:
             return shape.opening_legal
-        if self.palifico and not self.poker and not self.may_change_face(seat):
-            # the standing face, a higher quantity: column[i] is i + 1 of the face, so the
-            # raises start at the standing quantity as an index
-            column = shape.ladder.column(standing.face)  # type: ignore[union-attr]
-            return LegalActions(
-                column,
-                range(
-                    standing.quantity,  # type: ignore[union-attr]
-                    len(column),
-                ),
-                shape.calls,
-            )
-        entry = shape.after[self._position]
-        if entry is None:
-            entry = shape.work_out(self._position)
-        return entry[0]
+        after = shape.after[self._position]
+        if after is None:
+            after = shape.work_out(self._position)
+        if shape.locked and not self.may_change_face(seat):
+            return after.locked
+        return after.legal
 
     # -- driving the game -----------------------------------------------------------
 
@@ -831,7 +887,6 @@ class Game:
         self._acting = self.turn
         self._legal = shape.opening_legal
         self._fast_ids = shape.opening_ids
-        self._fast_floor = -1
         return rolled
 
     def apply(self, seat: int, action: Action) -> list[Event]:
@@ -843,7 +898,7 @@ class Game:
             # The seat to act, with a bid its legal actions hold (the very object they
             # handed out), or a call it may make: no rule needs checking again.
             position = self._fast_ids.get(id(action), -1)
-            if position > self._fast_floor:
+            if position > self._position:
                 return [self._place_bid(seat, position)]
             if self.standing is not None and (
                 action is DUDO or (action is CALZA and self._calza_allowed)
@@ -876,17 +931,16 @@ class Game:
         turn = self._next_seat[seat]
         self.turn = turn
         self._acting = turn
-        self._fast_floor = position
-        entry = shape.after[position]
-        if entry is None:
-            entry = shape.work_out(position)
-        if shape.locked:  # palifico: the next seat's raises depend on its dice
-            self._legal = self._legal_for(turn)
-            self._fast_ids = _NO_IDS
+        after = shape.after[position]
+        if after is None:
+            after = shape.work_out(position)
+        if shape.locked and not self.may_change_face(turn):
+            self._legal = after.locked  # palifico: the standing face, a higher quantity
+            self._fast_ids = after.face_ids
         else:
-            self._legal = entry[0]
+            self._legal = after.legal
             self._fast_ids = shape.ids
-        return entry[1][seat]
+        return after.placed[seat]
 
     def _call(self, caller: int, call: Call) -> list[Event]:
         bid = self.standing
@@ -931,7 +985,7 @@ class Game:
             counts[loser] = max(0, before - loss)
             change = before - counts[loser]
             dropped_to_one = before > 1 and counts[loser] == 1
-        reveal = Revealed(
+        reveal = _new_reveal(
             call,
             caller,
             self.bidder,
