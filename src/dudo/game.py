@@ -19,7 +19,11 @@ randomness: dice come from the injected :class:`~dudo.dice.DiceSource`.
 
 Legality has one implementation, :meth:`Game.reason`, which returns the reason code of
 RULES.md for an action that is refused. :meth:`Game.legal_actions` lists the accepted set
-cheaply (a range over a shared ladder of bids); the tests check that the two agree.
+cheaply (a slice of a shared ladder of bids); the tests check that the two agree. Each
+kind of round's ladders and legal actions are worked out once per rules and shared
+(``_Bidding``), and :meth:`Game.apply` takes the very objects ``legal_actions`` handed to
+the seat to act without asking ``reason`` again; anything else (an equal bid built anew
+included) goes through ``reason``, and the tests play games both ways to the same end.
 
 With ``bids: poker`` (Common Hand) every bid is a :class:`~dudo.hands.Hand` and the ladder
 is one of hands (:class:`~dudo.hands.HandLadder`); a call asks whether all dice together
