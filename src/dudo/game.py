@@ -19,7 +19,11 @@ randomness: dice come from the injected :class:`~dudo.dice.DiceSource`.
 
 Legality has one implementation, :meth:`Game.reason`, which returns the reason code of
 RULES.md for an action that is refused. :meth:`Game.legal_actions` lists the accepted set
-cheaply (a range over a shared ladder of bids); the tests check that the two agree.
+cheaply (a slice of a shared ladder of bids); the tests check that the two agree. Each
+kind of round's ladders and legal actions are worked out once per rules and shared
+(``_Bidding``), and :meth:`Game.apply` takes the very objects ``legal_actions`` handed to
+the seat to act without asking ``reason`` again; anything else (an equal bid built anew
+included) goes through ``reason``, and the tests play games both ways to the same end.
 
 With ``bids: poker`` (Common Hand) every bid is a :class:`~dudo.hands.Hand` and the ladder
 is one of hands (:class:`~dudo.hands.HandLadder`); a call asks whether all dice together
@@ -29,9 +33,10 @@ round 1 comes from a :class:`~dudo.rolloff.RollOff`, given or rolled on the dice
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, fields
 from enum import Enum
+from functools import lru_cache
 from reprlib import repr as _shown  # a value quoted in an error message, cut short
 from typing import Any, Final, Generic, TypeVar, overload
 
@@ -273,35 +278,76 @@ class GameOver:
 
 Event = RoundStarted | BidPlaced | Revealed | PlayerOut | GameOver
 
+_E = TypeVar("_E")
+
+
+def _maker(cls: type[_E]) -> Callable[..., _E]:
+    """A constructor of the frozen event class ``cls`` taking every field, in order.
+
+    A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__`` (its
+    own ``__setattr__`` refuses), which makes a reveal of thirteen fields cost about twice
+    what setting its slots directly does, and a reveal and a round header are made every
+    round. This writes that function (as ``dataclasses`` writes ``__init__``) with each
+    slot's setter; what it makes equals ``cls(*fields)`` (the tests check).
+    """
+    names = [field.name for field in fields(cls)]  # type: ignore[arg-type]
+    scope: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    scope.update({f"set_{name}": getattr(cls, name).__set__ for name in names})
+    body = "".join(f"    set_{name}(made, {name})\n" for name in names)
+    exec(f"def make({', '.join(names)}):\n    made = new(cls)\n{body}    return made\n", scope)
+    made: Callable[..., _E] = scope["make"]
+    return made
+
+
+_new_reveal: Final = _maker(Revealed)
+_new_round: Final = _maker(RoundStarted)
+
 
 # -- legal actions ----------------------------------------------------------------------
 
 
-class LegalActions(Sequence[Action]):
+class LegalActions(tuple[Action, ...]):
     """The actions one seat may take now: bids (a range over a ladder), then the calls.
 
-    A lazy sequence: ``len`` and indexing cost the same whatever the number of legal bids,
-    so ``random.choice(game.legal_actions(seat))`` picks uniformly without building a list.
-    With poker bids the ladder is one of hands (``hands=True``): the legal bids are then in
-    :attr:`hands` and :attr:`bids` is empty; iterating, indexing and ``in`` cover both.
+    A tuple of those actions, so that ``len``, indexing and iteration run at the speed of
+    a tuple: ``random.choice(game.legal_actions(seat))`` picks uniformly with no Python
+    code in between, which random play, simulations and search do for every action. The
+    engine makes each one once and shares it (see :class:`_Bidding`), so the tuple costs
+    nothing per call. With poker bids the ladder is one of hands (``hands=True``): the
+    legal bids are then in :attr:`hands` and :attr:`bids` is empty; iterating, indexing
+    and ``in`` cover both. ``in`` looks a bid up on the ladder, whatever its length.
     """
 
-    __slots__ = ("_bid_count", "_calls", "_hands", "_ladder", "_range", "_size")
+    _bid_count: int
+    _calls: tuple[Call, ...]
+    _hands: bool
+    _ladder: Sequence[Bid] | Sequence[Hand] | None
+    _range: range
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         bid_ladder: Sequence[Bid] | Sequence[Hand] | None,
         positions: range,
         calls: tuple[Call, ...],
         *,
         hands: bool = False,
-    ):
-        self._ladder = bid_ladder
-        self._range = positions
-        self._calls = calls
-        self._hands = hands
-        self._bid_count = len(positions) if bid_ladder is not None else 0
-        self._size = self._bid_count + len(calls)
+    ) -> LegalActions:
+        bids: tuple[AnyBid, ...] = ()
+        if bid_ladder is not None:
+            if positions.step == 1:  # always, for legal raises: one slice of the ladder
+                bids = tuple(bid_ladder[positions.start : positions.stop])
+            else:
+                bids = tuple(bid_ladder[position] for position in positions)
+        actions = super().__new__(cls, bids + calls)
+        actions._ladder = bid_ladder
+        actions._range = positions
+        actions._calls = calls
+        actions._hands = hands
+        actions._bid_count = len(bids)
+        return actions
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_legal_actions, (self._ladder, self._range, self._calls, self._hands))
 
     @property
     def bids(self) -> Sequence[Bid]:
@@ -337,33 +383,6 @@ class LegalActions(Sequence[Action]):
     def can_calza(self) -> bool:
         return CALZA in self._calls
 
-    def __len__(self) -> int:
-        return self._size
-
-    @overload
-    def __getitem__(self, index: int) -> Action: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[Action]: ...
-    def __getitem__(self, index: int | slice) -> Action | Sequence[Action]:
-        if index.__class__ is int and 0 <= index < self._bid_count:
-            return self._ladder[self._range[index]]  # type: ignore[index]
-        if isinstance(index, slice):
-            return list(self)[index]
-        bids = self._bid_count
-        if index < 0:
-            index += bids + len(self._calls)
-        if 0 <= index < bids:
-            assert self._ladder is not None
-            return self._ladder[self._range[index]]
-        return self._calls[index - bids]
-
-    def __iter__(self) -> Iterator[Action]:
-        if self._ladder is not None:
-            bids = self._ladder
-            for position in self._range:
-                yield bids[position]
-        yield from self._calls
-
     def __contains__(self, action: object) -> bool:
         if isinstance(action, Call):
             return action in self._calls
@@ -382,9 +401,6 @@ class LegalActions(Sequence[Action]):
             return False
         return self._ladder.index(action) in self._range
 
-    def __bool__(self) -> bool:
-        return len(self) > 0
-
     def __repr__(self) -> str:
         bids = self.any_bids
         if len(bids) > 4:
@@ -393,6 +409,16 @@ class LegalActions(Sequence[Action]):
             shown = ", ".join(str(bid) for bid in bids)
         calls = ", ".join(call.value for call in self._calls)
         return f"<LegalActions {shown}{'; ' if shown and calls else ''}{calls}>"
+
+
+def _legal_actions(
+    bid_ladder: Sequence[Bid] | Sequence[Hand] | None,
+    positions: range,
+    calls: tuple[Call, ...],
+    hands: bool,
+) -> LegalActions:
+    """Rebuilds a pickled :class:`LegalActions`."""
+    return LegalActions(bid_ladder, positions, calls, hands=hands)
 
 
 _B = TypeVar("_B")
@@ -428,6 +454,157 @@ class _LadderSlice(Sequence[_B], Generic[_B]):
 NO_ACTIONS: Final = LegalActions(None, range(0), ())
 _DUDO_ONLY: Final = (DUDO,)
 _DUDO_CALZA: Final = (DUDO, CALZA)
+_CALZA_ONLY: Final = LegalActions(None, range(0), (CALZA,))
+_NO_IDS: Final[dict[int, int]] = {}
+
+
+class _Bidding:
+    """One kind of round's bidding, worked out once per rules and shared by every round of
+    that kind: the ladders and limits, and (as they are first needed) the legal actions
+    after each standing bid and each seat's :class:`BidPlaced` event for each bid.
+
+    A round's kind is its dice in play, whether it is palifico and whether calza is
+    allowed; nothing else about the table changes which bids are legal, except the seat in
+    a palifico round (``locked``), whose raises :meth:`Game._legal_for` works out each
+    time. Random play, simulations and look-ahead search spend most of their time between
+    bids, and with this table a bid costs a few lookups instead of building a range, a
+    :class:`LegalActions` and an event. Everything in it is immutable and shared (by games
+    in other threads too): a missing entry is filled with the same value by whoever
+    needs it first.
+
+    ``ladder`` is the ladder raises climb (of hands with poker bids) and ``opening`` the
+    one the first bid comes from. ``ids`` maps the identity of each of ``ladder``'s bids
+    to its position, ``opening_ids`` each of ``opening``'s to the position of the equal
+    bid on ``ladder``: :meth:`Game.apply` recognises the very objects
+    :meth:`Game.legal_actions` handed out without checking any rule again.
+    """
+
+    __slots__ = (
+        "after",
+        "bids",
+        "calls",
+        "calza_allowed",
+        "face_ids",
+        "face_limit",
+        "ids",
+        "in_play",
+        "ladder",
+        "locked",
+        "ones_limit",
+        "opening",
+        "opening_ids",
+        "opening_legal",
+        "poker",
+        "wild",
+    )
+
+    def __init__(self, rules: Rules, in_play: int, palifico: bool, calza_allowed: bool) -> None:
+        capped = rules.cap_at_dice_in_play
+        self.in_play = in_play
+        self.face_limit, self.ones_limit = quantity_limits(in_play, capped)
+        self.calza_allowed = calza_allowed
+        self.wild = rules.wild_ones and not palifico
+        self.poker = rules.bids == "poker"
+        self.locked = palifico and not self.poker
+        raises: Ladder | HandLadder
+        opening: Ladder | HandLadder
+        self.calls: tuple[Call, ...]
+        if self.poker:
+            raises = opening = hand_ladder(in_play if capped else None)
+            self.calls = _DUDO_ONLY
+        else:
+            never = rules.ones_bids == "never"  # wins over the palifico options (RULES.md)
+            if palifico:
+                raise_order = Order.NO_ONES if never else Order.PLAIN
+                open_on_ones = rules.palifico_open_on_ones and not never
+                opening_order = Order.PLAIN if open_on_ones else Order.NO_ONES
+            else:
+                raise_order = {"never": Order.NO_ONES, "halve": Order.HALVE}.get(
+                    rules.ones_bids, Order.PLAIN
+                )
+                opening_order = (
+                    Order.NO_ONES if rules.ones_bids in ("never", "halve") else Order.PLAIN
+                )
+            raises = ladder(raise_order, self.face_limit, self.ones_limit)
+            opening = ladder(opening_order, self.face_limit, self.ones_limit)
+            self.calls = _DUDO_CALZA if calza_allowed else _DUDO_ONLY
+        self.ladder = raises
+        self.opening = opening
+        self.bids: tuple[AnyBid, ...] = tuple(raises)
+        self.ids = {id(bid): position for position, bid in enumerate(self.bids)}
+        positions: dict[Any, int] = raises.positions
+        self.opening_ids = {id(bid): positions[bid] for bid in opening}
+        self.opening_legal = LegalActions(opening, range(len(opening)), (), hands=self.poker)
+        self.face_ids: dict[int, dict[int, int]] = {}
+        self.after: list[_After | None] = [None] * len(self.bids)
+
+    def work_out(self, position: int) -> _After:
+        """What follows the bid at ``position``: the next seat's legal actions, and the
+        bid's event for each seat."""
+        bid = self.bids[position]
+        legal = LegalActions(
+            self.ladder, range(position + 1, len(self.bids)), self.calls, hands=self.poker
+        )
+        locked = legal
+        face_ids = self.ids
+        if self.locked:
+            # the standing face, a higher quantity: column[i] is i + 1 of the face, so the
+            # raises start at the standing quantity as an index
+            assert isinstance(bid, Bid) and isinstance(self.ladder, Ladder)
+            column = self.ladder.column(bid.face)
+            locked = LegalActions(column, range(bid.quantity, len(column)), self.calls)
+            face_ids = self.face_ids.get(bid.face, {})
+            if not face_ids:
+                positions = self.ladder.positions
+                face_ids = self.face_ids[bid.face] = {
+                    id(same_face): positions[same_face] for same_face in column
+                }
+        after = _After(
+            legal, locked, face_ids, tuple(BidPlaced(seat, bid) for seat in range(MAX_PLAYERS))
+        )
+        if len(self.bids) <= _KEPT_LADDER:
+            self.after[position] = after
+        return after
+
+
+class _After:
+    """What follows one standing bid in one kind of round (see :class:`_Bidding`).
+
+    ``legal`` are the next seat's legal actions; in a palifico round ``locked`` are those
+    of a seat that must keep the face, with ``face_ids`` (the positions of that face's bids
+    by identity) to recognise them. ``placed`` is the bid's :class:`BidPlaced` event by
+    each seat.
+    """
+
+    __slots__ = ("face_ids", "legal", "locked", "placed")
+
+    def __init__(
+        self,
+        legal: LegalActions,
+        locked: LegalActions,
+        face_ids: dict[int, int],
+        placed: tuple[BidPlaced, ...],
+    ) -> None:
+        self.legal = legal
+        self.locked = locked
+        self.face_ids = face_ids
+        self.placed = placed
+
+
+_KEPT_LADDER: Final = 256
+"""The longest ladder whose legal actions :class:`_Bidding` keeps: the legal actions after
+every bid of a ladder of ``n`` take about ``n * n / 2`` references, a few megabytes for all
+the kinds of round of a game of 40 dice. A longer ladder (a big table without the cap) has
+them made again each time."""
+
+
+@lru_cache(maxsize=32)
+def _round_kinds(rules: Rules) -> dict[int, _Bidding]:
+    """The kinds of round met so far under ``rules`` (see :class:`_Bidding`), by
+    ``in_play * 4 + palifico * 2 + calza_allowed``. Kept for the last few rules, as a
+    server meets many rule sets; each holds at most four kinds per number of dice in
+    play."""
+    return {}
 
 
 # -- the game ---------------------------------------------------------------------------
@@ -476,7 +653,9 @@ class Game:
         self.players: Final = players
         self.source: DiceSource = dice if dice is not None else SystemDice()
         counts = [rules.starting_dice] * players if dice_counts is None else list(dice_counts)
-        _check_start(rules, players, counts, opener, points, palifico_used)
+        if dice_counts is not None or opener is not None or points is not None or palifico_used:
+            # (a game from the start, with nothing given, is a valid one: nothing to check)
+            _check_start(rules, players, counts, opener, points, palifico_used)
         self.dice_counts: list[int] = counts
         self.points: list[int] = [0] * players if points is None else list(points)
         self.palifico_used: set[int] = set(palifico_used)
@@ -521,6 +700,18 @@ class Game:
             self._start["rolloff"] = self.rolloff.to_json()
         self._record: list[dict[str, Any]] = []
         self._actions: list[tuple[int, Action]] = []
+        self._kinds = _round_kinds(rules)
+        # calza needs this many players left (more than a table holds: never)
+        self._calza_players = rules.calza_min_players if rules.calza != "off" else MAX_PLAYERS + 1
+        self._ones_lock = rules.ones_bids == "lock"
+        self._points_race = rules.format == "points"
+        # The seat to act while bidding (-1 between rounds and after the end), its legal
+        # actions, and what apply needs to recognise a bid among them (see _Bidding): the
+        # positions of those bids on the ladder by identity, counting from one past
+        # ``_position`` (the standing bid's, -1 before the first bid).
+        self._acting = -1
+        self._legal = NO_ACTIONS
+        self._fast_ids = _NO_IDS
         self._set_up_round()
 
     # -- reading the state ----------------------------------------------------------
@@ -540,7 +731,7 @@ class Game:
 
     def round_header(self) -> RoundStarted:
         """The current (or next, while waiting for the roll) round's set-up as an event."""
-        return RoundStarted(
+        return _new_round(
             self.round_number,
             self.opener,
             self.palifico,
@@ -559,11 +750,12 @@ class Game:
     def count(self, face: int) -> int:
         """How many dice of the current round count for ``face`` (wild ones included)."""
         total = 0
-        wild = self.wild and face != 1
-        for cup in self.cups:
-            for die in cup:
-                if die == face or (wild and die == 1):
-                    total += 1
+        if self.wild and face != 1:
+            for cup in self.cups:
+                total += cup.count(face) + cup.count(1)
+        else:
+            for cup in self.cups:
+                total += cup.count(face)
         return total
 
     # -- legality -------------------------------------------------------------------
@@ -590,9 +782,10 @@ class Game:
         if not is_hand(hand):
             return "bad_bid"  # a [quantity, face] bid in a poker game, or no valid hand
         assert isinstance(hand, Hand)
-        if self.standing is not None and HandLadder.rank(hand) <= self._standing_rank:
+        standing = self.standing
+        if standing is not None and HandLadder.rank(hand) <= HandLadder.rank(standing):  # type: ignore[arg-type]
             return "not_a_raise"
-        if self.rules.cap_at_dice_in_play and hand.dice_needed > self._in_play:
+        if self.rules.cap_at_dice_in_play and hand.dice_needed > self._shape.in_play:
             return "over_cap"
         return None
 
@@ -625,9 +818,11 @@ class Game:
                 and not self.may_change_face(seat)
             ):
                 return "face_locked"
-            if self._raises.rank(bid) <= self._standing_rank:
+            rank = self._shape.ladder.rank
+            if rank(bid) <= rank(standing):  # type: ignore[arg-type]
                 return "not_a_raise"
-        if quantity > (self._ones_limit if face == 1 else self._face_limit):
+        shape = self._shape
+        if quantity > (shape.ones_limit if face == 1 else shape.face_limit):
             return "over_cap"
         return None
 
@@ -645,11 +840,17 @@ class Game:
 
     def legal_actions(self, seat: int) -> LegalActions:
         """Every action ``seat`` may take now (calza out of turn included)."""
+        if seat == self._acting:  # the seat to act: worked out when its turn came
+            return self._legal
+        return self._legal_for(seat)
+
+    def _legal_for(self, seat: int) -> LegalActions:
         if not 0 <= seat < self.players:
             raise ValueError(f"no seat {seat!r} at a table of {self.players}")
         if self.phase is not Phase.BIDDING or not self.dice_counts[seat]:
             return NO_ACTIONS
         standing = self.standing
+        shape = self._shape
         if seat != self.turn:
             if (
                 standing is not None
@@ -657,34 +858,16 @@ class Game:
                 and self.rules.calza == "any_time"
                 and self._calza_allowed
             ):
-                return LegalActions(None, range(0), (CALZA,))
+                return _CALZA_ONLY
             return NO_ACTIONS
-        if self.poker:
-            hands = self._hands
-            return LegalActions(
-                hands,
-                range(self._position + 1, len(hands)),
-                () if standing is None else _DUDO_ONLY,
-                hands=True,
-            )
         if standing is None:
-            opening = self._opening
-            return LegalActions(opening, range(len(opening)), ())
-        calls = _DUDO_CALZA if self._calza_allowed else _DUDO_ONLY
-        raises = self._raises
-        if self.palifico and not self.may_change_face(seat):
-            # the standing face, a higher quantity: column[i] is i + 1 of the face, so the
-            # raises start at the standing quantity as an index
-            column = raises.column(standing.face)  # type: ignore[union-attr]
-            return LegalActions(
-                column,
-                range(
-                    standing.quantity,  # type: ignore[union-attr]
-                    len(column),
-                ),
-                calls,
-            )
-        return LegalActions(raises, range(self._position + 1, len(raises)), calls)
+            return shape.opening_legal
+        after = shape.after[self._position]
+        if after is None:
+            after = shape.work_out(self._position)
+        if shape.locked and not self.may_change_face(seat):
+            return after.locked
+        return after.legal
 
     # -- driving the game -----------------------------------------------------------
 
@@ -695,7 +878,7 @@ class Game:
             raise RuntimeError(f"cannot roll now: the game is in phase {self.phase.value!r}")
         if cups is None:
             rolled = self.source.roll(self.dice_counts, self.round_number)
-            if [len(cup) for cup in rolled] != self.dice_counts:
+            if list(map(len, rolled)) != self.dice_counts:
                 raise ValueError(f"the dice source rolled {rolled} for {self.dice_counts}")
         else:
             rolled = tuple(tuple(cup) for cup in cups)
@@ -704,6 +887,10 @@ class Game:
         self.phase = Phase.BIDDING
         self._actions = []
         self._record.append({"dice": rolled, "actions": self._actions})
+        shape = self._shape
+        self._acting = self.turn
+        self._legal = shape.opening_legal
+        self._fast_ids = shape.opening_ids
         return rolled
 
     def apply(self, seat: int, action: Action) -> list[Event]:
@@ -711,46 +898,53 @@ class Game:
 
         Raises :class:`IllegalAction` (and changes nothing) if the action is refused.
         """
+        if seat == self._acting:
+            # The seat to act, with a bid its legal actions hold (the very object they
+            # handed out), or a call it may make: no rule needs checking again.
+            position = self._fast_ids.get(id(action), -1)
+            if position > self._position:
+                return [self._place_bid(seat, position)]
+            if self.standing is not None and (
+                action is DUDO or (action is CALZA and self._calza_allowed)
+            ):
+                self._actions.append((seat, action))
+                return self._call(seat, action)
         reason = self.reason(seat, action)
         if reason is not None:
             raise IllegalAction(seat, action, reason)
-        if isinstance(action, Bid):
-            return [self._place_bid(seat, action)]
-        if isinstance(action, Hand):
-            return [self._place_hand(seat, action)]
-        self._actions.append((seat, action))
-        return self._call(seat, action)
+        if isinstance(action, Call):
+            self._actions.append((seat, action))
+            return self._call(seat, action)
+        return [self._place_bid(seat, self._shape.ladder.positions[action])]  # type: ignore[index]
 
-    def _place_hand(self, seat: int, hand: Hand) -> BidPlaced:
-        position = self._hands.positions[hand]
-        hand = self._hands[position]  # the shared object, as for quantity bids
-        self.standing = hand
-        self.bidder = seat
-        self._position = position
-        self._standing_rank = HandLadder.rank(hand)
-        placed = (seat, hand)
-        self.bids.append(placed)
-        self._actions.append(placed)
-        self.turn = self._next_seat[seat]
-        return BidPlaced(seat, hand)
-
-    def _place_bid(self, seat: int, bid: Bid) -> BidPlaced:
-        # Keep the ladder's own Bid object, shared by every game: a long-running server
-        # then holds no new objects per bid for the garbage collector to scan.
-        position = self._raises.positions[bid]
-        bid = self._raises[position]
+    def _place_bid(self, seat: int, position: int) -> BidPlaced:
+        # The ladder's own bid object (a Bid, or a Hand with poker bids) becomes the
+        # standing bid, and the event is the shared one: a long-running server then holds
+        # no new objects per bid for the garbage collector to scan.
+        shape = self._shape
+        bid = shape.bids[position]
         self.standing = bid
         self.bidder = seat
         self._position = position
-        self._standing_rank = self._raises.rank(bid)
-        if bid.face == 1 and self._ones_lock:
+        if self._ones_lock and bid.face == 1:  # type: ignore[union-attr]  # (no lock with hands)
             # From the first bid on ones until the round ends, ones count only as ones.
             self.wild = False
         placed = (seat, bid)
         self.bids.append(placed)
         self._actions.append(placed)
-        self.turn = self._next_seat[seat]
-        return BidPlaced(seat, bid)
+        turn = self._next_seat[seat]
+        self.turn = turn
+        self._acting = turn
+        after = shape.after[position]
+        if after is None:
+            after = shape.work_out(position)
+        if shape.locked and not self.may_change_face(turn):
+            self._legal = after.locked  # palifico: the standing face, a higher quantity
+            self._fast_ids = after.face_ids
+        else:
+            self._legal = after.legal
+            self._fast_ids = shape.ids
+        return after.placed[seat]
 
     def _call(self, caller: int, call: Call) -> list[Event]:
         bid = self.standing
@@ -782,7 +976,7 @@ class Game:
         counts = self.dice_counts
         change = 0
         dropped_to_one = False
-        if rules.format == "points":
+        if self._points_race:
             if loser is not None:
                 self.points[loser] += loss
                 change = loss
@@ -795,7 +989,7 @@ class Game:
             counts[loser] = max(0, before - loss)
             change = before - counts[loser]
             dropped_to_one = before > 1 and counts[loser] == 1
-        reveal = Revealed(
+        reveal = _new_reveal(
             call,
             caller,
             self.bidder,
@@ -803,7 +997,7 @@ class Game:
             count,
             outcome,
             tuple(counts),
-            tuple(self.points) if rules.format == "points" else None,
+            tuple(self.points) if self._points_race else None,
             self.cups,
             self.wild,
             loser,
@@ -814,8 +1008,9 @@ class Game:
         events: list[Event] = [reveal]
         if loser is not None and counts[loser] == 0:
             events.append(PlayerOut(loser))
-        self._alive_count = sum(1 for count_ in counts if count_)
-        if rules.format == "points":
+        self._acting = -1  # the round is over
+        self._alive_count = self.players - counts.count(0)
+        if self._points_race:
             if self.round_number >= rules.points_rounds:
                 fewest = min(self.points)
                 winners = tuple(seat for seat, points in enumerate(self.points) if points == fewest)
@@ -846,38 +1041,25 @@ class Game:
         return GameOver(winners)
 
     def _set_up_round(self) -> None:
-        """Prepare the round's bidding: ladders, caps, turn, wildness."""
-        rules = self.rules
-        in_play = sum(self.dice_counts)
-        self._alive_count = sum(1 for count in self.dice_counts if count)
-        capped = rules.cap_at_dice_in_play
-        self._face_limit, self._ones_limit = quantity_limits(in_play, capped)
-        never = rules.ones_bids == "never"  # wins over the palifico options (RULES.md)
-        if self.palifico:
-            raises = Order.NO_ONES if never else Order.PLAIN
-            opening = Order.PLAIN if rules.palifico_open_on_ones and not never else Order.NO_ONES
-        else:
-            raises = {"never": Order.NO_ONES, "halve": Order.HALVE}.get(
-                rules.ones_bids, Order.PLAIN
-            )
-            opening = Order.NO_ONES if rules.ones_bids in ("never", "halve") else Order.PLAIN
-        self._raises = ladder(raises, self._face_limit, self._ones_limit)
-        self._opening = ladder(opening, self._face_limit, self._ones_limit)
-        self._in_play = in_play
-        if self.poker:
-            self._hands = hand_ladder(in_play if capped else None)
+        """Prepare the round's bidding: its kind (ladders, caps, calza), turn, wildness."""
+        counts = self.dice_counts
+        in_play = sum(counts)
+        alive_count = self.players - counts.count(0)
+        self._alive_count = alive_count
+        palifico = self.palifico
+        calza_allowed = not palifico and alive_count >= self._calza_players
+        key = in_play * 4 + palifico * 2 + calza_allowed
+        shape = self._kinds.get(key)
+        if shape is None:
+            shape = self._kinds[key] = _Bidding(self.rules, in_play, palifico, calza_allowed)
+        self._shape = shape
+        self._calza_allowed = calza_allowed
         self._position = -1
-        self._calza_allowed = (
-            rules.calza != "off"
-            and not self.palifico
-            and self._alive_count >= rules.calza_min_players
-        )
-        self._ones_lock = rules.ones_bids == "lock"
-        alive = tuple(count > 0 for count in self.dice_counts)
-        if alive != self._alive_key:  # who sits next changes only when someone goes out
-            self._alive_key = alive
+        if alive_count != self._next_seat_alive:
+            # who sits next changes only when someone goes out (nobody comes back)
+            self._next_seat_alive = alive_count
             self._next_seat = [self._next_alive(seat) for seat in range(self.players)]
-        self.wild = rules.wild_ones and not self.palifico
+        self.wild = shape.wild
         self.turn = self.opener
         self.standing = None
         self.bidder = -1
@@ -963,20 +1145,15 @@ class Game:
             f"dice_counts={self.dice_counts} turn={self.turn} standing={self.standing}>"
         )
 
-    # ``_alive_count``, the limits, ladders and ``_position`` are set by _set_up_round.
+    # Set by _set_up_round: the round's kind and how many players are left (and how many
+    # were when ``_next_seat`` was worked out); ``_position`` is the standing bid's place
+    # on the round's ladder.
+    _shape: _Bidding
     _alive_count: int
-    _face_limit: int
-    _ones_limit: int
-    _raises: Ladder
-    _opening: Ladder
-    _hands: HandLadder
-    _in_play: int
     _position: int
     _calza_allowed: bool
-    _ones_lock: bool
     _next_seat: list[int]
-    _alive_key: tuple[bool, ...] = ()
-    _standing_rank: int = -1
+    _next_seat_alive: int = 0
 
 
 MAX_ROLLOFF_ATTEMPTS: Final = 1000
