@@ -39,7 +39,7 @@ export class Keyboard {
   }
 
   // Just after: focus to the picker at the start of a turn, or back into the actions if
-  // the button that had it went away (the picker after a bid).
+  // the button that had it went away (the picker after a bid), or to Next round.
   after() {
     const {state, main} = this.table;
     const game = state?.game;
@@ -54,7 +54,8 @@ export class Keyboard {
         if (target) { target.focus(); return; }
       }
     }
-    if (lost && this.wasInActions) main.querySelector('.actions')?.focus();
+    // (A round that ended at once has no actions: Next round takes it then.)
+    if (lost && this.wasInActions) (main.querySelector('.actions') || main.querySelector('#next-round'))?.focus();
   }
 
   showHelp() {
