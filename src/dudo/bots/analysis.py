@@ -15,6 +15,8 @@ each decision it gives
   points race) if this action is the one judged, a call at once and a bid when the next
   player calls it, with an exact calza's die back counted as a gain;
 - marks for clear mistakes (:data:`BAD_CALL`, :data:`LONG_SHOT`) and bluffs (:data:`BLUFF`).
+  A move hard would have made on that view is never marked a mistake: the analysis never
+  calls wrong what it offers as the move to make.
 
 The per-player summary counts calls right and wrong, bluffs made and caught, the average
 risk taken and how often the seat chose what hard would have. The chances are what the
@@ -591,16 +593,32 @@ def _weigh(
         after_count=None,
         wild_after=seen.wild,
     )
-    if action is DUDO and standing_odds is not None and standing_odds.holds >= BAD_CALL:
-        decision.mistake = "call_on_likely_bid"
     if bid_view is not None:
         decision.bluff = bid_view.holds < BLUFF
-        if (
-            bid_view.holds < LONG_SHOT
-            and decision.best_alternative >= bid_view.holds + LONG_SHOT_MARGIN
-        ):
-            decision.mistake = "long_shot"
+    if hard_bot is None or not decision.agrees:
+        decision.mistake = _mistake(action, standing_odds, bid_view, decision.best_alternative)
     return decision
+
+
+def _mistake(
+    action: Action, standing_odds: Odds | None, bid_odds: Odds | None, best_alternative: float
+) -> str | None:
+    """The clear mistake the plain odds see in ``action``, if any (see :data:`MISTAKES`).
+
+    The analysis asks this only of a move hard would not have made on the same view: hard
+    reads the bids (a jump says "I hold many"), which the plain odds from the seat's own
+    cup ignore, so a raise that looks like a long shot from the cup alone can be hard's own
+    choice, and a move the analysis offers as what to do instead is never called a mistake.
+    """
+    if action is DUDO and standing_odds is not None and standing_odds.holds >= BAD_CALL:
+        return "call_on_likely_bid"
+    if (
+        bid_odds is not None
+        and bid_odds.holds < LONG_SHOT
+        and best_alternative >= bid_odds.holds + LONG_SHOT_MARGIN
+    ):
+        return "long_shot"
+    return None
 
 
 def _judge_call(
