@@ -33,6 +33,7 @@ In Common Hand (``bids: poker``) it plays as :mod:`dudo.bots.poker_hard` describ
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import combinations_with_replacement
@@ -97,6 +98,14 @@ TEMPERATURE = 0.02
 """Softmax temperature over the chances of losing: lower plays more greedily."""
 CANDIDATES = 60
 """How many of the cheapest legal raises are weighed."""
+BUDGET_MS = 20.0
+"""The decision budget the server gives its hard bots (``DUDO_BOT_BUDGET_MS``), in
+milliseconds of wall clock from the start of ``act``. Once a budget is spent, the raises of
+faces not yet weighed are left out (the calls and the raises of the face with the cheapest
+raise are always weighed). At 6 players x 5 dice a decision takes about 1 ms
+(docs/benchmarks.md), so 20 ms binds only on a stalled machine. A bot has no budget unless
+it is given one (``budget_ms=``; ``dudo arena --budget-ms``): a budget that binds makes
+play depend on the machine's speed, and arena runs and analyses must replay exactly."""
 
 
 # -- hands and odds ------------------------------------------------------------------------
@@ -392,8 +401,17 @@ class HardBot(SeededBot):
         Persona("The Professor", "hard", "Has a table of probabilities and a poker face."),
     )
 
-    def __init__(self, seed: int | None = None, name: str | None = None) -> None:
+    def __init__(
+        self, seed: int | None = None, name: str | None = None, budget_ms: float | None = None
+    ) -> None:
         super().__init__(seed, name)
+        if budget_ms is not None and not budget_ms >= 0:
+            raise ValueError(f"a decision budget is a number of milliseconds >= 0, not {budget_ms}")
+        self.budget_ms = budget_ms
+        # Decisions weighed on the belief (not by the endgame table), and those the budget
+        # cut short (some faces' raises left out).
+        self.decisions = 0
+        self.over_budget = 0
         self.profiles: dict[int, Profile] = {}
         self._seen_reveal: Revealed | None = None
         self._belief: Belief | None = None
@@ -439,6 +457,7 @@ class HardBot(SeededBot):
     # -- the decision ----------------------------------------------------------------------
 
     def act(self, view: SeatView) -> Action | None:
+        started = time.perf_counter()
         if view.rules.bids == "poker":
             if self._poker is None:
                 self._poker = PokerPlayer(self.rng)
@@ -488,9 +507,16 @@ class HardBot(SeededBot):
                 options.append(DUDO)
                 losses.append(holds(standing))
         bids = list(legal.bids[:CANDIDATES])
+        self.decisions += 1
         if bids:
-            losses.extend(self._raise_losses(view, bids, belief))
-            options.extend(bids)
+            deadline = None if self.budget_ms is None else started + self.budget_ms / 1000
+            weighed = self._raise_losses(view, bids, belief, deadline)
+            if len(weighed) < len(bids):
+                self.over_budget += 1
+            for index, bid in enumerate(bids):  # in ladder order, as the draw expects
+                if index in weighed:
+                    options.append(bid)
+                    losses.append(weighed[index])
         best = min(losses)
         scaled = [math.exp((best - loss) / TEMPERATURE) for loss in losses]
         return self.rng.choices(options, weights=scaled)[0]
@@ -503,10 +529,15 @@ class HardBot(SeededBot):
             return 0.0
         return 1.0 if view.dice_counts[view.seat] < view.rules.starting_dice else 0.1
 
-    def _raise_losses(self, view: SeatView, bids: list[Bid], belief: Belief) -> list[float]:
-        """For each raise, the chance it costs us a die: the next player calls it and it is
-        false, or they raise and we lose later. Both sides of "they call" and "it holds" are
-        read per hand the next player might hold."""
+    def _raise_losses(
+        self, view: SeatView, bids: list[Bid], belief: Belief, deadline: float | None = None
+    ) -> dict[int, float]:
+        """For each raise (by its index in ``bids``), the chance it costs us a die: the next
+        player calls it and it is false, or they raise and we lose later. Both sides of
+        "they call" and "it holds" are read per hand the next player might hold.
+
+        Raises are weighed a face at a time, the face of the cheapest raise first; past
+        ``deadline`` (``time.perf_counter``) the faces not yet weighed are left out."""
         assert view.seat is not None
         alive = [seat for seat, count in enumerate(view.dice_counts) if count]
         next_seat = min((seat for seat in alive if seat > view.seat), default=alive[0])
@@ -519,8 +550,10 @@ class HardBot(SeededBot):
         by_face: dict[int, list[int]] = {}
         for index, bid in enumerate(bids):
             by_face.setdefault(bid.face, []).append(index)
-        losses = [0.0] * len(bids)
+        losses: dict[int, float] = {}
         for face, indexes in by_face.items():
+            if losses and deadline is not None and time.perf_counter() > deadline:
+                break
             counts_wild = view.wild and face != 1
             held = matches(their_dice, counts_wild)[:, face - 1]  # (hands,)
             rest = _tail(belief.count_distribution(face, view.wild, skip=next_seat))
