@@ -22,6 +22,7 @@ from dudo.bots import make_bot
 from dudo.bots.analysis import (
     BAD_CALL,
     BLUFF,
+    HARD_PLAUSIBLE,
     LONG_SHOT,
     AnalysisError,
     analyze,
@@ -584,10 +585,11 @@ def test_calling_a_hand_the_caller_holds_is_marked_a_mistake() -> None:
     seed=st.integers(0, 2**32),
 )
 def test_no_move_hard_would_make_is_marked_a_mistake(preset: str, players: int, seed: int) -> None:
-    """Hard in every seat, so many moves are ones hard makes; each of them the analysis's
-    hard (same view, fixed seed) also picks is never a mistake, in the decision, in the
-    summary or in the JSON. (Found by an outside check: ``MISTAKE: long shot`` beside
-    ``same``; hard reads the bids, which the plain odds ignore.)"""
+    """Hard in every seat, so every move is one hard makes; each of them the analysis's
+    hard (same view, fixed seed) also picks, or plays at least HARD_PLAUSIBLE of the time,
+    is never a mistake, in the decision, in the summary or in the JSON. (Found by an
+    outside check: ``MISTAKE: long shot`` beside ``same``; hard reads the bids, which the
+    plain odds ignore.)"""
     from dudo.bots.table import play_bot_game
 
     game = Game(Rules.preset(preset), players, dice=SeededDice(seed))
@@ -598,8 +600,16 @@ def test_no_move_hard_would_make_is_marked_a_mistake(preset: str, players: int, 
     agreed = [decision for decision in analysis.decisions if decision.agrees]
     assert agreed  # the test sees moves hard makes
     assert all(decision.mistake is None for decision in agreed)
+    for decision in analysis.decisions:
+        share = decision.hard_share
+        assert share is not None and 0.0 < share <= 1.0  # hard played it: it had a chance
+        if share >= HARD_PLAUSIBLE:
+            assert decision.hard_would and decision.mistake is None
     steps = [step for entry in analysis.to_json()["rounds"] for step in entry["steps"]]
     assert not [step for step in steps if step["hard"]["same"] and step["mistake"]]
+    assert not [
+        step for step in steps if step["hard"]["share"] >= HARD_PLAUSIBLE and step["mistake"]
+    ]
     marked = sum(decision.mistake is not None for decision in analysis.decisions)
     assert sum(player.mistakes for player in analysis.summary) == marked
 
@@ -619,7 +629,8 @@ def test_hard_agreeing_lifts_a_mark_the_plain_odds_make() -> None:
         plain = analyze(record, hard=False).decisions
         for with_hard, alone in zip(judged, plain, strict=True):
             assert with_hard.action == alone.action
-            if with_hard.agrees:
+            assert alone.hard_share is None and not alone.agrees  # no hard asked
+            if with_hard.hard_would:
                 assert with_hard.mistake is None
                 lifted += alone.mistake is not None
             else:

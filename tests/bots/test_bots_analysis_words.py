@@ -64,6 +64,7 @@ def decision(code: str) -> Decision:
         hard=None,
         hard_ev=0.0,
         best_alternative=0.79,
+        hard_share=None,
         standing_count=3,
         after=None,
         after_count=None,

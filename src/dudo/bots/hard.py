@@ -100,7 +100,7 @@ CANDIDATES = 60
 """How many of the cheapest legal raises are weighed."""
 BUDGET_MS = 20.0
 """The decision budget the server gives its hard bots (``DUDO_BOT_BUDGET_MS``), in
-milliseconds of wall clock from the start of ``act``. Once a budget is spent, the raises of
+milliseconds of wall clock from the start of a decision. Once a budget is spent, the raises of
 faces not yet weighed are left out (the calls and the raises of the face with the cheapest
 raise are always weighed). At 6 players x 5 dice a decision takes about 1 ms
 (docs/benchmarks.md), so 20 ms binds only on a stalled machine. A bot has no budget unless
@@ -388,6 +388,24 @@ class Belief:
 # -- the bot -------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class Weighed:
+    """Hard's options on one view and the weight it draws each with (not normalised: the
+    draw takes them as they are, so play is the same as when ``act`` drew them itself).
+    ``drawn`` False: a fixed answer (off its turn, a calza or nothing), no draw made."""
+
+    options: tuple[Action | None, ...]
+    weights: tuple[float, ...]
+    drawn: bool = True
+
+    def share(self, action: Action | None) -> float:
+        """The chance hard plays ``action`` on this view."""
+        total = sum(self.weights)
+        return sum(w for o, w in zip(self.options, self.weights, strict=True) if o == action) / (
+            total or 1.0
+        )
+
+
 class HardBot(SeededBot):
     """Infers hands from bids, plays the option least likely to cost a die, mixes its play."""
 
@@ -457,19 +475,31 @@ class HardBot(SeededBot):
     # -- the decision ----------------------------------------------------------------------
 
     def act(self, view: SeatView) -> Action | None:
-        started = time.perf_counter()
         if view.rules.bids == "poker":
             if self._poker is None:
                 self._poker = PokerPlayer(self.rng)
             return self._poker.act(view)
+        return self.choose(self.weigh(view))
+
+    def choose(self, weighed: Weighed) -> Action | None:
+        """Draw from what :meth:`weigh` found (its one answer, if it is not a draw)."""
+        if not weighed.drawn:
+            return weighed.options[0]
+        return self.rng.choices(weighed.options, weights=weighed.weights)[0]
+
+    def weigh(self, view: SeatView) -> Weighed:
+        """Every option hard considers on ``view`` and the weight it draws it with (the
+        endgame strategy's probabilities, or the softmax over the chances of losing), or
+        its one answer off its turn. Quantity bids only (Common Hand: see :meth:`act`)."""
+        started = time.perf_counter()
         self._learn(view)
         legal = view.legal
         if not legal:
-            return None
+            return Weighed((None,), (1.0,), drawn=False)
         endgame = endgame_policy(view)
         if endgame:
             actions = list(endgame)
-            return self.rng.choices(actions, weights=[endgame[a] for a in actions])[0]
+            return Weighed(tuple(actions), tuple(endgame[a] for a in actions))
         assert view.seat is not None
         belief = self._belief
         if belief is not None and belief.same_round(view):
@@ -496,11 +526,11 @@ class HardBot(SeededBot):
             gain = self._calza_gain(view)
             value = exact * gain - (1 - exact) - CALZA_CAUTION
             if not view.my_turn:
-                return CALZA if value > 0 else None
+                return Weighed((CALZA if value > 0 else None,), (1.0,), drawn=False)
             options.append(CALZA)
             losses.append(-value)
         if not view.my_turn:
-            return None
+            return Weighed((None,), (1.0,), drawn=False)
         if standing is not None and DUDO in legal:
             own = _own(view.dice, standing.face, view.wild)
             if own < standing.quantity or not legal.bids:  # never call what we can see holds
@@ -519,7 +549,7 @@ class HardBot(SeededBot):
                     losses.append(weighed[index])
         best = min(losses)
         scaled = [math.exp((best - loss) / TEMPERATURE) for loss in losses]
-        return self.rng.choices(options, weights=scaled)[0]
+        return Weighed(tuple(options), tuple(scaled))
 
     @staticmethod
     def _calza_gain(view: SeatView) -> float:
