@@ -317,6 +317,19 @@ def arena(
             "round-robin of every pair; more draws N entrants a game).",
         ),
     ] = None,
+    budget_ms: Annotated[
+        float | None,
+        typer.Option(
+            "--budget-ms",
+            metavar="MS",
+            min=0,
+            help="Decision budget in milliseconds for the hard bot (and any plug-in "
+            "whose constructor takes budget_ms): once spent, the raises not yet "
+            "weighed are left out. Default: none, so a run replays exactly (a "
+            "budget that binds makes play depend on the machine's speed). The "
+            "server gives hard 20 ms (DUDO_BOT_BUDGET_MS).",
+        ),
+    ] = None,
     debug: Annotated[
         bool, typer.Option("--debug", help="Show the full traceback when a bot fails.")
     ] = False,
@@ -343,7 +356,7 @@ def arena(
     chosen = build_rules(preset, settings)
     for spec in set(entrants):
         try:
-            make_bot(spec, seed=0)
+            make_bot(spec, seed=0, budget_ms=budget_ms)
         except BotSpecError as error:
             _fail(str(error))
         except Exception as error:  # a user's bot that fails to construct
@@ -353,9 +366,11 @@ def arena(
         dice_key = secrets.token_hex(16) if outsiders else ""
     with _bot_errors(debug):
         if ladder:
-            _run_ladder(entrants, games, chosen, seats or 2, seed, jobs, dice_key, as_json)
+            _run_ladder(
+                entrants, games, chosen, seats or 2, seed, jobs, dice_key, as_json, budget_ms
+            )
         else:
-            _run_arena(entrants, games, chosen, seed, jobs, dice_key, as_json)
+            _run_arena(entrants, games, chosen, seed, jobs, dice_key, as_json, budget_ms)
 
 
 @contextmanager
@@ -430,6 +445,7 @@ def _run_arena(
     jobs: int,
     dice_key: str,
     as_json: bool,
+    budget_ms: float | None = None,
 ) -> None:
     """``dudo arena``: play, then print the win rates (or the JSON)."""
     from rich.console import Console
@@ -450,6 +466,7 @@ def _run_arena(
             progress=advance,
             dice_key=dice_key,
             habits=habits,
+            budget_ms=budget_ms,
         )
     labels = entrant_labels(entrants)
     if as_json:
@@ -474,13 +491,15 @@ def _run_arena(
                     "seed": seed,
                     "rules": rules.to_overrides(),
                     **({"dice_key": dice_key} if dice_key else {}),
+                    **({"budget_ms": budget_ms} if budget_ms is not None else {}),
                 }
             )
         )
         return
     console = Console()
     console.print(
-        f"[bold]{games} games[/], {' vs '.join(labels)}, {_rules_named(rules)}, seed {seed}",
+        f"[bold]{games} games[/], {' vs '.join(labels)}, {_rules_named(rules)}, seed {seed}"
+        + ("" if budget_ms is None else f", budget {budget_ms:g} ms"),
         soft_wrap=False,
     )
     table = Table()
@@ -532,6 +551,7 @@ def _run_ladder(
     jobs: int,
     dice_key: str,
     as_json: bool,
+    budget_ms: float | None = None,
 ) -> None:
     """``dudo arena --ladder``: play, then print the ratings table (or the JSON)."""
     from rich import box
@@ -552,9 +572,13 @@ def _run_ladder(
             jobs=jobs,
             progress=advance,
             dice_key=dice_key,
+            budget_ms=budget_ms,
         )
     if as_json:
-        typer.echo(json.dumps(report.to_json()))
+        data = report.to_json()
+        if budget_ms is not None:
+            data["budget_ms"] = budget_ms
+        typer.echo(json.dumps(data))
         return
 
     def share(value: float | None, digits: int = 1) -> str:

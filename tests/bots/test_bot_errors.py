@@ -11,7 +11,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from dudo.bids import Bid
+from dudo.bots.table import LEGAL_SHOWN, BotError, ask, legal_summary
 from dudo.cli import app
+from dudo.dice import SeededDice
+from dudo.game import Action, Game
+from dudo.rules import Rules
+from dudo.view import SeatView
 
 SRC = Path(__file__).parents[2] / "src"
 BOTS = """
@@ -66,11 +72,11 @@ def bots(tmp_path: Path) -> Path:
         (
             "Lowball",
             "bot Lowball at seat 0 returned 1x2 (one 2), which is not legal now: that "
-            "does not raise the standing bid",
+            "does not raise the standing bid (legal: 1x4, 1x5, 1x6, 2x2, ... (58 bids), dudo)",
         ),
         (
             "Crashy",
-            "bot 'Crash Test' (Crashy) at seat 0 raised ZeroDivisionError('division by zero')",
+            "bot 'Crash Test' (Crashy) at seat 0 raised ZeroDivisionError: division by zero",
         ),
         (
             "Silent",
@@ -84,7 +90,19 @@ def test_the_arena_names_the_bot_its_seat_and_its_answer(
 ) -> None:
     result = runner.invoke(
         app,
-        ["arena", "--players", f"{bots}:{bot},easy", "--games", "4", "--seed", "1", "--jobs", jobs],
+        [
+            "arena",
+            "--players",
+            f"{bots}:{bot},easy",
+            "--games",
+            "4",
+            "--seed",
+            "1",
+            "--dice-key",
+            "fixed",  # the legal bids listed depend on the dice
+            "--jobs",
+            jobs,
+        ],
     )
     assert result.exit_code == 1
     assert result.stderr == f"dudo: error: {line} (--debug shows the traceback)\n"
@@ -101,7 +119,7 @@ def test_debug_shows_the_traceback(bots: Path) -> None:
     )
     assert result.stderr.rstrip().splitlines()[-1] == (
         "dudo: error: bot 'Crash Test' (Crashy) at seat 0 raised "
-        "ZeroDivisionError('division by zero')"
+        "ZeroDivisionError: division by zero"
     )
 
 
@@ -132,5 +150,89 @@ def test_the_terminal_game_names_the_bot_too(bots: Path) -> None:
     assert result.stderr == (
         "dudo: error: bot Lowball at seat 1 returned 1x2 (one 2), which "
         "is not legal now: that does not raise the standing bid "
+        "(legal: 2x2, 2x3, 2x4, 2x5, ... (55 bids), dudo, calza) "
         "(--debug shows the traceback)\n"
     )
+
+
+# -- the wrapper every table uses ------------------------------------------------------
+
+
+class NineSevens:
+    """Answers a bid no rules know: nine 7s."""
+
+    name = "NineSevens"
+
+    def act(self, view: SeatView) -> Action | None:
+        return Bid(9, 7) if view.my_turn else None
+
+
+class Boom:
+    def __init__(self) -> None:
+        self.name = "Boom"
+
+    def act(self, view: SeatView) -> Action | None:
+        raise ValueError("boom")
+
+
+def opened_game() -> Game:
+    """Three seats of five dice under Perudo, rolled, seat 0 to open."""
+    game = Game(Rules.preset("perudo"), 3, dice=SeededDice(7))
+    game.roll()
+    return game
+
+
+def test_a_bid_no_rules_know_is_one_line_with_the_first_legal_actions() -> None:
+    game = opened_game()
+    seat = game.turn
+    with pytest.raises(BotError) as caught:
+        ask(NineSevens(), game, seat)
+    (line,) = str(caught.value).splitlines()
+    legal = game.legal_actions(seat)
+    first = ", ".join(str(bid) for bid in legal.bids[:LEGAL_SHOWN])
+    assert line == (
+        f"bot NineSevens at seat {seat} returned 9x7 (nine 7s), which is not legal now: "
+        f"that is not a bid these rules know (a quantity of at least 1 and a face 1..6, "
+        f"or with poker bids one of the hands) (legal: {first}, ... ({len(legal.bids)} bids))"
+    )
+
+
+def test_a_bot_that_raises_is_its_exception_type_and_message_with_the_cause_kept() -> None:
+    game = opened_game()
+    with pytest.raises(BotError) as caught:
+        ask(Boom(), game, 2)  # off its turn too: asked for a calza, it raised
+    assert str(caught.value) == "bot Boom at seat 2 raised ValueError: boom"
+    assert isinstance(caught.value.__cause__, ValueError)
+
+
+def test_the_legal_summary_lists_a_few_bids_then_every_call() -> None:
+    game = opened_game()
+    game.apply(game.turn, Bid(3, 5))
+    legal = game.legal_actions(game.turn)
+    summary = legal_summary(legal)
+    shown = [str(bid) for bid in legal.bids[:LEGAL_SHOWN]]
+    assert summary == ", ".join([*shown, f"... ({len(legal.bids)} bids)", "dudo", "calza"])
+    assert legal_summary(game.legal_actions((game.turn + 1) % 3)) in ("calza", "nothing")
+
+
+def test_a_bid_of_things_not_numbers_is_shown_as_its_constructor() -> None:
+    class Odd:
+        name = "Odd"
+
+        def act(self, view: SeatView) -> Action | None:
+            return Bid("x", None) if view.my_turn else None  # type: ignore[arg-type]
+
+    game = opened_game()
+    with pytest.raises(BotError, match=r"returned Bid\('x', None\), which is not legal now"):
+        ask(Odd(), game, game.turn)
+
+
+def test_the_ladder_names_the_bot_too(bots: Path) -> None:
+    result = runner.invoke(
+        app,
+        ["arena", "--ladder", "--players", f"{bots}:Silent,easy", "--games", "2", "--seed", "1"],
+    )
+    assert result.exit_code == 1
+    assert result.stderr.count("\n") == 1
+    assert "bot Silent at seat " in result.stderr
+    assert "returned None on its turn; it must return one of view.legal" in result.stderr

@@ -22,6 +22,7 @@ from dudo.bots import make_bot
 from dudo.bots.analysis import (
     BAD_CALL,
     BLUFF,
+    HARD_PLAUSIBLE,
     LONG_SHOT,
     AnalysisError,
     analyze,
@@ -572,3 +573,66 @@ def test_calling_a_hand_the_caller_holds_is_marked_a_mistake() -> None:
         "hand": "full_house",
         "faces": [4, 2],
     }
+
+
+# -- the analysis agrees with hard -------------------------------------------------------
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    preset=st.sampled_from(["perudo", "tavern", "no-wilds"]),
+    players=st.integers(2, 5),
+    seed=st.integers(0, 2**32),
+)
+def test_no_move_hard_would_make_is_marked_a_mistake(preset: str, players: int, seed: int) -> None:
+    """Hard in every seat, so every move is one hard makes; each of them the analysis's
+    hard (same view, fixed seed) also picks, or plays at least HARD_PLAUSIBLE of the time,
+    is never a mistake, in the decision, in the summary or in the JSON. (Found by an
+    outside check: ``MISTAKE: long shot`` beside ``same``; hard reads the bids, which the
+    plain odds ignore.)"""
+    from dudo.bots.table import play_bot_game
+
+    game = Game(Rules.preset(preset), players, dice=SeededDice(seed))
+    play_bot_game(game, [make_bot("hard", seed=seed + seat) for seat in range(players)])
+    record = game.record()
+    record["game_id"] = f"hard-{seed}"
+    analysis = analyze(record)
+    agreed = [decision for decision in analysis.decisions if decision.agrees]
+    assert agreed  # the test sees moves hard makes
+    assert all(decision.mistake is None for decision in agreed)
+    for decision in analysis.decisions:
+        share = decision.hard_share
+        assert share is not None and 0.0 < share <= 1.0  # hard played it: it had a chance
+        if share >= HARD_PLAUSIBLE:
+            assert decision.hard_would and decision.mistake is None
+    steps = [step for entry in analysis.to_json()["rounds"] for step in entry["steps"]]
+    assert not [step for step in steps if step["hard"]["same"] and step["mistake"]]
+    assert not [
+        step for step in steps if step["hard"]["share"] >= HARD_PLAUSIBLE and step["mistake"]
+    ]
+    marked = sum(decision.mistake is not None for decision in analysis.decisions)
+    assert sum(player.mistakes for player in analysis.summary) == marked
+
+
+def test_hard_agreeing_lifts_a_mark_the_plain_odds_make() -> None:
+    """Found by playing hard against itself (seed 0, perudo, four seats): hard raised to
+    eight 6s, a long shot from its own cup alone (15%), read from the bids as its best."""
+    from dudo.bots.table import play_bot_game
+
+    lifted = 0
+    for seed in range(3):
+        game = Game(Rules.preset("perudo"), 4, dice=SeededDice(seed))
+        play_bot_game(game, [make_bot("hard", seed=seed * 10 + seat) for seat in range(4)])
+        record = game.record()
+        record["game_id"] = f"g{seed}"
+        judged = analyze(record).decisions
+        plain = analyze(record, hard=False).decisions
+        for with_hard, alone in zip(judged, plain, strict=True):
+            assert with_hard.action == alone.action
+            assert alone.hard_share is None and not alone.agrees  # no hard asked
+            if with_hard.hard_would:
+                assert with_hard.mistake is None
+                lifted += alone.mistake is not None
+            else:
+                assert with_hard.mistake == alone.mistake  # the rule is otherwise the same
+    assert lifted  # the plain odds did call some of hard's own moves mistakes

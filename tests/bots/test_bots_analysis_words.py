@@ -22,7 +22,8 @@ LANGUAGES = ("en", "de", "es")
 
 
 def emitted_codes() -> set[str]:
-    """The strings analysis.py assigns to a decision's ``mistake``."""
+    """The strings analysis.py assigns to a decision's ``mistake`` (or ``_mistake`` returns
+    for it)."""
     tree = ast.parse(Path(analysis.__file__).read_text())
     codes = set()
     for node in ast.walk(tree):
@@ -35,6 +36,14 @@ def emitted_codes() -> set[str]:
                     and isinstance(node.value.value, str)
                 ):
                     codes.add(node.value.value)
+        if isinstance(node, ast.FunctionDef) and node.name == "_mistake":  # its answers
+            for inner in ast.walk(node):
+                if (
+                    isinstance(inner, ast.Return)
+                    and isinstance(inner.value, ast.Constant)
+                    and isinstance(inner.value.value, str)
+                ):
+                    codes.add(inner.value.value)
     return codes
 
 
@@ -55,6 +64,7 @@ def decision(code: str) -> Decision:
         hard=None,
         hard_ev=0.0,
         best_alternative=0.79,
+        hard_share=None,
         standing_count=3,
         after=None,
         after_count=None,

@@ -15,6 +15,9 @@ each decision it gives
   points race) if this action is the one judged, a call at once and a bid when the next
   player calls it, with an exact calza's die back counted as a gain;
 - marks for clear mistakes (:data:`BAD_CALL`, :data:`LONG_SHOT`) and bluffs (:data:`BLUFF`).
+  A move hard would make on that view (its choice, or one it plays at least
+  :data:`HARD_PLAUSIBLE` of the time) is never marked a mistake: the analysis never calls
+  wrong what it offers as the move to make.
 
 The per-player summary counts calls right and wrong, bluffs made and caught, the average
 risk taken and how often the seat chose what hard would have. The chances are what the
@@ -39,6 +42,7 @@ from typing import Any
 
 from dudo.bids import Bid
 from dudo.bots.base import bid_odds, exact_odds, exactly, match_chance, own_matches, quantity_bid
+from dudo.bots.hard import HardBot
 from dudo.bots.poker import view_odds
 from dudo.bots.registry import make_bot
 from dudo.dice import ScriptedDice
@@ -78,6 +82,9 @@ MISTAKES = ("call_on_likely_bid", "long_shot")
 ``long_shot`` also ``best``, the best other choice's chance), so a page can say it in
 its language (``rp.mistake.<code>`` in the web page's locales); ``text`` is the sentence
 in English, for anything that does not know the code."""
+HARD_PLAUSIBLE = 0.05
+"""A move hard plays at least this often on the same view (its ``hard.share``) is one hard
+would make, and so never marked a mistake, whichever move hard drew this time."""
 HARD_SEED = 20240613
 """Hard picks by a weighted draw: a fixed seed makes the analysis of a record the same
 every time it is made."""
@@ -225,6 +232,9 @@ class Decision:
     hard: Action | None
     hard_ev: float
     best_alternative: float
+    # The chance hard plays this very move on the view (None: not known: no hard asked,
+    # or Common Hand, where hard's choice is not broken down).
+    hard_share: float | None
     # What the cups held (the engine's count) and what the step left standing.
     standing_count: int | None
     after: AnyBid | None
@@ -240,6 +250,12 @@ class Decision:
     @property
     def agrees(self) -> bool:
         return self.hard == self.action
+
+    @property
+    def hard_would(self) -> bool:
+        """Whether hard would make this move: its choice, or one it plays at least
+        :data:`HARD_PLAUSIBLE` of the time on this view."""
+        return self.agrees or (self.hard_share is not None and self.hard_share >= HARD_PLAUSIBLE)
 
     def mistake_params(self) -> dict[str, float] | None:
         """The numbers the mistake's sentence says (chances, 0 to 1)."""
@@ -289,6 +305,7 @@ class Decision:
                 "action": _action_json(self.hard),
                 "ev": round(self.hard_ev, 6),
                 "same": self.agrees,
+                "share": None if self.hard_share is None else round(self.hard_share, 6),
             },
             "best_alternative": round(self.best_alternative, 6),
             "standing_count": self.standing_count,
@@ -570,7 +587,12 @@ def _weigh(
     bid_view = odds(seen, action) if isinstance(action, Bid | Hand) else None
     kind = action.value if isinstance(action, Call) else "raise" if standing else "open"
     chosen: Action | None = None
-    if hard_bot is not None:
+    share: float | None = None
+    if isinstance(hard_bot, HardBot) and seen.rules.bids != "poker":
+        weighed = hard_bot.weigh(seen)  # what act would do, and the chance of every move
+        chosen = hard_bot.choose(weighed)
+        share = weighed.share(action)
+    elif hard_bot is not None:
         chosen = hard_bot.act(seen)
     decision = Decision(
         round=number,
@@ -586,21 +608,39 @@ def _weigh(
         hard=chosen,
         hard_ev=expected_change(seen, chosen) if hard_bot is not None else 0.0,
         best_alternative=_best_alternative(seen, action),
+        hard_share=share,
         standing_count=game.count(standing.face) if isinstance(standing, Bid) else None,
         after=None,
         after_count=None,
         wild_after=seen.wild,
     )
-    if action is DUDO and standing_odds is not None and standing_odds.holds >= BAD_CALL:
-        decision.mistake = "call_on_likely_bid"
     if bid_view is not None:
         decision.bluff = bid_view.holds < BLUFF
-        if (
-            bid_view.holds < LONG_SHOT
-            and decision.best_alternative >= bid_view.holds + LONG_SHOT_MARGIN
-        ):
-            decision.mistake = "long_shot"
+    if hard_bot is None or not decision.hard_would:
+        decision.mistake = _mistake(action, standing_odds, bid_view, decision.best_alternative)
     return decision
+
+
+def _mistake(
+    action: Action, standing_odds: Odds | None, bid_odds: Odds | None, best_alternative: float
+) -> str | None:
+    """The clear mistake the plain odds see in ``action``, if any (see :data:`MISTAKES`).
+
+    The analysis asks this only of a move hard would not make on the same view (its choice,
+    or a move it plays at least :data:`HARD_PLAUSIBLE` of the time): hard reads the bids (a
+    jump says "I hold many"), which the plain odds from the seat's own cup ignore, so a
+    raise that looks like a long shot from the cup alone can be hard's own choice, and a
+    move the analysis offers as what to do instead is never called a mistake.
+    """
+    if action is DUDO and standing_odds is not None and standing_odds.holds >= BAD_CALL:
+        return "call_on_likely_bid"
+    if (
+        bid_odds is not None
+        and bid_odds.holds < LONG_SHOT
+        and best_alternative >= bid_odds.holds + LONG_SHOT_MARGIN
+    ):
+        return "long_shot"
+    return None
 
 
 def _judge_call(
@@ -625,6 +665,7 @@ def _judge_call(
 __all__ = [
     "BAD_CALL",
     "BLUFF",
+    "HARD_PLAUSIBLE",
     "LONG_SHOT",
     "MISTAKES",
     "Analysis",

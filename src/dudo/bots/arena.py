@@ -68,18 +68,29 @@ def bot_seed(seed: int, number: int, seat: int) -> int:
 
 
 def play_one(
-    entrants: Sequence[str], rules: Rules, seed: int, number: int, dice_key: str = ""
+    entrants: Sequence[str],
+    rules: Rules,
+    seed: int,
+    number: int,
+    dice_key: str = "",
+    budget_ms: float | None = None,
 ) -> list[float]:
     """Play game ``number``; returns each entrant's share of the win (in entrant order)."""
-    return play_counted(entrants, rules, seed, number, dice_key)[0]
+    return play_counted(entrants, rules, seed, number, dice_key, budget_ms)[0]
 
 
 def play_counted(
-    entrants: Sequence[str], rules: Rules, seed: int, number: int, dice_key: str = ""
+    entrants: Sequence[str],
+    rules: Rules,
+    seed: int,
+    number: int,
+    dice_key: str = "",
+    budget_ms: float | None = None,
 ) -> tuple[list[float], list[BotStats]]:
     """Play game ``number``; returns each entrant's share of the win and what it did
     (calls, bluffs, dice lost: the ladder's :class:`~dudo.bots.ladder.BotStats`), in
-    entrant order."""
+    entrant order. ``budget_ms`` is every bot's decision budget (see
+    :func:`~dudo.bots.registry.make_bot`; ``None``: none, and the run replays exactly)."""
     from dudo.bots.ladder import BotStats, count_events, final_counts
 
     players = len(entrants)
@@ -88,7 +99,10 @@ def play_counted(
     by_seat = [""] * players
     for entrant, seat in enumerate(seating):
         by_seat[seat] = entrants[entrant]
-    bots = [make_bot(spec, seed=bot_seed(seed, number, seat)) for seat, spec in enumerate(by_seat)]
+    bots = [
+        make_bot(spec, seed=bot_seed(seed, number, seat), budget_ms=budget_ms)
+        for seat, spec in enumerate(by_seat)
+    ]
     game = Game(rules, players, dice=SeededDice(dice_seed(seed, number, dice_key)))
     stats = [BotStats(games=1) for _ in range(players)]
     out: list[int] = []
@@ -110,9 +124,14 @@ handing work to other processes small."""
 
 
 def _play_batch(
-    entrants: Sequence[str], rules: Rules, seed: int, numbers: Sequence[int], dice_key: str = ""
+    entrants: Sequence[str],
+    rules: Rules,
+    seed: int,
+    numbers: Sequence[int],
+    dice_key: str = "",
+    budget_ms: float | None = None,
 ) -> list[tuple[list[float], list[BotStats]]]:
-    return [play_counted(entrants, rules, seed, number, dice_key) for number in numbers]
+    return [play_counted(entrants, rules, seed, number, dice_key, budget_ms) for number in numbers]
 
 
 def run_arena(
@@ -124,8 +143,12 @@ def run_arena(
     progress: Callable[[int], None] | None = None,
     dice_key: str = "",
     habits: list[BotStats] | None = None,
+    budget_ms: float | None = None,
 ) -> list[Standing]:
     """Play ``games`` games and return one :class:`Standing` per entrant, in order.
+
+    ``budget_ms`` is each bot's decision budget in milliseconds (the hard bot's, and a
+    plug-in's that takes one); ``None`` gives none, so the run replays exactly.
 
     ``habits``, if given (an empty list), receives one :class:`BotStats` per entrant: its
     calls, bluffs and dice lost by cause over the run, as the ladder counts them.
@@ -145,13 +168,14 @@ def run_arena(
 
     if jobs <= 1:
         for chunk in chunks:
-            add(_play_batch(entrants, rules, seed, chunk, dice_key))
+            add(_play_batch(entrants, rules, seed, chunk, dice_key, budget_ms))
             if progress is not None:
                 progress(len(chunk))
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             futures = [
-                pool.submit(_play_batch, entrants, rules, seed, chunk, dice_key) for chunk in chunks
+                pool.submit(_play_batch, entrants, rules, seed, chunk, dice_key, budget_ms)
+                for chunk in chunks
             ]
             for future in as_completed(futures):  # the bar moves as games finish ...
                 if progress is not None:

@@ -33,6 +33,7 @@ In Common Hand (``bids: poker``) it plays as :mod:`dudo.bots.poker_hard` describ
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 from functools import cache
 from itertools import combinations_with_replacement
@@ -97,6 +98,14 @@ TEMPERATURE = 0.02
 """Softmax temperature over the chances of losing: lower plays more greedily."""
 CANDIDATES = 60
 """How many of the cheapest legal raises are weighed."""
+BUDGET_MS = 20.0
+"""The decision budget the server gives its hard bots (``DUDO_BOT_BUDGET_MS``), in
+milliseconds of wall clock from the start of a decision. Once a budget is spent, the raises of
+faces not yet weighed are left out (the calls and the raises of the face with the cheapest
+raise are always weighed). At 6 players x 5 dice a decision takes about 1 ms
+(docs/benchmarks.md), so 20 ms binds only on a stalled machine. A bot has no budget unless
+it is given one (``budget_ms=``; ``dudo arena --budget-ms``): a budget that binds makes
+play depend on the machine's speed, and arena runs and analyses must replay exactly."""
 
 
 # -- hands and odds ------------------------------------------------------------------------
@@ -379,6 +388,24 @@ class Belief:
 # -- the bot -------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class Weighed:
+    """Hard's options on one view and the weight it draws each with (not normalised: the
+    draw takes them as they are, so play is the same as when ``act`` drew them itself).
+    ``drawn`` False: a fixed answer (off its turn, a calza or nothing), no draw made."""
+
+    options: tuple[Action | None, ...]
+    weights: tuple[float, ...]
+    drawn: bool = True
+
+    def share(self, action: Action | None) -> float:
+        """The chance hard plays ``action`` on this view."""
+        total = sum(self.weights)
+        return sum(w for o, w in zip(self.options, self.weights, strict=True) if o == action) / (
+            total or 1.0
+        )
+
+
 class HardBot(SeededBot):
     """Infers hands from bids, plays the option least likely to cost a die, mixes its play."""
 
@@ -392,8 +419,17 @@ class HardBot(SeededBot):
         Persona("The Professor", "hard", "Has a table of probabilities and a poker face."),
     )
 
-    def __init__(self, seed: int | None = None, name: str | None = None) -> None:
+    def __init__(
+        self, seed: int | None = None, name: str | None = None, budget_ms: float | None = None
+    ) -> None:
         super().__init__(seed, name)
+        if budget_ms is not None and not budget_ms >= 0:
+            raise ValueError(f"a decision budget is a number of milliseconds >= 0, not {budget_ms}")
+        self.budget_ms = budget_ms
+        # Decisions weighed on the belief (not by the endgame table), and those the budget
+        # cut short (some faces' raises left out).
+        self.decisions = 0
+        self.over_budget = 0
         self.profiles: dict[int, Profile] = {}
         self._seen_reveal: Revealed | None = None
         self._belief: Belief | None = None
@@ -443,14 +479,27 @@ class HardBot(SeededBot):
             if self._poker is None:
                 self._poker = PokerPlayer(self.rng)
             return self._poker.act(view)
+        return self.choose(self.weigh(view))
+
+    def choose(self, weighed: Weighed) -> Action | None:
+        """Draw from what :meth:`weigh` found (its one answer, if it is not a draw)."""
+        if not weighed.drawn:
+            return weighed.options[0]
+        return self.rng.choices(weighed.options, weights=weighed.weights)[0]
+
+    def weigh(self, view: SeatView) -> Weighed:
+        """Every option hard considers on ``view`` and the weight it draws it with (the
+        endgame strategy's probabilities, or the softmax over the chances of losing), or
+        its one answer off its turn. Quantity bids only (Common Hand: see :meth:`act`)."""
+        started = time.perf_counter()
         self._learn(view)
         legal = view.legal
         if not legal:
-            return None
+            return Weighed((None,), (1.0,), drawn=False)
         endgame = endgame_policy(view)
         if endgame:
             actions = list(endgame)
-            return self.rng.choices(actions, weights=[endgame[a] for a in actions])[0]
+            return Weighed(tuple(actions), tuple(endgame[a] for a in actions))
         assert view.seat is not None
         belief = self._belief
         if belief is not None and belief.same_round(view):
@@ -477,23 +526,30 @@ class HardBot(SeededBot):
             gain = self._calza_gain(view)
             value = exact * gain - (1 - exact) - CALZA_CAUTION
             if not view.my_turn:
-                return CALZA if value > 0 else None
+                return Weighed((CALZA if value > 0 else None,), (1.0,), drawn=False)
             options.append(CALZA)
             losses.append(-value)
         if not view.my_turn:
-            return None
+            return Weighed((None,), (1.0,), drawn=False)
         if standing is not None and DUDO in legal:
             own = _own(view.dice, standing.face, view.wild)
             if own < standing.quantity or not legal.bids:  # never call what we can see holds
                 options.append(DUDO)
                 losses.append(holds(standing))
         bids = list(legal.bids[:CANDIDATES])
+        self.decisions += 1
         if bids:
-            losses.extend(self._raise_losses(view, bids, belief))
-            options.extend(bids)
+            deadline = None if self.budget_ms is None else started + self.budget_ms / 1000
+            weighed = self._raise_losses(view, bids, belief, deadline)
+            if len(weighed) < len(bids):
+                self.over_budget += 1
+            for index, bid in enumerate(bids):  # in ladder order, as the draw expects
+                if index in weighed:
+                    options.append(bid)
+                    losses.append(weighed[index])
         best = min(losses)
         scaled = [math.exp((best - loss) / TEMPERATURE) for loss in losses]
-        return self.rng.choices(options, weights=scaled)[0]
+        return Weighed(tuple(options), tuple(scaled))
 
     @staticmethod
     def _calza_gain(view: SeatView) -> float:
@@ -503,10 +559,15 @@ class HardBot(SeededBot):
             return 0.0
         return 1.0 if view.dice_counts[view.seat] < view.rules.starting_dice else 0.1
 
-    def _raise_losses(self, view: SeatView, bids: list[Bid], belief: Belief) -> list[float]:
-        """For each raise, the chance it costs us a die: the next player calls it and it is
-        false, or they raise and we lose later. Both sides of "they call" and "it holds" are
-        read per hand the next player might hold."""
+    def _raise_losses(
+        self, view: SeatView, bids: list[Bid], belief: Belief, deadline: float | None = None
+    ) -> dict[int, float]:
+        """For each raise (by its index in ``bids``), the chance it costs us a die: the next
+        player calls it and it is false, or they raise and we lose later. Both sides of
+        "they call" and "it holds" are read per hand the next player might hold.
+
+        Raises are weighed a face at a time, the face of the cheapest raise first; past
+        ``deadline`` (``time.perf_counter``) the faces not yet weighed are left out."""
         assert view.seat is not None
         alive = [seat for seat, count in enumerate(view.dice_counts) if count]
         next_seat = min((seat for seat in alive if seat > view.seat), default=alive[0])
@@ -519,8 +580,10 @@ class HardBot(SeededBot):
         by_face: dict[int, list[int]] = {}
         for index, bid in enumerate(bids):
             by_face.setdefault(bid.face, []).append(index)
-        losses = [0.0] * len(bids)
+        losses: dict[int, float] = {}
         for face, indexes in by_face.items():
+            if losses and deadline is not None and time.perf_counter() > deadline:
+                break
             counts_wild = view.wild and face != 1
             held = matches(their_dice, counts_wild)[:, face - 1]  # (hands,)
             rest = _tail(belief.count_distribution(face, view.wild, skip=next_seat))

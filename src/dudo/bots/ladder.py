@@ -352,12 +352,19 @@ def count_events(
 
 
 def play_ladder_game(
-    entrants: Sequence[str], rules: Rules, seed: int, number: int, seats: int, dice_key: str = ""
+    entrants: Sequence[str],
+    rules: Rules,
+    seed: int,
+    number: int,
+    seats: int,
+    dice_key: str = "",
+    budget_ms: float | None = None,
 ) -> GameResult:
-    """Play game ``number`` of a ladder run and count what each seat did."""
+    """Play game ``number`` of a ladder run and count what each seat did (``budget_ms``:
+    each bot's decision budget, as in :func:`~dudo.bots.arena.run_arena`)."""
     table = seating(len(entrants), seats, seed, number)
     bots = [
-        make_bot(entrants[entrant], seed=bot_seed(seed, number, seat))
+        make_bot(entrants[entrant], seed=bot_seed(seed, number, seat), budget_ms=budget_ms)
         for seat, entrant in enumerate(table)
     ]
     game = Game(rules, seats, dice=SeededDice(dice_seed(seed, number, dice_key)))
@@ -404,8 +411,12 @@ def _play_batch(
     numbers: Sequence[int],
     seats: int,
     dice_key: str,
+    budget_ms: float | None = None,
 ) -> list[GameResult]:
-    return [play_ladder_game(entrants, rules, seed, number, seats, dice_key) for number in numbers]
+    return [
+        play_ladder_game(entrants, rules, seed, number, seats, dice_key, budget_ms)
+        for number in numbers
+    ]
 
 
 def rate(count: int, results: Sequence[GameResult]) -> list[Rating]:
@@ -431,8 +442,10 @@ def run_ladder(
     jobs: int = 1,
     progress: Callable[[int], None] | None = None,
     dice_key: str = "",
+    budget_ms: float | None = None,
 ) -> LadderReport:
-    """Play a ladder run of ``games`` games and rate the entrants."""
+    """Play a ladder run of ``games`` games and rate the entrants (``budget_ms``: each
+    bot's decision budget, as in :func:`~dudo.bots.arena.run_arena`)."""
     check_entrants(entrants, seats)
     if seats == 2 and games < len(pairings(len(entrants))):
         raise LadderError(
@@ -444,13 +457,13 @@ def run_ladder(
 
     if jobs <= 1:
         for chunk in chunks:
-            results.extend(_play_batch(entrants, rules, seed, chunk, seats, dice_key))
+            results.extend(_play_batch(entrants, rules, seed, chunk, seats, dice_key, budget_ms))
             if progress is not None:
                 progress(len(chunk))
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             futures = [
-                pool.submit(_play_batch, entrants, rules, seed, chunk, seats, dice_key)
+                pool.submit(_play_batch, entrants, rules, seed, chunk, seats, dice_key, budget_ms)
                 for chunk in chunks
             ]
             for future in as_completed(futures):  # the bar moves as games finish ...

@@ -2,7 +2,8 @@
 
 An entrant is a level (``random``, ``easy``, ``normal``, ``hard``) or a class with the bot
 interface named ``package.module:ClassName`` or ``path/to/file.py:ClassName``. The class
-is called with ``seed=`` (an int) if its constructor accepts it, else with no arguments.
+is called with ``seed=`` (an int) if its constructor accepts it, else with no arguments,
+and with ``budget_ms=`` (the decision budget) too when one is set and it accepts that.
 """
 
 from __future__ import annotations
@@ -69,14 +70,21 @@ def load_bot_class(spec: str) -> type:
     return cls
 
 
-def make_bot(spec: str, seed: int | None = None) -> Bot:
-    """A bot for ``spec``, seeded where the class allows it."""
+def make_bot(spec: str, seed: int | None = None, budget_ms: float | None = None) -> Bot:
+    """A bot for ``spec``, seeded where the class allows it, and given the decision budget
+    ``budget_ms`` (milliseconds a decision may take; ``None``: none) where its constructor
+    takes ``budget_ms`` (the hard bot does; a plug-in may)."""
     cls = load_bot_class(spec)
     try:
         parameters = inspect.signature(cls).parameters
     except (TypeError, ValueError):
         parameters = {}  # type: ignore[assignment]
-    bot = cls(seed=seed) if "seed" in parameters else cls()
+    options: dict[str, object] = {}
+    if "seed" in parameters:
+        options["seed"] = seed
+    if budget_ms is not None and "budget_ms" in parameters:
+        options["budget_ms"] = budget_ms
+    bot = cls(**options)
     if not isinstance(getattr(bot, "name", None), str):
         with contextlib.suppress(AttributeError):
             bot.name = spec.rpartition(":")[2] or spec

@@ -37,9 +37,46 @@ def _shown(value: object) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
+def _action_words(action: Action) -> str:
+    """An action as the error shows it: ``3x5 (three 5s)``, a hand's words, ``dudo``; a
+    bid built from something other than numbers by its constructor, ``Bid('x', None)``."""
+    if isinstance(action, Bid):
+        if type(action.quantity) is not int or type(action.face) is not int:
+            return _shown(action)
+        return f"{action} ({action.words()})"
+    if isinstance(action, Hand):
+        return action.words()
+    return action.value
+
+
+LEGAL_SHOWN = 4
+"""How many of the lowest legal bids an error lists (then the calls): enough to show the
+bot what the table expected, few enough to keep the error on one line."""
+
+
+def legal_summary(legal: Sequence[Action]) -> str:
+    """``2x3, 2x4, 2x5, 2x6, ... (40 bids), dudo, calza``: the first few legal bids and
+    every call (the calls come last, two at most), short enough for a one-line error."""
+    calls = [action for action in legal[-2:] if isinstance(action, Call)]
+    bids = len(legal) - len(calls)
+    shown = [
+        bid.words() if isinstance(bid := legal[index], Hand) else str(bid)
+        for index in range(min(bids, LEGAL_SHOWN))
+    ]
+    if bids > LEGAL_SHOWN:
+        shown.append(f"... ({bids} bids)")
+    shown.extend(call.value for call in calls)
+    return ", ".join(shown) if shown else "nothing"
+
+
 def bot_raised(bot: Bot, seat: int, error: Exception) -> BotError:
-    """The one-line error for a bot whose ``act`` raised ``error``."""
-    return BotError(f"{bot_label(bot, seat)} raised {_shown(error)}")
+    """The one-line error for a bot whose ``act`` raised ``error``: its type and message,
+    as the last line of a traceback reads (``ValueError: boom``)."""
+    message = " ".join(str(error).split())
+    if len(message) > 120:
+        message = message[:117] + "..."
+    raised = f"{bot_label(bot, seat)} raised {type(error).__name__}"
+    return BotError(f"{raised}: {message}" if message else raised)
 
 
 def check_answer(
@@ -62,16 +99,10 @@ def check_answer(
         )
     if action not in seen.legal:
         why = reason(action)
-        shown = (
-            f"{action} ({action.words()})"
-            if isinstance(action, Bid)
-            else action.words()
-            if isinstance(action, Hand)
-            else action.value
-        )
         raise BotError(
-            f"{bot_label(bot, seat)} returned {shown}, which is not legal now"
+            f"{bot_label(bot, seat)} returned {_action_words(action)}, which is not legal now"
             + (f": {REASONS[why]}" if why else "")
+            + f" (legal: {legal_summary(seen.legal)})"
         )
     return action
 

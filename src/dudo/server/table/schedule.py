@@ -13,16 +13,20 @@ deadlines, does each of these once.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from dudo.bots.base import Bot
 from dudo.bots.registry import make_bot
-from dudo.bots.table import out_of_turn_seats
-from dudo.game import CALZA, DUDO, Action, Phase
+from dudo.bots.table import BotError, bot_raised, check_answer, out_of_turn_seats
+from dudo.game import CALZA, DUDO, Action, Game, Phase
+from dudo.server.logs import log_event
 from dudo.server.table.state import RoomConfig, RoomState
 from dudo.view import view
+
+log = logging.getLogger("dudo.room")
 
 # The levels a quick game's open seats are filled with, seat by seat.
 FILL_LEVELS = ["easy", "normal", "normal", "hard", "easy"]
@@ -133,7 +137,7 @@ class Schedule:
                 if (
                     self.controlled_by_bot(index, now)
                     and index != game.turn
-                    and self.bot_for(index).act(view(game, index)) is CALZA
+                    and self.bot_answer(game, index) is CALZA
                 ):
                     return Move(index, CALZA, "bot")
         index = game.turn
@@ -144,17 +148,43 @@ class Schedule:
             by = "timer"
         if by is None:
             return None
-        action = self.bot_for(index).act(view(game, index))
-        if action is None or action not in game.legal_actions(index):
+        action = self.bot_answer(game, index)  # the timer too plays the stand-in's move
+        if action is None:  # a bot that failed: the plainest move
             legal = game.legal_actions(index)
             action = DUDO if DUDO in legal else legal[0]
         return Move(index, action, by)
 
+    def bot_answer(self, game: Game, index: int) -> Action | None:
+        """The seat's bot's answer, checked against what its view offers. A bot that
+        raises or answers what it may not does not stop the room: the failure is logged
+        in one line (``bot_failed``, naming the seat and what it did) and the answer is
+        ``None`` (no calza; on its turn the plainest move stands in)."""
+        bot = self.bot_for(index)
+        seen = view(game, index)
+        try:
+            try:
+                answer = bot.act(seen)
+            except Exception as error:
+                raise bot_raised(bot, index, error) from error
+            return check_answer(bot, index, seen, answer, lambda act: game.reason(index, act))
+        except BotError as error:
+            log_event(
+                log,
+                "bot_failed",
+                logging.WARNING,
+                room=self.state.code,
+                seat=index,
+                error=str(error),
+            )
+            return None
+
     def bot_for(self, index: int) -> Bot:
         """The seat's bot, made when first needed: its own level in a bot's seat, normal
-        standing in for a player."""
+        standing in for a player; a hard bot gets the room's decision budget."""
         seat = self.state.seats[index]
         if seat.bot is None:
             level = seat.level if seat.kind == "bot" else "normal"
-            seat.bot = make_bot(level, seed=int(self.entropy(4), 16))
+            seat.bot = make_bot(
+                level, seed=int(self.entropy(4), 16), budget_ms=self.config.bot_budget_ms
+            )
         return seat.bot

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dudo.bots.base import Bot
+from dudo.bots.hard import BUDGET_MS
 from dudo.bots.registry import LEVELS
 from dudo.dice import Cups
 from dudo.fairness import SCHEME, RoundLabel, rolloff_counts, rolloff_label
@@ -74,6 +75,10 @@ class RoomConfig:
     close_when_idle: float = 1800.0
     close_empty_lobby: float = 300.0  # a room nobody has sat in for this long
     max_spectators: int = 200  # per room; more are told the room is full of watchers
+    # Milliseconds a hard bot may spend on one decision (DUDO_BOT_BUDGET_MS; None: no
+    # budget), so a slow moment of the machine cannot hold the room's loop up for long
+    # (dudo.bots.hard.BUDGET_MS says what the bot leaves out once it is spent).
+    bot_budget_ms: float | None = BUDGET_MS
     # Told of each finished game (its record, each seat's profile id or None, and when the
     # room was created), after the record is saved and again when a room is rebuilt after
     # a crash: the profile book (dudo.profiles) enters a game once. A failure is retried

@@ -96,6 +96,13 @@ class ServerSettings:
             if value is not None:
                 number = float if kind == "float" else int
                 setattr(settings.gate, name, _env_number(name, value, number, "number"))
+        value = os.environ.get("DUDO_BOT_BUDGET_MS")
+        if value is not None:
+            settings.room.bot_budget_ms = (
+                None
+                if value.strip().lower() == "none"
+                else _env_number("bot_budget_ms", value, float, "number of milliseconds or none")
+            )
         value = os.environ.get("DUDO_MAX_SPECTATORS")
         if value is not None:
             settings.room.max_spectators = _env_number("max_spectators", value, int, "whole number")
