@@ -196,6 +196,7 @@ class Site:
     nodes: list[Node] = field(default_factory=list)
     quotas: CpuQuotas | None = None  # when set, every node runs under a CPU quota of
     quota_cores: float = 0.0  # this many cores, in a cgroup of its own
+    quota_weight: float = 1.0  # and this many times the default CPU weight
 
     def complaints(self) -> list[str]:
         """What the nodes logged (they run with --log-level warning: warnings and up)."""
@@ -235,7 +236,9 @@ class Site:
         self.nodes.append(node)
         if self.quotas:  # at once, so that only the node is in it (the driver stays out)
             try:
-                node.cgroup = self.quotas.confine(process.pid, f"node-{port}", self.quota_cores)
+                node.cgroup = self.quotas.confine(
+                    process.pid, f"node-{port}", self.quota_cores, self.quota_weight
+                )
             except BaseException:
                 node.kill()
                 raise
@@ -253,7 +256,10 @@ class Site:
 
 @contextlib.asynccontextmanager
 async def site(
-    env: dict[str, str] | None = None, quotas: CpuQuotas | None = None, quota_cores: float = 0.0
+    env: dict[str, str] | None = None,
+    quotas: CpuQuotas | None = None,
+    quota_cores: float = 0.0,
+    quota_weight: float = 1.0,
 ) -> AsyncIterator[Site]:
     """A throwaway Redis and PostgreSQL schema; every node started on them is killed (and
     its cgroup removed, under a quota) and the schema dropped at the end."""
@@ -290,6 +296,7 @@ async def site(
             dict(env or {}),
             quotas=quotas,
             quota_cores=quota_cores,
+            quota_weight=quota_weight,
         )
         try:
             deadline = time.monotonic() + 10
@@ -477,7 +484,9 @@ async def run_load(
     window = args.window_steady if steady else args.window_saturation
     loadavg = os.getloadavg()
     gc.set_threshold(50_000, 20, 100)
-    async with site(quotas=quotas, quota_cores=args.cpu_quota) as running:
+    async with site(
+        quotas=quotas, quota_cores=args.cpu_quota, quota_weight=args.quota_weight
+    ) as running:
         started = [await running.start_node(cluster) for _ in range(nodes)]
         plan = [Seats(started[i % nodes], started[(i + relayed) % nodes]) for i in range(rooms)]
         stats = Stats()
@@ -516,6 +525,7 @@ async def run_load(
         "rooms": rooms,
         "relayed": relayed,
         "cpu_quota": args.cpu_quota if quotas else None,
+        "quota_weight": args.quota_weight if quotas else None,
         "sockets": 4 * rooms,
         "set_up_seconds": round(set_up_time, 1),
         "window_seconds": round(elapsed, 2),
@@ -801,7 +811,13 @@ def show_quota(rows: list[dict[str, Any]]) -> None:
         print()
         print(
             f"quota{f' #{tag}' if tag else ''}: each node under a quota of "
-            f"{base['cpu_quota']:g} core, {base['rooms'] // base['nodes']} rooms per node, "
+            f"{base['cpu_quota']:g} core"
+            + (
+                f" and {base['quota_weight']:g} x the default CPU weight (the driver too)"
+                if base.get("quota_weight", 1.0) != 1.0
+                else ""
+            )
+            + f", {base['rooms'] // base['nodes']} rooms per node, "
             f"against {base['nodes']} node{'s' if base['nodes'] > 1 else ''}:"
         )
         for row in found:
@@ -921,6 +937,8 @@ async def main(args: argparse.Namespace, quotas: CpuQuotas | None) -> list[dict[
             await step(takeover(label, env, args))
     if "quota" in parts:
         assert quotas is not None
+        if args.quota_weight != 1.0:  # the driver weighed like the nodes, but no quota
+            quotas.confine(os.getpid(), "driver", None, args.quota_weight)
         for round_ in range(1, args.quota_rounds + 1):
             # alternated, 1 2 4 then 4 2 1: a drift of the machine's load over the run
             # weighs on every N alike
@@ -967,6 +985,15 @@ def parse(argv: list[str]) -> argparse.Namespace:
         "--quota-nodes",
         default="1,2,4",
         help="the quota part's node counts, compared with the first (default 1,2,4)",
+    )
+    parser.add_argument(
+        "--quota-weight",
+        type=float,
+        default=1.0,
+        metavar="TIMES",
+        help="on a machine shared with other work, give each node's cgroup, and one without "
+        "a quota for the driver (this process, and the Redis it starts), this many times the "
+        "default CPU weight, so that they get their share first (default 1: no favour)",
     )
     parser.add_argument(
         "--quota-rooms", type=int, help="the quota part's rooms per node (saturation load)"

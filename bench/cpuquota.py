@@ -75,6 +75,14 @@ class Cgroup:
             _write(self.path / "cpu.cfs_period_us", str(PERIOD_US))
             _write(self.path / "cpu.cfs_quota_us", str(quota))
 
+    def set_weight(self, factor: float) -> None:
+        """Weigh the cgroup ``factor`` times a default process against the others when
+        the machine is short of CPU (v2 cpu.weight, default 100; v1 cpu.shares, 1024)."""
+        if self.kind == "v2":
+            _write(self.path / "cpu.weight", str(max(1, min(10_000, round(100 * factor)))))
+        else:
+            _write(self.path / "cpu.shares", str(max(2, min(262_144, round(1024 * factor)))))
+
     def quota(self) -> float:
         """The quota in cores, read back from the kernel (inf when unlimited)."""
         if self.kind == "v2":
@@ -244,9 +252,10 @@ class CpuQuotas:
     ) -> None:
         self.close()
 
-    def make(self, name: str, cores: float) -> Cgroup:
-        """A new cgroup ``dudo-bench-<owner>-<name>`` with a quota of ``cores``."""
-        if not 0.01 <= cores <= (os.cpu_count() or 1):
+    def make(self, name: str, cores: float | None, weight: float = 1.0) -> Cgroup:
+        """A new cgroup ``dudo-bench-<owner>-<name>`` with a quota of ``cores`` (None: no
+        quota) and ``weight`` times the default CPU weight."""
+        if cores is not None and not 0.01 <= cores <= (os.cpu_count() or 1):
             raise ValueError(f"a quota of {cores} cores: it must be 0.01 to the CPU count")
         if self.kind == "v2" and "cpu" not in _enabled(self.parent):
             try:
@@ -267,15 +276,18 @@ class CpuQuotas:
                 "cgroup.procs)"
             )
         try:
-            group.set_quota(cores)
+            if cores is not None:
+                group.set_quota(cores)
+            if weight != 1.0:
+                group.set_weight(weight)
         except OSError as error:
             self.release(group)
-            raise _explain(error, "set a CPU quota in", path) from None
+            raise _explain(error, "set a CPU quota or weight in", path) from None
         return group
 
-    def confine(self, pid: int, name: str, cores: float) -> Cgroup:
+    def confine(self, pid: int, name: str, cores: float | None, weight: float = 1.0) -> Cgroup:
         """Put process ``pid`` in a new cgroup of its own limited to ``cores``."""
-        group = self.make(name, cores)
+        group = self.make(name, cores, weight)
         try:
             group.move(pid)
         except OSError as error:
