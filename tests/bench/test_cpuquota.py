@@ -92,6 +92,18 @@ def test_no_cgroup_is_left_behind_after_an_error_or_ctrl_c(
     assert ours(quotas) == []
 
 
+def test_a_cgroup_without_a_quota_can_be_weighed_above_other_work() -> None:
+    quotas = usable()
+    try:
+        group = quotas.make("driver", None, 8.0)
+        assert group.quota() == float("inf")
+        knob = "cpu.weight" if group.kind == "v2" else "cpu.shares"
+        assert (group.path / knob).read_text().strip() == ("800" if group.kind == "v2" else "8192")
+    finally:
+        quotas.close()
+    assert ours(quotas) == []
+
+
 def test_cgroups_of_a_run_that_was_killed_are_swept() -> None:
     quotas = usable()
     gone = subprocess.Popen(["true"])
