@@ -28,6 +28,19 @@ What it measures
         renewed every 1 s) and with a shorter one (``--short-lease``). Also checked: the
         state after the takeover is at least as new as the last one any seat saw before the
         kill (no acknowledged action lost).
+    quota (only when named: ``--only quota``; root and cgroups needed)
+        Scale-out measured as on separate machines (issue 23): each node runs under a CPU
+        quota of ``--cpu-quota`` cores (0.2 by default, so that 4 nodes fit on 2 cores
+        beside the driver, PostgreSQL and Redis) in a cgroup of its own (bench/cpuquota.py:
+        cgroup v2 or v1, whichever the machine has); the driver, Redis and PostgreSQL stay
+        outside the quotas. The saturation load with ``--quota-rooms`` rooms per node (100;
+        40 with --quick) on N = 1, 2 and 4 nodes (``--quota-nodes``), ``--quota-rounds``
+        times (2; 1 with --quick), alternated (1 2 4, then 4 2 1): actions/s and the ratio
+        to 1 node (the aim: at least 0.9 x N), each node's CPU (about the quota, not more)
+        and the share of the CFS periods in which the kernel stopped it at its quota. A
+        node that got less than its quota was short of CPU (see "other" and "busy"); on a
+        machine shared with other work, ``--quota-weight 8`` weighs the nodes' cgroups and
+        an uncapped one for the driver above it.
 
     Reported per load besides: CPU of each node, of the driver (this process), of Redis
     and of all PostgreSQL processes, the whole machine's busy CPU from /proc/stat (so what
@@ -52,6 +65,7 @@ How
     python bench/cluster.py --json FILE       # the full run: 7 minutes on an idle machine,
                                               # 9 to 11 when other work shares its cores
     python bench/cluster.py --only takeover   # parts: saturation cost large relay takeover
+    python bench/cluster.py --only quota      # (and quota): 1, 2 and 4 nodes at 0.2 core
 
     DUDO_BENCH_POSTGRES sets the PostgreSQL URL (default postgresql://dudo:dudo@127.0.0.1
     :5432/dudo); DUDO_BENCH_CGROUPS where the cgroup filesystems are (default /sys/fs/cgroup).
