@@ -839,11 +839,16 @@ def show_quota(rows: list[dict[str, Any]]) -> None:
             ratio = row["actions_per_second"] / base["actions_per_second"]
             ratios.setdefault(row["nodes"], []).append(ratio)
             cpu = row["cpu"]
+            # the same per core the nodes got: below the quota, a node was short of CPU
+            per_core = (row["actions_per_second"] / sum(cpu["nodes"])) / (
+                base["actions_per_second"] / sum(base["cpu"]["nodes"])
+            )
             shares = [t for t in cpu.get("throttled") or [] if t is not None]
             print(
                 f"  {row['nodes']} node{'s' if row['nodes'] > 1 else ' '} "
                 f"{row['actions_per_second']:6.0f} actions/s  x{ratio:.2f} "
-                f"(aim x{0.9 * scale:.2f}: {'met' if ratio >= 0.9 * scale else 'NOT met'}); "
+                f"(aim x{0.9 * scale:.2f}: {'met' if ratio >= 0.9 * scale else 'NOT met'}), "
+                f"per core the nodes got x{per_core:.2f}; "
                 f"nodes CPU {'+'.join(f'{c:.2f}' for c in cpu['nodes'])} (most "
                 f"{max(cpu['nodes']):.2f}, least {min(cpu['nodes']):.2f}), throttled in "
                 f"{100 * min(shares, default=float('nan')):.0f}% or more of the periods; "
