@@ -868,6 +868,11 @@ def show_quota(rows: list[dict[str, Any]]) -> None:
 
 async def main(args: argparse.Namespace, quotas: CpuQuotas | None) -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = []
+    # SIGTERM as Ctrl-C: the run is cancelled, so the nodes, Redis, the schema and the
+    # cgroups are cleaned up (a handler that raised would land in whatever callback runs)
+    running = asyncio.current_task()
+    assert running is not None
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, running.cancel)
 
     async def step(coro: Any) -> None:
         result = await coro
@@ -1082,6 +1087,7 @@ if __name__ == "__main__":
         import uvloop
 
         runner = uvloop.run
+
     quotas = None
     if "quota" in arguments.only:
         try:  # every reason a quota cannot be set shows here, before anything starts
@@ -1096,6 +1102,9 @@ if __name__ == "__main__":
     ]
     try:
         found = runner(main(arguments, quotas))
+    except (KeyboardInterrupt, asyncio.CancelledError):  # Ctrl-C or SIGTERM, cleaned up
+        print("bench/cluster.py: interrupted", file=sys.stderr)
+        sys.exit(130)
     finally:
         for hog in hogs:
             hog.kill()
