@@ -66,6 +66,7 @@ class Cgroup:
 
     path: Path
     kind: str  # "v1" or "v2"
+    home: Path | None = None  # where a process still in it goes back (else the root)
 
     def set_quota(self, cores: float) -> None:
         quota = round(cores * PERIOD_US)
@@ -121,10 +122,11 @@ class Cgroup:
         (the kernel refuses to remove a cgroup with processes); one just killed may take a
         moment to leave."""
         deadline = time.monotonic() + timeout
+        home = self.home if self.home and self.home.is_dir() else self.path.parent
         while True:
             for pid in self.pids():
                 with contextlib.suppress(OSError):
-                    _write(self.path.parent / "cgroup.procs", str(pid))
+                    _write(home / "cgroup.procs", str(pid))
             try:
                 self.path.rmdir()
                 return
@@ -288,12 +290,24 @@ class CpuQuotas:
     def confine(self, pid: int, name: str, cores: float | None, weight: float = 1.0) -> Cgroup:
         """Put process ``pid`` in a new cgroup of its own limited to ``cores``."""
         group = self.make(name, cores, weight)
+        group.home = self.cgroup_of(pid)
         try:
             group.move(pid)
         except OSError as error:
             self.release(group)
             raise _explain(error, "move a process into", group.path) from None
         return group
+
+    def cgroup_of(self, pid: int) -> Path | None:
+        """The folder of the cgroup process ``pid`` is in, in this hierarchy."""
+        with contextlib.suppress(OSError):
+            for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines():
+                _, controllers, path = line.split(":", 2)
+                if (self.kind == "v2" and controllers == "") or (
+                    self.kind == "v1" and "cpu" in controllers.split(",")
+                ):
+                    return self.parent / path.lstrip("/")
+        return None
 
     def release(self, group: Cgroup) -> None:
         group.remove()

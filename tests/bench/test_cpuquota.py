@@ -104,6 +104,22 @@ def test_a_cgroup_without_a_quota_can_be_weighed_above_other_work() -> None:
     assert ours(quotas) == []
 
 
+def test_a_process_still_in_a_cgroup_goes_back_where_it_was_when_it_is_removed() -> None:
+    quotas = usable()
+    spinner = busy()
+    try:
+        home = quotas.cgroup_of(spinner.pid)
+        assert home is not None and home.is_dir()
+        group = quotas.confine(spinner.pid, "back", 0.5)
+        assert quotas.cgroup_of(spinner.pid) == group.path
+        quotas.close()
+        assert quotas.cgroup_of(spinner.pid) == home and not group.path.exists()
+    finally:
+        spinner.kill()
+        spinner.wait()
+        quotas.close()
+
+
 def test_cgroups_of_a_run_that_was_killed_are_swept() -> None:
     quotas = usable()
     gone = subprocess.Popen(["true"])
