@@ -28,6 +28,19 @@ What it measures
         renewed every 1 s) and with a shorter one (``--short-lease``). Also checked: the
         state after the takeover is at least as new as the last one any seat saw before the
         kill (no acknowledged action lost).
+    quota (only when named: ``--only quota``; root and cgroups needed)
+        Scale-out measured as on separate machines (issue 23): each node runs under a CPU
+        quota of ``--cpu-quota`` cores (0.2 by default, so that 4 nodes fit on 2 cores
+        beside the driver, PostgreSQL and Redis) in a cgroup of its own (bench/cpuquota.py:
+        cgroup v2 or v1, whichever the machine has); the driver, Redis and PostgreSQL stay
+        outside the quotas. The saturation load with ``--quota-rooms`` rooms per node (100;
+        40 with --quick) on N = 1, 2 and 4 nodes (``--quota-nodes``), ``--quota-rounds``
+        times (2; 1 with --quick), alternated (1 2 4, then 4 2 1): actions/s and the ratio
+        to 1 node (the aim: at least 0.9 x N), each node's CPU (about the quota, not more)
+        and the share of the CFS periods in which the kernel stopped it at its quota. A
+        node that got less than its quota was short of CPU (see "other" and "busy"); on a
+        machine shared with other work, ``--quota-weight 8`` weighs the nodes' cgroups and
+        an uncapped one for the driver above it.
 
     Reported per load besides: CPU of each node, of the driver (this process), of Redis
     and of all PostgreSQL processes, the whole machine's busy CPU from /proc/stat (so what
@@ -52,9 +65,10 @@ How
     python bench/cluster.py --json FILE       # the full run: 7 minutes on an idle machine,
                                               # 9 to 11 when other work shares its cores
     python bench/cluster.py --only takeover   # parts: saturation cost large relay takeover
+    python bench/cluster.py --only quota      # (and quota): 1, 2 and 4 nodes at 0.2 core
 
     DUDO_BENCH_POSTGRES sets the PostgreSQL URL (default postgresql://dudo:dudo@127.0.0.1
-    :5432/dudo).
+    :5432/dudo); DUDO_BENCH_CGROUPS where the cgroup filesystems are (default /sys/fs/cgroup).
 """
 
 from __future__ import annotations
@@ -84,6 +98,7 @@ import orjson
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from cpuquota import CGROUP_ROOT, Cgroup, CpuQuotas, QuotaUnavailable, Throttling  # noqa: E402
 from load import (  # noqa: E402  (bench/load.py, next to this file)
     RoomDriver,
     Stats,
@@ -151,6 +166,7 @@ class Node:
     process: subprocess.Popen[bytes]
     log: Path
     cluster: bool
+    cgroup: Cgroup | None = None  # its CPU quota's (``--only quota``)
 
     @property
     def base(self) -> str:
@@ -192,6 +208,9 @@ class Site:
     database: str
     env: dict[str, str] = field(default_factory=dict)
     nodes: list[Node] = field(default_factory=list)
+    quotas: CpuQuotas | None = None  # when set, every node runs under a CPU quota of
+    quota_cores: float = 0.0  # this many cores, in a cgroup of its own
+    quota_weight: float = 1.0  # and this many times the default CPU weight
 
     def complaints(self) -> list[str]:
         """What the nodes logged (they run with --log-level warning: warnings and up)."""
@@ -229,6 +248,14 @@ class Site:
             )
         node = Node(port, process, log, cluster)
         self.nodes.append(node)
+        if self.quotas:  # at once, so that only the node is in it (the driver stays out)
+            try:
+                node.cgroup = self.quotas.confine(
+                    process.pid, f"node-{port}", self.quota_cores, self.quota_weight
+                )
+            except BaseException:
+                node.kill()
+                raise
         deadline = time.monotonic() + 60
         async with httpx.AsyncClient() as http:
             while True:
@@ -242,9 +269,14 @@ class Site:
 
 
 @contextlib.asynccontextmanager
-async def site(env: dict[str, str] | None = None) -> AsyncIterator[Site]:
-    """A throwaway Redis and PostgreSQL schema; every node started on them is killed and
-    the schema dropped at the end."""
+async def site(
+    env: dict[str, str] | None = None,
+    quotas: CpuQuotas | None = None,
+    quota_cores: float = 0.0,
+    quota_weight: float = 1.0,
+) -> AsyncIterator[Site]:
+    """A throwaway Redis and PostgreSQL schema; every node started on them is killed (and
+    its cgroup removed, under a quota) and the schema dropped at the end."""
     binary = shutil.which("redis-server")
     if binary is None:
         raise SystemExit("redis-server is needed (apt-get install redis-server)")
@@ -276,6 +308,9 @@ async def site(env: dict[str, str] | None = None) -> AsyncIterator[Site]:
             redis.pid,
             f"{POSTGRES}{separator}schema={schema}",
             dict(env or {}),
+            quotas=quotas,
+            quota_cores=quota_cores,
+            quota_weight=quota_weight,
         )
         try:
             deadline = time.monotonic() + 10
@@ -292,6 +327,8 @@ async def site(env: dict[str, str] | None = None) -> AsyncIterator[Site]:
         finally:
             for node in running.nodes:
                 node.kill()
+                if node.cgroup and quotas:
+                    quotas.release(node.cgroup)
             redis.kill()
             redis.wait(timeout=10)
             subprocess.run(
@@ -318,6 +355,7 @@ class CpuSnapshot:
     redis: float
     postgres: dict[int, float]
     machine: tuple[float, float]
+    throttling: list[Throttling | None]
 
     @classmethod
     def take(cls, running: Site, nodes: list[Node]) -> CpuSnapshot:
@@ -328,6 +366,7 @@ class CpuSnapshot:
             cpu_of(running.redis_pid),
             {pid: cpu_of(pid) for pid in postgres_pids()},
             machine_busy(),
+            [node.cgroup.throttling() if node.cgroup else None for node in nodes],
         )
 
     def since(self, before: CpuSnapshot) -> dict[str, Any]:
@@ -341,7 +380,12 @@ class CpuSnapshot:
         redis = (self.redis - before.redis) / elapsed
         machine = (self.machine[0] - before.machine[0]) / elapsed
         irq = (self.machine[1] - before.machine[1]) / elapsed
+        throttled = [  # share of the CFS periods in which the node used all its quota
+            a.since(b).throttled / max(a.since(b).periods, 1) if a and b else None
+            for a, b in zip(self.throttling, before.throttling, strict=True)
+        ]
         return {
+            "throttled": throttled,
             "nodes": nodes,
             "driver": driver,
             "redis": redis,
@@ -445,14 +489,18 @@ async def run_load(
     rooms: int,
     relayed: bool,
     args: argparse.Namespace,
+    quotas: CpuQuotas | None = None,
 ) -> dict[str, Any]:
-    """One load on fresh nodes, a fresh Redis and a fresh schema."""
+    """One load on fresh nodes, a fresh Redis and a fresh schema; with ``quotas``, each
+    node under a CPU quota of ``args.cpu_quota`` cores."""
     steady = load == "steady"
     warmup = args.warmup_steady if steady else args.warmup
     window = args.window_steady if steady else args.window_saturation
     loadavg = os.getloadavg()
     gc.set_threshold(50_000, 20, 100)
-    async with site() as running:
+    async with site(
+        quotas=quotas, quota_cores=args.cpu_quota, quota_weight=args.quota_weight
+    ) as running:
         started = [await running.start_node(cluster) for _ in range(nodes)]
         plan = [Seats(started[i % nodes], started[(i + relayed) % nodes]) for i in range(rooms)]
         stats = Stats()
@@ -490,6 +538,8 @@ async def run_load(
         "load": load,
         "rooms": rooms,
         "relayed": relayed,
+        "cpu_quota": args.cpu_quota if quotas else None,
+        "quota_weight": args.quota_weight if quotas else None,
         "sockets": 4 * rooms,
         "set_up_seconds": round(set_up_time, 1),
         "window_seconds": round(elapsed, 2),
@@ -712,6 +762,7 @@ def show(results: list[dict[str, Any]]) -> None:
                     f"x{one['actions_per_second'] / plain['actions_per_second']:.2f}, "
                     f"CPU per action x{cost:.2f}"
                 )
+        show_quota([r for r in loads if r.get("cpu_quota")])
         for a, b in (
             ("steady plain", "steady 1 node"),
             ("steady 2 nodes direct", "steady 2 nodes relayed"),
@@ -762,8 +813,66 @@ def show(results: list[dict[str, Any]]) -> None:
         print(f"  states older than one seen before the kill: {r['behind']}")
 
 
-async def main(args: argparse.Namespace) -> list[dict[str, Any]]:
+def show_quota(rows: list[dict[str, Any]]) -> None:
+    """N nodes under a CPU quota each against the fewest nodes of the same round."""
+    rounds: dict[str, list[dict[str, Any]]] = {}
+    for row in rows:
+        rounds.setdefault(row["name"].partition(" #")[2], []).append(row)
+    ratios: dict[int, list[float]] = {}
+    for tag, found in sorted(rounds.items()):
+        found.sort(key=lambda r: r["nodes"])
+        base = found[0]
+        print()
+        print(
+            f"quota{f' #{tag}' if tag else ''}: each node under a quota of "
+            f"{base['cpu_quota']:g} core"
+            + (
+                f" and {base['quota_weight']:g} x the default CPU weight (the driver too)"
+                if base.get("quota_weight", 1.0) != 1.0
+                else ""
+            )
+            + f", {base['rooms'] // base['nodes']} rooms per node, "
+            f"against {base['nodes']} node{'s' if base['nodes'] > 1 else ''}:"
+        )
+        for row in found:
+            scale = row["nodes"] / base["nodes"]
+            ratio = row["actions_per_second"] / base["actions_per_second"]
+            ratios.setdefault(row["nodes"], []).append(ratio)
+            cpu = row["cpu"]
+            # the same per core the nodes got: below the quota, a node was short of CPU
+            per_core = (row["actions_per_second"] / sum(cpu["nodes"])) / (
+                base["actions_per_second"] / sum(base["cpu"]["nodes"])
+            )
+            shares = [t for t in cpu.get("throttled") or [] if t is not None]
+            print(
+                f"  {row['nodes']} node{'s' if row['nodes'] > 1 else ' '} "
+                f"{row['actions_per_second']:6.0f} actions/s  x{ratio:.2f} "
+                f"(aim x{0.9 * scale:.2f}: {'met' if ratio >= 0.9 * scale else 'NOT met'}), "
+                f"per core the nodes got x{per_core:.2f}; "
+                f"nodes CPU {'+'.join(f'{c:.2f}' for c in cpu['nodes'])} (most "
+                f"{max(cpu['nodes']):.2f}, least {min(cpu['nodes']):.2f}), throttled in "
+                f"{100 * min(shares, default=float('nan')):.0f}% or more of the periods; "
+                f"driver {cpu['driver']:.2f}, busy {cpu['machine']:.2f} of "
+                f"{os.cpu_count()}, other {cpu['other']:.2f}, load avg "
+                f"{row['loadavg_before'][0]:.2f}"
+            )
+    if len(rounds) > 1:
+        print(
+            "  ratios over the rounds: "
+            + "; ".join(
+                f"{n} nodes " + " ".join(f"x{r:.2f}" for r in found)
+                for n, found in sorted(ratios.items())
+            )
+        )
+
+
+async def main(args: argparse.Namespace, quotas: CpuQuotas | None) -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = []
+    # SIGTERM as Ctrl-C: the run is cancelled, so the nodes, Redis, the schema and the
+    # cgroups are cleaned up (a handler that raised would land in whatever callback runs)
+    running = asyncio.current_task()
+    assert running is not None
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, running.cancel)
 
     async def step(coro: Any) -> None:
         result = await coro
@@ -850,6 +959,30 @@ async def main(args: argparse.Namespace) -> list[dict[str, Any]]:
         ):
             say(f"takeover, {label}")
             await step(takeover(label, env, args))
+    if "quota" in parts:
+        assert quotas is not None
+        if args.quota_weight != 1.0:  # the driver weighed like the nodes, but no quota
+            quotas.confine(os.getpid(), "driver", None, args.quota_weight)
+        for round_ in range(1, args.quota_rounds + 1):
+            # alternated, 1 2 4 then 4 2 1: a drift of the machine's load over the run
+            # weighs on every N alike
+            order = args.quota_nodes if round_ % 2 else args.quota_nodes[::-1]
+            for nodes in order:
+                name = f"quota {nodes} node{'s' if nodes > 1 else ''}"
+                name += f" #{round_}" if args.quota_rounds > 1 else ""
+                say(f"{name}, {args.cpu_quota:g} core each")
+                await step(
+                    run_load(
+                        name,
+                        nodes=nodes,
+                        cluster=True,
+                        load="saturation",
+                        rooms=args.quota_rooms * nodes,
+                        relayed=False,
+                        args=args,
+                        quotas=quotas,
+                    )
+                )
     return results
 
 
@@ -859,8 +992,38 @@ def parse(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--only",
         nargs="+",
-        choices=["saturation", "cost", "relay", "large", "takeover"],
+        choices=["saturation", "cost", "relay", "large", "takeover", "quota"],
         default=["saturation", "cost", "relay", "large", "takeover"],
+        help="parts to run; quota (each node under a CPU quota: root and cgroups needed) "
+        "runs only when named",
+    )
+    parser.add_argument(
+        "--cpu-quota",
+        type=float,
+        default=0.2,
+        metavar="CORES",
+        help="the quota part's CPU quota of each node, in cores (default 0.2: 4 nodes fit "
+        "on 2 cores beside the driver, PostgreSQL and Redis)",
+    )
+    parser.add_argument(
+        "--quota-nodes",
+        default="1,2,4",
+        help="the quota part's node counts, compared with the first (default 1,2,4)",
+    )
+    parser.add_argument(
+        "--quota-weight",
+        type=float,
+        default=1.0,
+        metavar="TIMES",
+        help="on a machine shared with other work, give each node's cgroup, and one without "
+        "a quota for the driver (this process, and the Redis it starts), this many times the "
+        "default CPU weight, so that they get their share first (default 1: no favour)",
+    )
+    parser.add_argument(
+        "--quota-rooms", type=int, help="the quota part's rooms per node (saturation load)"
+    )
+    parser.add_argument(
+        "--quota-rounds", type=int, help="the quota part's loads, each this often, alternated"
     )
     parser.add_argument("--saturation-rooms", type=int)
     parser.add_argument(
@@ -888,7 +1051,17 @@ def parse(argv: list[str]) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.hogs < 0:
         parser.error("--hogs must be 0 or more")
+    try:
+        args.quota_nodes = [int(n) for n in args.quota_nodes.split(",")]
+    except ValueError:
+        parser.error("--quota-nodes takes node counts separated by commas, e.g. 1,2,4")
+    if min(args.quota_nodes) < 1:
+        parser.error("--quota-nodes: every count must be 1 or more")
+    if not 0.01 <= args.cpu_quota <= (os.cpu_count() or 1):
+        parser.error(f"--cpu-quota must be 0.01 to {os.cpu_count()} cores")
     quick = args.quick
+    args.quota_rooms = args.quota_rooms or (40 if quick else 100)
+    args.quota_rounds = args.quota_rounds or (1 if quick else 2)
     args.saturation_rooms = args.saturation_rooms or (60 if quick else 300)
     args.rounds = args.rounds or (1 if quick else 2)
     args.steady = args.steady or (200 if quick else 1000)
@@ -914,17 +1087,30 @@ if __name__ == "__main__":
         import uvloop
 
         runner = uvloop.run
+
+    quotas = None
+    if "quota" in arguments.only:
+        try:  # every reason a quota cannot be set shows here, before anything starts
+            quotas = CpuQuotas(Path(os.environ.get("DUDO_BENCH_CGROUPS", CGROUP_ROOT))).open()
+        except QuotaUnavailable as error:
+            print(f"bench/cluster.py --only quota: {error}", file=sys.stderr)
+            sys.exit(2)
     began = time.time()
     load_before = os.getloadavg()
     hogs = [
         subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(arguments.hogs)
     ]
     try:
-        found = runner(main(arguments))
+        found = runner(main(arguments, quotas))
+    except (KeyboardInterrupt, asyncio.CancelledError):  # Ctrl-C or SIGTERM, cleaned up
+        print("bench/cluster.py: interrupted", file=sys.stderr)
+        sys.exit(130)
     finally:
         for hog in hogs:
             hog.kill()
             hog.wait()
+        if quotas:  # also after an error or Ctrl-C: no cgroup is left behind
+            quotas.close()
     load_after = os.getloadavg()
     print(
         f"\ndudo cluster benchmark, {time.strftime('%Y-%m-%d %H:%M', time.gmtime(began))} "
