@@ -36,6 +36,7 @@ def test_the_share_panel_shows_the_new_link_after_a_removal(server: str, browser
     expect(ana.locator("#lock-room")).to_be_checked()
     assert ana.input_value("#share-link") == first  # the first lock keeps the shared link
     ben.goto(first)
+    ben.wait_for_selector("#name", timeout=30000)  # a first load: slow when busy
     ben.fill("#name", "Ben")
     ben.click("#take-seat")
     expect(ana.locator(".seat-list")).to_contain_text("Ben")
@@ -46,6 +47,7 @@ def test_the_share_panel_shows_the_new_link_after_a_removal(server: str, browser
     assert f"/r/{code}?invite=" in second
     # Ben, sent away, tries the old link again: the locked room does not take him.
     ben.goto(first)
+    ben.wait_for_selector("#name", timeout=30000)  # a first load: slow when busy
     ben.fill("#name", "Ben")
     ben.click("#take-seat")
     # (On a busy machine the page may first say its old seat is gone: removed.)
@@ -53,6 +55,7 @@ def test_the_share_panel_shows_the_new_link_after_a_removal(server: str, browser
     expect(ana.locator(".seat-list")).not_to_contain_text("Ben")
     # The new link does.
     ben.goto(second)
+    ben.wait_for_selector("#name", timeout=30000)  # a first load: slow when busy
     ben.fill("#name", "Ben")
     ben.click("#take-seat")
     expect(ana.locator(".seat-list")).to_contain_text("Ben")
