@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import platform
+import signal
 import subprocess
 import sys
 import time
@@ -23,6 +24,18 @@ SRC = Path(__file__).parents[2] / "src"
 MOVE = r"Your move: "
 CALZA = r"stop asking\): "
 NEXT = r"type quit\): "
+
+
+def default_ctrl_c() -> None:
+    """In the child, before ``dudo play`` starts: Ctrl-C as a terminal gives it.
+
+    A process started with SIGINT ignored keeps it ignored (Python then installs no
+    KeyboardInterrupt handler), and a test process may be in that state: seen as a game that
+    never heard Ctrl-C, in CI, after other tests had run in the same pytest worker. A player's
+    shell starts ``dudo play`` with SIGINT at its default, unblocked; so does this.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 class Player:
@@ -48,7 +61,12 @@ class Player:
         if home is not None:
             env["HOME"] = str(home)
         self.child = pexpect.spawn(
-            sys.executable, ["-m", "dudo", "play", *args], env=env, dimensions=(24, 80), timeout=120
+            sys.executable,
+            ["-m", "dudo", "play", *args],
+            env=env,
+            dimensions=(24, 80),
+            timeout=120,
+            preexec_fn=default_ctrl_c,
         )
 
     def wait(self, *patterns: str) -> int:
