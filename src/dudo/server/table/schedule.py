@@ -20,11 +20,10 @@ from typing import Any
 
 from dudo.bots.base import Bot
 from dudo.bots.registry import make_bot
-from dudo.bots.table import BotError, bot_raised, check_answer, out_of_turn_seats
+from dudo.bots.table import BotError, ask, out_of_turn_seats
 from dudo.game import CALZA, DUDO, Action, Game, Phase
 from dudo.server.logs import log_event
 from dudo.server.table.state import RoomConfig, RoomState
-from dudo.view import view
 
 log = logging.getLogger("dudo.room")
 
@@ -159,14 +158,8 @@ class Schedule:
         raises or answers what it may not does not stop the room: the failure is logged
         in one line (``bot_failed``, naming the seat and what it did) and the answer is
         ``None`` (no calza; on its turn the plainest move stands in)."""
-        bot = self.bot_for(index)
-        seen = view(game, index)
         try:
-            try:
-                answer = bot.act(seen)
-            except Exception as error:
-                raise bot_raised(bot, index, error) from error
-            return check_answer(bot, index, seen, answer, lambda act: game.reason(index, act))
+            return ask(self.bot_for(index), game, index)
         except BotError as error:
             log_event(
                 log,
