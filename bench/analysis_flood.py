@@ -13,6 +13,7 @@ What it measures
 
     python bench/analysis_flood.py                 # the figures of docs/benchmarks.md
     python bench/analysis_flood.py --worker thread --no-client-limit   # as before
+    python bench/analysis_flood.py --pin           # the server on a core, the clients on the other
 
 Why
     Issue 21: 16 clients cycling 152 games got 506 analyses in 45 s (33.7 s of CPU), and a
@@ -58,7 +59,7 @@ def free_port() -> int:
 
 
 class Server:
-    def __init__(self, database: str, env: dict[str, str]) -> None:
+    def __init__(self, database: str, env: dict[str, str], cpus: set[int] | None = None) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         environment = {
@@ -92,6 +93,8 @@ class Server:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             cwd=ROOT,
+            # Set in the child before it runs, so the worker process it starts inherits it.
+            preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None,
         )
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
@@ -198,11 +201,37 @@ async def flood(base: str, ids: list[str], clients: int, seconds: float) -> dict
     return {str(code): count for code, count in sorted(statuses.items())}
 
 
-def flood_process(base: str, ids: list[str], clients: int, seconds: float, results: Any) -> None:
+def flood_process(
+    base: str, ids: list[str], clients: int, seconds: float, results: Any, cpus: set[int] | None
+) -> None:
+    if cpus:  # pinned beside the pinger: niced, so that the pinger, which measures, goes first
+        os.sched_setaffinity(0, cpus)
+        os.nice(10)
     results.put(asyncio.run(flood(base, ids, clients, seconds)))
 
 
+def split_cpus(pin: bool) -> tuple[set[int] | None, set[int] | None]:
+    """The CPUs of the server (with its worker) and of the bench's own processes.
+
+    With ``--pin``, the server gets the first CPU this process may use and the pinger and
+    the flood's clients the rest: the clients stand in for people on other machines, and
+    the server's worker must share the event loop's one core (the harder case: on a
+    bigger machine it would have cores of its own)."""
+    if not pin:
+        return None, None
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        raise SystemExit(
+            f"--pin needs two CPUs or more, and this process may use {len(allowed)}"
+            f" ({allowed}): run without --pin"
+        )
+    return {allowed[0]}, set(allowed[1:])
+
+
 async def run(args: argparse.Namespace) -> dict[str, Any]:
+    server_cpus, bench_cpus = split_cpus(args.pin)
+    if bench_cpus:
+        os.sched_setaffinity(0, bench_cpus)
     with tempfile.TemporaryDirectory() as directory:
         env = {"DUDO_ANALYSIS_CACHE": str(max(1, args.games // 4))}
         if args.worker == "thread":
@@ -210,7 +239,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         if args.no_client_limit:
             env["DUDO_ANALYSES_PER_CLIENT"] = "1000000"
             env["DUDO_ANALYSIS_REQUESTS"] = "1000000"
-        server = Server(f"sqlite:///{directory}/bench.db", env)
+        server = Server(f"sqlite:///{directory}/bench.db", env, server_cpus)
         try:
             started = time.monotonic()
             ids = await play_games(server.base, args.games, args.seats, args.dice)
@@ -223,8 +252,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             async with websockets.connect(
                 url,
                 origin=server.base,  # type: ignore[arg-type]
-                subprotocols=["dudo.v1", f"token.{room['token']}"],
-            ) as socket:  # type: ignore[list-item]
+                subprotocols=["dudo.v1", f"token.{room['token']}"],  # type: ignore[list-item]
+            ) as socket:
                 await socket.recv()
                 baseline = summary(await ping_for(socket, args.seconds))
                 cpu_before = server.cpu_seconds()
@@ -235,7 +264,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
                 results = context.Queue()
                 flooder = context.Process(
                     target=flood_process,
-                    args=(server.base, ids, args.clients, args.seconds, results),
+                    args=(server.base, ids, args.clients, args.seconds, results, bench_cpus),
                 )
                 flooder.start()
                 await asyncio.sleep(1.0)  # (the flood's process starting up)
@@ -249,6 +278,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
             server.stop()
     return {
         "worker": args.worker,
+        "pinned": {"server": sorted(server_cpus), "bench": sorted(bench_cpus or ())}
+        if server_cpus
+        else None,
+        "load_average": [round(value, 2) for value in os.getloadavg()],
         "client_limit": not args.no_client_limit,
         "games": len(ids),
         "seats": args.seats,
@@ -278,6 +311,12 @@ def main() -> None:
         action="store_true",
         help="lift the per-client limits, on analyses made and on requests (the bounded"
         " queue still holds)",
+    )
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="run the server and its worker on one CPU and the pinger and the flood's clients"
+        " on the others (as if the clients were other machines); needs two CPUs",
     )
     args = parser.parse_args()
     print(json.dumps(asyncio.run(run(args)), indent=2))

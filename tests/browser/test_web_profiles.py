@@ -69,6 +69,19 @@ def wait_over(server: str, code: str, game: int) -> None:
         time.sleep(0.05)
 
 
+def wait_started(server: str, code: str, game: int) -> None:
+    """Until the server has begun the room's ``game``-th game. A click's message leaves
+    the page on its socket; going to another page at once could close that socket before
+    the message is sent, and then nobody ever starts the game."""
+    end = time.monotonic() + 30
+    while True:
+        room = httpx.get(f"{server}/api/rooms/{code}").json()
+        if room["status"] != "lobby" and room["game"] >= game:
+            return
+        assert time.monotonic() < end, f"game {game} of {code} did not start: {room}"
+        time.sleep(0.05)
+
+
 def stat(page: Page, name: str) -> str:
     return page.inner_text(f'[data-stat="{name}"]').strip()
 
@@ -81,6 +94,7 @@ def test_profiles_stats_series_transfer_and_forget(server: str, browser: Browser
     ben.click("#take-seat")
     expect(ana.locator("#start")).to_be_enabled()
     ana.click("#start")
+    wait_started(server, code, 1)
     # Both leave for their profile pages: the stand-ins play the game out.
     ben.goto(f"{server}/me")
     ana.goto(f"{server}/me")
@@ -125,6 +139,7 @@ def test_profiles_stats_series_transfer_and_forget(server: str, browser: Browser
     ana.emulate_media(reduced_motion="no-preference")
     check_fits(ana, "series-1280")
     ana.click("#rematch")
+    wait_started(server, code, 2)
     ana.goto(f"{server}/me")
     wait_over(server, code, 2)
     ana.goto(f"{server}/r/{code}")

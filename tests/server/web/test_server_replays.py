@@ -7,6 +7,7 @@ import asyncio
 import gzip
 import json
 import math
+import os
 import re
 import threading
 import time
@@ -424,3 +425,16 @@ def test_a_flood_of_requests_for_a_cached_analysis_answers_429_too_many_requests
         assert statuses[-1].headers["retry-after"] == "2"
         metrics = client.get("/metrics").text
         assert 'dudo_analyses_refused_total{reason="too_many_requests"} 1' in metrics
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="Linux's scheduling classes")
+def test_the_analysis_worker_runs_in_the_idle_class() -> None:
+    """The worker process that makes analyses runs under SCHED_IDLE, so a live room's event
+    loop, waking on a player's message, preempts it at once (bench/analysis_flood.py)."""
+    pool = replays.worker_pool()
+    try:
+        policy = pool.submit(os.sched_getscheduler, 0).result(timeout=120)
+    finally:
+        pool.shutdown()
+    assert policy == os.SCHED_IDLE
+    assert os.sched_getscheduler(0) != os.SCHED_IDLE  # the server's own process is not
