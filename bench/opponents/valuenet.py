@@ -1,0 +1,316 @@
+"""A self-play value-network opponent, in the manner of dudo.ai (Thomas Ahle's liars-dice).
+
+Public design followed (``thomasahle/liars-dice``, read, not copied; written here on numpy):
+one small network per pair of dice counts, ``V(own hand, public round) -> expected outcome``
+for the holder of the hand, and a policy by *regret matching over the children*: at a state
+the regret of an action is ``V(hand, child) - V(hand, state)``, and the bot plays each action
+with probability proportional to its positive regret (uniformly if none is positive).
+The networks are trained by self-play (``train_valuenet.py`` beside this file).
+
+What is ours rather than Ahle's:
+
+- the pair is ``(opener's dice, responder's dice)`` and a round's outcome is worth what it
+  does to the *game*: the loser opens the next round, so losing a die at ``(a, b)`` leads to
+  ``(a - 1, b)`` or ``(b - 1, a)``, and the target is the game's value there (``2 P(win) -
+  1``, from the smaller pairs trained first) instead of a flat +-1;
+- the inputs add features a small network would otherwise have to find: the standing bid's
+  face and quantity, how many of one's own dice support it, and its binomial chance from the
+  own cup alone; the public history is, as in Ahle's encoding, which bids each player made;
+- training targets are lambda-returns that bootstrap on the network's own child values.
+
+Rules it was trained for: heads-up, wild ones, ones the lowest face of the plain raise order,
+bids capped at the dice in play, no calza, no palifico (``--rules no-wilds --set
+wild_ones=true``), up to 5 dice each. Elsewhere (more seats, more dice, other orders) it
+falls back: at a heads-up table with capped quantity bids it still scores the legal bids
+with its networks (ones-never or halving tables, such as tavern and perudo, were never
+trained; the play there is approximate), and otherwise it plays the public two-threshold
+bot (``threshold.py``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import sys
+from itertools import pairwise
+from math import comb
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dudo.bids import Bid
+from dudo.game import DUDO, Action
+from dudo.view import SeatView
+
+MAX_DICE = 5
+"""Dice per player the networks cover (the starting dice of the rules they are for)."""
+MODEL = Path(__file__).parent / "models" / "valuenet.npz"
+
+
+def ladder_size(total: int) -> int:
+    """Bids on the plain ladder with ``total`` dice in play: every quantity 1..total of
+    every face, at index ``(quantity - 1) * 6 + face - 1``."""
+    return 6 * total
+
+
+def feature_size(total: int) -> int:
+    return 30 + 30 + 2 + 2 * ladder_size(total) + 2 + 6 + total + 1 + 1 + 2
+
+
+def _tails() -> np.ndarray:
+    """``table[unseen, wild, needed]``: P(Binomial(unseen, 1/3 or 1/6) >= needed)."""
+    table = np.zeros((MAX_DICE + 1, 2, 2 * MAX_DICE + 2), dtype=np.float32)
+    for unseen in range(MAX_DICE + 1):
+        for wild, chance in ((0, 1 / 6), (1, 1 / 3)):
+            for needed in range(2 * MAX_DICE + 2):
+                table[unseen, wild, needed] = sum(
+                    comb(unseen, k) * chance**k * (1 - chance) ** (unseen - k)
+                    for k in range(needed, unseen + 1)
+                )
+    return table
+
+
+TAILS = _tails()
+_THRESHOLDS = np.arange(MAX_DICE)
+
+
+def support(hands: np.ndarray) -> np.ndarray:
+    """Per face, how many dice of each hand count for it (ones wild for faces 2..6)."""
+    counted: np.ndarray = hands + hands[:, :1]
+    counted[:, 0] = hands[:, 0]
+    return counted
+
+
+def features(
+    pair: tuple[int, int],
+    hands: np.ndarray,
+    me: np.ndarray,
+    bits: np.ndarray,
+    last: np.ndarray,
+    called: np.ndarray,
+    turn: np.ndarray,
+) -> np.ndarray:
+    """The network's input for a batch of (hand, public round) rows.
+
+    ``hands`` (n, 6) face counts of the perspective's cup; ``me`` its role (0 opener, 1
+    responder); ``bits`` (n, 2, L) the bids each role made; ``last`` the standing bid's
+    index (-1: none); ``called`` whether "dudo" was called; ``turn`` the role to move.
+    """
+    total = pair[0] + pair[1]
+    rows = len(hands)
+    index = np.arange(rows)
+    counted = support(hands)
+    mine = bits[index, me]
+    theirs = bits[index, 1 - me]
+    has_bid = last >= 0
+    position = np.maximum(last, 0)
+    quantity, face = position // 6 + 1, position % 6
+    face_hot = np.zeros((rows, 6), dtype=np.float32)
+    face_hot[index, face] = has_bid
+    quantity_hot = np.zeros((rows, total), dtype=np.float32)
+    quantity_hot[index, quantity - 1] = has_bid
+    unseen = np.where(me == 0, pair[1], pair[0])
+    needed = np.clip(quantity - counted[index, face], 0, 2 * MAX_DICE + 1)
+    chance = TAILS[unseen, (face != 0).astype(np.int64), needed] * has_bid
+    bidder_is_me = mine[index, position] * has_bid
+    parts = [
+        (hands[:, :, None] > _THRESHOLDS).reshape(rows, 30),
+        (counted[:, :, None] > _THRESHOLDS).reshape(rows, 30),
+        me[:, None] == np.arange(2),
+        mine,
+        theirs,
+        called[:, None],
+        (turn == me)[:, None],
+        face_hot,
+        quantity_hot,
+        (~has_bid)[:, None],
+        bidder_is_me[:, None],
+        chance[:, None],
+        ((quantity - counted[index, face]) * has_bid / total)[:, None],
+    ]
+    return np.concatenate([np.asarray(part, dtype=np.float32) for part in parts], axis=1)
+
+
+class Net:
+    """A two-hidden-layer perceptron with a tanh output, in numpy."""
+
+    def __init__(self, params: list[np.ndarray]) -> None:
+        self.params = params
+
+    @classmethod
+    def fresh(cls, inputs: int, hidden: tuple[int, int], rng: np.random.Generator) -> Net:
+        sizes = (inputs, *hidden, 1)
+        params: list[np.ndarray] = []
+        for fan_in, fan_out in pairwise(sizes):
+            scale = np.sqrt(2.0 / fan_in)
+            params.append((rng.standard_normal((fan_in, fan_out)) * scale).astype(np.float32))
+            params.append(np.zeros(fan_out, dtype=np.float32))
+        params[-2] *= 0.1
+        return cls(params)
+
+    def __call__(self, inputs: np.ndarray) -> np.ndarray:
+        w1, b1, w2, b2, w3, b3 = self.params
+        hidden = np.maximum(inputs @ w1 + b1, 0)
+        hidden = np.maximum(hidden @ w2 + b2, 0)
+        return np.asarray(np.tanh(hidden @ w3 + b3)[:, 0])
+
+
+def load_hedge(path: Path = MODEL) -> float:
+    """The Hedge rate the model was trained with (0: regret matching)."""
+    with np.load(path) as data:
+        return float(data["hedge"]) if "hedge" in data.files else 0.0
+
+
+def load_nets(path: Path = MODEL) -> dict[tuple[int, int], Net]:
+    """The trained networks by pair (opener's dice, responder's dice)."""
+    nets: dict[tuple[int, int], Net] = {}
+    with np.load(path) as data:
+        for key in data.files:
+            if not key.endswith("_0"):
+                continue
+            a, b = int(key[0]), int(key[1])
+            nets[(a, b)] = Net([data[f"{a}{b}_{i}"].astype(np.float32) for i in range(6)])
+    return nets
+
+
+def child_values(
+    net: Net,
+    pair: tuple[int, int],
+    hand: np.ndarray,
+    me: int,
+    bits: np.ndarray,
+    last: int,
+    actions: list[int],
+) -> tuple[float, np.ndarray]:
+    """``V(hand, state)`` and ``V(hand, child)`` for each action (a bid index, or the
+    ladder size for "dudo"), for the role ``me`` to move."""
+    size = ladder_size(sum(pair))
+    rows = 1 + len(actions)
+    all_bits = np.repeat(bits[None], rows, axis=0)
+    lasts = np.full(rows, last)
+    called = np.zeros(rows, dtype=bool)
+    for row, action in enumerate(actions, start=1):
+        if action == size:
+            called[row] = True
+        else:
+            all_bits[row, me, action] = 1
+            lasts[row] = action
+    turn = np.full(rows, 1 - me)
+    turn[0] = me
+    inputs = features(
+        pair,
+        np.repeat(hand[None], rows, axis=0),
+        np.full(rows, me),
+        all_bits,
+        lasts,
+        called,
+        turn,
+    )
+    values = net(inputs)
+    return float(values[0]), values[1:]
+
+
+def policy(state_value: float, values: np.ndarray, hedge: float = 0.0) -> np.ndarray:
+    """The policy over the children: regret matching, or with ``hedge > 0`` exponential
+    weights on the regrets (Hedge, the alternative Ahle's code keeps in a comment):
+    ``exp(hedge * (V(child) - V(state)))``, normalised."""
+    if hedge > 0:
+        weights = np.exp(hedge * (values - values.max()))
+        return np.asarray(weights / weights.sum())
+    return regret_policy(state_value, values)
+
+
+def regret_policy(state_value: float, values: np.ndarray) -> np.ndarray:
+    """Regret matching over the children: positive regrets, normalised; uniform if none.
+
+    Uniform, not the best child, when no regret is positive (as Ahle does): with the best
+    child instead, self-play settles on pure strategies, since a state's value then equals
+    its best child's and no regret is ever positive again (the 1v1 network collapsed to
+    opening "one 5" with every hand, exploitability 0.56). Falling back to uniform lowers the
+    state's value until the good actions show positive regret again.
+    """
+    regrets = np.maximum(values - state_value, 0)
+    total = regrets.sum()
+    if total > 0:
+        return np.asarray(regrets / total)
+    return np.full(len(values), 1.0 / len(values))
+
+
+def _threshold_bot(seed: int | None) -> Any:
+    name = "dudo_bench_threshold"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(
+            name, Path(__file__).with_name("threshold.py")
+        )
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name].TwoThresholdBot(seed=seed)
+
+
+class ValueNetBot:
+    """Plays a heads-up round by regret matching over its pair's value network."""
+
+    def __init__(self, seed: int | None = None, model: Path | str = MODEL) -> None:
+        self.name = "valuenet"
+        self.rng = random.Random(seed)
+        self.nets = _cached_nets(str(model))
+        self.hedge = load_hedge(Path(model))
+        self.fallback = _threshold_bot(seed)
+
+    def act(self, view: SeatView) -> Action | None:
+        if not view.my_turn:
+            return None
+        decision = self._network_move(view)
+        if decision is None:
+            return self.fallback.act(view)  # type: ignore[no-any-return]
+        return decision
+
+    def _network_move(self, view: SeatView) -> Action | None:
+        alive = [seat for seat, count in enumerate(view.dice_counts) if count]
+        if len(alive) != 2 or view.rules.bids != "quantity" or view.palifico:
+            return None
+        opener = view.opener
+        other = alive[0] if alive[1] == opener else alive[1]
+        pair = (view.dice_counts[opener], view.dice_counts[other])
+        net = self.nets.get(pair)
+        if net is None or view.seat not in (opener, other):
+            return None
+        size = ladder_size(sum(pair))
+        me = 0 if view.seat == opener else 1
+        bits = np.zeros((2, size), dtype=np.float32)
+        last = -1
+        for seat, bid in view.bids:
+            if not isinstance(bid, Bid) or not 1 <= bid.quantity <= sum(pair):
+                return None
+            last = (bid.quantity - 1) * 6 + bid.face - 1
+            bits[0 if seat == opener else 1, last] = 1
+        moves: list[Action] = []
+        actions: list[int] = []
+        for bid in view.legal.bids:
+            if bid.quantity <= sum(pair):
+                moves.append(bid)
+                actions.append((bid.quantity - 1) * 6 + bid.face - 1)
+        if DUDO in view.legal:
+            moves.append(DUDO)
+            actions.append(size)
+        if not moves:
+            return None
+        hand = np.bincount(np.asarray(view.dice, dtype=np.int64) - 1, minlength=6)
+        state_value, values = child_values(net, pair, hand, me, bits, last, actions)
+        chances = policy(state_value, values, self.hedge)
+        pick = self.rng.random() * chances.sum()
+        chosen = int(np.searchsorted(np.cumsum(chances), pick, side="right"))
+        return moves[min(chosen, len(moves) - 1)]
+
+
+_NETS: dict[str, dict[tuple[int, int], Net]] = {}
+
+
+def _cached_nets(model: str) -> dict[tuple[int, int], Net]:
+    """One load per model file per process: the arena builds a bot per game."""
+    if model not in _NETS:
+        _NETS[model] = load_nets(Path(model))
+    return _NETS[model]

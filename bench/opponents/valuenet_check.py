@@ -1,0 +1,78 @@
+"""How far the 1v1 value network's policy is from equilibrium: exact exploitability.
+
+Lays the heads-up 1-die-each round of the rules the networks were trained for (``no-wilds``
+with wild ones) out as the CFR+ solver's public tree (``dudo.bots.cfr``), writes the
+network's regret-matching policy into it for every info set, and measures the exploitability
+(NashConv / 2, in round utility: +1 a die won, -1 a die lost) with exact best responses. For
+scale it prints the uniform strategy's and a CFR+ solution's too.
+
+    python bench/opponents/valuenet_check.py [--model bench/opponents/models/valuenet.npz]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from dudo.bids import Bid
+from dudo.bots.cfr import Tree
+from dudo.bots.endgame import build_endgame
+from dudo.game import DUDO
+from dudo.rules import Rules
+
+sys.path.insert(0, str(Path(__file__).parent))
+from valuenet import MODEL, child_values, ladder_size, load_hedge, load_nets, policy
+
+RULES = Rules.preset("no-wilds", wild_ones=True)
+
+
+def network_strategy(tree: Tree, model: Path, pair: tuple[int, int]) -> list[np.ndarray]:
+    net = load_nets(model)[pair]
+    hedge = load_hedge(model)
+    size = ladder_size(sum(pair))
+    strategy = tree.uniform()
+    for depth, level in enumerate(tree.levels):
+        me = level.actor
+        for n, node in enumerate(level.nodes):
+            bits = np.zeros((2, size), dtype=np.float32)
+            last = -1
+            for i, bid in enumerate(node.history):
+                last = (bid.quantity - 1) * 6 + bid.face - 1
+                bits[i % 2, last] = 1
+            actions = [
+                size if action is DUDO else (action.quantity - 1) * 6 + action.face - 1
+                for action in node.actions
+                if action is DUDO or isinstance(action, Bid)
+            ]
+            for h, hand in enumerate(tree.hands[me]):
+                counts = np.bincount(np.asarray(hand) - 1, minlength=6)
+                state_value, values = child_values(net, pair, counts, me, bits, last, actions)
+                row = np.zeros(level.width)
+                row[: len(actions)] = policy(state_value, values, hedge)
+                strategy[depth][n, h] = row
+    return strategy
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", type=Path, default=MODEL)
+    parser.add_argument("--cfr-iterations", type=int, default=2000)
+    args = parser.parse_args()
+    tree = Tree(build_endgame(RULES, 1, 1))
+    for name, strategy in (
+        ("uniform", tree.uniform()),
+        ("value network", network_strategy(tree, args.model, (1, 1))),
+        ("CFR+", tree.solve(args.cfr_iterations).strategy),
+    ):
+        result = tree.evaluate(strategy)
+        print(
+            f"1v1 {name:14} opener's value {result.value:+.4f}  "
+            f"exploitability {result.exploitability:.4f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

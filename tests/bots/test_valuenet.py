@@ -1,0 +1,100 @@
+"""The self-play value-network opponent of bench/opponents/valuenet.py (issue 24): it loads its
+committed model, plays only legal moves, is deterministic for a seed, and its trainer's
+self-play produces targets a tanh network can fit."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+
+from dudo.bots.table import play_bot_game
+from dudo.dice import SeededDice
+from dudo.game import Game, Phase
+from dudo.rules import Rules
+from dudo.view import SeatView, view
+
+OPPONENTS = Path(__file__).parents[2] / "bench" / "opponents"
+RULES = Rules.preset("no-wilds", wild_ones=True)
+
+
+def _module(name: str) -> ModuleType:
+    if name not in sys.modules:
+        sys.path.insert(0, str(OPPONENTS))  # the trainer imports valuenet by name
+        spec = importlib.util.spec_from_file_location(name, OPPONENTS / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def _views(seed: int, count: int) -> list[SeatView]:
+    """Views of the seat to move at random points of random heads-up rounds."""
+    rng = np.random.default_rng(seed)
+    views: list[SeatView] = []
+    while len(views) < count:
+        counts = [int(rng.integers(1, 6)), int(rng.integers(1, 6))]
+        game = Game(RULES, 2, dice=SeededDice(int(rng.integers(1 << 30))), dice_counts=counts)
+        game.roll()
+        for _ in range(int(rng.integers(0, 6))):
+            legal = game.legal_actions(game.turn).bids
+            if not legal:
+                break
+            game.apply(game.turn, legal[int(rng.integers(0, min(len(legal), 8)))])
+        views.append(view(game, game.turn))
+    return views
+
+
+def test_the_committed_model_covers_every_pair_up_to_five_dice() -> None:
+    valuenet = _module("valuenet")
+    nets = valuenet.load_nets()
+    assert set(nets) == {(a, b) for a in range(1, 6) for b in range(1, 6)}
+    for (a, b), net in nets.items():
+        assert net.params[0].shape[0] == valuenet.feature_size(a + b)
+
+
+def test_it_plays_only_legal_moves_and_is_deterministic_for_a_seed() -> None:
+    valuenet = _module("valuenet")
+    views = _views(seed=5, count=40)
+    first = valuenet.ValueNetBot(seed=11)
+    again = valuenet.ValueNetBot(seed=11)
+    moves = [first.act(seen) for seen in views]
+    assert all(move in seen.legal for move, seen in zip(moves, views, strict=True))
+    assert moves == [again.act(seen) for seen in views]
+
+
+def test_it_uses_its_networks_in_the_rules_it_was_trained_for() -> None:
+    valuenet = _module("valuenet")
+    bot = valuenet.ValueNetBot(seed=1)
+    assert all(bot._network_move(seen) is not None for seen in _views(seed=6, count=10))
+
+
+def test_regret_matching_plays_positive_regrets_in_proportion_else_uniformly() -> None:
+    valuenet = _module("valuenet")
+    policy = valuenet.regret_policy(0.0, np.array([0.3, -0.2, 0.1]))
+    assert np.allclose(policy, [0.75, 0.0, 0.25])
+    assert np.allclose(valuenet.regret_policy(0.5, np.array([0.1, 0.4, -0.3])), [1 / 3] * 3)
+
+
+def test_a_whole_game_against_itself_ends() -> None:
+    valuenet = _module("valuenet")
+    bots = [valuenet.ValueNetBot(seed=seat) for seat in range(2)]
+    game = Game(RULES, 2, dice=SeededDice(3))
+    winners = play_bot_game(game, bots)  # raises BotError on an illegal action
+    assert game.phase is Phase.OVER and len(winners) == 1
+
+
+def test_self_play_targets_lie_within_the_outcomes() -> None:
+    trainer = _module("train_valuenet")
+    valuenet = _module("valuenet")
+    rng = np.random.default_rng(0)
+    pair = (2, 1)
+    net = valuenet.Net.fresh(valuenet.feature_size(3), (16, 8), rng)
+    inputs, targets, outcome = trainer.self_play(net, pair, 32, rng, 0.1, (-0.5, 1.0), 0.6)
+    assert inputs.shape == (len(targets), valuenet.feature_size(3))
+    assert set(np.unique(outcome)) <= {-0.5, 1.0}
+    assert targets.min() >= -1.0 and targets.max() <= 1.0
