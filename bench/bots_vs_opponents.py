@@ -15,6 +15,8 @@ docs/benchmarks.md is seed 7 (dice key ``bench``), so no reported game was seen 
     python bench/bots_vs_opponents.py --games 1000 --seed 7              # every match
     python bench/bots_vs_opponents.py --match hard,bayes --rules tavern  # one match
     python bench/bots_vs_opponents.py --match hard,bayes,ismcts,normal --games 300
+    python bench/bots_vs_opponents.py --match hard,valuenet --rules no-wilds \\
+        --rules-option wild_ones=true                                 # issue 24's rules
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from dudo.bots.registry import make_bot
 from dudo.bots.table import play_bot_game
 from dudo.dice import SeededDice
 from dudo.game import Event, Game
-from dudo.rules import Rules
+from dudo.rules import Rules, parse_override
 
 HERE = Path(__file__).parent / "opponents"
 OPPONENTS = {
@@ -43,6 +45,7 @@ OPPONENTS = {
     "ismcts1000": f"{HERE / 'ismcts.py'}:ISMCTS1000",
     "so-mcts": f"{HERE / 'somcts.py'}:SOMCTSBot",
     "bayes": f"{HERE / 'bayes.py'}:BayesBot",
+    "valuenet": f"{HERE / 'valuenet.py'}:ValueNetBot",
 }
 DEFAULT_MATCHES = [
     "hard,bayes",
@@ -183,6 +186,14 @@ def main() -> None:
         "normal.OPEN_TRUST=0 (repeatable)",
     )
     parser.add_argument(
+        "--rules-option",
+        action="append",
+        default=[],
+        metavar="OPTION=VALUE",
+        help="change a rules option of every rule set played, as dudo's --set does, "
+        "e.g. wild_ones=true (repeatable)",
+    )
+    parser.add_argument(
         "--match",
         action="append",
         help="entrants of one match, comma-separated (repeatable; a table "
@@ -193,8 +204,9 @@ def main() -> None:
     matches = [m.split(",") for m in (args.match or DEFAULT_MATCHES)]
     tweak(args.set)
     for rules_name in args.rules.split(","):
-        rules = Rules.preset(rules_name)
-        print(f"## {rules_name}, {args.games} games a match, seed {args.seed}")
+        rules = Rules.preset(rules_name, **dict(map(parse_override, args.rules_option)))
+        changed = "".join(f" --set {option}" for option in args.rules_option)
+        print(f"## {rules_name}{changed}, {args.games} games a match, seed {args.seed}")
         for entrants in matches:
             started = time.perf_counter()
             tallies = run(

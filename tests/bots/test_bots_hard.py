@@ -252,6 +252,7 @@ def _load(path: Path, name: str) -> type:
         ("bayes.py", "BayesBot"),
         ("ismcts.py", "ISMCTSBot"),
         ("somcts.py", "SOMCTSBot"),
+        ("valuenet.py", "ValueNetBot"),
     ],
 )
 def test_bench_opponents_play_legal_games_under_every_rule_set(file: str, name: str) -> None:
