@@ -2,9 +2,9 @@
 
 Lays the heads-up 1-die-each round of the rules the networks were trained for (``no-wilds``
 with wild ones) out as the CFR+ solver's public tree (``dudo.bots.cfr``), writes the
-network's regret-matching policy into it for every info set, and measures the exploitability
-(NashConv / 2, in round utility: +1 a die won, -1 a die lost) with exact best responses. For
-scale it prints the uniform strategy's and a CFR+ solution's too.
+network's policy (Hedge at each rate asked) into it for every info set, and measures the
+exploitability (NashConv / 2, in round utility: +1 a die won, -1 a die lost) with exact best
+responses. For scale it prints the uniform strategy's and a CFR+ solution's too.
 
     python bench/opponents/valuenet_check.py [--model bench/opponents/models/valuenet.npz]
 """
@@ -24,14 +24,23 @@ from dudo.game import DUDO
 from dudo.rules import Rules
 
 sys.path.insert(0, str(Path(__file__).parent))
-from valuenet import MODEL, child_values, ladder_size, load_hedge, load_nets, policy
+from valuenet import (
+    MODEL,
+    PLAY_HEDGE,
+    child_values,
+    ladder_size,
+    load_hedge,
+    load_nets,
+    policy,
+)
 
 RULES = Rules.preset("no-wilds", wild_ones=True)
 
 
-def network_strategy(tree: Tree, model: Path, pair: tuple[int, int]) -> list[np.ndarray]:
+def network_strategy(
+    tree: Tree, model: Path, pair: tuple[int, int], hedge: float
+) -> list[np.ndarray]:
     net = load_nets(model)[pair]
-    hedge = load_hedge(model)
     size = ladder_size(sum(pair))
     strategy = tree.uniform()
     for depth, level in enumerate(tree.levels):
@@ -60,16 +69,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", type=Path, default=MODEL)
     parser.add_argument("--cfr-iterations", type=int, default=2000)
+    parser.add_argument(
+        "--hedge",
+        type=float,
+        action="append",
+        help="policy rates to measure (repeatable; 0: regret matching); "
+        "default: the model's training rate and the bot's play rate",
+    )
     args = parser.parse_args()
     tree = Tree(build_endgame(RULES, 1, 1))
-    for name, strategy in (
-        ("uniform", tree.uniform()),
-        ("value network", network_strategy(tree, args.model, (1, 1))),
-        ("CFR+", tree.solve(args.cfr_iterations).strategy),
-    ):
+    rates = args.hedge or [load_hedge(args.model), PLAY_HEDGE]
+    strategies = [("uniform", tree.uniform())]
+    strategies += [
+        (f"network, hedge {rate:g}", network_strategy(tree, args.model, (1, 1), rate))
+        for rate in rates
+    ]
+    strategies.append(("CFR+", tree.solve(args.cfr_iterations).strategy))
+    for name, strategy in strategies:
         result = tree.evaluate(strategy)
         print(
-            f"1v1 {name:14} opener's value {result.value:+.4f}  "
+            f"1v1 {name:20} opener's value {result.value:+.4f}  "
             f"exploitability {result.exploitability:.4f}"
         )
 
