@@ -143,18 +143,18 @@ export function renderHome(main) {
           <h2 id="create-title">${icon('table')}${escapeHtml(t('home.create_title'))}</h2>
           <p class="help">${escapeHtml(t('home.create_help'))}</p>
           <form id="create-form">
-          <div class="option"><p class="help" id="create-preset">${escapeHtml(t('create.preset_chosen', {rules: presetTitle(data, 'perudo')}))}</p>
+          <div class="create-col"><div class="option"><p class="help" id="create-preset">${escapeHtml(t('create.preset_chosen', {rules: presetTitle(data, 'perudo')}))}</p>
             <p class="help"><a id="preset-rules" href="/rules" target="_blank">${escapeHtml(t('create.read_rules'))}</a></p></div>
           <details id="house-rules"><summary>${escapeHtml(t('create.house_rules'))}</summary><div id="options"></div></details>
           <div class="option"><label for="seats">${escapeHtml(t('create.seats'))}</label>
             <select id="seats">${[2, 3, 4, 5, 6].map((n) => `<option ${n === 4 ? 'selected' : ''}>${n}</option>`).join('')}</select></div>
-          <ol id="seat-list" class="seat-list">${seatRows(4)}</ol>
-          <div class="option"><label for="timer">${escapeHtml(t('create.timer'))}</label>
+          <ol id="seat-list" class="seat-list">${seatRows(4)}</ol></div>
+          <div class="create-col"><div class="option"><label for="timer">${escapeHtml(t('create.timer'))}</label>
             <select id="timer">${timerOptions(DEFAULT_TIMER)}</select>
             <p class="help">${escapeHtml(t('create.timer_help'))}</p></div>
           <div class="option"><label class="check"><input type="checkbox" id="public"> ${escapeHtml(t('create.public'))}</label></div>
           <div class="option"><label class="check"><input type="checkbox" id="show-lost" checked> ${escapeHtml(t('create.show_lost'))}</label></div>
-          <button id="create" class="primary" type="submit">${escapeHtml(t('home.create'))}</button>
+          <button id="create" class="primary" type="submit">${escapeHtml(t('home.create'))}</button></div>
         </form>
         </section>
         <div class="home-side">
