@@ -3,10 +3,12 @@ after a change to the look, from the repository's root):
 
     PYTHONPATH=src:tests:tests/browser python tests/browser/docs_screenshots.py [folder]
 
-It writes docs/table.png (your turn at 1366×768, five seats), docs/table-1920.png (a reveal at
+It writes docs/home.png and docs/home-phone.png (the home page at 1366×768 and on a 360×640
+phone), docs/table.png (your turn at 1366×768, five seats), docs/table-1920.png (a reveal at
 six seats on 1920×1080, once every cup is up) and docs/table-phone.png (your turn on a
 360×640 phone), or the same names in ``folder``; plus, in test-artifacts/, frames of the
-reveal while the cups lift (to look at, not for the README).
+reveal while the cups lift and the whole home page at 1920×1080 (to look at, not for the
+README).
 """
 
 from __future__ import annotations
@@ -29,6 +31,23 @@ def main(folder: Path) -> None:
     data = ARTIFACTS / "docs-screenshots-db"
     data.mkdir(exist_ok=True)
     with server_process(sqlite_url(data), env=ENV) as (server, _), chromium() as browser:
+        for name, width, height in (("home.png", 1366, 768), ("home-phone.png", 360, 640)):
+            context = browser.new_context(
+                viewport={"width": width, "height": height}, locale="en-US"
+            )
+            page = context.new_page()
+            page.goto(server + "/")
+            page.wait_for_selector("#rooms-list p, #rooms-list ul")
+            page.fill("#name", "Ana")
+            page.screenshot(path=str(folder / name))
+            context.close()
+        context = browser.new_context(viewport={"width": 1920, "height": 1080}, locale="en-US")
+        page = context.new_page()
+        page.goto(server + "/")
+        page.wait_for_selector("#quick")
+        page.screenshot(path=str(ARTIFACTS / "docs-home-1920.png"), full_page=True)
+        context.close()
+
         page, _ = seated(
             browser,
             server,
@@ -49,11 +68,17 @@ def main(folder: Path) -> None:
         page.click("#call-dudo")
         page.wait_for_selector("#reveal .verdict")
         waited = 0
-        for at in (300, 900, 1600, 2400):
+        for at in (300, 900, 1500):  # each screenshot takes a few hundred ms of its own
             page.wait_for_timeout(at - waited)
             waited = at
             page.screenshot(path=str(ARTIFACTS / f"docs-reveal-{at}ms-1920.png"))
-        page.wait_for_timeout(1800)
+        # Once every cup is up (their animations over) and the verdict has faded in, before
+        # the next round's countdown runs out.
+        page.wait_for_function(
+            "() => document.getAnimations().filter((a) => a.animationName === 'cup-tip')"
+            ".every((a) => a.playState === 'finished')"
+        )
+        page.wait_for_timeout(600)
         page.screenshot(path=str(folder / "table-1920.png"))
         page.context.close()
 

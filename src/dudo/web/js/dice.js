@@ -18,6 +18,7 @@ const DEFS = `<svg id="dice-defs" class="dice-defs" width="0" height="0" aria-hi
 <linearGradient id="die-gold-edge" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#fff3c4"/><stop offset=".55" stop-color="#fcd34d"/><stop offset="1" stop-color="#d69e1a"/></linearGradient>
 <radialGradient id="die-gold-top" cx=".4" cy=".35" r=".75"><stop offset="0" stop-color="#fffbe6"/><stop offset=".7" stop-color="#fde68a"/><stop offset="1" stop-color="#fbd35a"/></radialGradient>
 <linearGradient id="die-back-edge" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#f1ede4"/><stop offset="1" stop-color="#b9b2a3"/></linearGradient>
+<linearGradient id="die-back-gloss" x1="0" y1="0" x2="1" y2="1"><stop offset="0" stop-color="#fff" stop-opacity=".55"/><stop offset=".45" stop-color="#fff" stop-opacity="0"/><stop offset="1" stop-color="#000" stop-opacity=".45"/></linearGradient>
 <radialGradient id="die-pip" cx=".42" cy=".38" r=".65"><stop offset="0" stop-color="#000"/><stop offset=".75" stop-color="#1b1b1b"/><stop offset="1" stop-color="#4a4a4a"/></radialGradient>
 <radialGradient id="die-ace" cx=".42" cy=".38" r=".65"><stop offset="0" stop-color="#5f0a23"/><stop offset=".75" stop-color="#9f1239"/><stop offset="1" stop-color="#be3a5d"/></radialGradient>
 </defs></svg>`;
@@ -27,6 +28,11 @@ function ensureDefs() {
   if (typeof document === 'undefined' || !document.body || document.getElementById('dice-defs')) return;
   document.body.insertAdjacentHTML('beforeend', DEFS);
 }
+
+// A hidden die's back: no face at all, the same for every die (the page never holds what is
+// under another player's cup), a small cup embossed on it, the die in its seat's colour.
+const BACK = '<rect class="gloss" x="2" y="2" width="92" height="92" rx="22"/>' +
+  '<path class="mark" d="M38 27 Q48 24 58 27 L65 61 L31 61 Z M26 61 H70 V68 Q48 74 26 68 Z"/>';
 
 // face 0 draws a hidden die (a cup-covered one); options: size, counts, label, cls.
 export function die(face, {size = 40, counts = false, label = '', cls = ''} = {}) {
@@ -40,5 +46,5 @@ export function die(face, {size = 40, counts = false, label = '', cls = ''} = {}
     '<rect class="shade" x="6" y="9" width="92" height="90" rx="22"/>' +
     '<rect class="edge" x="2" y="2" width="92" height="92" rx="22"/>' +
     '<rect class="top" x="10" y="9" width="76" height="76" rx="17"/>' +
-    `${face ? `<g class="pips" transform="translate(-2 -2)">${pips}</g>` : '<text x="48" y="63">?</text>'}${mark}</svg>`;
+    `${face ? `<g class="pips" transform="translate(-2 -2)">${pips}</g>` : BACK}${mark}</svg>`;
 }

@@ -7,7 +7,21 @@ import {morph} from './morph.js';
 import {DEFAULT_TIMER, DICE_CHOICES, chosenRules, loadCatalogue, optionChanged, optionControls,
   presetTitle, timerOptions} from './rooms.js';
 
-const ROOMS_EVERY = 10000; // how often the list of open rooms is asked for again
+const ROOMS_EVERY = 10000;
+
+// The game's name in the display face (Bitter Bold, fonts/OFL.txt) drawn as one path: the
+// home page shows it without downloading the font (its weight budget, docs/web.md).
+const WORDMARK = '<svg class="wordmark-art" viewBox="20 140 2350 830" aria-hidden="true" focusable="false"><path d="M230 947Q172 947 128 916Q83 886 58 826Q32 766 32 680Q32 532 107 460Q182 389 318 389Q340 389 362 391Q384 393 408 398L382 414V249L392 263L310 236V165L522 157V857L505 837L589 863V934L413 942L395 856L409 861Q365 904 322 926Q278 947 230 947ZM284 844Q310 844 339 830Q368 815 399 787L382 829V470L399 502Q352 489 314 489Q243 489 210 536Q178 584 178 667Q178 721 191 761Q204 801 228 822Q251 844 284 844ZM827 947Q761 947 716 904Q671 860 671 772V480L684 500L604 476V404L811 397V749Q811 796 832 818Q853 841 888 841Q915 841 947 826Q979 812 1011 781L1002 806V477L1015 500L935 476V404L1142 397V861L1125 837L1208 863V934L1033 942L1014 844L1033 851Q984 899 930 923Q876 947 827 947ZM1446 947Q1388 947 1344 916Q1299 886 1274 826Q1248 766 1248 680Q1248 532 1323 460Q1398 389 1534 389Q1556 389 1578 391Q1600 393 1624 398L1598 414V249L1608 263L1526 236V165L1738 157V857L1721 837L1805 863V934L1629 942L1611 856L1625 861Q1581 904 1538 926Q1494 947 1446 947ZM1500 844Q1526 844 1555 830Q1584 815 1615 787L1598 829V470L1615 502Q1568 489 1530 489Q1459 489 1426 536Q1394 584 1394 667Q1394 721 1407 761Q1420 801 1444 822Q1467 844 1500 844ZM2106 389Q2224 389 2290 459Q2356 529 2356 658Q2356 748 2324 812Q2292 877 2232 912Q2172 947 2088 947Q1970 947 1906 877Q1841 807 1841 678Q1841 588 1872 524Q1904 459 1963 424Q2022 389 2106 389ZM2099 489Q2042 489 2014 534Q1986 578 1986 671Q1986 764 2013 806Q2040 847 2095 847Q2135 847 2160 827Q2185 807 2198 766Q2211 725 2211 665Q2211 574 2183 532Q2155 489 2099 489Z"/></svg>';
+
+// Line icons for the home page's cards (24×24, stroked in the card's colour).
+const ICONS = {
+  dice: '<rect x="3" y="3" width="18" height="18" rx="4"/><circle cx="8.5" cy="8.5" r="1.2"/><circle cx="15.5" cy="15.5" r="1.2"/><circle cx="12" cy="12" r="1.2"/>',
+  bulb: '<path d="M9 18h6M10 21h4M12 3a6 6 0 0 0-3.5 10.9c.6.5 1 1.2 1 2.1h5c0-.9.4-1.6 1-2.1A6 6 0 0 0 12 3z"/>',
+  door: '<path d="M14 3h5v18h-5M10 8l4 4-4 4M14 12H3"/>',
+  table: '<ellipse cx="12" cy="12" rx="9" ry="6"/><circle cx="12" cy="3.5" r="1.5"/><circle cx="12" cy="20.5" r="1.5"/><circle cx="1.8" cy="12" r="1.3"/><circle cx="22.2" cy="12" r="1.3"/>',
+  people: '<circle cx="9" cy="8" r="3.5"/><path d="M2.5 20c.5-3.6 3.2-6 6.5-6s6 2.4 6.5 6"/><circle cx="17" cy="9" r="2.6"/><path d="M16.5 14.2c2.8.2 4.6 2.3 5 5.3"/>',
+};
+const icon = (name) => `<svg class="card-ico" viewBox="0 0 24 24" aria-hidden="true" focusable="false">${ICONS[name]}</svg>`; // how often the list of open rooms is asked for again
 
 function nameOrComplain(main) {
   const input = main.querySelector('#name');
@@ -84,56 +98,73 @@ export function renderHome(main) {
         `<option value="${key}">${escapeHtml(presetTitle(data, key))}</option>`).join('');
       const diceOptions = DICE_CHOICES.map((n) => `<option value="${n}" ${n === 5 ? 'selected' : ''}>${n}</option>`).join('');
       main.innerHTML = `<div class="home">
-      <section class="hero">
-        <div class="hero-dice" aria-hidden="true">${[5, 1, 5, 3, 6].map((f) => die(f, {size: 40, counts: f === 5 || f === 1})).join('')}</div>
-        <h1>${escapeHtml(t('home.title'))}</h1>
-        <p class="lead">${escapeHtml(t('home.lead'))}</p>
-        <p><a href="/my-games" id="my-games">${escapeHtml(t('home.my_games'))}</a></p>
-      </section>
-      <section class="card">
-        <label for="name" class="big-label">${escapeHtml(t('home.name'))}</label>
-        <input id="name" autocomplete="nickname" maxlength="64" dir="auto" value="${escapeHtml(memory.name)}" placeholder="${escapeHtml(t('home.name_placeholder'))}">
-        <div class="buttons">
-          <button id="quick" class="primary">${escapeHtml(t('home.quick'))}</button>
-          <button id="practice" class="secondary">${escapeHtml(t('home.practice'))}</button>
+      <section class="hero" aria-labelledby="home-title">
+        <div class="hero-text">
+          <h1 id="home-title"><span class="wordmark">${WORDMARK}<span class="sr-only">dudo</span></span>
+            <span class="tagline">${escapeHtml(t('home.title'))}</span></h1>
+          <p class="pitch">${escapeHtml(t('home.pitch'))}</p>
+          <div class="hero-name">
+            <label for="name" class="big-label">${escapeHtml(t('home.name'))}</label>
+            <input id="name" autocomplete="nickname" maxlength="64" dir="auto" value="${escapeHtml(memory.name)}" placeholder="${escapeHtml(t('home.name_placeholder'))}">
+          </div>
         </div>
-        <div class="quick-rules">
-          <label for="preset">${escapeHtml(t('home.quick_rules'))}</label>
-          <select id="preset">${presetOptions}</select>
-          <label for="quick-dice">${escapeHtml(t('opt.starting_dice'))}</label>
-          <select id="quick-dice">${diceOptions}</select>
-        </div>
-        <p class="help">${escapeHtml(t('home.quick_help'))} ${escapeHtml(t('home.practice_help'))}</p>
+        <div class="hero-art" aria-hidden="true"><span class="hero-cup"></span>
+          <span class="hero-dice">${[5, 1, 5, 3, 6].map((f) => die(f, {size: 44})).join('')}</span></div>
       </section>
-      <section class="card" aria-labelledby="rooms-title">
-        <h2 id="rooms-title">${escapeHtml(t('home.rooms_title'))}</h2>
-        <div id="rooms-list"></div>
-      </section>
-      <section class="card">
-        <h2>${escapeHtml(t('home.join_title'))}</h2>
-        <form id="join-form" class="row">
-          <label for="join-code" class="sr-only">${escapeHtml(t('home.code'))}</label>
-          <input id="join-code" class="code-input" maxlength="4" autocapitalize="characters" autocomplete="off" placeholder="ABCD" pattern="[A-Za-z]{4}" required>
-          <button id="join" class="primary" type="submit">${escapeHtml(t('home.join'))}</button>
-        </form>
-      </section>
-      <section class="card create">
-        <h2>${escapeHtml(t('home.create_title'))}</h2>
-        <form id="create-form">
-          <div class="option"><p class="help" id="create-preset">${escapeHtml(t('create.preset_chosen', {rules: presetTitle(data, 'perudo')}))}</p>
+      <div class="home-actions">
+        <section class="card action featured" aria-labelledby="quick-title">
+          <h2 id="quick-title">${icon('dice')}${escapeHtml(t('home.quick_title'))}</h2>
+          <p class="help">${escapeHtml(t('home.quick_help'))}</p>
+          <div class="quick-rules">
+            <label for="preset">${escapeHtml(t('home.quick_rules'))}</label>
+            <select id="preset">${presetOptions}</select>
+            <label for="quick-dice">${escapeHtml(t('opt.starting_dice'))}</label>
+            <select id="quick-dice">${diceOptions}</select>
+          </div>
+          <button id="quick" class="primary big">${escapeHtml(t('home.quick'))}</button>
+        </section>
+        <section class="card action" aria-labelledby="practice-title">
+          <h2 id="practice-title">${icon('bulb')}${escapeHtml(t('home.practice_title'))}</h2>
+          <p class="help">${escapeHtml(t('home.practice_help'))}</p>
+          <button id="practice" class="secondary big">${escapeHtml(t('home.practice'))}</button>
+        </section>
+        <section class="card action" aria-labelledby="join-title">
+          <h2 id="join-title">${icon('door')}${escapeHtml(t('home.join_title'))}</h2>
+          <p class="help">${escapeHtml(t('home.join_help'))}</p>
+          <form id="join-form" class="row">
+            <label for="join-code" class="sr-only">${escapeHtml(t('home.code'))}</label>
+            <input id="join-code" class="code-input" maxlength="4" autocapitalize="characters" autocomplete="off" placeholder="ABCD" pattern="[A-Za-z]{4}" required>
+            <button id="join" class="primary" type="submit">${escapeHtml(t('home.join'))}</button>
+          </form>
+        </section>
+      </div>
+      <div class="home-more">
+        <section class="card create" aria-labelledby="create-title">
+          <h2 id="create-title">${icon('table')}${escapeHtml(t('home.create_title'))}</h2>
+          <p class="help">${escapeHtml(t('home.create_help'))}</p>
+          <form id="create-form">
+          <div class="create-col"><div class="option"><p class="help" id="create-preset">${escapeHtml(t('create.preset_chosen', {rules: presetTitle(data, 'perudo')}))}</p>
             <p class="help"><a id="preset-rules" href="/rules" target="_blank">${escapeHtml(t('create.read_rules'))}</a></p></div>
           <details id="house-rules"><summary>${escapeHtml(t('create.house_rules'))}</summary><div id="options"></div></details>
           <div class="option"><label for="seats">${escapeHtml(t('create.seats'))}</label>
             <select id="seats">${[2, 3, 4, 5, 6].map((n) => `<option ${n === 4 ? 'selected' : ''}>${n}</option>`).join('')}</select></div>
-          <ol id="seat-list" class="seat-list">${seatRows(4)}</ol>
-          <div class="option"><label for="timer">${escapeHtml(t('create.timer'))}</label>
+          <ol id="seat-list" class="seat-list">${seatRows(4)}</ol></div>
+          <div class="create-col"><div class="option"><label for="timer">${escapeHtml(t('create.timer'))}</label>
             <select id="timer">${timerOptions(DEFAULT_TIMER)}</select>
             <p class="help">${escapeHtml(t('create.timer_help'))}</p></div>
           <div class="option"><label class="check"><input type="checkbox" id="public"> ${escapeHtml(t('create.public'))}</label></div>
           <div class="option"><label class="check"><input type="checkbox" id="show-lost" checked> ${escapeHtml(t('create.show_lost'))}</label></div>
-          <button id="create" class="primary" type="submit">${escapeHtml(t('home.create'))}</button>
+          <button id="create" class="primary" type="submit">${escapeHtml(t('home.create'))}</button></div>
         </form>
-      </section></div>`;
+        </section>
+        <div class="home-side">
+          <section class="card" aria-labelledby="rooms-title">
+            <h2 id="rooms-title">${icon('people')}${escapeHtml(t('home.rooms_title'))}</h2>
+            <div id="rooms-list"></div>
+          </section>
+          <p class="my-games-link"><a href="/my-games" id="my-games">${escapeHtml(t('home.my_games'))}</a></p>
+        </div>
+      </div></div>`;
       const fillOptions = () => {
         const preset = main.querySelector('#preset').value;
         main.querySelector('#options').innerHTML = optionControls(data, data.presets[preset].rules);

@@ -204,15 +204,15 @@ export function rulesLine(table) {
 export function lobbyPanel(table) {
   const {room, you} = table.state;
   const link = shareLink(table);
-  return `<section class="card lobby">
+  return `<section class="card lobby"><div class="lobby-invite">
       <h1>${escapeHtml(t('lobby.title'))}</h1>
       <p>${escapeHtml(t('lobby.share'))}</p>
       <div class="share-code">${table.code}</div>
       <p class="share-link"><input id="share-link" readonly value="${escapeHtml(link)}" aria-label="${escapeHtml(t('lobby.link'))}"> <button id="copy-link-2" class="secondary" data-link="${escapeHtml(link)}">${escapeHtml(t('table.copy_link'))}</button></p>
       <figure class="share-qr"><img id="share-qr" src="${escapeHtml(shareQr(table))}" width="240" height="240" alt="${escapeHtml(t('lobby.qr_alt'))}">
         <figcaption class="help">${escapeHtml(t('lobby.qr_help'))}</figcaption></figure>
-      ${linkStaysHere(table) ? `<p class="notice" id="share-local">${escapeHtml(t('lobby.local_only'))}</p>` : ''}
-      <h2>${escapeHtml(t('lobby.seats'))}</h2>
+      ${linkStaysHere(table) ? `<p class="notice" id="share-local">${escapeHtml(t('lobby.local_only'))}</p>` : ''}</div>
+      <div class="lobby-seats"><h2>${escapeHtml(t('lobby.seats'))}</h2>
       ${seatList(table.state)}
       ${takeSeatForm(table.state, 'join.take_seat')}
       ${rulesLine(table)}
@@ -220,7 +220,7 @@ export function lobbyPanel(table) {
       ${you.host ? `<div class="buttons">${room.seats.some((s) => s.kind === 'open') ? `<button id="fill-bots" class="secondary">${escapeHtml(t('lobby.fill_bots'))}</button>` : ''}
         <button id="start" class="primary">${escapeHtml(t('lobby.start'))}</button></div>`
     : `<p class="notice">${escapeHtml(t('lobby.wait_host'))}</p>`}
-      ${you.host ? `<h2>${escapeHtml(t('lobby.settings'))}</h2>${settings(table)}` : ''}
+      ${you.host ? `<h2>${escapeHtml(t('lobby.settings'))}</h2>${settings(table)}` : ''}</div>
     </section>`;
 }
 
