@@ -6,9 +6,10 @@ for the holder of the hand, and a policy over the *children*: at a state the reg
 action is ``V(hand, child) - V(hand, state)``. Ahle plays by regret matching (each action in
 proportion to its positive regret, uniformly if none is positive); his code keeps Hedge,
 ``exp(rate * regret)``, as the alternative. Both are here (:func:`policy`); the committed
-model uses Hedge at rate 10, because on the one round we can measure exactly (1 die each,
-``valuenet_check.py``) regret matching trained the same way settled on nearly pure
-strategies, exploitability 0.56 to 0.71, against 0.13 to 0.28 for Hedge (uniform play: 0.78).
+model is trained with Hedge at rate 10 (and plays at :data:`PLAY_HEDGE`), because on the one
+round we can measure exactly (1 die each, ``valuenet_check.py``) regret matching trained the
+same way settled on nearly pure strategies, exploitability 0.56 to 0.71, against 0.13 to
+0.28 for Hedge (uniform play: 0.78).
 The networks are trained by self-play (``train_valuenet.py`` beside this file).
 
 What is ours rather than Ahle's:
