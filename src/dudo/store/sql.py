@@ -361,11 +361,17 @@ class SqlStore:
             return await self._purge(connection, rooms.c.closed_at < closed_before)
 
     async def append(self, code: str, entries: list[LogEntry]) -> None:
+        await self.submit(code, entries)
+
+    def submit(self, code: str, entries: list[LogEntry]) -> asyncio.Future[None]:
+        """Queue ``entries`` for the writer's next batch; the future is done once they are
+        committed (or holds why not). What :meth:`append` awaits, for a caller that waits
+        with a timeout of its own without making a task per append (the rooms' journal)."""
         if self._queue is None:
             raise StoreError("the store is not open")
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait((code, entries, done))
-        await done
+        return done
 
     async def _write_batches(self) -> None:
         """Commit whatever is waiting in one transaction, then release the waiters."""
