@@ -46,13 +46,17 @@ class LogEntry:
     data: dict[str, Any] = field(default_factory=dict)
 
     def data_json(self) -> str:
-        """The entry's data as compact JSON (orjson: every entry is encoded once on its
-        way to the database, one per action). Strings stay UTF-8, not ``\\u`` escapes;
-        ``json.loads`` reads either the same."""
-        try:
-            return orjson.dumps(self.data, option=orjson.OPT_NON_STR_KEYS).decode()
-        except orjson.JSONEncodeError:  # what orjson refuses (an integer over 64 bits)
-            return json.dumps(self.data, separators=(",", ":"))
+        return compact_json(self.data)
+
+
+def compact_json(data: Any) -> str:
+    """``data`` as compact JSON, as stored: with orjson (every log entry is encoded once on
+    its way to the database, one per action). Strings stay UTF-8, not ``\\u`` escapes;
+    ``json.loads`` reads either the same."""
+    try:
+        return orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS).decode()
+    except orjson.JSONEncodeError:  # what orjson refuses (an integer over 64 bits)
+        return json.dumps(data, separators=(",", ":"))
 
 
 class Store(Protocol):

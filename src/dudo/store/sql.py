@@ -44,7 +44,7 @@ from sqlalchemy.engine import Engine, create_engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from dudo.store.base import LogConflict, LogEntry, StoreError, hide_password
+from dudo.store.base import LogConflict, LogEntry, StoreError, compact_json, hide_password
 
 log = logging.getLogger("dudo.store")
 metadata = MetaData()
@@ -500,7 +500,7 @@ class SqlStore:
                 game_id=game_id,
                 code=code,
                 finished_at=time.time(),
-                record=json.dumps(record, separators=(",", ":")),
+                record=compact_json(record),
             )
             .on_conflict_do_nothing(index_elements=[games.c.game_id])
         )
