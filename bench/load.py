@@ -491,17 +491,30 @@ async def set_up(
         ) as http:
 
             async def make(index: int) -> None:
-                async with gate:
-                    made = (await http.post("/api/rooms", json={"name": "p0", "seats": 4})).json()
-                    urls = [f"{ws_base}{made['code']}?token={made['token']}"]
-                    for seat in range(1, 4):
-                        joined = (
-                            await http.post(
-                                f"/api/rooms/{made['code']}/join", json={"name": f"p{seat}"}
-                            )
-                        ).json()
-                        urls.append(f"{ws_base}{made['code']}?token={joined['token']}")
-                    tickets[index] = urls
+                # On a busy machine a request may time out in the store (503 unavailable)
+                # or lose its connection: the room is made afresh (a half-made one is left
+                # in the lobby), a few times at most.
+                for attempt in range(5):
+                    try:
+                        async with gate:
+                            tickets[index] = await make_room()
+                        return
+                    except (httpx.HTTPError, KeyError):
+                        if attempt == 4:
+                            raise
+                        await asyncio.sleep(1.0)
+
+            async def make_room() -> list[str]:
+                made = (await http.post("/api/rooms", json={"name": "p0", "seats": 4})).json()
+                urls = [f"{ws_base}{made['code']}?token={made['token']}"]
+                for seat in range(1, 4):
+                    joined = (
+                        await http.post(
+                            f"/api/rooms/{made['code']}/join", json={"name": f"p{seat}"}
+                        )
+                    ).json()
+                    urls.append(f"{ws_base}{made['code']}?token={joined['token']}")
+                return urls
 
             await asyncio.gather(*(make(i) for i in range(rooms)))
     else:

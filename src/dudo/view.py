@@ -12,6 +12,8 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from dudo.bids import Bid
 from dudo.game import (
     NO_ACTIONS,
@@ -207,3 +209,91 @@ def _reveal_json(reveal: Revealed) -> dict[str, Any]:
     state to each seat in turn encodes it once instead of once per seat. A pure function
     of the (frozen) reveal; the same dict is handed out again: treat it as read-only."""
     return reveal.table_json(as_event=False)
+
+
+# -- every seat's view as JSON text, for a server that sends one to each seat -------------
+
+# The members of :meth:`SeatView.to_json` that differ from seat to seat; every other
+# member is the same for every seat and for spectators (``view`` takes them from the game).
+_SEAT_KEYS = ("seat", "dice", "legal")
+_LEGAL_TEXTS: dict[int, tuple[LegalActions, bytes]] = {}
+_LEGAL_TEXTS_KEPT = 4096
+
+
+def _legal_text(legal: LegalActions) -> bytes:
+    """The ``legal`` member as JSON, once per :class:`LegalActions` object: the engine makes
+    each one once and hands the same object out again (the ladder of raises from a
+    position), and it is immutable, so its text is too. Keyed by identity (a long tuple is
+    slow to hash), with the object kept beside its text so that a reused ``id`` is never
+    mistaken for it."""
+    found = _LEGAL_TEXTS.get(id(legal))
+    if found is not None and found[0] is legal:
+        return found[1]
+    text = orjson.dumps(
+        {
+            "bids": [bid_to_json(bid) for bid in legal.any_bids],
+            "calls": [call.value for call in legal.calls],
+        }
+    )
+    if len(_LEGAL_TEXTS) >= _LEGAL_TEXTS_KEPT:
+        _LEGAL_TEXTS.clear()
+    _LEGAL_TEXTS[id(legal)] = (legal, text)
+    return text
+
+
+class ViewTexts:
+    """Every seat's :func:`view` of one game state, as the JSON text of its
+    :meth:`SeatView.to_json` (byte for byte what ``orjson.dumps`` gives of it).
+
+    A server sends each seat its own view after every change. All but three members
+    (the seat, its own dice, its legal actions) are the same for everyone, so they are
+    encoded once here and each seat's text is spliced from them. What differs per seat
+    is taken exactly as :func:`view` takes it: the seat's own cup while bidding, nothing
+    for a spectator; the test suite checks every text against ``view`` itself.
+    """
+
+    __slots__ = ("_game", "_head", "_middle", "_tail")
+
+    def __init__(self, game: Game) -> None:
+        shared = view(game, None).to_json()
+        keys = list(shared)
+        dice, legal = keys.index("dice"), keys.index("legal")
+        assert keys[0] == "seat" and keys[1:] and dice < legal, keys
+
+        def members(names: list[str]) -> bytes:
+            return orjson.dumps({name: shared[name] for name in names})[1:-1]
+
+        self._game = game
+        self._head = members(keys[1:dice])
+        self._middle = members(keys[dice + 1 : legal])
+        self._tail = members(keys[legal + 1 :])
+
+    def text(self, seat: int | None) -> str:
+        """The view of ``seat`` (None: a spectator's) as JSON text."""
+        game = self._game
+        if seat is None:
+            seat_text, dice, legal = b"null", b"[]", _legal_text(NO_ACTIONS)
+        else:
+            if not 0 <= seat < game.players:
+                raise ValueError(f"no seat {seat!r} at a table of {game.players}")
+            seat_text = str(seat).encode()
+            own = game.cups[seat] if game.phase is Phase.BIDDING else ()
+            dice = orjson.dumps(own)
+            legal = _legal_text(game.legal_actions(seat))
+        return b"".join(
+            (
+                b'{"seat":',
+                seat_text,
+                b",",
+                self._head,
+                b',"dice":',
+                dice,
+                b",",
+                self._middle,
+                b',"legal":',
+                legal,
+                b",",
+                self._tail,
+                b"}",
+            )
+        ).decode()

@@ -11,6 +11,7 @@ import json
 import random
 from collections.abc import Sequence
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,7 +20,7 @@ from dudo.bids import Bid
 from dudo.dice import Cups, ScriptedDice
 from dudo.game import DUDO, Call, Game, Phase
 from dudo.rules import PRESETS, Rules
-from dudo.view import SeatView, view
+from dudo.view import SeatView, ViewTexts, view
 from randomplay import choose_action, game_rules, mid_game_starts, new_game, players, seeds
 
 PROPERTY = settings(max_examples=120, deadline=None)
@@ -153,3 +154,41 @@ def test_a_view_does_not_depend_on_other_seats_dice(
         previous_cups = cups
     else:
         raise AssertionError("the game did not end within 500 rounds")
+
+
+def check_texts(game: Game) -> None:
+    """The spliced texts are each seat's own view, byte for byte."""
+    texts = ViewTexts(game)
+    for seat in [*range(game.players), None]:
+        assert texts.text(seat) == orjson.dumps(view(game, seat).to_json()).decode()
+    for seat in (-1, game.players):
+        with pytest.raises(ValueError, match="no seat"):
+            texts.text(seat)
+
+
+@PROPERTY
+@given(game_rules(), players, seeds, st.data())
+def test_every_seats_text_is_exactly_its_view(
+    rules: Rules, players: int, seed: int, data: st.DataObject
+) -> None:
+    game, rng = new_game(rules, players, seed, **data.draw(mid_game_starts(rules, players)))
+    for _ in range(500):  # rounds
+        check_texts(game)  # between rounds: no dice in any view, the last reveal public
+        if game.is_over:
+            break
+        game.roll()
+        while game.phase is Phase.BIDDING:
+            check_texts(game)
+            seat, action = choose_action(game, rng)
+            game.apply(seat, action)
+    else:
+        raise AssertionError("the game did not end within 500 rounds")
+
+
+def test_a_seat_s_text_holds_its_own_dice_only() -> None:
+    game = three_seats()
+    game.apply(0, Bid(2, 4))
+    texts = ViewTexts(game)
+    for seat in range(3):
+        assert json.loads(texts.text(seat))["dice"] == CUPS[seat]
+    assert json.loads(texts.text(None))["dice"] == []

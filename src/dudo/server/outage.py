@@ -52,6 +52,34 @@ async def within(work: Awaitable[T], seconds: float) -> T:
         raise
 
 
+async def settled_within(write: asyncio.Future[Any], seconds: float) -> bool:
+    """Wait until ``write`` is done, at most ``seconds``; True if it is. Never cancels it
+    (a timed-out write may still land and is kept as in flight), nor raises what it
+    raised (the caller reads its result).
+
+    What ``asyncio.timeout`` over ``asyncio.shield`` does for a room's every commit, at
+    the cost of one future and one timer: the hottest wait of the server (one per
+    action) should not make a task, a shield and a timeout context each time. If the
+    waiting task is cancelled, only the wait is."""
+    if write.done():
+        return True
+    loop = asyncio.get_running_loop()
+    waiter = loop.create_future()
+
+    def wake(_: object = None) -> None:
+        if not waiter.done():
+            waiter.set_result(None)
+
+    write.add_done_callback(wake)
+    timer = loop.call_later(seconds, wake)
+    try:
+        await waiter
+    finally:
+        timer.cancel()
+        write.remove_done_callback(wake)
+    return write.done()
+
+
 def store_outage(error: BaseException) -> bool:
     """Whether ``error`` is the database's being away (refused, reset, blackholed, locked,
     full, too slow: the store's, the driver's or the pool's) rather than a bug. The rooms

@@ -44,7 +44,7 @@ from sqlalchemy.engine import Engine, create_engine
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from dudo.store.base import LogConflict, LogEntry, StoreError, hide_password
+from dudo.store.base import LogConflict, LogEntry, StoreError, compact_json, hide_password
 
 log = logging.getLogger("dudo.store")
 metadata = MetaData()
@@ -361,11 +361,17 @@ class SqlStore:
             return await self._purge(connection, rooms.c.closed_at < closed_before)
 
     async def append(self, code: str, entries: list[LogEntry]) -> None:
+        await self.submit(code, entries)
+
+    def submit(self, code: str, entries: list[LogEntry]) -> asyncio.Future[None]:
+        """Queue ``entries`` for the writer's next batch; the future is done once they are
+        committed (or holds why not). What :meth:`append` awaits, for a caller that waits
+        with a timeout of its own without making a task per append (the rooms' journal)."""
         if self._queue is None:
             raise StoreError("the store is not open")
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait((code, entries, done))
-        await done
+        return done
 
     async def _write_batches(self) -> None:
         """Commit whatever is waiting in one transaction, then release the waiters."""
@@ -494,7 +500,7 @@ class SqlStore:
                 game_id=game_id,
                 code=code,
                 finished_at=time.time(),
-                record=json.dumps(record, separators=(",", ":")),
+                record=compact_json(record),
             )
             .on_conflict_do_nothing(index_elements=[games.c.game_id])
         )

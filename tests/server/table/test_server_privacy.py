@@ -32,7 +32,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from dudo.store.base import LogEntry, MemoryStore
-from dudo.view import view
+from dudo.view import ViewTexts
 from serverkit import CountingEntropy, FakeClock, make_app
 from socketkit import Sock, connect, seat_table, settled
 
@@ -343,14 +343,21 @@ def test_the_games_cover_the_interesting_cases(honest_runs: dict[str, Run]) -> N
 def test_the_comparison_catches_a_leak(monkeypatch: pytest.MonkeyPatch) -> None:
     """The non-interference check fails for a server that leaks a neighbour's dice."""
 
-    def leaky_view(game: Any, seat: int | None) -> Any:
-        seen = view(game, seat)
-        if seat is None or not seen.dice:
-            return seen
-        neighbour = game.cups[(seat + 1) % game.players]
-        return dataclasses.replace(seen, dice=seen.dice + tuple(neighbour))
+    class LeakyTexts(ViewTexts):
+        """Each seat's view text (what the room sends), with a neighbour's dice added."""
 
-    monkeypatch.setattr("dudo.server.table.audience.view", leaky_view)
+        def __init__(self, game: Any) -> None:
+            super().__init__(game)
+            self.game = game
+
+        def text(self, seat: int | None) -> str:
+            seen = json.loads(super().text(seat))
+            if seat is None or not seen["dice"]:
+                return super().text(seat)
+            seen["dice"] += list(self.game.cups[(seat + 1) % self.game.players])
+            return json.dumps(seen)
+
+    monkeypatch.setattr("dudo.server.table.audience.ViewTexts", LeakyTexts)
     label, seats, rules, _ = GAMES[0]
     honest = play(label, seats, rules, Dealer(), stop_after_reveal=1)
     before, after = compare(label, seats, rules, honest, 0, 1)

@@ -18,7 +18,7 @@ from dudo.game import Revealed
 from dudo.server import protocol as p
 from dudo.server.table.connection import Connection, dumps
 from dudo.server.table.state import RoomConfig, RoomEvent, RoomState
-from dudo.view import view
+from dudo.view import ViewTexts
 
 SOCKETS_PER_SEAT = 4  # a fifth socket of a seat replaces its oldest
 CLOSE_WATCHERS_FULL = 4429
@@ -129,20 +129,23 @@ class Audience:
     ) -> None:
         """Send every connection its own state: one view per seat, one for spectators.
 
-        The parts every recipient shares (room, events, clocks, fairness) are encoded once
-        per broadcast; only the game view is encoded per seat.
+        The parts every recipient shares (room, events, clocks, fairness, and the public
+        members of the game view) are encoded once per broadcast; each seat's text is
+        spliced from them and its own dice and legal actions (:class:`ViewTexts`), once
+        per seat, shared by that seat's sockets (and one text for every spectator).
         """
         connections = self.connections()
         if not connections:
             return
         shared = self._shared_json(events, moved_by)
+        views = None if self.state.game is None else ViewTexts(self.state.game)
         cache: dict[int | None, str] = {}
         for connection in connections:
             if connection is skip:
                 continue
             text = cache.get(connection.seat)
             if text is None:
-                text = self._state_text(connection.seat, shared)
+                text = self._state_text(connection.seat, shared, views)
                 cache[connection.seat] = text
             connection.send(text)
 
@@ -179,8 +182,9 @@ class Audience:
                 shared["fair"]["rolloff_revealed"] = state.rolloff_revealed
         return dumps(shared)[1:-1]
 
-    def _state_text(self, seat: int | None, shared: str) -> str:
-        """The full state for one recipient: the shared part plus its own game view."""
+    def _state_text(self, seat: int | None, shared: str, views: ViewTexts | None = None) -> str:
+        """The full state for one recipient: the shared part plus its own game view
+        (from ``views``, the broadcast's, when given)."""
         state = self.state
         you = (
             _YOU_SPECTATOR
@@ -191,7 +195,7 @@ class Audience:
                 else f'{{"seat":{seat},"role":"player","host":false}}'
             )
         )
-        game = "null" if state.game is None else dumps(view(state.game, seat).to_json())
+        game = "null" if state.game is None else (views or ViewTexts(state.game)).text(seat)
         return (
             f'{{"type":"state","v":{p.PROTOCOL_VERSION},"version":{state.version},'
             f'"you":{you},{shared},"game":{game}}}'

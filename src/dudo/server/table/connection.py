@@ -78,7 +78,8 @@ class Connection:
             self.pending.append(text)
             return
         write = self._send(text)
-        if not isinstance(write, Coroutine):  # a plain awaitable: no eager path
+        # (An exact type check: an ABC's isinstance costs more than the write's frame.)
+        if type(write) is not types.CoroutineType:  # a plain awaitable: no eager path
             self._start_flusher(write)
             return
         try:

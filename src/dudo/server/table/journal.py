@@ -20,7 +20,7 @@ from typing import Any
 
 from dudo.server import protocol as p
 from dudo.server.logs import log_event
-from dudo.server.outage import Backoff, StoreHealth, within
+from dudo.server.outage import Backoff, StoreHealth, settled_within, within
 from dudo.server.table.connection import dumps
 from dudo.server.table.errors import RoomError, unavailable
 from dudo.server.table.state import REPLIES_KEPT, RoomConfig, RoomEvent, RoomState
@@ -105,10 +105,19 @@ class Journal:
         """Append one entry, waiting at most ``write_patience``: on failure the room backs
         off and the caller gets ``unavailable`` (a write that timed out is kept as in
         flight: it may still land, see :meth:`_recover`)."""
-        write = asyncio.ensure_future(self.store.append(self.code, [entry]))
+        # A store that queues appends (SqlStore.submit) hands back its future: no task
+        # per commit. Any other store's append runs as a task.
+        submit = getattr(self.store, "submit", None)
+        write: asyncio.Future[None] | None = None
         try:
-            async with asyncio.timeout(self.config.write_patience):
-                await asyncio.shield(write)
+            write = (
+                submit(self.code, [entry])
+                if submit is not None
+                else asyncio.ensure_future(self.store.append(self.code, [entry]))
+            )
+            if not await settled_within(write, self.config.write_patience):
+                raise TimeoutError(f"the store took over {self.config.write_patience} s")
+            write.result()
         except LogConflict:
             self.lost()
             raise RoomError("moved", "this room is now held elsewhere: reconnect") from None
@@ -116,9 +125,9 @@ class Journal:
             backoff = self.backoff = self.backoff or Backoff()
             backoff.failed(asyncio.get_running_loop().time())
             backoff.unconfirmed.append(entry)  # it may have landed all the same
-            if not write.done():
+            if write is not None and not write.done():
                 backoff.inflight = write
-            else:
+            elif write is not None:
                 write.exception()  # (retrieved: it is handled here)
             self.health.failed(self.code, error)
             raise unavailable() from None

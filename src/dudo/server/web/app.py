@@ -37,7 +37,7 @@ from dudo.server.web.pages import page_routes
 from dudo.server.web.replays import Analyses, replay_routes, worker_pool
 from dudo.server.web.settings import DEFAULT_DATABASE, ServerSettings, parse_origins
 from dudo.server.web.state import Server
-from dudo.server.web.table_socket import SUBPROTOCOL, room_socket
+from dudo.server.web.table_socket import SUBPROTOCOL, RoomSocket
 from dudo.store import Store
 
 __all__ = [
@@ -88,7 +88,7 @@ def create_app(
         *replay_routes(server.analyses.load, client_of, server.analyses),
         Route("/healthz", health.health),
         Route("/metrics", health.metrics_endpoint),
-        WebSocketRoute("/ws/{code}", room_socket),
+        WebSocketRoute("/ws/{code}", RoomSocket()),
     ]
     application = Starlette(
         routes=routes,
