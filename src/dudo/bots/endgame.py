@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -168,14 +168,36 @@ def start_round(
     return game, 1
 
 
+class EndgameTooLarge(ValueError):
+    """The round's public tree has more nodes than the caller allows (``max_nodes``)."""
+
+
 def build_endgame(
-    rules: Rules, opener_dice: int, responder_dice: int, palifico: bool = False
+    rules: Rules,
+    opener_dice: int,
+    responder_dice: int,
+    palifico: bool = False,
+    max_nodes: int | None = None,
 ) -> Endgame:
-    """The public tree of the round, with every node's actions taken from the engine."""
+    """The public tree of the round, with every node's actions taken from the engine.
+
+    ``max_nodes``: stop with :class:`EndgameTooLarge` as soon as the tree grows past it
+    (the tree doubles with every bid on the ladder, so a round without the cap on bids, or
+    with three dice in play, is hundreds of thousands of nodes or far more: this tells
+    in a fraction of a second that it is out of reach instead of building it).
+    """
     game, opener_seat = start_round(rules, opener_dice, responder_dice, palifico)
     role_of = {opener_seat: OPENER, 1 - opener_seat: RESPONDER}
+    built = 0
 
     def expand(state: Game, history: tuple[Bid, ...]) -> Node:
+        nonlocal built
+        built += 1
+        if max_nodes is not None and built > max_nodes:
+            raise EndgameTooLarge(
+                f"the {game_key(opener_dice, responder_dice, palifico)} round has more "
+                f"than {max_nodes} public nodes under these rules"
+            )
         seat = state.turn
         other = 1 - seat
         if state.legal_actions(other):
@@ -310,13 +332,22 @@ def shipped_table(
     return None if name is None else load_table(name)
 
 
-def endgame_policy(view: SeatView) -> dict[Action, float] | None:
+TableLookup = Callable[[Rules, int, int, bool], Table | None]
+"""Where a strategy comes from: ``(rules, opener dice, responder dice, palifico)`` to its
+table or ``None`` (:func:`shipped_table`; :func:`dudo.bots.solved.solved_table` also
+solves the rounds no data file covers)."""
+
+
+def endgame_policy(
+    view: SeatView, lookup: TableLookup = shipped_table
+) -> dict[Action, float] | None:
     """The solved strategy's action probabilities for this seat's decision, if covered.
 
-    Covered means: bidding, the seat's turn, exactly two players with dice, their dice
-    counts solved for these rules, and the bids so far on the solved strategy's own paths
-    (off them, the data has nothing and we answer ``None`` so the bot uses its own play).
-    Actions are the objects of ``view.legal``; the probabilities sum to 1.
+    Covered means: bidding, the seat's turn, exactly two players with dice, a strategy for
+    their dice counts under these rules from ``lookup`` (by default the shipped data
+    only), and the bids so far on the solved strategy's own paths (off them, the data has
+    nothing and we answer ``None`` so the bot uses its own play). Actions are the objects
+    of ``view.legal``; the probabilities sum to 1.
     """
     seat = view.seat
     if seat is None or view.phase != Phase.BIDDING.value or not view.my_turn:
@@ -328,9 +359,7 @@ def endgame_policy(view: SeatView) -> dict[Action, float] | None:
         return None
     opener = view.opener
     responder = alive[0] if alive[1] == opener else alive[1]
-    table = shipped_table(
-        view.rules, view.dice_counts[opener], view.dice_counts[responder], view.palifico
-    )
+    table = lookup(view.rules, view.dice_counts[opener], view.dice_counts[responder], view.palifico)
     if table is None:
         return None
     for index, (bidder, _) in enumerate(view.bids):
