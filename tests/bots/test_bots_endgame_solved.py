@@ -108,10 +108,16 @@ def test_the_key_differs_when_the_round_differs() -> None:
         OTHER.with_options(ones_bids="lock"),
         OTHER.with_options(cap_at_dice_in_play=False),
         OTHER.with_options(calza="in_turn"),
-        OTHER.with_options(loss_by_difference=True),
+        OTHER.with_options(loss_by_difference=True, format="points"),
     ):
         assert solved.cache_key(changed, 1, 1) != base, changed.to_overrides()
     assert solved.cache_key(OTHER, 1, 2) != base
+    # Losing by the difference matters once someone holds two dice, not with one each.
+    lbd = OTHER.with_options(loss_by_difference=True)
+    assert solved.cache_key(lbd, 1, 1) == base
+    assert solved.cache_key(lbd, 1, 2) != solved.cache_key(OTHER, 1, 2)
+    dudo_lbd = PRESETS["dudo"].with_options(loss_by_difference=True)
+    assert shipped_table(dudo_lbd, 1, 1) is shipped_table(PRESETS["dudo"], 1, 1) is not None
     palifico = Rules.preset("dudo", ones_bids="plain")
     assert solved.cache_key(palifico, 1, 1, True) != solved.cache_key(palifico, 1, 1)
     assert solved.cache_key(palifico, 1, 1, True) != solved.cache_key(
@@ -183,7 +189,7 @@ def test_the_size_bound_holds_after_each_solve(
     assert len(first) == 1
     # A bound smaller than one file: each write keeps only itself.
     monkeypatch.setenv("DUDO_ENDGAME_CACHE_MB", str(first[0].stat().st_size / 2**20 / 2))
-    other = QUICK.with_options(loss_by_difference=True)  # another key, as quick to solve
+    other = QUICK.with_options(ones_bids="lock")  # another key, as quick to solve
     assert solved.solved_table(other, 1, 1) is not None
     files = strategy_files(cache)
     assert [p.name for p in files] == [f"{solved.cache_key(other, 1, 1)}.json.gz"]
@@ -260,13 +266,19 @@ def test_rounds_over_the_node_limit_are_not_solved(monkeypatch: pytest.MonkeyPat
     assert solved.surely_too_large(QUICK.with_options(cap_at_dice_in_play=False), 1, 1, False)
     assert solved.solved_table(QUICK.with_options(cap_at_dice_in_play=False), 1, 1) is None
     assert solved.counters["solved"] == 0
+    # The default takes every capped 1v1 round (4,096 public nodes at most), not 1v2.
+    assert solved.public_limit(1, 1) >= 4096 > solved.public_limit(1, 2)
+    # A palifico round with the face locked is small in bids but not in hands: 1v5 is out.
+    locked = Rules.preset("perudo", palifico_min_players=2, palifico_open_on_ones=False)
+    assert solved.solved_table(locked, 1, 5, True) is None
+    assert solved.counters == {"solved": 0, "from_disk": 0, "too_large": 1}
     # Under a lower limit even 1v1 is out of reach; building stops at the limit.
     monkeypatch.setenv("DUDO_ENDGAME_MAX_NODES", "500")
     palifico = Rules.preset("dudo", ones_bids="plain")
     with pytest.raises(EndgameTooLarge):
         build_endgame(palifico, 1, 1, True, max_nodes=500)
     assert solved.solved_table(palifico, 1, 1, True) is None
-    assert solved.counters == {"solved": 0, "from_disk": 0, "too_large": 1}
+    assert solved.counters == {"solved": 0, "from_disk": 0, "too_large": 2}
 
 
 def test_common_hand_is_never_solved() -> None:

@@ -150,7 +150,9 @@ def start_round(
     more, seat 0 opens with a true bid, seat 1 calls dudo, loses a die and drops to one,
     which starts the palifico round with seat 1 as opener. Going through ``apply`` keeps us
     from poking at the engine's private state. The dice rolled are
-    placeholders: legality never depends on them.
+    placeholders: legality never depends on them. (In the setup the bid holds exactly,
+    one 6 and no ones among the dice, so that under ``loss_by_difference`` too the caller
+    loses one die, not two.)
     """
     if not palifico:
         game = Game(rules, 2, dice_counts=[opener_dice, responder_dice], opener=0)
@@ -159,7 +161,7 @@ def start_round(
     if opener_dice != 1:
         raise ValueError("a palifico round is opened by the player who dropped to one die")
     game = Game(rules, 2, dice_counts=[responder_dice, opener_dice + 1], opener=0)
-    game.roll([(6,) * responder_dice, (6,) * (opener_dice + 1)])
+    game.roll([(6,) + (2,) * (responder_dice - 1), (2,) * (opener_dice + 1)])
     game.apply(0, Bid(1, 6))
     game.apply(1, DUDO)
     if not game.palifico or game.opener != 1 or game.dice_counts != [responder_dice, 1]:
@@ -248,14 +250,18 @@ def parse_action(text: str) -> Action:
 # -- which rules a solved round stands for -------------------------------------------------------
 
 
-def round_signature(rules: Rules, palifico: bool) -> tuple[Any, ...]:
+def round_signature(
+    rules: Rules, palifico: bool, dice: tuple[int, int] | None = None
+) -> tuple[Any, ...]:
     """The options that shape a heads-up round (its actions and its outcome), and no others.
 
     Starting dice, the first opener, the format and the like do not change a round once it
     has started, so a table that differs from a preset only in those still gets the solved
     strategy. Calza enters only as "possible heads-up or not"; the palifico options only
     in palifico rounds. ``loss_by_difference`` is kept, conservatively: it changes what a
-    round is worth once someone holds two dice.
+    round is worth once someone holds two dice; given ``dice`` (the two players' counts)
+    and one die each, it is left out, since whoever loses a die then loses their last
+    (except in a points race, where it scores the difference).
     """
     calza = rules.calza if rules.calza != "off" and rules.calza_min_players <= 2 else "off"
     if calza == "any_time":
@@ -265,7 +271,7 @@ def round_signature(rules: Rules, palifico: bool) -> tuple[Any, ...]:
         rules.ones_bids,
         rules.cap_at_dice_in_play,
         calza,
-        rules.loss_by_difference,
+        rules.loss_by_difference and (dice is None or max(dice) > 1 or rules.format == "points"),
         palifico,
     )
     if palifico:
@@ -318,7 +324,9 @@ def _index() -> dict[tuple[Any, ...], str]:
     index: dict[tuple[Any, ...], str] = {}
     for entry in manifest():
         palifico = entry["game"].endswith("-palifico")
-        signature = round_signature(Rules.from_json(entry["rules"]), palifico)
+        sizes = entry["game"].removesuffix("-palifico").split("v")
+        dice = (int(sizes[0]), int(sizes[1]))
+        signature = round_signature(Rules.from_json(entry["rules"]), palifico, dice)
         index[(signature, entry["game"])] = entry["file"]
     return index
 
@@ -328,7 +336,8 @@ def shipped_table(
 ) -> Table | None:
     """The shipped strategy for this round, or ``None`` if it is not covered."""
     key = game_key(opener_dice, responder_dice, palifico)
-    name = _index().get((round_signature(rules, palifico), key))
+    signature = round_signature(rules, palifico, (opener_dice, responder_dice))
+    name = _index().get((signature, key))
     return None if name is None else load_table(name)
 
 

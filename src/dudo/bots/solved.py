@@ -25,11 +25,14 @@ The cache
     renamed into place, so a reader sees a whole file or none.
 
 What is solved
-    Any heads-up round (two players with dice, any counts, palifico or not) whose public
-    tree has at most ``$DUDO_ENDGAME_MAX_NODES`` nodes (default :data:`MAX_NODES`, which
-    takes every capped 1v1 round, at most 4,096 nodes, and leaves out 1v2 at 262,144).
-    Larger rounds, and 1v1 rounds without the cap on bids (a ladder twice as long, some
-    hundred million nodes), return ``None``: the bot plays its heuristic there.
+    Any heads-up round (two players with dice, any counts, palifico or not) of at most
+    ``$DUDO_ENDGAME_MAX_NODES`` nodes, counted as the solver's work per iteration: public
+    nodes (bid histories) times pairs of private hands. The default, :data:`MAX_NODES`,
+    takes every capped 1v1 round (at most 4,096 x 6 x 6 = 147,456) and the palifico rounds
+    up to 1v4 where the face is locked (187 x 6 x 126), and leaves out 1v2 (262,144 public
+    nodes) and 1v5 palifico (15 s of CPU). Larger rounds, and 1v1 rounds without the cap on
+    bids (a ladder twice as long, some hundred million nodes), return ``None``: the bot
+    plays its heuristic there.
 
 Without blocking
     A solve takes seconds (``docs/benchmarks.md``). ``solved_table(..., wait=False)``
@@ -49,6 +52,7 @@ import gzip
 import hashlib
 import json
 import logging
+import math
 import os
 import subprocess
 import sys
@@ -89,9 +93,9 @@ SECONDS = 300.0
 """Limits of one solve (a 1v1 round with calza, the slowest, needs ~4,000 iterations, 35 s
 CPU); a solve stopped by them is kept with the exploitability it reached, which the file
 records."""
-MAX_NODES = 10_000
-"""Default ``$DUDO_ENDGAME_MAX_NODES``: the 1v1 rounds (at most 4,096 public nodes), not
-1v2 (262,144, minutes per hundred iterations)."""
+MAX_NODES = 150_000
+"""Default ``$DUDO_ENDGAME_MAX_NODES`` (public nodes x pairs of hands): the 1v1 rounds (at
+most 147,456), not 1v2 (262,144 public nodes x 126 pairs, minutes per hundred iterations)."""
 CACHE_MB = 64.0
 """Default ``$DUDO_ENDGAME_CACHE_MB``."""
 MEMORY_TABLES = 32
@@ -132,8 +136,15 @@ def cache_limit_bytes() -> int:
 
 
 def max_nodes() -> int:
-    """The largest public tree solved on the fly (``$DUDO_ENDGAME_MAX_NODES``)."""
+    """The largest round solved on the fly (``$DUDO_ENDGAME_MAX_NODES``), in public nodes
+    times pairs of private hands."""
     return int(_number("DUDO_ENDGAME_MAX_NODES", MAX_NODES, 1))
+
+
+def public_limit(opener_dice: int, responder_dice: int) -> int:
+    """The most public nodes a round with these dice may have under :func:`max_nodes`."""
+    pairs = math.comb(opener_dice + 5, 5) * math.comb(responder_dice + 5, 5)  # sorted hands
+    return max_nodes() // pairs
 
 
 # -- keys ----------------------------------------------------------------------------------
@@ -145,7 +156,7 @@ def key_material(
     """Everything a solved round depends on, as JSON: its file repeats this."""
     return {
         "version": FORMAT_VERSION,
-        "round": list(round_signature(rules, palifico)),
+        "round": list(round_signature(rules, palifico, (opener_dice, responder_dice))),
         "game": game_key(opener_dice, responder_dice, palifico),
         "solver": [METHOD, TARGET, ITERATIONS, SECONDS],
     }
@@ -184,13 +195,17 @@ def solve(
     palifico: bool = False,
     nodes: int | None = None,
 ) -> Solved:
-    """Solve the round now (no cache). ``nodes``: the node limit (default :func:`max_nodes`);
-    over it :class:`~dudo.bots.endgame.EndgameTooLarge` is raised."""
+    """Solve the round now (no cache). ``nodes``: the limit on public nodes (default
+    :func:`public_limit`); over it :class:`~dudo.bots.endgame.EndgameTooLarge` is raised."""
     from dudo.bots.cfr import Tree  # numpy-heavy: only a process that solves pays for it
 
     started = time.process_time()
     endgame = build_endgame(
-        rules, opener_dice, responder_dice, palifico, max_nodes=nodes or max_nodes()
+        rules,
+        opener_dice,
+        responder_dice,
+        palifico,
+        max_nodes=nodes or public_limit(opener_dice, responder_dice),
     )
     tree = Tree(endgame)
     result = tree.solve(ITERATIONS, target=TARGET, check_every=50, seconds=SECONDS, method=METHOD)
@@ -361,7 +376,7 @@ def surely_too_large(rules: Rules, opener_dice: int, responder_dice: int, palifi
     if palifico:
         return False
     limit, _ = quantity_limits(opener_dice + responder_dice, rules.cap_at_dice_in_play)
-    return bool(2 ** (5 * limit) > max_nodes())
+    return bool(2 ** (5 * limit) > public_limit(opener_dice, responder_dice))
 
 
 def too_large(rules: Rules, opener_dice: int, responder_dice: int, palifico: bool) -> bool:
@@ -370,7 +385,13 @@ def too_large(rules: Rules, opener_dice: int, responder_dice: int, palifico: boo
     over = surely_too_large(rules, opener_dice, responder_dice, palifico)
     if not over:
         try:
-            build_endgame(rules, opener_dice, responder_dice, palifico, max_nodes=max_nodes())
+            build_endgame(
+                rules,
+                opener_dice,
+                responder_dice,
+                palifico,
+                max_nodes=public_limit(opener_dice, responder_dice),
+            )
         except EndgameTooLarge:
             over = True
     if over:
@@ -442,7 +463,12 @@ def solved_table(
     if known is not _MISSING:
         return known  # type: ignore[return-value]
     if wait:
-        table = obtain(rules, opener_dice, responder_dice, palifico)
+        try:
+            table = obtain(rules, opener_dice, responder_dice, palifico)
+        except (OSError, ValueError) as error:  # a cache folder we may not write, a tree
+            # the engine will not start: the bot plays its heuristic, it does not fail
+            log.warning("endgame %s not solved: %s", key, error)
+            table = None
         _remember(key, table)
         return table
     _in_background(key, rules, opener_dice, responder_dice, palifico)
@@ -514,10 +540,25 @@ def _main(arguments: list[str]) -> None:
     """The child process: ``RULES_JSON OPENER_DICE RESPONDER_DICE palifico|plain``; prints
     ``{"strategy": table or null}``."""
     _lower_priority()
+    _stop_with_parent()
     rules_json, opener_dice, responder_dice, kind = arguments
     rules = Rules.from_json(json.loads(rules_json))
     table = obtain(rules, int(opener_dice), int(responder_dice), kind == "palifico")
     sys.stdout.write(json.dumps({"strategy": table}, separators=(",", ":")))
+
+
+def _stop_with_parent() -> None:
+    """Exit once the parent process is gone: the answer was for it (a test session that
+    ended, a server that stopped), and a half-done solve leaves only a temporary file,
+    which eviction clears."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def _lower_priority() -> None:
