@@ -25,6 +25,7 @@ from dudo.bots.endgame import (
     shipped_table,
 )
 from dudo.bots.hard import HardBot
+from dudo.bots.registry import make_bot
 from dudo.dice import SeededDice
 from dudo.game import Game
 from dudo.rules import PRESETS, Rules
@@ -140,6 +141,18 @@ def test_off_keeps_strategies_in_memory_only(
     assert solved.counters["solved"] == 1
     assert not cache.exists()
     assert not (tmp_path / "home").exists()
+
+
+def test_a_cache_folder_that_cannot_be_made_means_memory_only(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A read-only home (a hardened service without its cache directory): the round is
+    solved all the same, the bot does not fail."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("DUDO_ENDGAME_CACHE", str(blocker / "endgames"))
+    assert solved.solved_table(QUICK, 1, 1) is not None
+    assert solved.counters["solved"] == 1
 
 
 def test_default_folder_is_under_the_users_cache(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -308,10 +321,13 @@ def test_hard_plays_the_solved_strategy_in_any_rules() -> None:
     assert bot.decisions == 0  # not weighed on its belief
 
 
-def test_hard_with_a_budget_never_waits_for_a_solve(cache: Path) -> None:
-    """With a decision budget (the server) hard plays its heuristic until the background
-    solve is done, and it starts that solve the first time it sees the rules."""
-    bot = HardBot(seed=1, budget_ms=20)
+def test_hard_that_may_not_wait_plays_its_heuristic_until_the_solve_is_done(
+    cache: Path,
+) -> None:
+    """As the server makes it, hard plays its heuristic until the background solve is
+    done, and it starts that solve the first time it sees the rules."""
+    bot = make_bot("hard", seed=1, budget_ms=20, wait_for_solves=False)
+    assert isinstance(bot, HardBot) and not bot.wait_for_solves
     game = _heads_up(QUICK)
     bot.weigh(view(game, 0))
     assert bot.decisions == 1  # the heuristic played

@@ -24,9 +24,10 @@ What sets it apart from the normal bot:
 4. **Mixed play.** It picks by a softmax over those chances, so equal options are played
    unpredictably. In heads-up endgames small enough to solve (every 1v1 round, under any
    rules; :mod:`dudo.bots.solved`) it plays the CFR equilibrium strategy instead: shipped
-   for the presets, solved on first use and cached on disk for other rules. With a
-   decision budget (the server) it never waits for a solve: until the strategy is ready
-   it plays its heuristic, and it starts the solves when it first sees the rules.
+   for the presets, solved on first use and cached on disk for other rules. Made with
+   ``wait_for_solves=False`` (the server, the terminal game) it never waits for a solve:
+   until the strategy is ready it plays its heuristic, and it starts the solves in the
+   background when it first sees the rules.
 
 It sees only its seat's view: the bids are public, the belief is its own inference.
 
@@ -424,12 +425,19 @@ class HardBot(SeededBot):
     )
 
     def __init__(
-        self, seed: int | None = None, name: str | None = None, budget_ms: float | None = None
+        self,
+        seed: int | None = None,
+        name: str | None = None,
+        budget_ms: float | None = None,
+        wait_for_solves: bool = True,
     ) -> None:
         super().__init__(seed, name)
         if budget_ms is not None and not budget_ms >= 0:
             raise ValueError(f"a decision budget is a number of milliseconds >= 0, not {budget_ms}")
         self.budget_ms = budget_ms
+        # Whether a heads-up round no shipped file covers is solved before deciding
+        # (seconds, once per rules and machine; replays exactly) or in the background.
+        self.wait_for_solves = wait_for_solves
         # Decisions weighed on the belief (not by the endgame table), and those the budget
         # cut short (some faces' raises left out).
         self.decisions = 0
@@ -501,7 +509,7 @@ class HardBot(SeededBot):
         legal = view.legal
         if not legal:
             return Weighed((None,), (1.0,), drawn=False)
-        if self.budget_ms is not None and self._prefetched != view.rules:
+        if not self.wait_for_solves and self._prefetched != view.rules:
             # the 1v1 rounds of these rules, solved in the background long before they come
             self._prefetched = view.rules
             solved.prefetch(view.rules)
@@ -563,12 +571,13 @@ class HardBot(SeededBot):
     def _endgame_table(
         self, rules: Rules, opener_dice: int, responder_dice: int, palifico: bool
     ) -> Table | None:
-        """The solved strategy of a heads-up round. Without a budget, solved now if need be
-        (seconds, once per rule set and machine: the disk cache keeps it), so play replays
-        exactly; with one, only if it is ready (else it is being solved in the background
-        and the heuristic plays this decision)."""
-        wait = self.budget_ms is None
-        return solved.solved_table(rules, opener_dice, responder_dice, palifico, wait=wait)
+        """The solved strategy of a heads-up round: solved now if need be (seconds, once per
+        rule set and machine: the disk cache keeps it), so play replays exactly; or, if the
+        bot does not wait for solves, only if it is ready (else it is being solved in the
+        background and the heuristic plays this decision)."""
+        return solved.solved_table(
+            rules, opener_dice, responder_dice, palifico, wait=self.wait_for_solves
+        )
 
     @staticmethod
     def _calza_gain(view: SeatView) -> float:

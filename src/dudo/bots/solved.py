@@ -334,24 +334,34 @@ def obtain(
         return table
     if too_large(rules, opener_dice, responder_dice, palifico):
         return None  # said before taking a lock or making a folder
-    folder.mkdir(parents=True, exist_ok=True)
-    with _locked(folder / f"{key}.lock"):
+    with contextlib.ExitStack() as stack:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            stack.enter_context(_locked(folder / f"{key}.lock"))
+        except OSError as error:  # a read-only home, a full disk: solve without the cache
+            log.warning("endgame cache %s not usable, solving without it: %s", folder, error)
+            return _solve_or_none(rules, opener_dice, responder_dice, palifico)
         table = _read(path, material)  # solved by another process while we waited
         if table is not None:
             return table
         solved = solve(rules, opener_dice, responder_dice, palifico)
-        _write(
-            path,
-            {
-                "key": material,
-                "rules": rules.to_json(),
-                "strategy": solved.table,
-                "exploitability": solved.exploitability,
-                "iterations": solved.iterations,
-                "cpu_seconds": round(solved.cpu_seconds, 3),
-            },
-        )
-    evict(folder, cache_limit_bytes(), keep=path)
+        try:
+            _write(
+                path,
+                {
+                    "key": material,
+                    "rules": rules.to_json(),
+                    "strategy": solved.table,
+                    "exploitability": solved.exploitability,
+                    "iterations": solved.iterations,
+                    "cpu_seconds": round(solved.cpu_seconds, 3),
+                },
+            )
+        except OSError as error:
+            log.warning("endgame cache file %s not written: %s", path, error)
+            return solved.table
+    with contextlib.suppress(OSError):
+        evict(folder, cache_limit_bytes(), keep=path)
     return solved.table
 
 
