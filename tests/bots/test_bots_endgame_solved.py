@@ -233,6 +233,16 @@ def test_a_damaged_cache_file_is_ignored_and_solved_again(cache: Path, damage: o
     assert solved.counters["from_disk"] == 1
 
 
+def test_a_solve_cut_short_is_used_but_not_cached(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A machine too busy to finish (the solve's limits hit, here one iteration): the bot
+    gets what was reached, and no file, so a later process solves the round properly."""
+    monkeypatch.setattr(solved, "ITERATIONS", 1)
+    assert solved.solved_table(QUICK, 1, 1) is not None
+    assert strategy_files(cache) == []
+
+
 def test_deleting_the_cache_folder_just_means_solving_again(cache: Path) -> None:
     solved.solved_table(QUICK, 1, 1)
     for path in cache.iterdir():

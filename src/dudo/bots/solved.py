@@ -93,6 +93,12 @@ SECONDS = 300.0
 """Limits of one solve (a 1v1 round with calza, the slowest, needs ~4,000 iterations, 35 s
 CPU); a solve stopped by them is kept with the exploitability it reached, which the file
 records."""
+ACCEPT = 10 * TARGET
+"""A solve that :data:`SECONDS` cut short (a machine too busy) above this exploitability is
+used but not written to disk, so that a later process solves the round again."""
+CHILD_TIMEOUT = 3600.0
+"""Wall seconds a background solve may take (it runs in the idle class: on a busy machine
+it waits its turn) before it is given up and the heuristic keeps playing."""
 MAX_NODES = 150_000
 """Default ``$DUDO_ENDGAME_MAX_NODES`` (public nodes x pairs of hands): the 1v1 rounds (at
 most 147,456), not 1v2 (262,144 public nodes x 126 pairs, minutes per hundred iterations)."""
@@ -345,6 +351,13 @@ def obtain(
         if table is not None:
             return table
         solved = solve(rules, opener_dice, responder_dice, palifico)
+        if solved.exploitability > ACCEPT:
+            log.warning(
+                "endgame %s stopped at exploitability %.2g: used, not cached",
+                key,
+                solved.exploitability,
+            )
+            return solved.table
         try:
             _write(
                 path,
@@ -416,6 +429,7 @@ _memory: OrderedDict[str, Table] = OrderedDict()
 _unsolvable: set[str] = set()  # over the node limit (or a background solve that failed)
 _pending: dict[str, threading.Thread] = {}
 _lock = threading.Lock()
+_one_child = threading.Semaphore(1)  # one solving child at a time: a queue, not a crowd
 
 
 def _remember(key: str, table: Table | None) -> None:
@@ -512,6 +526,7 @@ def _run_child(
     key: str, rules: Rules, opener_dice: int, responder_dice: int, palifico: bool
 ) -> None:
     table: Table | None = None
+    _one_child.acquire()
     try:
         package_root = str(Path(__file__).resolve().parents[2])
         env = dict(os.environ)
@@ -528,7 +543,7 @@ def _run_child(
             "palifico" if palifico else "plain",
         ]
         done = subprocess.run(
-            command, capture_output=True, check=True, env=env, timeout=2 * SECONDS + 120
+            command, capture_output=True, check=True, env=env, timeout=CHILD_TIMEOUT
         )
         answer = json.loads(done.stdout)
         table = answer["strategy"] if isinstance(answer, dict) else None
@@ -541,6 +556,7 @@ def _run_child(
             detail.decode(errors="replace").strip().splitlines()[-1:] if detail else "",
         )
     finally:
+        _one_child.release()
         _remember(key, table)
         with _lock:
             _pending.pop(key, None)
