@@ -18,7 +18,7 @@ The cache
 
     Bounded: after each write the oldest files (by last use: a hit touches its file) are
     deleted until the folder is within ``$DUDO_ENDGAME_CACHE_MB`` (default 64; a 1v1
-    strategy is 3-25 KB). Safe to delete, the folder or any file, at any time: a missing
+    strategy is 10-40 KB). Safe to delete, the folder or any file, at any time: a missing
     file is solved again. Safe for concurrent processes: a solve holds an ``fcntl`` lock on
     ``<key>.lock``, so a second process that wants the same round waits and then reads the
     first one's file instead of solving it too; files are written to a temporary name and
@@ -35,13 +35,16 @@ What is solved
     plays its heuristic there.
 
 Without blocking
-    A solve takes seconds (``docs/benchmarks.md``). ``solved_table(..., wait=False)``
-    never waits for one: if the strategy is not in memory it hands the lookup (the disk
-    read included) to a background process and answers ``None``; a later call finds the
-    result. The hard bot asks that way when it has a decision budget (the server), and
-    :func:`prefetch` starts the 1v1 solves of a table's rules as soon as it sees them, so
-    they are normally ready before anyone is down to one die. Without a budget (the arena,
-    analyses) it waits, so a run replays exactly.
+    A solve takes seconds (1.5-38 s of CPU, ``docs/benchmarks.md``).
+    ``solved_table(..., wait=False)`` never waits for one: if the strategy is not in
+    memory it hands the lookup (the disk read included) to a child process (``python -m
+    dudo.bots.solved``, in the idle scheduling class, one at a time) and answers ``None``;
+    a later call finds the result. The hard bot asks that way when it is made with
+    ``wait_for_solves=False`` (the server, the terminal game), and then :func:`prefetch`
+    starts the 1v1 solves of a table's rules as soon as it sees them, so they are normally
+    ready before anyone is down to one die. Otherwise (the arena, analyses) it waits, so a
+    run replays exactly. A solve cut short by :data:`SECONDS` above :data:`ACCEPT` is
+    used but not written.
 """
 
 from __future__ import annotations
