@@ -1,18 +1,22 @@
 """Benchmark: OpenSpiel's own CFR+ and exploitability on our heads-up rounds.
 
 What it measures
-    For the one-die-each (1v1) heads-up round of every preset, and the 1v1 palifico round
-    of ``dudo``, registered in OpenSpiel as ``python_dudo`` by :mod:`dudo.openspiel`:
+    For the one-die-each (1v1) heads-up round of every preset, the 1v1 palifico round of
+    ``dudo``, and rule sets no preset plays (no-wilds with wild ones, the rules of issue
+    24's outside check; ``--set OPTION=VALUE`` adds one more), registered in OpenSpiel as
+    ``python_dudo`` by :mod:`dudo.openspiel`:
 
     - the size of the game tree and the time to export it to a C++ EFG game;
     - OpenSpiel's exploitability of the uniform random policy;
     - OpenSpiel's CFR+ (``pyspiel.CFRPlusSolver``), with the average policy's
       exploitability (``pyspiel.exploitability``: NashConv / 2) every ``--every``
       iterations up to ``--iterations``;
-    - if ``dudo.bots.endgame`` ships data for the round, OpenSpiel's exploitability of our
-      own solved strategy (``endgame_policy``, read through the engine's ``view``), with
-      how many information states it covers (the rest, off its own paths, are filled by
-      two different fallbacks; equal figures mean the number is exact).
+    - OpenSpiel's exploitability of our own solved strategy as the hard bot plays it
+      (``endgame_policy`` over ``dudo.bots.solved.solved_table``, read through the engine's
+      ``view``: the shipped data for the presets, solved on first use and cached in
+      ``$DUDO_ENDGAME_CACHE`` for the other rules), with how many information states it
+      covers (the rest, off its own paths, are filled by two different fallbacks; equal
+      figures mean the number is exact).
 
 Why
     It checks our game and our solver against an independent implementation: OpenSpiel's
@@ -28,44 +32,50 @@ How
     the Python exploitability on the Python game itself for a few iterations of the
     ``tavern`` round and prints both figures side by side (about a minute).
 
-Run: ``.venv/bin/python bench/openspiel_check.py [--iterations 1000] [--every 100]``
+Run: ``.venv/bin/python bench/openspiel_check.py [--iterations 1000] [--every 100]
+[--only no-wilds] [--set calza=in_turn --set wild_ones=false]``
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import time
-from typing import Any
+from collections.abc import Mapping
 
+from dudo.bots import solved
+from dudo.bots.endgame import endgame_policy
+from dudo.game import Action
 from dudo.openspiel import (
     DudoGame,
     efg_copy,
     endgame_report,
     load_game,
+    load_rules_game,
     solve,
     uniform_exploitability,
 )
+from dudo.rules import Rules
+from dudo.view import SeatView
 
-GAMES: list[tuple[str, dict[str, Any]]] = [
-    ("perudo", {}),
-    ("dudo", {}),
-    ("dudo", {"palifico": True}),
-    ("tavern", {}),
-    ("ones-lock", {}),
-    ("no-wilds", {}),
+GAMES: list[tuple[str, Rules, bool]] = [
+    ("perudo", Rules.preset("perudo"), False),
+    ("dudo", Rules.preset("dudo"), False),
+    ("dudo", Rules.preset("dudo"), True),
+    ("tavern", Rules.preset("tavern"), False),
+    ("ones-lock", Rules.preset("ones-lock"), False),
+    ("no-wilds", Rules.preset("no-wilds"), False),
+    ("no-wilds+wild_ones", Rules.preset("no-wilds", wild_ones=True), False),
 ]
 
 
-def label(preset: str, options: dict[str, Any]) -> str:
-    return f"{preset} 1v1{' palifico' if options.get('palifico') else ''}"
+def label(name: str, palifico: bool) -> str:
+    return f"{name} 1v1{' palifico' if palifico else ''}"
 
 
-def has_endgame_data() -> bool:
-    try:
-        from dudo.bots.endgame import data_files
-    except ImportError:
-        return False
-    return bool(data_files())
+def solved_policy(view: SeatView) -> Mapping[Action, float] | None:
+    """What the hard bot plays: the shipped strategy, else the one solved for these rules."""
+    return endgame_policy(view, solved.solved_table)
 
 
 def check(game: DudoGame, name: str, iterations: int, every: int, endgame: bool) -> None:
@@ -91,12 +101,12 @@ def check(game: DudoGame, name: str, iterations: int, every: int, endgame: bool)
     solve(game, iterations, report=report, every=every)
     if endgame:
         try:
-            verdict = endgame_report(game)
+            verdict = endgame_report(game, solved_policy)
         except Exception as error:  # report it and go on to the next game
             print(f"endgame_policy: not evaluated ({error})")
         else:
             if verdict.covered == 0:
-                print("endgame_policy: no shipped data for this round")
+                print("endgame_policy: no strategy for this round")
             else:
                 exact = (
                     "exact"
@@ -130,21 +140,40 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--iterations", type=int, default=1000)
     parser.add_argument("--every", type=int, default=100)
-    parser.add_argument("--only", help="run one preset only (e.g. perudo)")
+    parser.add_argument("--only", help="run one rule set only (e.g. perudo)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="OPTION=VALUE",
+        help='add a rule set: perudo with these options (JSON values, e.g. calza="in_turn")',
+    )
+    parser.add_argument("--no-strategy", action="store_true", help="skip our strategy's check")
     parser.add_argument(
         "--python-check",
         action="store_true",
         help="also compare Python CFR+ on the Python game (slow)",
     )
     args = parser.parse_args()
-    endgame = has_endgame_data()
-    if not endgame:
-        print("dudo.bots.endgame ships no data: endgame_policy not evaluated\n")
-    for preset, options in GAMES:
-        if args.only and preset != args.only:
+    games = list(GAMES)
+    if args.set:
+        options = {}
+        for item in args.set:
+            option, _, value = item.partition("=")
+            try:
+                options[option] = json.loads(value)
+            except ValueError:
+                options[option] = value  # a bare word: a string option
+        rules = Rules.preset("perudo", **options)
+        games.append(("custom", rules, False))
+        if rules.palifico and rules.palifico_min_players <= 2:
+            games.append(("custom", rules, True))
+    for name, rules, palifico in games:
+        if args.only and name != args.only:
             continue
-        game = load_game(preset, (1, 1), **options)
-        check(game, label(preset, options), args.iterations, args.every, endgame)
+        print(f"rules: {rules.to_overrides()}")
+        game = load_rules_game(rules, (1, 1), palifico)
+        check(game, label(name, palifico), args.iterations, args.every, not args.no_strategy)
     if args.python_check:
         python_check(2)
 

@@ -719,7 +719,8 @@ def play(
     chosen = build_rules(preset, settings)
     try:
         players = [
-            make_bot(level, seed=None if seed is None else seed * 16 + seat)
+            # an endgame solve (seconds, first time only) runs beside the game, not in it
+            make_bot(level, seed=None if seed is None else seed * 16 + seat, wait_for_solves=False)
             for seat, level in enumerate(levels, start=1)
         ]
     except BotSpecError as error:

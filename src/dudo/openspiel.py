@@ -20,7 +20,10 @@ Game parameters (``pyspiel.load_game("python_dudo(preset=dudo,numdice0=1,numdice
 - ``ones_bids``: ``never``/``halve``/``lock``/``plain`` to override the preset (``""`` keeps it);
 - ``wild_ones``: ``"true"``/``"false"`` to override the preset (``""`` keeps it);
 - ``palifico``: play a palifico round (seat 0 must hold one die, as the seat that just
-  dropped to one; the rules must give heads-up palifico rounds, e.g. ``dudo``).
+  dropped to one; the rules must give heads-up palifico rounds, e.g. ``dudo``);
+- ``options``: any other options of :class:`dudo.rules.Rules` as a JSON object
+  (``'{"calza": "in_turn", "loss_by_difference": true}'``), applied last, so every rule
+  set with quantity bids maps (:func:`load_rules_game` takes a ``Rules`` itself).
 
 Helpers: :func:`load_game`, :func:`solve` (OpenSpiel's CFR+), :func:`exploitability_of`
 (OpenSpiel's exploitability of any ``(state, player) -> {action: prob}`` function),
@@ -40,6 +43,7 @@ Python game instead; both give the same figures (``bench/openspiel_check.py
 from __future__ import annotations
 
 import gc
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -71,6 +75,7 @@ __all__ = [
     "exploitability_of",
     "info_state_key",
     "load_game",
+    "load_rules_game",
     "solve",
     "uniform",
     "uniform_exploitability",
@@ -88,6 +93,7 @@ _DEFAULTS: dict[str, Any] = {
     "ones_bids": "",
     "wild_ones": "",
     "palifico": False,
+    "options": "",
 }
 
 _GAME_TYPE = pyspiel.GameType(
@@ -122,6 +128,15 @@ def _rules_from(params: Mapping[str, Any]) -> Rules:
         if str(wild).lower() not in ("true", "false"):
             raise ValueError(f"wild_ones must be true or false, not {wild!r}")
         overrides["wild_ones"] = str(wild).lower() == "true"
+    options = params["options"]
+    if options:
+        try:
+            extra = json.loads(options)
+        except ValueError as error:
+            raise ValueError(f"options must be a JSON object of rules options: {error}") from None
+        if not isinstance(extra, dict):
+            raise ValueError(f"options must be a JSON object of rules options, not {options!r}")
+        overrides.update(extra)
     rules = Rules.preset(str(params["preset"]), **overrides)
     if rules.bids == "poker":
         raise ValueError(
@@ -441,9 +456,24 @@ def load_game(
             raise ValueError(f"unknown option {key!r} (known: {', '.join(_DEFAULTS)})")
         if key == "wild_ones" and isinstance(value, bool):
             value = "true" if value else "false"
+        if key == "options" and isinstance(value, Mapping):
+            value = json.dumps(dict(value), sort_keys=True)
         params[key] = value
     game = pyspiel.load_game(GAME_NAME, params)
     assert isinstance(game, DudoGame)
+    return game
+
+
+def load_rules_game(
+    rules: Rules, numdice: tuple[int, int] = (1, 1), palifico: bool = False
+) -> DudoGame:
+    """Load ``python_dudo`` for any rules: their nearest preset and the options that
+    differ from it (:meth:`Rules.to_overrides`)."""
+    overrides = rules.to_overrides()
+    preset = overrides.pop("preset")
+    game = load_game(preset, numdice, palifico=palifico, options=overrides)
+    if game.rules != rules:  # pragma: no cover - to_overrides round-trips
+        raise AssertionError(f"{game.rules} != {rules}")
     return game
 
 
@@ -605,13 +635,18 @@ class EndgameReport:
         return abs(self.exploitability - self.exploitability_other_fallback) < 1e-9
 
 
-def endgame_report(game: DudoGame) -> EndgameReport:
-    """OpenSpiel's (C++) exploitability of ``dudo.bots.endgame.endgame_policy`` on ``game``."""
+def endgame_report(
+    game: DudoGame, policy_fn: Callable[[SeatView], Mapping[Action, float] | None] | None = None
+) -> EndgameReport:
+    """OpenSpiel's (C++) exploitability of ``policy_fn`` on ``game``: by default
+    ``dudo.bots.endgame.endgame_policy`` (the shipped data); pass
+    ``lambda view: endgame_policy(view, dudo.bots.solved.solved_table)`` for any rules."""
     from dudo.bots.endgame import endgame_policy
 
+    policy = policy_fn or endgame_policy
     misses: list[str] = []
-    value = exploitability_of(game, view_policy(game, endgame_policy, uniform, misses))
-    other = exploitability_of(game, view_policy(game, endgame_policy, call_or_lowest))
+    value = exploitability_of(game, view_policy(game, policy, uniform, misses))
+    other = exploitability_of(game, view_policy(game, policy, call_or_lowest))
     copy = efg_copy(game)
     total = sum(len(infosets) for infosets in copy.infosets)
     return EndgameReport(total, total - len(misses), value, other)

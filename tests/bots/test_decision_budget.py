@@ -175,4 +175,6 @@ def test_the_server_gives_its_hard_bots_the_rooms_budget(monkeypatch: pytest.Mon
     schedule = Schedule(state, config, clock=lambda: 0.0, entropy=lambda size: "ab" * size)
     hard = schedule.bot_for(0)
     assert isinstance(hard, HardBot) and hard.budget_ms == 4.5
+    assert not hard.wait_for_solves  # an endgame solve never holds up the room
     assert not isinstance(schedule.bot_for(1), HardBot)
+    assert make_bot("hard", seed=1).wait_for_solves  # type: ignore[attr-defined]

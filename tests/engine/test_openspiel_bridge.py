@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 pyspiel = pytest.importorskip("pyspiel")
@@ -15,13 +17,16 @@ from dudo.openspiel import (  # noqa: E402
     DudoState,
     best_response_values,
     efg_copy,
+    endgame_report,
     exploitability_of,
     load_game,
+    load_rules_game,
     solve,
     uniform,
     uniform_exploitability,
     view_policy,
 )
+from dudo.rules import Rules  # noqa: E402
 
 HEADS_UP = [
     ("perudo", (1, 1), {}),
@@ -91,6 +96,21 @@ def test_bad_parameters_are_refused() -> None:
         load_game("perudo", (1, 1), wild_ones=False)  # halve without wild ones
     with pytest.raises(ValueError):
         load_game("perudo", (0, 1))
+    with pytest.raises(ValueError, match="JSON object"):
+        load_game("perudo", (1, 1), options="calza=off")
+    with pytest.raises(ValueError, match="unknown option"):
+        load_game("perudo", (1, 1), options={"wild": True})
+
+
+def test_any_rules_map_to_the_game() -> None:
+    """``options`` carries every option, so a rule set no preset plays maps too."""
+    rules = Rules.preset("dudo", wild_ones=False, ones_bids="lock", palifico_open_on_ones=False)
+    game = load_rules_game(rules)
+    assert game.rules == rules
+    assert load_rules_game(rules, (1, 1), palifico=True).palifico
+    assert load_game("tavern", (1, 1), options={"calza": "in_turn"}).rules == Rules.preset(
+        "tavern", calza="in_turn"
+    )
 
 
 # One die each: larger games' bidding trees are too big to walk whole in a unit test
@@ -211,6 +231,24 @@ def test_view_policy_reads_our_endgame_policy_through_the_engine_view() -> None:
     assert sum(probabilities.values()) == pytest.approx(1.0)
     with pytest.raises(ValueError):
         view_policy(game, lambda view: None)(state, 0)
+
+
+def test_openspiel_agrees_a_strategy_solved_on_first_use_is_near_equilibrium(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A round no preset plays, solved by dudo.bots.solved, judged by OpenSpiel's own
+    exploitability through the engine's views (as the hard bot plays it)."""
+    from dudo.bots import solved
+    from dudo.bots.endgame import endgame_policy
+
+    monkeypatch.setenv("DUDO_ENDGAME_CACHE", str(tmp_path))
+    rules = Rules.preset("tavern", wild_ones=False)
+    assert rules.preset_name is None
+    game = load_rules_game(rules)
+    report = endgame_report(game, lambda view: endgame_policy(view, solved.solved_table))
+    assert report.exact and report.covered > 0
+    assert report.exploitability < 1e-3
+    assert uniform_exploitability(game) > 0.3
 
 
 def test_best_response_values_sum_to_nash_conv() -> None:

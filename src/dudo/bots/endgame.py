@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -150,7 +150,9 @@ def start_round(
     more, seat 0 opens with a true bid, seat 1 calls dudo, loses a die and drops to one,
     which starts the palifico round with seat 1 as opener. Going through ``apply`` keeps us
     from poking at the engine's private state. The dice rolled are
-    placeholders: legality never depends on them.
+    placeholders: legality never depends on them. (In the setup the bid holds exactly,
+    one 6 and no ones among the dice, so that under ``loss_by_difference`` too the caller
+    loses one die, not two.)
     """
     if not palifico:
         game = Game(rules, 2, dice_counts=[opener_dice, responder_dice], opener=0)
@@ -159,7 +161,7 @@ def start_round(
     if opener_dice != 1:
         raise ValueError("a palifico round is opened by the player who dropped to one die")
     game = Game(rules, 2, dice_counts=[responder_dice, opener_dice + 1], opener=0)
-    game.roll([(6,) * responder_dice, (6,) * (opener_dice + 1)])
+    game.roll([(6,) + (2,) * (responder_dice - 1), (2,) * (opener_dice + 1)])
     game.apply(0, Bid(1, 6))
     game.apply(1, DUDO)
     if not game.palifico or game.opener != 1 or game.dice_counts != [responder_dice, 1]:
@@ -168,14 +170,36 @@ def start_round(
     return game, 1
 
 
+class EndgameTooLarge(ValueError):
+    """The round's public tree has more nodes than the caller allows (``max_nodes``)."""
+
+
 def build_endgame(
-    rules: Rules, opener_dice: int, responder_dice: int, palifico: bool = False
+    rules: Rules,
+    opener_dice: int,
+    responder_dice: int,
+    palifico: bool = False,
+    max_nodes: int | None = None,
 ) -> Endgame:
-    """The public tree of the round, with every node's actions taken from the engine."""
+    """The public tree of the round, with every node's actions taken from the engine.
+
+    ``max_nodes``: stop with :class:`EndgameTooLarge` as soon as the tree grows past it
+    (the tree doubles with every bid on the ladder, so a round without the cap on bids, or
+    with three dice in play, is hundreds of thousands of nodes or far more: this tells
+    in a fraction of a second that it is out of reach instead of building it).
+    """
     game, opener_seat = start_round(rules, opener_dice, responder_dice, palifico)
     role_of = {opener_seat: OPENER, 1 - opener_seat: RESPONDER}
+    built = 0
 
     def expand(state: Game, history: tuple[Bid, ...]) -> Node:
+        nonlocal built
+        built += 1
+        if max_nodes is not None and built > max_nodes:
+            raise EndgameTooLarge(
+                f"the {game_key(opener_dice, responder_dice, palifico)} round has more "
+                f"than {max_nodes} public nodes under these rules"
+            )
         seat = state.turn
         other = 1 - seat
         if state.legal_actions(other):
@@ -226,14 +250,18 @@ def parse_action(text: str) -> Action:
 # -- which rules a solved round stands for -------------------------------------------------------
 
 
-def round_signature(rules: Rules, palifico: bool) -> tuple[Any, ...]:
+def round_signature(
+    rules: Rules, palifico: bool, dice: tuple[int, int] | None = None
+) -> tuple[Any, ...]:
     """The options that shape a heads-up round (its actions and its outcome), and no others.
 
     Starting dice, the first opener, the format and the like do not change a round once it
     has started, so a table that differs from a preset only in those still gets the solved
     strategy. Calza enters only as "possible heads-up or not"; the palifico options only
     in palifico rounds. ``loss_by_difference`` is kept, conservatively: it changes what a
-    round is worth once someone holds two dice.
+    round is worth once someone holds two dice; given ``dice`` (the two players' counts)
+    and one die each, it is left out, since whoever loses a die then loses their last
+    (except in a points race, where it scores the difference).
     """
     calza = rules.calza if rules.calza != "off" and rules.calza_min_players <= 2 else "off"
     if calza == "any_time":
@@ -243,7 +271,7 @@ def round_signature(rules: Rules, palifico: bool) -> tuple[Any, ...]:
         rules.ones_bids,
         rules.cap_at_dice_in_play,
         calza,
-        rules.loss_by_difference,
+        rules.loss_by_difference and (dice is None or max(dice) > 1 or rules.format == "points"),
         palifico,
     )
     if palifico:
@@ -296,7 +324,9 @@ def _index() -> dict[tuple[Any, ...], str]:
     index: dict[tuple[Any, ...], str] = {}
     for entry in manifest():
         palifico = entry["game"].endswith("-palifico")
-        signature = round_signature(Rules.from_json(entry["rules"]), palifico)
+        sizes = entry["game"].removesuffix("-palifico").split("v")
+        dice = (int(sizes[0]), int(sizes[1]))
+        signature = round_signature(Rules.from_json(entry["rules"]), palifico, dice)
         index[(signature, entry["game"])] = entry["file"]
     return index
 
@@ -306,17 +336,27 @@ def shipped_table(
 ) -> Table | None:
     """The shipped strategy for this round, or ``None`` if it is not covered."""
     key = game_key(opener_dice, responder_dice, palifico)
-    name = _index().get((round_signature(rules, palifico), key))
+    signature = round_signature(rules, palifico, (opener_dice, responder_dice))
+    name = _index().get((signature, key))
     return None if name is None else load_table(name)
 
 
-def endgame_policy(view: SeatView) -> dict[Action, float] | None:
+TableLookup = Callable[[Rules, int, int, bool], Table | None]
+"""Where a strategy comes from: ``(rules, opener dice, responder dice, palifico)`` to its
+table or ``None`` (:func:`shipped_table`; :func:`dudo.bots.solved.solved_table` also
+solves the rounds no data file covers)."""
+
+
+def endgame_policy(
+    view: SeatView, lookup: TableLookup = shipped_table
+) -> dict[Action, float] | None:
     """The solved strategy's action probabilities for this seat's decision, if covered.
 
-    Covered means: bidding, the seat's turn, exactly two players with dice, their dice
-    counts solved for these rules, and the bids so far on the solved strategy's own paths
-    (off them, the data has nothing and we answer ``None`` so the bot uses its own play).
-    Actions are the objects of ``view.legal``; the probabilities sum to 1.
+    Covered means: bidding, the seat's turn, exactly two players with dice, a strategy for
+    their dice counts under these rules from ``lookup`` (by default the shipped data
+    only), and the bids so far on the solved strategy's own paths (off them, the data has
+    nothing and we answer ``None`` so the bot uses its own play). Actions are the objects
+    of ``view.legal``; the probabilities sum to 1.
     """
     seat = view.seat
     if seat is None or view.phase != Phase.BIDDING.value or not view.my_turn:
@@ -328,9 +368,7 @@ def endgame_policy(view: SeatView) -> dict[Action, float] | None:
         return None
     opener = view.opener
     responder = alive[0] if alive[1] == opener else alive[1]
-    table = shipped_table(
-        view.rules, view.dice_counts[opener], view.dice_counts[responder], view.palifico
-    )
+    table = lookup(view.rules, view.dice_counts[opener], view.dice_counts[responder], view.palifico)
     if table is None:
         return None
     for index, (bidder, _) in enumerate(view.bids):

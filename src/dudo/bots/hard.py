@@ -22,8 +22,12 @@ What sets it apart from the normal bot:
    they called, and fits when that player calls; for every bid they made, it weighs whether
    their cup backed it or it was a bluff, and fits how often they bluff.
 4. **Mixed play.** It picks by a softmax over those chances, so equal options are played
-   unpredictably. In heads-up endgames covered by the shipped CFR strategy
-   (``dudo.bots.endgame``) it plays that equilibrium strategy instead.
+   unpredictably. In heads-up endgames small enough to solve (every 1v1 round, under any
+   rules; :mod:`dudo.bots.solved`) it plays the CFR equilibrium strategy instead: shipped
+   for the presets, solved on first use and cached on disk for other rules. Made with
+   ``wait_for_solves=False`` (the server, the terminal game) it never waits for a solve:
+   until the strategy is ready it plays its heuristic, and it starts the solves in the
+   background when it first sees the rules.
 
 It sees only its seat's view: the bids are public, the belief is its own inference.
 
@@ -43,8 +47,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dudo.bids import Bid, Ladder, Order, ladder, quantity_limits
+from dudo.bots import solved
 from dudo.bots.base import Persona, SeededBot, quantity_bid
-from dudo.bots.endgame import endgame_policy
+from dudo.bots.endgame import Table, endgame_policy
 from dudo.bots.poker_hard import PokerPlayer
 from dudo.game import CALZA, DUDO, Action, Revealed
 from dudo.rules import Rules
@@ -420,12 +425,19 @@ class HardBot(SeededBot):
     )
 
     def __init__(
-        self, seed: int | None = None, name: str | None = None, budget_ms: float | None = None
+        self,
+        seed: int | None = None,
+        name: str | None = None,
+        budget_ms: float | None = None,
+        wait_for_solves: bool = True,
     ) -> None:
         super().__init__(seed, name)
         if budget_ms is not None and not budget_ms >= 0:
             raise ValueError(f"a decision budget is a number of milliseconds >= 0, not {budget_ms}")
         self.budget_ms = budget_ms
+        # Whether a heads-up round no shipped file covers is solved before deciding
+        # (seconds, once per rules and machine; replays exactly) or in the background.
+        self.wait_for_solves = wait_for_solves
         # Decisions weighed on the belief (not by the endgame table), and those the budget
         # cut short (some faces' raises left out).
         self.decisions = 0
@@ -434,6 +446,7 @@ class HardBot(SeededBot):
         self._seen_reveal: Revealed | None = None
         self._belief: Belief | None = None
         self._poker: PokerPlayer | None = None
+        self._prefetched: Rules | None = None
 
     # -- learning from reveals -------------------------------------------------------------
 
@@ -496,7 +509,11 @@ class HardBot(SeededBot):
         legal = view.legal
         if not legal:
             return Weighed((None,), (1.0,), drawn=False)
-        endgame = endgame_policy(view)
+        if not self.wait_for_solves and self._prefetched != view.rules:
+            # the 1v1 rounds of these rules, solved in the background long before they come
+            self._prefetched = view.rules
+            solved.prefetch(view.rules)
+        endgame = endgame_policy(view, self._endgame_table)
         if endgame:
             actions = list(endgame)
             return Weighed(tuple(actions), tuple(endgame[a] for a in actions))
@@ -550,6 +567,17 @@ class HardBot(SeededBot):
         best = min(losses)
         scaled = [math.exp((best - loss) / TEMPERATURE) for loss in losses]
         return Weighed(tuple(options), tuple(scaled))
+
+    def _endgame_table(
+        self, rules: Rules, opener_dice: int, responder_dice: int, palifico: bool
+    ) -> Table | None:
+        """The solved strategy of a heads-up round: solved now if need be (seconds, once per
+        rule set and machine: the disk cache keeps it), so play replays exactly; or, if the
+        bot does not wait for solves, only if it is ready (else it is being solved in the
+        background and the heuristic plays this decision)."""
+        return solved.solved_table(
+            rules, opener_dice, responder_dice, palifico, wait=self.wait_for_solves
+        )
 
     @staticmethod
     def _calza_gain(view: SeatView) -> float:

@@ -3,7 +3,9 @@
 An entrant is a level (``random``, ``easy``, ``normal``, ``hard``) or a class with the bot
 interface named ``package.module:ClassName`` or ``path/to/file.py:ClassName``. The class
 is called with ``seed=`` (an int) if its constructor accepts it, else with no arguments,
-and with ``budget_ms=`` (the decision budget) too when one is set and it accepts that.
+and with ``budget_ms=`` (the decision budget) too when one is set and it accepts that, and
+``wait_for_solves=False`` when asked for and accepted (the hard bot: see
+:mod:`dudo.bots.solved`).
 """
 
 from __future__ import annotations
@@ -70,10 +72,18 @@ def load_bot_class(spec: str) -> type:
     return cls
 
 
-def make_bot(spec: str, seed: int | None = None, budget_ms: float | None = None) -> Bot:
+def make_bot(
+    spec: str,
+    seed: int | None = None,
+    budget_ms: float | None = None,
+    wait_for_solves: bool = True,
+) -> Bot:
     """A bot for ``spec``, seeded where the class allows it, and given the decision budget
     ``budget_ms`` (milliseconds a decision may take; ``None``: none) where its constructor
-    takes ``budget_ms`` (the hard bot does; a plug-in may)."""
+    takes ``budget_ms`` (the hard bot does; a plug-in may). ``wait_for_solves=False``: a
+    bot that would solve an endgame on first use does that in the background instead of
+    before deciding (what a server or an interactive game wants; runs that must replay
+    exactly wait)."""
     cls = load_bot_class(spec)
     try:
         parameters = inspect.signature(cls).parameters
@@ -84,6 +94,8 @@ def make_bot(spec: str, seed: int | None = None, budget_ms: float | None = None)
         options["seed"] = seed
     if budget_ms is not None and "budget_ms" in parameters:
         options["budget_ms"] = budget_ms
+    if not wait_for_solves and "wait_for_solves" in parameters:
+        options["wait_for_solves"] = False
     bot = cls(**options)
     if not isinstance(getattr(bot, "name", None), str):
         with contextlib.suppress(AttributeError):

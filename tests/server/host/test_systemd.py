@@ -219,6 +219,9 @@ def test_the_unit_keeps_its_hardening_and_a_state_directory() -> None:
     assert service["WorkingDirectory"] == ["/var/lib/dudo"]
     assert unit_environment(service)["DUDO_DATABASE"] == "sqlite:////var/lib/dudo/dudo.db"
     assert service["DynamicUser"] == ["yes"] and service["User"] == ["dudo"]
+    # Endgames solved on first use go to a cache directory systemd makes writable.
+    assert service["CacheDirectory"] == ["dudo"]
+    assert unit_environment(service)["DUDO_ENDGAME_CACHE"] == "/var/cache/dudo/endgames"
     for setting, value in (
         ("ProtectSystem", "strict"),
         ("ProtectHome", "yes"),

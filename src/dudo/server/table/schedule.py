@@ -173,11 +173,15 @@ class Schedule:
 
     def bot_for(self, index: int) -> Bot:
         """The seat's bot, made when first needed: its own level in a bot's seat, normal
-        standing in for a player; a hard bot gets the room's decision budget."""
+        standing in for a player; a hard bot gets the room's decision budget, and never
+        holds up the room for an endgame solve (it runs in the background meanwhile)."""
         seat = self.state.seats[index]
         if seat.bot is None:
             level = seat.level if seat.kind == "bot" else "normal"
             seat.bot = make_bot(
-                level, seed=int(self.entropy(4), 16), budget_ms=self.config.bot_budget_ms
+                level,
+                seed=int(self.entropy(4), 16),
+                budget_ms=self.config.bot_budget_ms,
+                wait_for_solves=False,
             )
         return seat.bot
