@@ -243,7 +243,14 @@ def test_policy_is_none_where_not_covered() -> None:
     uncapped = rules.with_options(cap_at_dice_in_play=False)
     game = Game(uncapped, 2, dice=SeededDice(1), dice_counts=[1, 1], opener=0)
     game.roll()
-    assert endgame_policy(view(game, 0)) is None  # a different ladder
+    # no end to the ladder: the capped twin's strategy plays it (test_bots_endgame_solved)
+    capped = Game(rules, 2, dice=SeededDice(1), dice_counts=[1, 1], opener=0)
+    capped.roll()
+    assert endgame_policy(view(game, 0)) == endgame_policy(view(capped, 0)) is not None
+    uncapped = uncapped.with_options(loss_by_difference=True)
+    game = Game(uncapped, 2, dice=SeededDice(1), dice_counts=[1, 1], opener=0)
+    game.roll()
+    assert endgame_policy(view(game, 0)) is None  # a different ladder, and no twin
     game = Game(
         PRESETS["tavern"].with_options(wild_ones=False),
         2,

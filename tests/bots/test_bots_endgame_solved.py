@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from dudo.bids import Bid
 from dudo.bots import solved
 from dudo.bots.cfr import Tree
 from dudo.bots.endgame import (
@@ -23,11 +24,12 @@ from dudo.bots.endgame import (
     build_endgame,
     endgame_policy,
     shipped_table,
+    solved_rules,
 )
 from dudo.bots.hard import HardBot
 from dudo.bots.registry import make_bot
 from dudo.dice import SeededDice
-from dudo.game import Game
+from dudo.game import DUDO, Game
 from dudo.rules import PRESETS, Rules
 from dudo.view import view
 
@@ -286,8 +288,11 @@ def test_concurrent_processes_solve_a_round_once(cache: Path) -> None:
 def test_rounds_over_the_node_limit_are_not_solved(monkeypatch: pytest.MonkeyPatch) -> None:
     assert solved.solved_table(QUICK, 1, 2) is None  # three dice in play: 262,144 nodes
     assert solved.solved_table(QUICK, 5, 5) is None
-    assert solved.surely_too_large(QUICK.with_options(cap_at_dice_in_play=False), 1, 1, False)
-    assert solved.solved_table(QUICK.with_options(cap_at_dice_in_play=False), 1, 1) is None
+    # Without the cap the tree has no end (uncapped rounds play their capped twin: below),
+    # and with loss by the difference the twin does not play them exactly.
+    uncapped = QUICK.with_options(cap_at_dice_in_play=False, loss_by_difference=True)
+    assert solved.surely_too_large(uncapped, 1, 1, False)
+    assert solved.solved_table(uncapped, 1, 1) is None
     assert solved.counters["solved"] == 0
     # The default takes every capped 1v1 round (4,096 public nodes at most), not 1v2.
     assert solved.public_limit(1, 1) >= 4096 > solved.public_limit(1, 2)
@@ -318,6 +323,31 @@ def _heads_up(rules: Rules, seed: int = 3) -> Game:
     game = Game(rules, 2, dice=SeededDice(seed), dice_counts=[1, 1], opener=0)
     game.roll()
     return game
+
+
+def test_a_round_without_the_cap_plays_its_capped_twin() -> None:
+    """A bid above the dice in play is certainly false, so the capped round's equilibrium,
+    every such bid called, is the uncapped round's: one solve serves both."""
+    uncapped = ISSUE.with_options(cap_at_dice_in_play=False)
+    assert solved_rules(uncapped) == ISSUE
+    assert solved_rules(ISSUE) is ISSUE
+    table = solved.solved_table(uncapped, 1, 1)
+    assert table is not None and table is solved.solved_table(ISSUE, 1, 1)
+    assert solved.counters["solved"] == 1
+    for seed in range(6):  # the same position under both rules, the same policy
+        positions = []
+        for rules in (ISSUE, uncapped):
+            game = _heads_up(rules, seed)
+            game.apply(0, Bid(2, 3))
+            positions.append(endgame_policy(view(game, 1), solved.solved_table))
+        assert positions[0] is not None
+        assert positions[1] == pytest.approx(positions[0])
+    # Above every die in play: dudo, whatever the cup holds.
+    game = _heads_up(uncapped)
+    game.apply(0, Bid(3, 6))
+    assert endgame_policy(view(game, 1), solved.solved_table) == {DUDO: 1.0}
+    bot = HardBot(seed=1)
+    assert bot.act(view(game, 1)) is DUDO
 
 
 def test_hard_plays_the_solved_strategy_in_any_rules() -> None:

@@ -347,6 +347,22 @@ table or ``None`` (:func:`shipped_table`; :func:`dudo.bots.solved.solved_table` 
 solves the rounds no data file covers)."""
 
 
+def solved_rules(rules: Rules) -> Rules:
+    """The rules whose solved strategy plays a heads-up round of ``rules`` exactly.
+
+    The same rules, except that a round without the cap on bids (``cap_at_dice_in_play:
+    false``, whose tree has no end) is played by its capped twin: a bid above the dice in
+    play is certainly false, so making it loses the round, the least a player can get, and
+    calling it wins. The capped game's equilibrium, with every such bid called (see
+    :func:`endgame_policy`), is therefore an equilibrium of the uncapped game, just as
+    exploitable. The argument needs a loss to be one die or one point whatever the bid, so
+    loss by the difference keeps its own rules (and no table without the cap).
+    """
+    if rules.cap_at_dice_in_play or rules.loss_by_difference:
+        return rules
+    return rules.with_options(cap_at_dice_in_play=True)
+
+
 def endgame_policy(
     view: SeatView, lookup: TableLookup = shipped_table
 ) -> dict[Action, float] | None:
@@ -368,7 +384,16 @@ def endgame_policy(
         return None
     opener = view.opener
     responder = alive[0] if alive[1] == opener else alive[1]
-    table = lookup(view.rules, view.dice_counts[opener], view.dice_counts[responder], view.palifico)
+    rules = solved_rules(view.rules)
+    standing = view.bids[-1][1] if view.bids else None
+    if (
+        rules is not view.rules
+        and isinstance(standing, Bid)
+        and standing.quantity > view.dice_in_play
+        and DUDO in view.legal
+    ):
+        return {DUDO: 1.0}  # above every die in play: false, whatever the cups hold
+    table = lookup(rules, view.dice_counts[opener], view.dice_counts[responder], view.palifico)
     if table is None:
         return None
     for index, (bidder, _) in enumerate(view.bids):

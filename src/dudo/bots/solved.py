@@ -30,9 +30,9 @@ What is solved
     nodes (bid histories) times pairs of private hands. The default, :data:`MAX_NODES`,
     takes every capped 1v1 round (at most 4,096 x 6 x 6 = 147,456) and the palifico rounds
     up to 1v4 where the face is locked (187 x 6 x 126), and leaves out 1v2 (262,144 public
-    nodes) and 1v5 palifico (15 s of CPU). Larger rounds, and 1v1 rounds without the cap on
-    bids (a ladder twice as long, some hundred million nodes), return ``None``: the bot
-    plays its heuristic there.
+    nodes) and 1v5 palifico (15 s of CPU). Larger rounds return ``None``: the bot plays its
+    heuristic there. A round without the cap on bids (a ladder with no end) is played by
+    its capped twin (:func:`~dudo.bots.endgame.solved_rules`).
 
 Without blocking
     A solve takes seconds (1.5-38 s of CPU, ``docs/benchmarks.md``).
@@ -76,6 +76,7 @@ from dudo.bots.endgame import (
     game_key,
     round_signature,
     shipped_table,
+    solved_rules,
 )
 from dudo.rules import Rules
 
@@ -480,6 +481,7 @@ def solved_table(
     """
     if rules.bids != "quantity":
         return None
+    rules = solved_rules(rules)  # a round without the cap: its capped twin's strategy
     shipped = shipped_table(rules, opener_dice, responder_dice, palifico)
     if shipped is not None:
         return shipped
@@ -615,6 +617,7 @@ def heads_up_games(rules: Rules) -> list[tuple[int, int, bool]]:
 
 def prefetch(rules: Rules) -> None:
     """Make sure the 1v1 rounds of ``rules`` are, or are being, solved, without waiting."""
+    rules = solved_rules(rules)
     for opener_dice, responder_dice, palifico in heads_up_games(rules):
         solved_table(rules, opener_dice, responder_dice, palifico, wait=False)
 
