@@ -139,3 +139,68 @@ def test_a_lifting_cup_never_covers_a_name_while_it_moves(
     page.screenshot(path=str(ARTIFACTS / f"look-cups-{players}-{size[0]}.png"))
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
+
+
+# While bidding: every seat's cup and the boxes it must leave free, in page coordinates.
+CUPS_WHILE_BIDDING = """() => [...document.querySelectorAll('.seat')].map((seat) => {
+  const box = (el) => {
+    if (!el) return null;
+    const r = el.getBoundingClientRect();
+    return r.width && r.height ? [r.left, r.top, r.right, r.bottom] : null;
+  };
+  return {seat: seat.dataset.seat, me: seat.classList.contains('me'),
+          cup: box(seat.querySelector('.cup')),
+          plate: box(seat), name: box(seat.querySelector('.seat-name')),
+          status: box(seat.querySelector('.seat-status')),
+          dice: [...seat.querySelectorAll('.seat-dice .die')].map(box),
+          faces: seat.querySelectorAll('.seat-dice .die:not(.hidden)').length};
+})"""
+
+
+@pytest.mark.parametrize("players", [2, 6])
+@pytest.mark.parametrize("size", [(360, 640), (1366, 768), (1920, 1080)])
+def test_cups_stand_at_the_other_seats_while_bidding(
+    server: str, browser: Browser, players: int, size: tuple[int, int]
+) -> None:
+    """Each other player's cup stands in their seat's dice row while bidding: inside the
+    seat's plate, beside (never over) their dice backs, and never over the name or the
+    status line; your own seat has no cup (your dice are shown below the felt)."""
+    from test_web_table import our_turn, seated
+
+    page, _ = seated(
+        browser,
+        server,
+        [None] + ["easy"] * (players - 1),
+        width=size[0],
+        height=size[1],
+        timer=300,
+        motion="no-preference",
+    )
+    page.click("#start")
+    our_turn(page, standing=True)
+    seats: list[dict[str, Any]] = page.evaluate(CUPS_WHILE_BIDDING)
+    assert len(seats) == players
+    for seat in seats:
+        assert seat["faces"] == 0, seat  # no die's face at any seat before the reveal
+        if seat["me"]:
+            assert seat["cup"] is None, seat
+            continue
+        cup, plate = seat["cup"], seat["plate"]
+        assert cup, (size, seat)
+        assert (
+            plate[0] <= cup[0] and plate[1] <= cup[1] and cup[2] <= plate[2] and cup[3] <= plate[3]
+        ), (size, seat)
+        for part in ("name", "status"):
+            assert not (seat[part] and overlap_area(cup, seat[part]) > 0), (size, part, seat)
+        assert seat["dice"] and all(die and overlap_area(cup, die) == 0 for die in seat["dice"]), (
+            size,
+            seat,
+        )
+        assert all(plate[0] <= die[0] and die[2] <= plate[2] for die in seat["dice"]), (
+            size,
+            "dice outside",
+            seat,
+        )
+    page.screenshot(path=str(ARTIFACTS / f"look-bidding-{players}-{size[0]}.png"))
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()

@@ -142,7 +142,10 @@ function seatCard(table, index, order) {
     }).join('');
   } else {
     diceKey = `hidden-${index}`;
-    dice = Array.from({length: count}, () => die(0, {size: 18})).join('')
+    // Another player's cup stands on the felt over their dice while they are hidden (a
+    // picture only: the row is aria-hidden, and the count is said in words beside it).
+    const cup = count && index !== you.seat ? '<span class="cup"></span>' : '';
+    dice = cup + Array.from({length: count}, () => die(0, {size: 18})).join('')
       + Array.from({length: lost}, () => die(0, {size: 18, cls: 'lost'})).join('');
   }
   const status = [];
