@@ -69,6 +69,7 @@ import json
 import os
 import random
 import resource
+import shutil
 import signal
 import socket
 import subprocess
@@ -843,6 +844,10 @@ def parse(argv: list[str]) -> argparse.Namespace:
     )
     parser.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     args = parser.parse_args(argv)
+    if args.profile and not (
+        (Path(sys.executable).parent / "py-spy").exists() or shutil.which("py-spy")
+    ):
+        parser.error("--profile needs py-spy: pip install py-spy (into this venv or on PATH)")
     quick = args.quick
     args.steady = args.steady or ([20, 100] if quick else [100, 1000, 2000])
     if args.saturation_rooms is None:
