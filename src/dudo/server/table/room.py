@@ -135,7 +135,7 @@ class Room:
         self.requests = Requests(
             code, self.state, config, self.journal, self.dealer, self.audience, clock, entropy
         )
-        self.inbox: asyncio.Queue[inbox.Message] = asyncio.Queue()
+        self.inbox: asyncio.Queue[inbox.Message | None] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
         self.closed = False
         self.last_activity = clock()
@@ -313,19 +313,24 @@ class Room:
 
     async def _run(self) -> None:
         while not self.closed:
-            command = None
+            command: inbox.Message | None
             if not self.inbox.empty():
                 command = self.inbox.get_nowait()
             else:
+                # What is due wakes the loop as a None in the inbox, not by a timeout around
+                # the wait: on Python 3.11 a timeout that expires as the inbox hands over a
+                # command leaves the task's cancellation pending (fixed in 3.12), and
+                # the room's next await would end it, every later question unanswered.
+                # A wake that comes late, after a command, only makes one look more.
                 wake = self._next_wake()
-                if wake is None:  # nothing timed: no timeout to set up per wait
-                    command = await self.inbox.get()
-                else:
-                    try:
-                        async with asyncio.timeout_at(wake):
-                            command = await self.inbox.get()
-                    except TimeoutError:
-                        command = None
+                timer = (
+                    None
+                    if wake is None
+                    else asyncio.get_running_loop().call_at(wake, self.inbox.put_nowait, None)
+                )
+                command = await self.inbox.get()
+                if timer is not None:
+                    timer.cancel()
             try:
                 if command is not None:
                     await self._handle(command)
