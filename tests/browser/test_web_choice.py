@@ -248,12 +248,18 @@ def test_a_player_out_of_dice_can_leave_or_start_a_new_game(server: str, browser
             ours.click("#rematch")
             wait_for_news(ours, str(look["version"]))
             continue
-        # Our highest bid, and Ben calls it: most likely we lose our one die.
+        # Our highest bid, and Ben calls it: most likely we lose our one die. When that bid was
+        # true, Ben lost his instead and is out: the bot answers our bids until the game ends
+        # (then a rematch) or we are out.
+        ben_in = ours.evaluate("window.dudo.view.state.game.dice_counts[1] > 0")
         ours.evaluate(
             "(() => { const b = window.dudo.view.state.game.legal.bids;"
             " const [q, f] = b[b.length - 1]; window.dudo.view.act('bid', "
             "{quantity: q, face: f}); })()"
         )
+        if not ben_in:
+            wait_for_news(ours, str(look["version"]))
+            continue
         wait_until(guest, "window.dudo.view.state.game.legal.calls.includes('dudo')")
         guest.evaluate("window.dudo.view.act('call', {call: 'dudo'})")
         wait_for_news(ours, str(look["version"] + 1))
