@@ -130,6 +130,16 @@ def test_grammar_that_was_wrong() -> None:
         assert "Du muss " not in text and "Tú debe " not in text, path.name
     english = json.loads((WEB / "locales" / "en.json").read_text())
     assert english["table.winner"] == {"one": "{names} wins!", "other": "{names} win!"}
+    # A bid of several dice is plural in German ("drei 5er stimmen"): a verb right after
+    # {bid} is singular only in a plural form's "one"; elsewhere the sentence says "das
+    # Gebot {bid} stimmt", whose subject is the bid, whatever its quantity.
+    german = json.loads((WEB / "locales" / "de.json").read_text())
+    singular_after_bid = re.compile(r"(?<!Gebot ){bid} (stimmt|stimmte|ist|war)\b")
+    for key, value in german.items():
+        forms = value if isinstance(value, dict) else {"other": value}
+        for form, text in forms.items():
+            if form != "one":
+                assert not singular_after_bid.search(text), (key, form, text)
 
 
 def test_every_string_the_client_asks_for_exists() -> None:
