@@ -468,6 +468,10 @@ def test_a_big_screen_gets_a_big_table(server: str, browser: Browser, players: i
     look = page.evaluate(BIG)
     page.screenshot(path=str(ARTIFACTS / f"big-reveal-{players}-1920.png"))
     assert look["verdict"] >= 28, look["verdict"]
+    # At the reveal too: every cup lifted, the others' dice shown at least 40 px, the names
+    # at least 20 px.
+    assert look["others"] and min(look["others"]) >= 40, look["others"]
+    assert min(look["names"]) >= 20, look["names"]
     for seat in look["badges"]:  # the −1 beside the dice, never on one
         assert not any(overlaps(seat["badge"], die) for die in seat["dice"]), seat
     boxes = look["seats"]
@@ -551,7 +555,7 @@ def test_lifting_cups_never_cover_a_name_or_a_bot_label(
 
 
 def test_the_winners_moment_is_quiet_under_reduced_motion(server: str, browser: Browser) -> None:
-    from test_web_table import play_to_the_end, seated
+    from test_web_table import play_to_the_end, seated, state
 
     page, _ = seated(
         browser,
@@ -568,6 +572,24 @@ def test_the_winners_moment_is_quiet_under_reduced_motion(server: str, browser: 
     moving = "getComputedStyle(document.querySelector('.seat.winner')).animationName"
     assert page.evaluate(moving) == "winner-glow"
     page.screenshot(path=str(ARTIFACTS / "winner-1920.png"))
+    axe_check(page, "the winner's moment at 1920")
+    # The winner hears a fanfare (made with Web Audio, the sound switch on by default; the
+    # click on Start let the page make sound). Whoever won, the switch silences it.
+    if state(page)["game"]["winners"] == [0]:
+        expect(page.locator("body")).to_have_attribute("data-sounded", "win")
+    fanfare = """async () => {
+        const src = document.querySelector('script[type=module]').src;
+        const {play} = await import(src.replace(/app\\.js$/, 'sound.js'));
+        delete document.body.dataset.sounded;
+        play('win');
+        return [document.body.dataset.sound, document.body.dataset.sounded || null];
+    }"""
+    assert page.evaluate(fanfare) == ["win", "win"]
+    page.click("#sound-toggle")
+    expect(page.locator("#sound-toggle")).to_have_attribute("aria-pressed", "false")
+    assert page.evaluate(fanfare) == ["win", None]  # asked for, not made
+    page.click("#sound-toggle")
+    assert page.evaluate(fanfare) == ["win", "win"]
     page.emulate_media(reduced_motion="reduce")
     assert page.evaluate(moving) == "none"
     assert not page.js_errors  # type: ignore[attr-defined]
@@ -724,12 +746,16 @@ def test_table_talk_with_a_mute_per_player_and_the_hosts_switch(
     # Ben mutes Ana: her lines are gone for him, and come back when he wants.
     guest.click('.chat-lines [data-mute="0"]')
     expect(guest.locator(".chat-lines li")).to_have_count(0)
+    expect(guest.locator('.chat-muted [data-mute="0"]')).to_be_visible()
+    axe_check(guest, "table talk with a player muted")
     guest.click('.chat-muted [data-mute="0"]')
     expect(guest.locator(".chat-lines li")).to_have_count(1)
     # The host turns it off: no one can write.
     host.uncheck("#chat-on")
     expect(guest.locator(".chat")).to_contain_text("turned table talk off")
     expect(guest.locator("#chat-text")).to_have_count(0)
+    axe_check(guest, "table talk turned off")
+    axe_check(host, "table talk turned off, the host's switch")
     for page in (host, guest):
         assert not page.js_errors  # type: ignore[attr-defined]
         page.context.close()

@@ -161,3 +161,52 @@ def test_the_mistake_sentence_is_said_in_the_pages_language(
     axe_every_rule(page, f"mistake sentence {locale}")
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
+
+
+def test_moves_a_stand_in_made_are_marked_and_not_counted_for_the_player(
+    server: str, browser: Browser
+) -> None:
+    """Ben leaves as the game starts: a bot plays his seat to the end. The game page says so
+    at each of those moves, and his column of the analysis counts them apart."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from dudo.bots import make_bot
+    from dudo.client import Client, ClientError
+
+    async def play() -> tuple[str, dict[str, Any]]:
+        async with Client(server) as client:
+            host = await client.create_room(
+                "Ana",
+                rules={"preset": "perudo", "starting_dice": 2},
+                seats=3,
+                bots=[None, None, "easy"],
+            )
+            ben = await client.join(host.code, "Ben")
+            async with client.table(host) as table:
+                await table.start()
+                async with client.table(ben) as leaving:  # mid-game: a bot takes the seat
+                    assert (await leaving.request({"type": "leave"}))["type"] == "ack"
+                await table.play(make_bot("normal", seed=5))
+                game_id = table.state["fair"]["game_id"]
+            for _ in range(50):  # stored a moment after the game-over state goes out
+                try:
+                    return game_id, await client.game_record(game_id)
+                except ClientError:
+                    await asyncio.sleep(0.1)
+        raise AssertionError("the game was not stored")
+
+    with ThreadPoolExecutor(1) as pool:
+        game_id, record = pool.submit(asyncio.run, play()).result(timeout=120)
+    bens = [a for played in record["rounds"] for a in played["actions"] if a["seat"] == 1]
+    assert bens and all(action.get("by") == "stand_in" for action in bens), bens
+    page = new_page(browser, 1280, 800)
+    open_game(page, server, game_id)
+    expect(page.locator('[data-stat="by-bot"]')).to_have_count(1)  # Ben's column alone
+    expect(page.locator('[data-stat="by-bot"]')).to_have_text(str(len(bens)))
+    marked = page.locator(".step-what .by")
+    expect(marked.first).to_have_text("a bot standing in")
+    assert marked.count() == len(bens), (marked.count(), len(bens))
+    axe_every_rule(page, "a game with a stand-in")
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()

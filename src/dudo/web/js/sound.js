@@ -76,6 +76,7 @@ export function play(name) {
   if (muted || !context || context.state !== 'running' || !SOUNDS[name]) return;
   try {
     SOUNDS[name](context.currentTime + 0.01);
+    document.body.dataset.sounded = name; // the last effect actually made (muted: none)
   } catch {
     // no sound this time; the game goes on
   }
