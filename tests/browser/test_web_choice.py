@@ -684,6 +684,17 @@ VOICE_INDEPENDENT = """async (personas) => {
 }"""
 
 
+# The table hears that a bot won (a public moment every bot may speak at), as if the server
+# had said so: the line shows over that bot's seat unless this player silenced it.
+WINS = """(winner) => {
+    const table = window.dudo.view;
+    const state = {...table.state, events: [{event: 'game_over', winners: [winner]}]};
+    table.voices.observe(state, (seat) => table.name(seat));
+    table.render();
+    return document.querySelectorAll(`.seat[data-seat="${winner}"] .say`).length;
+}"""
+
+
 def test_bots_speak_from_public_moments_never_from_their_dice(
     server: str, browser: Browser
 ) -> None:
@@ -720,6 +731,19 @@ def test_bots_speak_from_public_moments_never_from_their_dice(
     expect(page.locator(".voice-toggle")).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "bot-talk-1280.png"))
     axe_check(page, "bot talk")
+    # One bot silenced, the others heard: a box per bot, remembered for the room.
+    boxes = page.locator("[data-voice-seat]")
+    expect(boxes).to_have_count(3)
+    page.uncheck('[data-voice-seat="1"]')
+    assert page.evaluate(WINS, 1) == 0  # silenced
+    assert page.evaluate(WINS, 2) == 1  # the others still talk
+    axe_check(page, "bot talk, one bot silenced")
+    page.reload()
+    page.wait_for_selector("[data-voice-seat]")
+    expect(page.locator('[data-voice-seat="1"]')).not_to_be_checked()
+    expect(page.locator('[data-voice-seat="2"]')).to_be_checked()
+    page.check('[data-voice-seat="1"]')
+    assert page.evaluate(WINS, 1) == 1
     # Switched off: no line shows any more.
     page.uncheck("#voice-toggle")
     expect(page.locator(".seat .say")).to_have_count(0)

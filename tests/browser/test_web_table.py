@@ -164,10 +164,11 @@ def seated(
     return page, str(ticket["code"])
 
 
-def our_turn(page: Page, standing: bool = True, timeout: float = 30000) -> None:
+def our_turn(page: Page, standing: bool = True, timeout: float = 90000) -> None:
     """Wait for a turn of ours (with a bid to beat, if `standing`): opening bids are made
     on the way, safe ones (see `open_safely`). The table then waits for us and stands
-    still."""
+    still. (At six seats the bots may end round after round before the bidding comes
+    round to us: seen to take over 30 s with the reveal's pauses.)"""
     end = time.monotonic() + timeout / 1000
     while True:
         assert time.monotonic() < end, "no turn of ours came"

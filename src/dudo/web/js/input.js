@@ -124,6 +124,7 @@ export class TableInput {
     const table = this.table;
     const input = event.target;
     if (input.id === 'voice-toggle') { table.voices.set(input.checked); table.render(); return; }
+    if (input.dataset.voiceSeat) { table.voices.mute(Number(input.dataset.voiceSeat), !input.checked); table.render(); return; }
     if (input.dataset.handKind || input.dataset.handFaces) {
       const bids = legal(table.state).bids.filter(isHand);
       const chosen = input.dataset.handKind

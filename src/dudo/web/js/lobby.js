@@ -23,6 +23,9 @@ const ICONS = {
 };
 const icon = (name) => `<svg class="card-ico" viewBox="0 0 24 24" aria-hidden="true" focusable="false">${ICONS[name]}</svg>`; // how often the list of open rooms is asked for again
 
+// The home page's text boxes, kept as typed when the page is drawn again.
+const TYPED = ['name', 'join-code'];
+
 function nameOrComplain(main) {
   const input = main.querySelector('#name');
   const name = cutName(input.value);
@@ -97,6 +100,8 @@ export function renderHome(main) {
       const presetOptions = Object.keys(data.presets).map((key) =>
         `<option value="${key}">${escapeHtml(presetTitle(data, key))}</option>`).join('');
       const diceOptions = DICE_CHOICES.map((n) => `<option value="${n}" ${n === 5 ? 'selected' : ''}>${n}</option>`).join('');
+      // Drawn again (another language): what the player has typed so far stays.
+      const typed = TYPED.map((id) => [id, main.querySelector(`#${id}`)?.value]);
       main.innerHTML = `<div class="home">
       <section class="hero" aria-labelledby="home-title">
         <div class="hero-text">
@@ -165,6 +170,10 @@ export function renderHome(main) {
           <p class="my-games-link"><a href="/my-games" id="my-games">${escapeHtml(t('home.my_games'))}</a></p>
         </div>
       </div></div>`;
+      for (const [id, value] of typed) {
+        const input = main.querySelector(`#${id}`);
+        if (input && value != null) input.value = value;
+      }
       const fillOptions = () => {
         const preset = main.querySelector('#preset').value;
         main.querySelector('#options').innerHTML = optionControls(data, data.presets[preset].rules);

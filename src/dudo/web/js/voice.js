@@ -6,8 +6,9 @@
 // call, a die it lost, its win.
 // Which bot speaks and which line it says follow from what every seat sees (the game, the
 // round, the number of bids, who did what), never from a cup: a line is no tell. Each
-// player can switch the talk off (remembered in this browser).
-import {escapeHtml} from './page.js';
+// player can switch the talk off (remembered in this browser), or silence one bot and keep
+// the others (remembered for that room in this tab).
+import {escapeHtml, nameHtml} from './page.js';
 import {has, t} from './i18n.js';
 import {hash} from './avatar.js';
 
@@ -69,15 +70,21 @@ export class Voices {
     this.table = table;
     this.announce = announce;
     this.said = new Map(); // seat -> [line, until]
+    this.muted = new Set(readMuted(this.mutedKey));
   }
 
   get on() {
     return localStorage.getItem(KEY) !== '0';
   }
 
+  get mutedKey() {
+    return `${KEY}.muted.${this.table.code}`;
+  }
+
   observe(state, name) {
     if (!this.on) return;
     for (const {seat, line} of reactions(state)) {
+      if (this.muted.has(seat)) continue; // that bot keeps its line to itself
       this.said.set(seat, [line, Date.now() + SAY_MS]);
       this.announce(`${name(seat)}: ${line}`);
       setTimeout(() => this.table.render(), SAY_MS + 100);
@@ -86,19 +93,48 @@ export class Voices {
 
   bubble(seat) {
     const said = this.said.get(seat);
-    if (!this.on || !said || said[1] <= Date.now()) return '';
+    if (!this.on || this.muted.has(seat) || !said || said[1] <= Date.now()) return '';
     return `<span class="say" aria-hidden="true"><bdi>${escapeHtml(said[0])}</bdi></span>`;
   }
 
-  // The switch, where there are bots at the table.
+  // The switch, where there are bots at the table; with talk on and two bots or more, a
+  // box per bot to silence that one alone.
   toggle() {
     const state = this.table.state;
-    if (!state?.room.seats.some((seat) => seat.kind === 'bot')) return '';
-    return `<label class="check small voice-toggle"><input type="checkbox" id="voice-toggle" ${this.on ? 'checked' : ''}> ${escapeHtml(t('voice.toggle'))}</label>`;
+    const bots = (state?.room.seats || []).flatMap((seat, index) => (seat.kind === 'bot' ? [index] : []));
+    if (!bots.length) return '';
+    const all = `<label class="check small voice-toggle"><input type="checkbox" id="voice-toggle" ${this.on ? 'checked' : ''}> ${escapeHtml(t('voice.toggle'))}</label>`;
+    if (!this.on || bots.length < 2) return `<div class="voices" data-key="voices">${all}</div>`;
+    const each = bots.map((seat) => `<label class="check small"><input type="checkbox" data-voice-seat="${seat}" ${this.muted.has(seat) ? '' : 'checked'}> ${nameHtml(state.room.seats[seat].name || '')}</label>`).join('');
+    return `<div class="voices" data-key="voices">${all}<fieldset class="voice-each"><legend>${escapeHtml(t('voice.each'))}</legend>${each}</fieldset></div>`;
   }
 
   set(on) {
     localStorage.setItem(KEY, on ? '1' : '0');
     if (!on) this.said.clear();
+  }
+
+  // One bot silenced (or heard again) for this player, whatever the others say.
+  mute(seat, muted) {
+    if (muted) {
+      this.muted.add(seat);
+      this.said.delete(seat);
+    } else {
+      this.muted.delete(seat);
+    }
+    try {
+      sessionStorage.setItem(this.mutedKey, JSON.stringify([...this.muted]));
+    } catch {
+      // storage refused (private mode): the choice holds for this page
+    }
+  }
+}
+
+function readMuted(key) {
+  try {
+    const seats = JSON.parse(sessionStorage.getItem(key) || '[]');
+    return Array.isArray(seats) ? seats.filter(Number.isInteger) : [];
+  } catch {
+    return [];
   }
 }
