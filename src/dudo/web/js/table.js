@@ -252,6 +252,11 @@ class Table {
     }
     this.keyboard.before();
     morph(this.main, html);
+    // From the lobby (scrolled down to Start, on a phone) to the felt: the table starts at
+    // the top of the page, the felt and your turn on the first screen.
+    const view = room.status === 'lobby' ? 'lobby' : 'table';
+    if (this.drawn === 'lobby' && view === 'table') window.scrollTo(0, 0);
+    this.drawn = view;
     this.keyboard.after();
     if (game && game.phase === 'over') {
       const id = this.state.fair?.game_id; // the finished game's page: replay, analysis, dice checked
