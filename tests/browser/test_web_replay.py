@@ -10,10 +10,10 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -41,6 +41,26 @@ def browser() -> Iterator[Browser]:
         yield launched
 
 
+T = TypeVar("T")
+
+
+def run_apart(game: Coroutine[Any, Any, T]) -> T:
+    """Run a client's coroutine in a thread of its own: Playwright's sync API keeps an event
+    loop in this one."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, game).result(timeout=120)
+
+
+async def stored_record(client: Client, game_id: str) -> dict[str, Any]:
+    """A finished game's record: it is stored a moment after the game-over state goes out."""
+    for _ in range(50):
+        try:
+            return await client.game_record(game_id)
+        except ClientError:
+            await asyncio.sleep(0.1)
+    raise AssertionError(f"game {game_id} was not stored")
+
+
 @pytest.fixture(scope="module")
 def finished(server: str) -> dict[str, Any]:
     """A whole game (one seat played by a program, two bots), its seat and its record."""
@@ -57,17 +77,9 @@ def finished(server: str) -> dict[str, Any]:
                 await table.start()
                 await table.play(make_bot("normal", seed=3))
                 game_id = table.state["fair"]["game_id"]
-            for _ in range(50):  # stored a moment after the game-over state goes out
-                try:
-                    record = await client.game_record(game_id)
-                    break
-                except ClientError:
-                    await asyncio.sleep(0.1)
-            return {"seat": seat, "id": game_id, "record": record}
+            return {"seat": seat, "id": game_id, "record": await stored_record(client, game_id)}
 
-    # In a thread of its own: Playwright's sync API keeps an event loop in this one.
-    with ThreadPoolExecutor(1) as pool:
-        game = pool.submit(asyncio.run, play()).result(timeout=120)
+    game = run_apart(play())
     game["analysis"] = httpx.get(f"{server}/api/games/{game['id']}/analysis", timeout=30).json()
     return game
 

@@ -13,7 +13,18 @@ import pytest
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Route, expect
 from test_web import new_page
-from test_web_replay import axe_every_rule, browser, finished, open_game, server
+from test_web_replay import (
+    axe_every_rule,
+    browser,
+    finished,
+    open_game,
+    run_apart,
+    server,
+    stored_record,
+)
+
+from dudo.bots import make_bot
+from dudo.client import Client
 
 __all__ = ["browser", "finished", "server"]  # the fixtures, shared with test_web_replay
 
@@ -168,11 +179,6 @@ def test_moves_a_stand_in_made_are_marked_and_not_counted_for_the_player(
 ) -> None:
     """Ben leaves as the game starts: a bot plays his seat to the end. The game page says so
     at each of those moves, and his column of the analysis counts them apart."""
-    import asyncio
-    from concurrent.futures import ThreadPoolExecutor
-
-    from dudo.bots import make_bot
-    from dudo.client import Client, ClientError
 
     async def play() -> tuple[str, dict[str, Any]]:
         async with Client(server) as client:
@@ -189,15 +195,9 @@ def test_moves_a_stand_in_made_are_marked_and_not_counted_for_the_player(
                     assert (await leaving.request({"type": "leave"}))["type"] == "ack"
                 await table.play(make_bot("normal", seed=5))
                 game_id = table.state["fair"]["game_id"]
-            for _ in range(50):  # stored a moment after the game-over state goes out
-                try:
-                    return game_id, await client.game_record(game_id)
-                except ClientError:
-                    await asyncio.sleep(0.1)
-        raise AssertionError("the game was not stored")
+            return game_id, await stored_record(client, game_id)
 
-    with ThreadPoolExecutor(1) as pool:
-        game_id, record = pool.submit(asyncio.run, play()).result(timeout=120)
+    game_id, record = run_apart(play())
     bens = [a for played in record["rounds"] for a in played["actions"] if a["seat"] == 1]
     assert bens and all(action.get("by") == "stand_in" for action in bens), bens
     page = new_page(browser, 1280, 800)

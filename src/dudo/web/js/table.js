@@ -51,6 +51,7 @@ class Table {
     this.pick = null; // [quantity, face] chosen in the picker, or a hand {hand, faces}
     this.pickTurn = null; // the turn the pick was made for (a new turn gets a new default)
     this.emotes = new Map(); // seat -> [emote, until]
+    this.drawn = null; // what render last drew: 'lobby' or 'table'
     this.showOdds = localStorage.getItem('dudo.odds') === '1';
     this.connection = new Connection(code, {
       token: () => this.session?.token,
