@@ -187,6 +187,39 @@ def our_turn(page: Page, standing: bool = True, timeout: float = 90000) -> None:
             wait_for_news(page, look["version"], timeout=10000)
 
 
+def turn_with_a_standing_bid(page: Page, timeout: float = 30) -> None:
+    """Wait for a turn of ours with a bid (or hand) to beat, opening with the picker's bid
+    and starting the next round when a reveal waits for us.
+
+    What to do is decided from one look at the page (a single evaluate: the page cannot
+    draw a newer state halfway through it). Two separate queries could see the bots'
+    turn in the first and ours in the second, and then bid for us on a state nobody
+    looked at: seen in CI as a bid of ours that the bot called, the reveal measured
+    instead of our turn."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        assert left > 0, "no turn of ours with a bid to beat"
+        look = wait_until(
+            page,
+            """() => {
+            const version = document.body.dataset.version;
+            if (document.querySelector('#bid-go')) {
+                return {ours: true, standing: !!document.querySelector('#standing'), version};
+            }
+            if (document.querySelector('#next-round:enabled')) return {ours: false, version};
+            return null;
+        }""",
+            timeout=left * 1000,
+        )
+        if look["ours"] and look["standing"]:
+            return  # the table waits for us now: nothing changes until we act
+        # Our opening (the bots wait for it) or a reveal: the click cannot land on a turn
+        # we did not look at.
+        if try_click(page, "#bid-go" if look["ours"] else "#next-round"):
+            wait_for_news(page, str(look["version"]))
+
+
 def state(page: Page) -> dict[str, Any]:
     value: dict[str, Any] = page.evaluate("window.dudo.view.state")
     return value
@@ -291,14 +324,8 @@ def test_the_hand_picker_fits_the_first_screen_at_every_size(server: str, browse
         height=640,
     )
     page.click("#start")
-    deadline = time.monotonic() + 30
-    while not (page.locator("#hand-kind").count() and page.locator("#standing").count()):
-        assert time.monotonic() < deadline, "no turn of ours with a hand to beat"
-        before = page.evaluate("document.body.dataset.version")
-        if try_click(page, "#bid-go") or try_click(page, "#next-round"):
-            wait_for_news(page, before)
-        else:
-            page.wait_for_timeout(50)
+    turn_with_a_standing_bid(page)
+    assert page.locator("#hand-kind").count()
     # A kind with two faces, so both lists show (if one is still legal).
     must = dict(MUST_SEE_HAND)
     kinds = page.locator("#hand-kind option").evaluate_all("(os) => os.map((o) => o.value)")

@@ -33,7 +33,7 @@ from test_web import (
     wait_for_news,
     wait_until,
 )
-from test_web_table import seated, state
+from test_web_table import seated, state, turn_with_a_standing_bid
 
 from dudo.fairness import verify_record
 from serverkit import server_process, sqlite_url
@@ -229,21 +229,6 @@ def key(hand: dict[str, Any]) -> str:
     return f"{hand['hand']}:{','.join(map(str, hand.get('faces', [])))}"
 
 
-def hand_turn_with_a_standing_bid(page: Page, timeout: float = 30) -> None:
-    """Wait for a turn of ours with a hand to beat, opening with the picker's hand."""
-    deadline = time.monotonic() + timeout
-    while True:
-        assert time.monotonic() < deadline, "no turn of ours with a standing hand"
-        page.wait_for_selector("#bid-go, #next-round, .centre.over", timeout=15000)
-        if page.locator("#bid-go").count() and page.locator("#standing").count():
-            return
-        before = page.evaluate("document.body.dataset.version")
-        if try_click(page, "#bid-go") or try_click(page, "#next-round"):
-            wait_for_news(page, before)
-        else:
-            page.wait_for_timeout(50)
-
-
 def offered(page: Page) -> list[str]:
     """Every hand the picker offers: each kind, then each of its faces."""
     found: list[str] = []
@@ -282,7 +267,7 @@ def test_the_hand_picker_offers_only_legal_hands_and_hands_read_in_words(
     wait_until(page, "window.dudo.view.state.game.bids.length >= 1")
     assert state(page)["game"]["bids"][0] == [0, {"hand": "full_house", "faces": [4, 2]}]
     expect(page.locator(".history")).to_contain_text("a full house, 4s over 2s")
-    hand_turn_with_a_standing_bid(page)
+    turn_with_a_standing_bid(page)
     standing = state(page)["game"]["standing"]
     legal = legal_hands(page)
     assert legal and key(standing) not in {key(hand) for hand in legal}
