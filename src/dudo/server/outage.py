@@ -45,11 +45,18 @@ async def within(work: Awaitable[T], seconds: float) -> T:
     a blackholed host) cannot be cancelled promptly, and ``asyncio.timeout`` would wait
     for its clean-up. The call runs on to its end in the background."""
     task = asyncio.ensure_future(work)
+    # Not ``wait_for`` over ``shield``: on Python 3.11 it drops a cancellation of the
+    # caller that lands just as ``work`` finishes (a room stopped as it saved a game ran
+    # on, and its stop hung). ``settled_within`` lets the caller's cancellation through.
     try:
-        return await asyncio.wait_for(asyncio.shield(task), seconds)
-    except TimeoutError:
-        task.add_done_callback(_forget)
+        settled = await settled_within(task, seconds)
+    except asyncio.CancelledError:
+        task.add_done_callback(_forget)  # it runs on to its end, unwatched
         raise
+    if not settled:
+        task.add_done_callback(_forget)
+        raise TimeoutError(f"the store did not answer within {seconds:g} s")
+    return task.result()
 
 
 async def settled_within(write: asyncio.Future[Any], seconds: float) -> bool:

@@ -198,7 +198,10 @@ def test_only_players_keep_a_room_open() -> None:
     run(test)
 
 
-def test_a_question_left_in_the_inbox_of_a_stopped_room_is_not_answered_twice() -> None:
+def test_a_question_left_in_the_inbox_of_a_stopped_room_is_answered_once_that_it_closed() -> None:
+    """Nobody waits for good on a room that stopped: what was left in its inbox is told
+    "moved" (reconnect) once, and a question asked afterwards is refused at once."""
+
     async def test() -> None:
         room = await open_room()
         stop, look = inbox.Stop(), inbox.Describe()
@@ -207,7 +210,12 @@ def test_a_question_left_in_the_inbox_of_a_stopped_room_is_not_answered_twice() 
         await stop.answer
         assert room.task is not None
         await asyncio.wait_for(room.task, 1)
-        assert not look.answer.done()  # the loop ended before it: the caller times out
+        with pytest.raises(RoomError) as left:
+            await look.answer
+        assert left.value.code == "moved"
+        with pytest.raises(RoomError) as later:
+            await asyncio.wait_for(room.ask(inbox.Describe()), 1)
+        assert later.value.code == "moved"
         await room.stop()
 
     run(test)

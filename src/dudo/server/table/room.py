@@ -69,6 +69,7 @@ from dudo.server.table.state import (
     action_to_json,
     hash_token,
 )
+from dudo.server.tasks import stop_task
 from dudo.store import LogEntry, Store, StoreError
 
 __all__ = [
@@ -278,10 +279,10 @@ class Room:
         self.task = asyncio.create_task(self._run(), name=f"room-{self.code}")
 
     async def stop(self) -> None:
+        """End the room's task (cancelled again if a cancellation is lost: see
+        dudo.server.tasks) and close its sockets."""
         if self.task is not None:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.task
+            await stop_task(self.task)
         for connection in self.audience.connections():
             connection.close()
 
@@ -312,6 +313,19 @@ class Room:
     # -- the actor loop -------------------------------------------------------------------
 
     async def _run(self) -> None:
+        try:
+            await self._loop()
+        finally:
+            # Whatever way it ends (stopped, let go, a bug), no question is left waiting.
+            self._answer_left_questions()
+
+    def _answer_left_questions(self) -> None:
+        while not self.inbox.empty():
+            self._fail_waiting(self.inbox.get_nowait(), RoomError("moved", self.GONE))
+
+    GONE = "this room has closed here: reconnect"
+
+    async def _loop(self) -> None:
         while not self.closed:
             command: inbox.Message | None
             if not self.inbox.empty():
@@ -397,7 +411,10 @@ class Room:
 
     async def ask(self, question: inbox.Question) -> Any:
         """Put a question in the inbox and wait for its answer (HTTP handlers); a refusal
-        is raised as its :class:`RoomError`."""
+        is raised as its :class:`RoomError`, and so is a room that has stopped (nobody
+        would ever answer)."""
+        if self.closed or (self.task is not None and self.task.done()):
+            raise RoomError("moved", self.GONE)
         self.inbox.put_nowait(question)
         return await question.answer
 

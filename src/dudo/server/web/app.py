@@ -21,11 +21,12 @@ from starlette.routing import Route, WebSocketRoute
 
 from dudo.server.guard.gate import Gate
 from dudo.server.guard.proxies import ForwardedHeaders
+from dudo.server.tasks import stop_task
 from dudo.server.web import health, rooms
 from dudo.server.web.assets import CompressDynamic
 from dudo.server.web.callers import client_of, origin_allowed
 from dudo.server.web.desk import profile_desk
-from dudo.server.web.lifespan import Lifespan, LobbyFactory, stop_task
+from dudo.server.web.lifespan import Lifespan, LobbyFactory
 from dudo.server.web.middleware import (
     CONTENT_SECURITY_POLICY,
     CatchAll,

@@ -28,6 +28,7 @@ from dudo.server.logs import log_event
 from dudo.server.site.lobby import Lobby
 from dudo.server.site.sweeper import sweep_forever
 from dudo.server.table.room import RoomConfig
+from dudo.server.tasks import stop_task
 from dudo.server.web.state import Running, Server
 from dudo.store import Store, open_store
 from dudo.store.base import hide_password
@@ -35,21 +36,6 @@ from dudo.store.base import hide_password
 log = logging.getLogger("dudo.server")
 
 LobbyFactory = Callable[[Store, RoomConfig], Lobby]
-
-
-async def stop_task(task: asyncio.Task[Any], patience: float = 5.0) -> None:
-    """Cancel a background task and wait for it to end, cancelling again if the first
-    cancellation was lost (redis-py's asyncio client can swallow one that lands mid-command,
-    redis/redis-py#2028), so that shutting down can never hang on it."""
-    end = time.monotonic() + patience
-    while not task.done():
-        if time.monotonic() > end:
-            log_event(log, "task_would_not_stop", logging.WARNING, task=task.get_name())
-            return
-        task.cancel()
-        await asyncio.wait({task}, timeout=0.2)
-    if not task.cancelled() and task.exception() is not None:
-        log.error("background task failed", exc_info=task.exception())
 
 
 class Lifespan:
