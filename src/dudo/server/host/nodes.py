@@ -26,6 +26,7 @@ from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from dudo.server.guard.gate import Gate
 from dudo.server.host.banner import Banner
+from dudo.server.host.direct_frames import direct_frames_protocol
 from dudo.server.logs import configure as configure_logs
 from dudo.server.logs import log_event
 from dudo.server.web.app import ServerSettings, create_app
@@ -118,6 +119,8 @@ def uvicorn_config(launch: Launch, app: Any) -> uvicorn.Config:
     options: dict[str, Any] = {}
     if gate is not None and not launch.proxies and not launch.cluster:
         options["http"] = gated_protocol(gate)
+    # Tables write their frames without an ASGI message each (direct_frames).
+    options["ws"] = direct_frames_protocol()
     return uvicorn.Config(
         app,
         host=launch.host,

@@ -3,9 +3,11 @@
 The room must never wait on a socket (a slow phone would hold up the whole table), and with
 thousands of sockets the way a message is written matters too (docs/benchmarks.md):
 
-- A message is written at once when the socket can take it. The ASGI ``send`` coroutine is
-  run eagerly, in the room's own step: for a writable socket it finishes without ever
-  waiting, so no task is made, scheduled and dropped per message.
+- A message is written at once when the socket can take it: by the server's direct frame
+  writer where it offers one (``write_now``: ``dudo serve``'s, in
+  dudo.server.host.direct_frames), else by running the ASGI ``send`` coroutine eagerly, in
+  the room's own step: for a writable socket it finishes without ever waiting, so no task
+  is made, scheduled and dropped per message.
 - Only when ``send`` has to wait (the client reads slowly) does a task carry it on, and
   messages queue behind it in a bounded buffer; a socket that falls too far behind is
   closed.
@@ -53,8 +55,14 @@ class Connection:
 
     QUEUE_LIMIT = 256
 
-    def __init__(self, send: Callable[[str], Awaitable[Any]], seat: int | None) -> None:
+    def __init__(
+        self,
+        send: Callable[[str], Awaitable[Any]],
+        seat: int | None,
+        write_now: Callable[[bytes], bool] | None = None,
+    ) -> None:
         self._send = send
+        self._write_now = write_now
         self.seat = seat
         self.opened = next(_opened)  # orders a seat's sockets, oldest first
         self.pending: deque[str] = deque()
@@ -77,6 +85,15 @@ class Connection:
                 return
             self.pending.append(text)
             return
+        if self._write_now is not None:
+            try:
+                if self._write_now(text.encode()):
+                    return  # written
+            except Exception:  # the socket went away
+                self.close()
+                return
+            # Not now (a full write buffer, a closing socket): through ASGI, which waits
+            # for the buffer or tells that the socket is gone.
         write = self._send(text)
         # (An exact type check: an ABC's isinstance costs more than the write's frame.)
         if type(write) is not types.CoroutineType:  # a plain awaitable: no eager path

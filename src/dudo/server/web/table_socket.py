@@ -31,6 +31,11 @@ from dudo.server.web.state import Server, server_of
 # server accepts it by name, as browsers require when a client offers any.
 SUBPROTOCOL = "dudo.v1"
 
+# The ASGI extension through which ``dudo serve``'s uvicorn protocol lets a room write a
+# text frame without an ASGI message (dudo.server.host.direct_frames): a function of the
+# frame's UTF-8 bytes that returns whether it wrote them.
+DIRECT_TEXT = "dudo.direct_text"
+
 
 class RoomSocket:
     """The table's socket as a plain ASGI app (Starlette runs a class instance as one): the
@@ -40,7 +45,8 @@ class RoomSocket:
     goes through Starlette's :class:`WebSocket` as usual."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await room_socket(WebSocket(scope, receive=receive, send=send), text_writer(send))
+        direct = (scope.get("extensions") or {}).get(DIRECT_TEXT)
+        await room_socket(WebSocket(scope, receive=receive, send=send), text_writer(send), direct)
 
 
 def text_writer(send: Send) -> Callable[[str], Awaitable[None]]:
@@ -53,10 +59,13 @@ def text_writer(send: Send) -> Callable[[str], Awaitable[None]]:
 
 
 async def room_socket(
-    websocket: WebSocket, write: Callable[[str], Awaitable[None]] | None = None
+    websocket: WebSocket,
+    write: Callable[[str], Awaitable[None]] | None = None,
+    write_now: Callable[[bytes], bool] | None = None,
 ) -> None:
     """One socket at a table, from the handshake to its close; ``write`` sends a text
-    frame (``websocket.send_text`` if not given)."""
+    frame (``websocket.send_text`` if not given), ``write_now`` writes one at once when it
+    can (the server's :data:`DIRECT_TEXT`, if it offers it)."""
     server = server_of(websocket)
     gate = server.gate
     address = client_of(websocket)
@@ -73,7 +82,7 @@ async def room_socket(
     try:
         offered = websocket.scope.get("subprotocols") or []
         await websocket.accept(subprotocol=SUBPROTOCOL if SUBPROTOCOL in offered else None)
-        await seated_socket(websocket, address, offered, write or websocket.send_text)
+        await seated_socket(websocket, address, offered, write or websocket.send_text, write_now)
     finally:
         gate.release(address)
 
@@ -89,6 +98,7 @@ async def seated_socket(
     address: str,
     offered: list[str],
     write: Callable[[str], Awaitable[None]],
+    write_now: Callable[[bytes], bool] | None = None,
 ) -> None:
     server = server_of(websocket)
     # Any page may open a WebSocket anywhere (no same-origin rule for sockets): only
@@ -135,7 +145,7 @@ async def seated_socket(
         if seat is None:
             await refuse(websocket, "bad_token", "that seat token is not valid for this room", 4401)
             return
-    await play(server, websocket, room, Connection(write, seat), address)
+    await play(server, websocket, room, Connection(write, seat, write_now), address)
 
 
 async def play(
