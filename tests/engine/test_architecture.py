@@ -149,13 +149,20 @@ SERVER_MAY_IMPORT = {
     "protocol": set(),
     "logs": set(),
     "outage": {"logs"},
+    "tasks": {"logs"},
     "collector": {"logs"},
     "guard": {"logs"},
-    "table": {"protocol", "logs", "outage"},
-    "site": {"table", "guard", "protocol", "logs", "outage"},
-    "cluster": {"site", "table", "guard", "protocol", "logs", "outage"},
-    "web": {"cluster", "site", "table", "guard", "protocol", "logs", "outage", "collector"},
-    "host": {"web", "cluster", "site", "table", "guard", "protocol", "logs", "outage", "collector"},
+    "table": {"protocol", "logs", "outage", "tasks"},
+    "site": {"table", "guard", "protocol", "logs", "outage", "tasks"},
+    "cluster": {"site", "table", "guard", "protocol", "logs", "outage", "tasks"},
+    "web": {
+        *("cluster", "site", "table", "guard", "protocol", "logs", "outage", "tasks"),
+        "collector",
+    },
+    "host": {
+        *("web", "cluster", "site", "table", "guard", "protocol", "logs", "outage", "tasks"),
+        "collector",
+    },
 }
 # The table and the site know no transport: no HTTP framework, no Redis (the guard may:
 # it reads handshakes and proxy headers).

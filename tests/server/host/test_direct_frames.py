@@ -140,35 +140,72 @@ def test_frames_written_directly_arrive_in_order_with_the_asgi_ones() -> None:
     assert seen["after_close"] is False
 
 
+async def nothing(scope: Any, receive: Any, send: Any) -> None:
+    pass
+
+
+def protocol_on_a_fake_transport() -> tuple[Any, list[bytes]]:
+    """The protocol as if a WebSocket were accepted, on a transport that keeps its writes."""
+    protocol_class = direct_frames_protocol()
+    assert not isinstance(protocol_class, str)
+    config = uvicorn.Config(nothing)
+    config.load()
+    state = uvicorn.server.ServerState()
+    protocol: Any = protocol_class(config=config, server_state=state, app_state={})
+    protocol.handshake_complete = True
+    written: list[bytes] = []
+
+    class Transport:
+        def write(self, data: bytes) -> None:
+            written.append(data)
+
+        def is_closing(self) -> bool:
+            return False
+
+    protocol.transport = Transport()
+    protocol.conn.state = websockets.protocol.State.OPEN
+    return protocol, written
+
+
+def test_frames_of_one_loop_step_go_out_in_one_write() -> None:
+    async def run() -> None:
+        protocol, written = protocol_on_a_fake_transport()
+        assert protocol.write_text(b"ack") and protocol.write_text(b"state")
+        assert written == []  # not yet: at the end of the loop step
+        await asyncio.sleep(0)
+        assert written == [frame_header(3) + b"ack" + frame_header(5) + b"state"]
+        assert protocol.write_text(b"next")
+        await asyncio.sleep(0)
+        assert written[1:] == [frame_header(4) + b"next"]
+
+    asyncio.run(run())
+
+
 def test_a_full_write_buffer_sends_through_asgi() -> None:
     """While the transport asks the protocol to pause writing, nothing is written directly:
     the caller's ASGI send waits for the buffer instead (uvicorn's flow control)."""
 
     async def run() -> None:
-        protocol_class = direct_frames_protocol()
-        assert not isinstance(protocol_class, str)
-        config = uvicorn.Config(lambda *_: None)
-        config.load()
-        state = uvicorn.server.ServerState()
-        protocol: Any = protocol_class(config=config, server_state=state, app_state={})
-        protocol.handshake_complete = True
-        written: list[bytes] = []
-
-        class Transport:
-            def write(self, data: bytes) -> None:
-                written.append(data)
-
-            def is_closing(self) -> bool:
-                return False
-
-        protocol.transport = Transport()
-        protocol.conn.state = websockets.protocol.State.OPEN
+        protocol, written = protocol_on_a_fake_transport()
         assert protocol.write_text(b"now")
         protocol.pause_writing()
         assert not protocol.write_text(b"held")
         protocol.resume_writing()
         assert protocol.write_text(b"again")
-        assert written == [frame_header(3) + b"now", frame_header(5) + b"again"]
+        await asyncio.sleep(0)
+        assert written == [frame_header(3) + b"now" + frame_header(5) + b"again"]
+
+    asyncio.run(run())
+
+
+def test_frames_waiting_when_the_socket_closes_are_not_sent_after_the_close() -> None:
+    async def run() -> None:
+        protocol, written = protocol_on_a_fake_transport()
+        assert protocol.write_text(b"too late")
+        protocol.close_sent = True  # a close frame went out (the server shutting down)
+        await asyncio.sleep(0)
+        assert written == []
+        assert not protocol.write_text(b"later still")
 
     asyncio.run(run())
 
