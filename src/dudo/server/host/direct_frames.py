@@ -86,14 +86,7 @@ def direct_frames_protocol() -> type[asyncio.Protocol] | str:
     open_state = State.OPEN
 
     class DirectFramesProtocol(WebSocketsSansIOProtocol):
-        """uvicorn's sans-I/O WebSocket protocol, offering :data:`DIRECT_TEXT`.
-
-        Frames written directly in one step of the event loop go out in one write at the
-        end of it (the acting seat's ack and its state, say): one system call, where the
-        write itself is most of a message's cost. Anything sent through ASGI first writes
-        what is waiting, so the order of the messages never changes."""
-
-        _frames: list[bytes] | None = None  # written in this loop step, not yet sent
+        """uvicorn's sans-I/O WebSocket protocol, offering :data:`DIRECT_TEXT`."""
 
         def handle_connect(self, event: Any) -> None:
             super().handle_connect(event)
@@ -102,21 +95,10 @@ def direct_frames_protocol() -> type[asyncio.Protocol] | str:
                 scope["extensions"][DIRECT_TEXT] = self.write_text
 
         def write_text(self, payload: bytes) -> bool:
-            """Write one text frame (at the end of this loop step); False (nothing
-            written) when it must go through ASGI instead."""
-            if not self._open():
-                return False
-            frame = frame_header(len(payload)) + payload
-            if self._frames is None:
-                self._frames = [frame]
-                self.loop.call_soon(self._send_frames)
-            else:
-                self._frames.append(frame)
-            return True
-
-        def _open(self) -> bool:
+            """Write one text frame now; False (nothing written) when it must go through
+            ASGI instead."""
             conn = self.conn
-            return not (
+            if (
                 not self.handshake_complete  # accepted (the room writes only after that)
                 or self.initial_response is not None  # a refusal's HTTP response instead
                 or self.close_sent
@@ -126,23 +108,9 @@ def direct_frames_protocol() -> type[asyncio.Protocol] | str:
                 or conn.extensions
                 or conn.expect_continuation_frame
                 or self.transport.is_closing()
-            )
-
-        def _send_frames(self) -> None:
-            frames, self._frames = self._frames, None
-            # Closed meanwhile (the client's close, the server shutting down): a data
-            # frame may not follow a close frame, and nobody would read it.
-            if (
-                frames
-                and not self.close_sent
-                and self.conn.state is open_state
-                and not self.transport.is_closing()
             ):
-                self.transport.write(frames[0] if len(frames) == 1 else b"".join(frames))
-
-        async def send(self, message: Any) -> None:
-            if self._frames is not None:
-                self._send_frames()  # what was written directly goes first
-            await super().send(message)
+                return False
+            self.transport.write(frame_header(len(payload)) + payload)
+            return True
 
     return DirectFramesProtocol
