@@ -10,6 +10,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -161,6 +162,7 @@ def server_process(
         "DUDO_ADDRESS_MESSAGE_BURST": "100000",
         **(env or {}),
     }
+    output = tempfile.NamedTemporaryFile(prefix="dudo-serve-", suffix=".log", delete=False)  # noqa: SIM115
     process = subprocess.Popen(
         [
             sys.executable,
@@ -175,9 +177,14 @@ def server_process(
             "warning",
         ],
         env=environment,
-        stdout=subprocess.PIPE,
+        stdout=output,
         stderr=subprocess.STDOUT,
     )
+    # What the server writes goes to a file, read back through ``process.stdout`` (from the
+    # start, when a test wants it): a pipe nobody reads while the server runs blocks the
+    # server once 64 KiB of log lines fill it.
+    output.close()
+    process.stdout = open(output.name, "rb")  # noqa: SIM115 (closed in the finally below)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30
@@ -196,6 +203,8 @@ def server_process(
         if process.poll() is None:
             process.send_signal(signal.SIGKILL)
         process.wait(timeout=10)
+        process.stdout.close()
+        os.unlink(output.name)
 
 
 def sqlite_url(directory: Path) -> str:
