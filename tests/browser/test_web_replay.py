@@ -10,8 +10,8 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import threading
 from collections.abc import Coroutine, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -44,11 +44,26 @@ def browser() -> Iterator[Browser]:
 T = TypeVar("T")
 
 
-def run_apart(game: Coroutine[Any, Any, T]) -> T:
+def run_apart(game: Coroutine[Any, Any, T], timeout: float = 120) -> T:
     """Run a client's coroutine in a thread of its own: Playwright's sync API keeps an event
-    loop in this one."""
-    with ThreadPoolExecutor(1) as pool:
-        return pool.submit(asyncio.run, game).result(timeout=120)
+    loop in this one. A daemon thread: a game that does not end within ``timeout`` fails
+    the test then (an executor's ``with`` block would wait for its thread regardless)."""
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = asyncio.run(game)
+        except BaseException as error:
+            outcome["error"] = error
+
+    thread = threading.Thread(target=run, name="client-game", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    assert not thread.is_alive(), f"the client's game did not end within {timeout:g} s"
+    if "error" in outcome:
+        raise outcome["error"]
+    value: T = outcome["value"]
+    return value
 
 
 async def stored_record(client: Client, game_id: str) -> dict[str, Any]:

@@ -385,8 +385,7 @@ def test_the_wild_aces_switch_is_off_and_disabled_with_poker_hands(
 def test_the_replay_of_a_common_hand_game_reads_hands_in_words(
     server: str, browser: Browser
 ) -> None:
-    import asyncio
-    from concurrent.futures import ThreadPoolExecutor
+    from test_web_replay import run_apart
 
     from dudo.bots import make_bot
     from dudo.client import Client
@@ -401,8 +400,7 @@ def test_the_replay_of_a_common_hand_game_reads_hands_in_words(
                 await table.play(make_bot("normal", seed=5))
                 return str(table.state["fair"]["game_id"])
 
-    with ThreadPoolExecutor(1) as pool:
-        game_id = pool.submit(asyncio.run, play()).result(timeout=120)
+    game_id = run_apart(play())
     for _ in range(50):
         answer = httpx.get(f"{server}/api/games/{game_id}")
         if answer.status_code == 200:
