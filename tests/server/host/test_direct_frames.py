@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -22,7 +21,7 @@ from dudo.server.host import direct_frames
 from dudo.server.host.direct_frames import direct_frames_protocol, frame_header
 from dudo.server.host.nodes import Launch, uvicorn_config
 from dudo.server.web.table_socket import DIRECT_TEXT
-from serverkit import make_app
+from serverkit import free_port, make_app
 
 
 @pytest.mark.parametrize("length", [0, 1, 125, 126, 127, 65535, 65536, 70000])
@@ -30,13 +29,6 @@ def test_a_frame_header_is_what_websockets_writes(length: int) -> None:
     payload = b"x" * length
     expected = Frame(Opcode.TEXT, payload).serialize(mask=False, extensions=[])
     assert frame_header(length) + payload == expected
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 @asynccontextmanager
