@@ -105,8 +105,7 @@ def direct_frames_protocol() -> type[asyncio.Protocol] | str:
                 or self.disconnected
                 or not self.writable.is_set()
                 or conn.state is not open_state
-                or conn.extensions
-                or conn.expect_continuation_frame
+                or conn.extensions  # (uvicorn never sends a fragmented message)
                 or self.transport.is_closing()
             ):
                 return False
