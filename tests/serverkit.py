@@ -3,6 +3,7 @@ a real server process on a free port."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import os
@@ -18,6 +19,7 @@ from typing import Any
 
 import httpx
 
+from dudo.client import Client, ClientError
 from dudo.server.guard.gate import GateLimits
 from dudo.server.site.lobby import Lobby, SiteLimits
 from dudo.server.table.room import RoomConfig
@@ -209,3 +211,14 @@ def server_process(
 
 def sqlite_url(directory: Path) -> str:
     return f"sqlite:///{directory / 'dudo.db'}"
+
+
+async def stored_record(client: Client, game_id: str) -> dict[str, Any]:
+    """A finished game's record: it is stored a moment after the game-over state goes out,
+    so a program that asks at once may hear ``no_game``; asked again for up to 5 s."""
+    for _ in range(50):
+        try:
+            return await client.game_record(game_id)
+        except ClientError:
+            await asyncio.sleep(0.1)
+    raise AssertionError(f"game {game_id} was not stored")

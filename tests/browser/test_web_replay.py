@@ -24,8 +24,8 @@ from test_web import ARTIFACTS, check_fits, chromium, new_page
 from test_web_csp import RECORD_VIOLATIONS
 
 from dudo.bots import make_bot
-from dudo.client import Client, ClientError
-from serverkit import server_process, sqlite_url
+from dudo.client import Client
+from serverkit import server_process, sqlite_url, stored_record
 
 
 @pytest.fixture(scope="module")
@@ -64,16 +64,6 @@ def run_apart(game: Coroutine[Any, Any, T], timeout: float = 120) -> T:
         raise outcome["error"]
     value: T = outcome["value"]
     return value
-
-
-async def stored_record(client: Client, game_id: str) -> dict[str, Any]:
-    """A finished game's record: it is stored a moment after the game-over state goes out."""
-    for _ in range(50):
-        try:
-            return await client.game_record(game_id)
-        except ClientError:
-            await asyncio.sleep(0.1)
-    raise AssertionError(f"game {game_id} was not stored")
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from typing import Any
 
 from dudo.bots import make_bot
 from dudo.client import Client, ClientError, new_profile_secret
-from serverkit import server_process, sqlite_url
+from serverkit import server_process, sqlite_url, stored_record
 
 
 async def play_two(base: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -27,7 +27,7 @@ async def play_two(base: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
             )
             game_id = host.game_id
         assert game_id is not None
-        record = await first.game_record(game_id)
+        record = await stored_record(first, game_id)
         # The record is entered a moment after the game-over state goes out; a profile is
         # read (its rating) before its stats, so one read may fall across the entry.
         for _ in range(50):
