@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -234,6 +235,87 @@ def info_key(hand: Sequence[int], history: Sequence[Bid]) -> str:
     return f"hand={hand_text(hand)}|bids={','.join(str(bid) for bid in history)}"
 
 
+def window_name(last: Sequence[Bid], actor: int) -> str:
+    """A window of a windowed strategy (:class:`WindowTable`): the last bids and the role to
+    act, e.g. ``1x2,2x5|0``."""
+    return f"{','.join(str(bid) for bid in last)}|{actor}"
+
+
+class WindowTable:
+    """A strategy that sees its own hand and the last ``memory`` bids only
+    (:mod:`dudo.bots.window` solves them), held compactly: per window its actions and one
+    row of probabilities per hand of the role to act, as 32-bit floats (a 2v2 round has
+    about a million of them; as a :data:`Table` of dictionaries it would take 60 MB).
+
+    As JSON (the cache file, the solving child's answer): ``{"memory": m, "hands": [opener
+    hands, responder hands], "windows": {window name: [[actions], [probabilities, row by
+    row]]}}``, hands and actions as in the exact tables' keys."""
+
+    __slots__ = ("hands", "memory", "windows")
+
+    def __init__(
+        self,
+        memory: int,
+        hands: tuple[Sequence[str], Sequence[str]],
+        windows: dict[str, tuple[tuple[str, ...], array[float]]],
+    ) -> None:
+        self.memory = memory
+        self.hands = (
+            {hand: row for row, hand in enumerate(hands[0])},
+            {hand: row for row, hand in enumerate(hands[1])},
+        )
+        self.windows = windows
+
+    def entry(self, hand: Sequence[int], last: Sequence[Bid], actor: int) -> dict[str, float]:
+        """The probabilities of the actions (by their text) for this hand in this window;
+        empty if the table has no such window or hand."""
+        found = self.windows.get(window_name(last[-self.memory :], actor))
+        row = self.hands[actor].get(hand_text(hand))
+        if found is None or row is None:
+            return {}
+        actions, probabilities = found
+        width = len(actions)
+        start = row * width
+        return {
+            action: probabilities[start + column]
+            for column, action in enumerate(actions)
+            if probabilities[start + column] > 0
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "memory": self.memory,
+            "hands": [list(self.hands[0]), list(self.hands[1])],
+            "windows": {
+                name: [list(actions), [round(p, 4) for p in probabilities]]
+                for name, (actions, probabilities) in self.windows.items()
+            },
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> WindowTable:
+        """Read :meth:`to_json`'s form; :class:`ValueError` if it is not that."""
+        try:
+            memory = int(data["memory"])
+            hands = (list(map(str, data["hands"][0])), list(map(str, data["hands"][1])))
+            windows: dict[str, tuple[tuple[str, ...], array[float]]] = {}
+            for name, (actions, probabilities) in data["windows"].items():
+                row_count = len(hands[int(str(name).rpartition("|")[2])])
+                if len(probabilities) != len(actions) * row_count:
+                    raise ValueError(f"window {name!r} has the wrong number of probabilities")
+                windows[str(name)] = (tuple(map(str, actions)), array("f", probabilities))
+        except (KeyError, TypeError, IndexError, AttributeError) as error:
+            raise ValueError(f"not a windowed strategy: {error!r}") from None
+        if memory < 1:
+            raise ValueError(f"a windowed strategy remembers at least one bid, not {memory}")
+        return cls(memory, hands, windows)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, WindowTable) and self.to_json() == other.to_json()
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 def action_text(action: Action) -> str:
     return action.value if isinstance(action, Call) else str(action)
 
@@ -341,7 +423,10 @@ def shipped_table(
     return None if name is None else load_table(name)
 
 
-TableLookup = Callable[[Rules, int, int, bool], Table | None]
+Strategy = Table | WindowTable
+"""A solved round's strategy: exact (a :data:`Table`) or windowed (a :class:`WindowTable`)."""
+
+TableLookup = Callable[[Rules, int, int, bool], Strategy | None]
 """Where a strategy comes from: ``(rules, opener dice, responder dice, palifico)`` to its
 table or ``None`` (:func:`shipped_table`; :func:`dudo.bots.solved.solved_table` also
 solves the rounds no data file covers)."""
@@ -399,7 +484,12 @@ def endgame_policy(
     for index, (bidder, _) in enumerate(view.bids):
         if bidder != (opener if index % 2 == 0 else responder):
             return None
-    entry = table.get(info_key(view.dice, [quantity_bid(bid) for _, bid in view.bids]))
+    history = [quantity_bid(bid) for _, bid in view.bids]
+    entry: dict[str, float] | None
+    if isinstance(table, WindowTable):  # a strategy that sees the last few bids only
+        entry = table.entry(view.dice, history, OPENER if len(history) % 2 == 0 else RESPONDER)
+    else:
+        entry = table.get(info_key(view.dice, history))
     if not entry:
         return None
     legal = {action_text(action): action for action in view.legal}

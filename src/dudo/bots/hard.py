@@ -49,7 +49,7 @@ from numpy.typing import NDArray
 from dudo.bids import Bid, Ladder, Order, ladder, quantity_limits
 from dudo.bots import solved
 from dudo.bots.base import Persona, SeededBot, quantity_bid
-from dudo.bots.endgame import Table, endgame_policy
+from dudo.bots.endgame import Strategy, endgame_policy
 from dudo.bots.poker_hard import PokerPlayer
 from dudo.game import CALZA, DUDO, Action, Revealed
 from dudo.rules import Rules
@@ -570,7 +570,7 @@ class HardBot(SeededBot):
 
     def _endgame_table(
         self, rules: Rules, opener_dice: int, responder_dice: int, palifico: bool
-    ) -> Table | None:
+    ) -> Strategy | None:
         """The solved strategy of a heads-up round: solved now if need be (seconds, once per
         rule set and machine: the disk cache keeps it), so play replays exactly; or, if the
         bot does not wait for solves, only if it is ready (else it is being solved in the

@@ -30,8 +30,14 @@ What is solved
     nodes (bid histories) times pairs of private hands. The default, :data:`MAX_NODES`,
     takes every capped 1v1 round (at most 4,096 x 6 x 6 = 147,456) and the palifico rounds
     up to 1v4 where the face is locked (187 x 6 x 126), and leaves out 1v2 (262,144 public
-    nodes) and 1v5 palifico (15 s of CPU). Larger rounds return ``None``: the bot plays its
-    heuristic there. A round without the cap on bids (a ladder with no end) is played by
+    nodes) and 1v5 palifico (15 s of CPU).
+
+    Rounds surely over that limit are solved for a strategy that sees its hand and the last
+    three or four bids (:mod:`dudo.bots.window`: within 0.002-0.01 of equilibrium where the
+    full tree can check it), up to ``$DUDO_ENDGAME_MAX_WINDOWS`` windows times pairs of hands
+    (default :data:`MAX_WINDOWS`: every round of up to four dice in play, 2-12 s of CPU and
+    about 1 MB on disk each; ``0`` turns them off). Larger rounds return ``None``: the bot
+    plays its heuristic there. A round without the cap on bids (a ladder with no end) is played by
     its capped twin (:func:`~dudo.bots.endgame.solved_rules`).
 
 Without blocking
@@ -71,7 +77,9 @@ from typing import Any
 from dudo.bids import quantity_limits
 from dudo.bots.endgame import (
     EndgameTooLarge,
+    Strategy,
     Table,
+    WindowTable,
     build_endgame,
     game_key,
     round_signature,
@@ -108,6 +116,17 @@ MAX_NODES = 150_000
 most 147,456), not 1v2 (262,144 public nodes x 126 pairs, minutes per hundred iterations)."""
 CACHE_MB = 64.0
 """Default ``$DUDO_ENDGAME_CACHE_MB``."""
+MAX_WINDOWS = 2_000_000
+"""Default ``$DUDO_ENDGAME_MAX_WINDOWS`` (windows x pairs of hands): rounds over
+:data:`MAX_NODES` are solved for a short memory (:mod:`dudo.bots.window`) up to this size,
+which takes the rounds of up to four dice in play (2v2: 4,096 windows x 441 pairs, about
+10 s of CPU) and leaves out five (2v3: about 8,000 x 1,176). ``0``: exact rounds only."""
+MEMORIES = (4, 3)
+"""The bids a windowed strategy remembers: the longest of these that fits
+:func:`max_windows` (1v2 and 2v1 take 4, within 0.002 of equilibrium; 2v2 and 1v3 take 3)."""
+WINDOW_ITERATIONS = 150
+"""Discounted CFR iterations of a windowed solve: measured on 1v2, 100 reach the memory's
+floor (0.010 at three bids), and 600 do no better."""
 MEMORY_TABLES = 32
 """Solved strategies kept in memory per process (most recently used), a few MB each."""
 STALE_SECONDS = 3600.0
@@ -151,10 +170,44 @@ def max_nodes() -> int:
     return int(_number("DUDO_ENDGAME_MAX_NODES", MAX_NODES, 1))
 
 
+def max_windows() -> int:
+    """The largest round solved for a short memory (``$DUDO_ENDGAME_MAX_WINDOWS``), in
+    windows times pairs of private hands; 0 turns windowed solves off."""
+    return int(_number("DUDO_ENDGAME_MAX_WINDOWS", MAX_WINDOWS, 0))
+
+
+def _pairs(opener_dice: int, responder_dice: int) -> int:
+    return math.comb(opener_dice + 5, 5) * math.comb(responder_dice + 5, 5)  # sorted hands
+
+
+def window_memory(
+    rules: Rules, opener_dice: int, responder_dice: int, palifico: bool
+) -> int | None:
+    """How many bids a windowed strategy of this round remembers (the longest of
+    :data:`MEMORIES` whose graph fits :func:`max_windows`), or ``None`` if none fits.
+
+    Told without building the graph: with ``n`` bids on the ladder, a memory of ``m`` has
+    at most one window per set of fewer than ``m`` bids and two (either player to act) per
+    set of ``m`` (1v2 at 4 bids: 7,108 counted, 6,428 built)."""
+    budget = max_windows() // _pairs(opener_dice, responder_dice)
+    for memory in MEMORIES:
+        if estimated_windows(rules, opener_dice, responder_dice, memory) <= budget:
+            return memory
+    return None
+
+
+def estimated_windows(rules: Rules, opener_dice: int, responder_dice: int, memory: int) -> int:
+    """At least as many windows as a round's graph has (:func:`window_memory`): under
+    ``ones-lock`` the same bids may stand with ones wild or not, which can double them."""
+    faces, ones = quantity_limits(opener_dice + responder_dice, rules.cap_at_dice_in_play)
+    bids = 5 * faces + ones
+    count = sum(math.comb(bids, k) for k in range(memory)) + 2 * math.comb(bids, memory)
+    return 2 * count if rules.wild_ones and rules.ones_bids == "lock" else count
+
+
 def public_limit(opener_dice: int, responder_dice: int) -> int:
     """The most public nodes a round with these dice may have under :func:`max_nodes`."""
-    pairs = math.comb(opener_dice + 5, 5) * math.comb(responder_dice + 5, 5)  # sorted hands
-    return max_nodes() // pairs
+    return max_nodes() // _pairs(opener_dice, responder_dice)
 
 
 # -- keys ----------------------------------------------------------------------------------
@@ -163,12 +216,19 @@ def public_limit(opener_dice: int, responder_dice: int) -> int:
 def key_material(
     rules: Rules, opener_dice: int, responder_dice: int, palifico: bool
 ) -> dict[str, Any]:
-    """Everything a solved round depends on, as JSON: its file repeats this."""
+    """Everything a solved round depends on, as JSON: its file repeats this. A round too
+    large for an exact solve is keyed by its windowed solver's settings instead."""
+    memory = None
+    if surely_too_large(rules, opener_dice, responder_dice, palifico):
+        memory = window_memory(rules, opener_dice, responder_dice, palifico)
+    solver: list[Any] = [METHOD, TARGET, ITERATIONS, SECONDS]
+    if memory is not None:
+        solver = ["window", memory, WINDOW_ITERATIONS]
     return {
         "version": FORMAT_VERSION,
         "round": list(round_signature(rules, palifico, (opener_dice, responder_dice))),
         "game": game_key(opener_dice, responder_dice, palifico),
-        "solver": [METHOD, TARGET, ITERATIONS, SECONDS],
+        "solver": solver,
     }
 
 
@@ -185,10 +245,11 @@ def cache_key(rules: Rules, opener_dice: int, responder_dice: int, palifico: boo
 @dataclass(frozen=True, slots=True)
 class Solved:
     """One solve: the strategy as data, its exploitability (by our exact best response on
-    the rounded table), the iterations run and the CPU seconds taken (tree and solve)."""
+    the rounded table; ``None`` for a windowed solve, whose round has no tree to measure it
+    on), the iterations run and the CPU seconds taken (tree and solve)."""
 
-    table: Table
-    exploitability: float
+    table: Strategy
+    exploitability: float | None
     iterations: int
     cpu_seconds: float
 
@@ -206,10 +267,13 @@ def solve(
     nodes: int | None = None,
 ) -> Solved:
     """Solve the round now (no cache). ``nodes``: the limit on public nodes (default
-    :func:`public_limit`); over it :class:`~dudo.bots.endgame.EndgameTooLarge` is raised."""
+    :func:`public_limit`); a round surely over it is solved for a short memory if it fits
+    :func:`max_windows`; else :class:`~dudo.bots.endgame.EndgameTooLarge` is raised."""
     from dudo.bots.cfr import Tree  # numpy-heavy: only a process that solves pays for it
 
     started = time.process_time()
+    if nodes is None and surely_too_large(rules, opener_dice, responder_dice, palifico):
+        return _solve_windowed(rules, opener_dice, responder_dice, palifico)
     endgame = build_endgame(
         rules,
         opener_dice,
@@ -225,10 +289,49 @@ def solve(
     return Solved(table, exploitability, result.iterations, time.process_time() - started)
 
 
+def _solve_windowed(rules: Rules, opener_dice: int, responder_dice: int, palifico: bool) -> Solved:
+    from dudo.bots.window import WindowedRound
+
+    started = time.process_time()
+    memory = window_memory(rules, opener_dice, responder_dice, palifico)
+    if memory is None:
+        raise EndgameTooLarge(
+            f"the {game_key(opener_dice, responder_dice, palifico)} round is over the "
+            "node and window limits"
+        )
+    round_ = WindowedRound(
+        rules,
+        opener_dice,
+        responder_dice,
+        palifico,
+        memory=memory,
+        max_windows=max_windows() // _pairs(opener_dice, responder_dice),
+    )
+    strategy, iterations = round_.solve(WINDOW_ITERATIONS, seconds=SECONDS)
+    counters["solved"] += 1
+    return Solved(round_.to_table(strategy), None, iterations, time.process_time() - started)
+
+
+def strategy_json(table: Strategy) -> dict[str, Any]:
+    """A strategy as the cache file and the solving child write it: ``{"strategy": ...}``,
+    with ``"windowed": true`` for a :class:`~dudo.bots.endgame.WindowTable`."""
+    if isinstance(table, WindowTable):
+        return {"strategy": table.to_json(), "windowed": True}
+    return {"strategy": table}
+
+
+def strategy_from_json(data: dict[str, Any]) -> Strategy | None:
+    """What :func:`strategy_json` wrote (``None`` if it holds none)."""
+    if data.get("windowed"):
+        return WindowTable.from_json(data["strategy"])
+    table: Table | None = data["strategy"]
+    return table
+
+
 # -- the disk cache ------------------------------------------------------------------------
 
 
-def _read(path: Path, material: dict[str, Any]) -> Table | None:
+def _read(path: Path, material: dict[str, Any]) -> Strategy | None:
     """The strategy in ``path`` if it is a whole file made for ``material``, else ``None``."""
     try:
         data = json.loads(gzip.decompress(path.read_bytes()))
@@ -241,6 +344,16 @@ def _read(path: Path, material: dict[str, Any]) -> Table | None:
         log.warning("ignoring endgame cache file %s: made for another round", path)
         return None
     table = data.get("strategy")
+    if data.get("windowed"):
+        try:
+            windowed = WindowTable.from_json(table)
+        except ValueError as error:
+            log.warning("ignoring endgame cache file %s: %s", path, error)
+            return None
+        with contextlib.suppress(OSError):
+            os.utime(path)
+        counters["from_disk"] += 1
+        return windowed
     if not isinstance(table, dict) or not all(
         isinstance(entry, dict)
         and entry
@@ -329,7 +442,7 @@ def evict(folder: Path, limit: int, keep: Path | None = None) -> list[Path]:
 
 def obtain(
     rules: Rules, opener_dice: int, responder_dice: int, palifico: bool = False
-) -> Table | None:
+) -> Strategy | None:
     """The strategy from the disk cache, else solved now and written there (waiting for
     another process that is solving the same round); ``None`` if the round is over the
     node limit. No shipped data, no memory cache: see :func:`solved_table`."""
@@ -342,7 +455,7 @@ def obtain(
     table = _read(path, material)
     if table is not None:
         return table
-    if too_large(rules, opener_dice, responder_dice, palifico):
+    if unsolvable(rules, opener_dice, responder_dice, palifico):
         return None  # said before taking a lock or making a folder
     with contextlib.ExitStack() as stack:
         try:
@@ -355,7 +468,7 @@ def obtain(
         if table is not None:
             return table
         solved = solve(rules, opener_dice, responder_dice, palifico)
-        if solved.exploitability > ACCEPT:
+        if solved.exploitability is not None and solved.exploitability > ACCEPT:
             log.warning(
                 "endgame %s stopped at exploitability %.2g: used, not cached",
                 key,
@@ -368,7 +481,7 @@ def obtain(
                 {
                     "key": material,
                     "rules": rules.to_json(),
-                    "strategy": solved.table,
+                    **strategy_json(solved.table),
                     "exploitability": solved.exploitability,
                     "iterations": solved.iterations,
                     "cpu_seconds": round(solved.cpu_seconds, 3),
@@ -384,7 +497,7 @@ def obtain(
 
 def _solve_or_none(
     rules: Rules, opener_dice: int, responder_dice: int, palifico: bool
-) -> Table | None:
+) -> Strategy | None:
     try:
         return solve(rules, opener_dice, responder_dice, palifico).table
     except EndgameTooLarge:
@@ -404,6 +517,17 @@ def surely_too_large(rules: Rules, opener_dice: int, responder_dice: int, palifi
         return False
     limit, _ = quantity_limits(opener_dice + responder_dice, rules.cap_at_dice_in_play)
     return bool(2 ** (5 * limit) > public_limit(opener_dice, responder_dice))
+
+
+def unsolvable(rules: Rules, opener_dice: int, responder_dice: int, palifico: bool) -> bool:
+    """Whether the round is over both limits: too large to solve exactly
+    (:func:`too_large`) and, if surely so, for a short memory too (:func:`window_memory`)."""
+    if surely_too_large(rules, opener_dice, responder_dice, palifico):
+        if window_memory(rules, opener_dice, responder_dice, palifico) is not None:
+            return False
+        counters["too_large"] += 1
+        return True
+    return too_large(rules, opener_dice, responder_dice, palifico)
 
 
 def too_large(rules: Rules, opener_dice: int, responder_dice: int, palifico: bool) -> bool:
@@ -429,14 +553,14 @@ def too_large(rules: Rules, opener_dice: int, responder_dice: int, palifico: boo
 # -- memory, and the way bots ask ----------------------------------------------------------
 
 _MISSING = object()
-_memory: OrderedDict[str, Table] = OrderedDict()
+_memory: OrderedDict[str, Strategy] = OrderedDict()
 _unsolvable: set[str] = set()  # over the node limit (or a background solve that failed)
 _pending: dict[str, threading.Thread] = {}
 _lock = threading.Lock()
 _one_child = threading.Semaphore(1)  # one solving child at a time: a queue, not a crowd
 
 
-def _remember(key: str, table: Table | None) -> None:
+def _remember(key: str, table: Strategy | None) -> None:
     with _lock:
         if table is None:
             _unsolvable.add(key)
@@ -471,7 +595,7 @@ def solved_table(
     palifico: bool = False,
     *,
     wait: bool = True,
-) -> Table | None:
+) -> Strategy | None:
     """The equilibrium strategy of this heads-up round under ``rules``, or ``None``.
 
     The shipped data if it covers the round, else memory, else the disk cache, else a solve
@@ -485,7 +609,9 @@ def solved_table(
     shipped = shipped_table(rules, opener_dice, responder_dice, palifico)
     if shipped is not None:
         return shipped
-    if surely_too_large(rules, opener_dice, responder_dice, palifico):
+    if surely_too_large(rules, opener_dice, responder_dice, palifico) and (
+        window_memory(rules, opener_dice, responder_dice, palifico) is None
+    ):
         return None
     key = cache_key(rules, opener_dice, responder_dice, palifico)
     known = _recall(key)
@@ -530,7 +656,7 @@ def _in_background(
 def _run_child(
     key: str, rules: Rules, opener_dice: int, responder_dice: int, palifico: bool
 ) -> None:
-    table: Table | None = None
+    table: Strategy | None = None
     _one_child.acquire()
     try:
         package_root = str(Path(__file__).resolve().parents[2])
@@ -551,7 +677,7 @@ def _run_child(
             command, capture_output=True, check=True, env=env, timeout=CHILD_TIMEOUT
         )
         answer = json.loads(done.stdout)
-        table = answer["strategy"] if isinstance(answer, dict) else None
+        table = strategy_from_json(answer) if isinstance(answer, dict) else None
     except (OSError, ValueError, KeyError, subprocess.SubprocessError) as error:
         # the heuristic plays these rounds in this process; the next one may try again
         detail = getattr(error, "stderr", b"") or b""
@@ -575,7 +701,8 @@ def _main(arguments: list[str]) -> None:
     rules_json, opener_dice, responder_dice, kind = arguments
     rules = Rules.from_json(json.loads(rules_json))
     table = obtain(rules, int(opener_dice), int(responder_dice), kind == "palifico")
-    sys.stdout.write(json.dumps({"strategy": table}, separators=(",", ":")))
+    answer = {"strategy": None} if table is None else strategy_json(table)
+    sys.stdout.write(json.dumps(answer, separators=(",", ":")))
 
 
 def _stop_with_parent() -> None:
@@ -607,16 +734,27 @@ def _lower_priority() -> None:
 
 
 def heads_up_games(rules: Rules) -> list[tuple[int, int, bool]]:
-    """The 1v1 rounds a table under ``rules`` can reach: ``(1, 1, False)``, and the palifico
-    one where palifico rounds happen heads-up."""
+    """The heads-up rounds of a table under ``rules`` worth solving ahead: ``(1, 1, False)``,
+    the palifico one where palifico rounds happen heads-up, and the larger rounds that fit
+    the windowed solver (:func:`window_memory`; 2v1 up to 2v2 and 1v3 by default)."""
     games = [(1, 1, False)]
     if rules.palifico and rules.palifico_min_players <= 2:
         games.append((1, 1, True))
+    rules = solved_rules(rules)
+    most = rules.starting_dice
+    for total in range(3, 2 * most + 1):
+        for opener_dice in range(max(1, total - most), min(most, total - 1) + 1):
+            responder_dice = total - opener_dice
+            if surely_too_large(rules, opener_dice, responder_dice, False) and (
+                window_memory(rules, opener_dice, responder_dice, False) is not None
+            ):
+                games.append((opener_dice, responder_dice, False))
     return games
 
 
 def prefetch(rules: Rules) -> None:
-    """Make sure the 1v1 rounds of ``rules`` are, or are being, solved, without waiting."""
+    """Make sure the heads-up rounds of ``rules`` (:func:`heads_up_games`) are, or are being,
+    solved, without waiting: the smallest first, one child process at a time."""
     rules = solved_rules(rules)
     for opener_dice, responder_dice, palifico in heads_up_games(rules):
         solved_table(rules, opener_dice, responder_dice, palifico, wait=False)
