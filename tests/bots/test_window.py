@@ -67,7 +67,10 @@ def test_every_path_of_the_engine_lands_on_a_window_with_its_actions(
     legal actions depend on nothing else. Random playouts through the engine check it."""
     memory = 3
     graph = WindowedRound(rules, opener, responder, memory=memory)
-    by_key = {window_name(window.last, window.actor): window for window in graph.windows}
+    by_key = {
+        window_name(window.last, window.actor, window.wild): window for window in graph.windows
+    }
+    assert len(by_key) == len(graph.windows)  # no two windows share a name
     generator = random.Random(7)
     for _ in range(300):
         game, opener_seat = start_round(rules, opener, responder)
@@ -75,7 +78,7 @@ def test_every_path_of_the_engine_lands_on_a_window_with_its_actions(
         while True:
             seat = game.turn
             role = OPENER if seat == opener_seat else RESPONDER
-            window = by_key[window_name(history[-memory:], role)]
+            window = by_key[window_name(history[-memory:], role, game.wild)]
             actions = tuple(game.legal_actions(seat))
             assert window.actions == actions
             action = generator.choice(actions)
@@ -100,16 +103,17 @@ def test_the_windows_are_few_where_the_tree_is_large() -> None:
         assert built <= estimate, (rules.to_overrides(), opener, responder, memory)
 
 
-def test_a_three_bid_memory_plays_the_1v1_round_near_equilibrium() -> None:
-    graph = WindowedRound(ISSUE, 1, 1, memory=3)
+@pytest.mark.parametrize("rules", [ISSUE, LOCK], ids=["issue", "ones-lock"])
+def test_a_three_bid_memory_plays_the_1v1_round_near_equilibrium(rules: Rules) -> None:
+    graph = WindowedRound(rules, 1, 1, memory=3)
     strategy, iterations = graph.solve(150)
     assert iterations == 150
     table = graph.to_table(strategy)
     assert table.memory == 3
     assert WindowTable.from_json(table.to_json()) == table
-    tree = Tree(build_endgame(ISSUE, 1, 1))
+    tree = Tree(build_endgame(rules, 1, 1))
     measured = tree.evaluate(on_tree(tree, table))
-    assert measured.exploitability < 0.01  # measured: 0.005; the heuristic's is 0.80
+    assert measured.exploitability < 0.01  # measured: 0.005; the heuristic's is 0.79-0.80
     assert tree.evaluate(tree.uniform()).exploitability > 0.7
     # the graph's own value of the strategy is the tree's
     assert graph.value(strategy) == pytest.approx(measured.value, abs=2e-3)
@@ -145,14 +149,14 @@ def test_rounds_over_the_node_limit_are_solved_windowed_and_cached(cache: Path) 
 
 
 def test_a_damaged_windowed_file_is_ignored_and_solved_again(cache: Path) -> None:
-    first = solved.solved_table(ISSUE, 1, 2)
+    first = solved.solved_table(TAVERN, 1, 2)
     [path] = cache.glob("*.json.gz")
     data = json.loads(gzip.decompress(path.read_bytes()))
     name = next(iter(data["strategy"]["windows"]))
     data["strategy"]["windows"][name][1].pop()  # a row short
     path.write_bytes(gzip.compress(json.dumps(data).encode()))
     solved.forget()
-    assert solved.solved_table(ISSUE, 1, 2) == first
+    assert solved.solved_table(TAVERN, 1, 2) == first
     assert solved.counters["solved"] == 2 and solved.counters["from_disk"] == 0
     with pytest.raises(ValueError, match="not a windowed strategy"):
         WindowTable.from_json({"memory": 3})
@@ -191,7 +195,8 @@ def test_hard_plays_the_windowed_strategy_in_a_2v1_round() -> None:
         policy = endgame_policy(seen, solved.solved_table)
         assert policy is not None
         role = OPENER if game.turn == 0 else RESPONDER
-        entry = table.entry(seen.dice, [quantity_bid(bid) for _, bid in seen.bids], role)
+        bids = [quantity_bid(bid) for _, bid in seen.bids]
+        entry = table.entry(seen.dice, bids, role, seen.wild)
         assert {action_text(action): p for action, p in policy.items()} == (
             pytest.approx(entry, abs=1e-3)  # the table's rounding, normalised
         )
@@ -216,3 +221,26 @@ def test_the_server_solves_the_windowed_rounds_ahead() -> None:
         (2, 1, False),
         (2, 2, False),
     ]
+
+
+def test_a_bot_that_may_not_wait_gets_the_windowed_strategy_from_its_child(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the server makes it: the heuristic plays until the child process has solved the
+    round, whose answer crosses the pipe in the compact form."""
+    monkeypatch.setenv("DUDO_ENDGAME_MAX_WINDOWS", "1000000")  # 1v2 and 2v1 only: quicker
+    assert solved.heads_up_games(ISSUE) == [(1, 1, False), (1, 2, False), (2, 1, False)]
+    bot = HardBot(seed=1, budget_ms=20, wait_for_solves=False)
+    game = _heads_up(ISSUE, [2, 1], 5)
+    seen = view(game, game.turn)
+    bot.weigh(seen)
+    assert bot.decisions == 1  # the heuristic played
+    solved.wait_background(600)
+    assert solved.counters["solved"] == 0  # solved in the child, not here
+    assert len(list(cache.glob("*.json.gz"))) >= 1
+    weighed = bot.weigh(seen)
+    assert bot.decisions == 1  # now the windowed strategy
+    table = solved.solved_table(ISSUE, 2, 1, wait=False)
+    assert isinstance(table, WindowTable)
+    policy = endgame_policy(seen, solved.solved_table)
+    assert dict(zip(weighed.options, weighed.weights, strict=True)) == pytest.approx(policy)

@@ -235,10 +235,11 @@ def info_key(hand: Sequence[int], history: Sequence[Bid]) -> str:
     return f"hand={hand_text(hand)}|bids={','.join(str(bid) for bid in history)}"
 
 
-def window_name(last: Sequence[Bid], actor: int) -> str:
-    """A window of a windowed strategy (:class:`WindowTable`): the last bids and the role to
-    act, e.g. ``1x2,2x5|0``."""
-    return f"{','.join(str(bid) for bid in last)}|{actor}"
+def window_name(last: Sequence[Bid], actor: int, wild: bool) -> str:
+    """A window of a windowed strategy (:class:`WindowTable`): the last bids, the role to
+    act and whether ones are wild (``ones-lock`` turns that off mid-round, so the same bids
+    can stand either way), e.g. ``1x2,2x5|0|w``."""
+    return f"{','.join(str(bid) for bid in last)}|{actor}|{'w' if wild else '-'}"
 
 
 class WindowTable:
@@ -266,10 +267,13 @@ class WindowTable:
         )
         self.windows = windows
 
-    def entry(self, hand: Sequence[int], last: Sequence[Bid], actor: int) -> dict[str, float]:
-        """The probabilities of the actions (by their text) for this hand in this window;
+    def entry(
+        self, hand: Sequence[int], bids: Sequence[Bid], actor: int, wild: bool
+    ) -> dict[str, float]:
+        """The probabilities of the actions (by their text) for this hand, after ``bids``
+        (the round's so far: the window is their last few), with ones ``wild`` or not;
         empty if the table has no such window or hand."""
-        found = self.windows.get(window_name(last[-self.memory :], actor))
+        found = self.windows.get(window_name(bids[-self.memory :], actor, wild))
         row = self.hands[actor].get(hand_text(hand))
         if found is None or row is None:
             return {}
@@ -300,7 +304,7 @@ class WindowTable:
             hands = (list(map(str, data["hands"][0])), list(map(str, data["hands"][1])))
             windows: dict[str, tuple[tuple[str, ...], array[float]]] = {}
             for name, (actions, probabilities) in data["windows"].items():
-                row_count = len(hands[int(str(name).rpartition("|")[2])])
+                row_count = len(hands[int(str(name).split("|")[1])])
                 if len(probabilities) != len(actions) * row_count:
                     raise ValueError(f"window {name!r} has the wrong number of probabilities")
                 windows[str(name)] = (tuple(map(str, actions)), array("f", probabilities))
@@ -487,7 +491,8 @@ def endgame_policy(
     history = [quantity_bid(bid) for _, bid in view.bids]
     entry: dict[str, float] | None
     if isinstance(table, WindowTable):  # a strategy that sees the last few bids only
-        entry = table.entry(view.dice, history, OPENER if len(history) % 2 == 0 else RESPONDER)
+        role = OPENER if len(history) % 2 == 0 else RESPONDER
+        entry = table.entry(view.dice, history, role, view.wild)
     else:
         entry = table.get(info_key(view.dice, history))
     if not entry:

@@ -72,6 +72,7 @@ class Window:
     key: tuple[object, ...]
     last: tuple[Bid, ...]
     actor: int
+    wild: bool
     actions: tuple[Action, ...]
     children: list[int]
     """Per action: the index of the next window, or of a terminal (``-1 - t``)."""
@@ -138,7 +139,7 @@ class WindowedRound:
                     f"{self.memory} bids under these rules"
                 )
             number = index[key] = len(self.windows)
-            self.windows.append(Window(key, last, role_of[seat], actions, []))
+            self.windows.append(Window(key, last, role_of[seat], state.wild, actions, []))
             games.append(state)
             return number
 
@@ -353,7 +354,7 @@ class WindowedRound:
             for row, number in enumerate(members):
                 window = self.windows[number]
                 width = len(window.actions)
-                windows[window_name(window.last, actor)] = (
+                windows[window_name(window.last, actor, window.wild)] = (
                     tuple(action_text(action) for action in window.actions),
                     array("f", rounded[row, :, :width].ravel().tolist()),
                 )
@@ -378,11 +379,18 @@ def _average(sums: Floats, mask: NDArray[np.bool_]) -> Floats:
 def on_tree(tree: Tree, table: WindowTable) -> list[Floats]:
     """A windowed table as a strategy of the round's full public tree (:class:`Tree`),
     so that an exact best response can measure it where the tree can be built."""
+    rules = tree.endgame.rules
+    lock = rules.ones_bids == "lock"
     strategy = tree.uniform()
     for depth, level in enumerate(tree.levels):
         for n, node in enumerate(level.nodes):
+            wild = (
+                rules.wild_ones
+                and not tree.endgame.palifico
+                and not (lock and any(bid.face == 1 for bid in node.history))
+            )
             for h, hand in enumerate(tree.hands[level.actor]):
-                entry = table.entry(hand, node.history, level.actor)
+                entry = table.entry(hand, node.history, level.actor, wild)
                 if not entry:
                     continue
                 row = np.zeros(level.width)
