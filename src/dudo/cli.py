@@ -361,6 +361,8 @@ def arena(
             _fail(str(error))
         except Exception as error:  # a user's bot that fails to construct
             _fail(f"bot {spec!r} could not be created: {error!r}")
+    if "hard" in entrants:
+        _solve_endgames_ahead(chosen)
     outsiders = any(spec not in LEVELS for spec in entrants)
     if dice_key is None:
         dice_key = secrets.token_hex(16) if outsiders else ""
@@ -371,6 +373,25 @@ def arena(
             )
         else:
             _run_arena(entrants, games, chosen, seed, jobs, dice_key, as_json, budget_ms)
+
+
+def _solve_endgames_ahead(rules: Rules) -> None:
+    """Solve the heads-up endgames hard plays under ``rules`` before the games, saying so on
+    standard error: a first use on a machine takes seconds per round (cached on disk after),
+    which a silent arena would spend inside its first games."""
+    from dudo.bots import solved
+
+    for opener_dice, responder_dice, palifico in solved.heads_up_games(rules):
+        if solved.is_ready(rules, opener_dice, responder_dice, palifico):
+            continue
+        where = solved.cache_dir()
+        typer.echo(
+            f"hard: solving the {opener_dice}v{responder_dice}"
+            f"{' palifico' if palifico else ''} endgame of these rules once"
+            + (f" (kept in {where})" if where else ""),
+            err=True,
+        )
+        solved.solved_table(rules, opener_dice, responder_dice, palifico)
 
 
 @contextmanager

@@ -244,3 +244,29 @@ def test_a_bot_that_may_not_wait_gets_the_windowed_strategy_from_its_child(
     assert isinstance(table, WindowTable)
     policy = endgame_policy(seen, solved.solved_table)
     assert dict(zip(weighed.options, weighed.weights, strict=True)) == pytest.approx(policy)
+
+
+def test_the_arena_solves_hard_s_endgames_first_and_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A first use on a machine takes seconds per round: the arena says so on standard
+    error before the games, once; the games are the same either way."""
+    from typer.testing import CliRunner
+
+    from dudo.cli import app
+
+    monkeypatch.setenv("DUDO_ENDGAME_MAX_WINDOWS", "1000000")  # 1v1, 1v2 and 2v1: quick
+    args = ["arena", "--players", "hard,normal", "--games", "4", "--seed", "2", "--json"]
+    args += ["--rules", "tavern", "--set", "wild_ones=false", "--set", "starting_dice=2"]
+    first = CliRunner().invoke(app, args)
+    assert first.exit_code == 0, first.stderr
+    said = [line for line in first.stderr.splitlines() if line.startswith("hard: solving")]
+    assert [line.split(" endgame")[0] for line in said] == [
+        "hard: solving the 1v1",
+        "hard: solving the 1v2",
+        "hard: solving the 2v1",
+    ]
+    solved.forget()  # a later process: from the disk
+    again = CliRunner().invoke(app, args)
+    assert again.exit_code == 0 and "solving" not in again.stderr
+    assert again.stdout == first.stdout

@@ -753,6 +753,23 @@ def heads_up_games(rules: Rules) -> list[tuple[int, int, bool]]:
     return games
 
 
+def is_ready(rules: Rules, opener_dice: int, responder_dice: int, palifico: bool = False) -> bool:
+    """Whether this round's strategy can be had without solving: shipped, in this
+    process's memory, or in the disk cache (or the round is not solved at all)."""
+    if rules.bids != "quantity":
+        return True
+    rules = solved_rules(rules)
+    if shipped_table(rules, opener_dice, responder_dice, palifico) is not None:
+        return True
+    key = cache_key(rules, opener_dice, responder_dice, palifico)
+    if _recall(key) is not _MISSING:
+        return True
+    folder = cache_dir()
+    if folder is not None and (folder / f"{key}.json.gz").exists():
+        return True
+    return unsolvable(rules, opener_dice, responder_dice, palifico)
+
+
 def prefetch(rules: Rules) -> None:
     """Make sure the heads-up rounds of ``rules`` (:func:`heads_up_games`) are, or are being,
     solved, without waiting: the smallest first, one child process at a time."""
