@@ -24,7 +24,9 @@ What sets it apart from the normal bot:
 4. **Mixed play.** It picks by a softmax over those chances, so equal options are played
    unpredictably. In heads-up endgames small enough to solve (every 1v1 round, under any
    rules; :mod:`dudo.bots.solved`) it plays the CFR equilibrium strategy instead: shipped
-   for the presets, solved on first use and cached on disk for other rules. Made with
+   for the presets, solved on first use and cached on disk for other rules; and in the
+   heads-up rounds of up to four dice in play, a strategy solved the same way for a memory
+   of the last three or four bids (:mod:`dudo.bots.window`, near equilibrium). Made with
    ``wait_for_solves=False`` (the server, the terminal game) it never waits for a solve:
    until the strategy is ready it plays its heuristic, and it starts the solves in the
    background when it first sees the rules.
