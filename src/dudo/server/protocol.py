@@ -221,7 +221,15 @@ def parse_client_message(text: str | bytes) -> AnyClientMessage:
         where = ".".join(str(part) for part in first["loc"][1:]) or "message"
         if first["type"] == "union_tag_invalid":
             raise ProtocolError("unknown_type", f"unknown message type {kind!r}") from None
-        raise ProtocolError("bad_message", f"{kind}: {where}: {first['msg']}") from None
+        detail = first["msg"]
+        if first["type"] == "model_type":  # pydantic names its class: say what JSON it wants
+            detail = "should be a JSON object"
+            if kind == "bid" and where == "bid":
+                detail += (
+                    ' naming a Common Hand, e.g. {"hand": "full_house", "faces": [4, 2]};'
+                    " a bid of quantity and face is sent as 'quantity' and 'face'"
+                )
+        raise ProtocolError("bad_message", f"{kind}: {where}: {detail}") from None
 
 
 def message_id(message: AnyClientMessage) -> str | None:

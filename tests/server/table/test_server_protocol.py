@@ -226,6 +226,12 @@ BAD_MESSAGES: list[tuple[str, str | bytes, str, str]] = [
         "over_cap",
         "more dice",
     ),
+    (
+        "classic bid in the hand's field",
+        '{"type": "bid", "id": "x", "bid": [3, 4]}',
+        "bad_message",
+        "'quantity' and 'face'",
+    ),
     ("host: start again", '{"type": "start", "id": "x"}', "not_now", "started"),
     (
         "host: configure in play",
