@@ -9,7 +9,6 @@ from __future__ import annotations
 import gzip
 import json
 import random
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -41,18 +40,10 @@ TAVERN = Rules.preset("tavern", wild_ones=False)  # no ones bids: a small 1v2 tr
 
 
 @pytest.fixture(autouse=True)
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A fresh cache folder, windowed solves on at their default bound, empty memory."""
-    folder = tmp_path / "endgames"
-    monkeypatch.setenv("DUDO_ENDGAME_CACHE", str(folder))
+def cache(endgame_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh cache folder and empty memory, windowed solves on at their default bound."""
     monkeypatch.delenv("DUDO_ENDGAME_MAX_WINDOWS", raising=False)
-    monkeypatch.delenv("DUDO_ENDGAME_MAX_NODES", raising=False)
-    solved.forget()
-    for name in solved.counters:
-        solved.counters[name] = 0
-    yield folder
-    solved.wait_background(600)
-    solved.forget()
+    return endgame_cache
 
 
 @pytest.mark.parametrize(

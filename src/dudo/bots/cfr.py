@@ -41,6 +41,7 @@ from dudo.bots.endgame import (
     Terminal,
     action_text,
     hand_text,
+    hands,
     info_key,
     parse_action,
 )
@@ -79,20 +80,23 @@ class Level:
         return int(self.mask.shape[1])
 
 
+def private_hands(
+    opener_dice: int, responder_dice: int
+) -> tuple[tuple[list[Hand], list[Hand]], tuple[Floats, Floats]]:
+    """Both roles' possible hands (sorted dice) and their chances, as the passes index them."""
+    chance = (hands(opener_dice), hands(responder_dice))
+    return (
+        ([hand for hand, _ in chance[0]], [hand for hand, _ in chance[1]]),
+        (np.array([p for _, p in chance[0]]), np.array([p for _, p in chance[1]])),
+    )
+
+
 class Tree:
     """An :class:`Endgame` laid out by depth as arrays, ready for CFR and best responses."""
 
     def __init__(self, endgame: Endgame) -> None:
         self.endgame = endgame
-        chance = (endgame.hands(OPENER), endgame.hands(RESPONDER))
-        self.hands: tuple[list[Hand], list[Hand]] = (
-            [hand for hand, _ in chance[0]],
-            [hand for hand, _ in chance[1]],
-        )
-        self.probs: tuple[Floats, Floats] = (
-            np.array([p for _, p in chance[0]]),
-            np.array([p for _, p in chance[1]]),
-        )
+        self.hands, self.probs = private_hands(endgame.opener_dice, endgame.responder_dice)
         terminals: dict[Terminal, Floats] = {}
         self.levels: list[Level] = []
         current = [endgame.root]

@@ -34,18 +34,16 @@ from numpy.typing import NDArray
 
 from dudo.bids import Bid
 from dudo.bots.base import quantity_bid
-from dudo.bots.cfr import Tree
+from dudo.bots.cfr import Tree, private_hands
 from dudo.bots.endgame import (
     OPENER,
     RESPONDER,
     EndgameTooLarge,
-    Hand,
     Terminal,
     WindowTable,
     action_text,
     game_key,
     hand_text,
-    hands,
     parse_action,
     start_round,
     window_name,
@@ -95,15 +93,7 @@ class WindowedRound:
         self.responder_dice = responder_dice
         self.palifico = palifico
         self.memory = memory
-        chance = (hands(opener_dice), hands(responder_dice))
-        self.hands: tuple[list[Hand], list[Hand]] = (
-            [hand for hand, _ in chance[0]],
-            [hand for hand, _ in chance[1]],
-        )
-        self.probs: tuple[Floats, Floats] = (
-            np.array([p for _, p in chance[0]]),
-            np.array([p for _, p in chance[1]]),
-        )
+        self.hands, self.probs = private_hands(opener_dice, responder_dice)
         self.windows: list[Window] = []
         self.terminals: list[Terminal] = []
         self._build(max_windows)
