@@ -46,6 +46,7 @@ OPPONENTS = {
     "so-mcts": f"{HERE / 'somcts.py'}:SOMCTSBot",
     "bayes": f"{HERE / 'bayes.py'}:BayesBot",
     "valuenet": f"{HERE / 'valuenet.py'}:ValueNetBot",
+    "valuenet-endgames": f"{HERE / 'valuenet.py'}:ValueNetEndgames",
 }
 DEFAULT_MATCHES = [
     "hard,bayes",

@@ -330,3 +330,25 @@ def _cached_nets(model: str) -> dict[tuple[int, int], Net]:
     if model not in _NETS:
         _NETS[model] = load_nets(Path(model))
     return _NETS[model]
+
+
+class ValueNetEndgames(ValueNetBot):
+    """The value network, except in the heads-up rounds hard has solved strategies for (1v1
+    exactly, up to four dice in play for a short memory: :mod:`dudo.bots.solved`), where it
+    draws from those, as an opponent near equilibrium there would play. Against it, hard's
+    margin comes from the larger rounds only."""
+
+    def __init__(self, seed: int | None = None, model: Path | str = MODEL) -> None:
+        super().__init__(seed, model)
+        self.name = "valuenet-endgames"
+
+    def act(self, view: SeatView) -> Action | None:
+        from dudo.bots import solved
+        from dudo.bots.endgame import endgame_policy
+
+        if view.my_turn:
+            policy = endgame_policy(view, solved.solved_table)
+            if policy:
+                actions = list(policy)
+                return self.rng.choices(actions, weights=[policy[a] for a in actions])[0]
+        return super().act(view)

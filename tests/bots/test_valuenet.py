@@ -98,3 +98,24 @@ def test_self_play_targets_lie_within_the_outcomes() -> None:
     assert inputs.shape == (len(targets), valuenet.feature_size(3))
     assert set(np.unique(outcome)) <= {-0.5, 1.0}
     assert targets.min() >= -1.0 and targets.max() <= 1.0
+
+
+def test_the_endgame_variant_plays_the_solved_strategy_where_there_is_one() -> None:
+    from dudo.bots import solved
+    from dudo.bots.endgame import endgame_policy
+    from dudo.view import view
+
+    valuenet = _module("valuenet")
+    for seed in range(12):
+        game = Game(RULES, 2, dice=SeededDice(seed), dice_counts=[1, 1], opener=0)
+        game.roll()
+        seen = view(game, 0)
+        policy = endgame_policy(seen, solved.solved_table)
+        assert policy  # the 1v1 round, solved on first use
+        move = valuenet.ValueNetEndgames(seed=seed).act(seen)
+        assert policy.get(move, 0.0) > 0
+    # where no solved strategy reaches, it is the network itself
+    for seen in _views(seed=8, count=10):
+        if endgame_policy(seen, solved.solved_table) is None:
+            plain = valuenet.ValueNetBot(seed=4).act(seen)
+            assert valuenet.ValueNetEndgames(seed=4).act(seen) == plain
