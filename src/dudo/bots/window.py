@@ -113,6 +113,7 @@ class WindowedRound:
         )
         role_of = {opener_seat: OPENER, 1 - opener_seat: RESPONDER}
         index: dict[tuple[object, ...], int] = {}
+        named: set[tuple[object, ...]] = set()
         terminal_index: dict[Terminal, int] = {}
         games: list[Game | None] = []
 
@@ -128,6 +129,13 @@ class WindowedRound:
                     f"the {self.key} round has more than {max_windows} windows of "
                     f"{self.memory} bids under these rules"
                 )
+            name = (last, role_of[seat], state.wild)
+            if name in named:  # the table could not tell the two apart: never guess
+                raise ValueError(
+                    f"the {self.key} round's actions after {last} depend on more than the "
+                    "last bids under these rules"
+                )
+            named.add(name)
             number = index[key] = len(self.windows)
             self.windows.append(Window(key, last, role_of[seat], state.wild, actions, []))
             games.append(state)
