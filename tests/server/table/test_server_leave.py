@@ -124,3 +124,30 @@ def test_when_the_host_leaves_the_first_player_left_runs_the_room() -> None:
             )
             assert filled["type"] == "ack", filled
             assert p1.reply_to({"type": "start", "id": "go"})["type"] == "ack"
+
+
+def test_a_newcomer_in_the_seat_the_host_left_does_not_take_the_room() -> None:
+    """The host role passes in joining order: whoever takes the seat the host left open
+    joins as a player, and the player who ran the room since keeps running it."""
+    app, _ = app_and_lobby()
+    with TestClient(app) as client:
+        table = seat_table(client, 3, humans=2)
+        with (
+            connect(client, table.code, table.tokens[0], "host") as host,
+            connect(client, table.code, table.tokens[1], "p1") as p1,
+        ):
+            leave(host)
+            p1.wait_for(lambda m: m["room"]["host"] == 1 and m["you"]["host"] is True)
+            joined = client.post(f"/api/rooms/{table.code}/join", json={"name": "Late"})
+            assert joined.status_code == 200, joined.text
+            late_seat, late_token = joined.json()["seat"], joined.json()["token"]
+            assert late_seat == 0  # the seat the host left, the first open one
+            with connect(client, table.code, late_token, "late") as late:
+                state = late.wait_for(lambda m: m["room"]["seats"][0]["kind"] == "human")
+                assert state["you"]["host"] is False and "invite" not in state["you"]
+                assert state["room"]["host"] == 1
+                refused = late.reply_to({"type": "remove", "id": "grab", "seat": 1})
+                assert refused["type"] == "error" and refused["code"] == "not_host", refused
+                assert late.reply_to({"type": "start", "id": "go"})["code"] == "not_host"
+            state = p1.wait_for(lambda m: m["room"]["seats"][0]["name"] == "Late")
+            assert state["you"]["host"] is True and state["room"]["host"] == 1

@@ -109,6 +109,9 @@ class Seat:
     # The player left during a game (logged as "left"): a bot plays the seat to the end
     # of the game, and then takes it.
     left: bool = False
+    # The log position of the entry that seated its player (0 for a seat nobody joined):
+    # the host role passes in joining order, so a newcomer never takes it (host_seat).
+    joined: int = 0
     # Runtime only (not logged): who is here, answers already given.
     connections: set[Connection] = field(default_factory=set)
     away_since: float | None = None
@@ -298,12 +301,15 @@ class RoomState:
         return summary
 
     def host_seat(self) -> int:
-        """Who runs the room: seat 0, or once its player has left, the first seat a
-        person holds (seat 0 if none)."""
-        for index, seat in enumerate(self.seats):
-            if seat.kind == "human" and not seat.left and seat.token_hash is not None:
-                return index
-        return 0
+        """Who runs the room: seat 0's creator, or once they have left, the player seated
+        longest (seat 0 if nobody is). By joining order, not seat number: a newcomer who
+        takes a seat the host left open must not take the room with it."""
+        held = [
+            (seat.joined, index)
+            for index, seat in enumerate(self.seats)
+            if seat.kind == "human" and not seat.left and seat.token_hash is not None
+        ]
+        return min(held)[1] if held else 0
 
     def bot_seats(self) -> list[int]:
         """The seats bots play (fixed while a game runs: seats change only between games)."""
@@ -375,6 +381,7 @@ class RoomState:
         seat.kind, seat.name, seat.token_hash = "human", data["name"], data["token_hash"]
         seat.profile = data.get("profile")
         seat.away_since = None
+        seat.joined = self.seq
         return []
 
     def _apply_removed(self, at: float, data: dict[str, Any]) -> list[RoomEvent]:

@@ -59,7 +59,7 @@ function seatRows(count) {
 
 function roomRow(data, room) {
   const taken = room.seats.filter((s) => s.kind !== 'open').length;
-  const host = room.seats[0]?.name || '';
+  const host = room.seats[room.host ?? 0]?.name || '';
   const preset = Object.keys(data.presets).find((key) =>
     Object.entries(data.presets[key].rules).every(([name, value]) => room.rules[name] === value));
   const rules = preset ? presetTitle(data, preset) : t('home.house_rules_short');
