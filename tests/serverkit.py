@@ -197,8 +197,8 @@ def server_process(
             except httpx.HTTPError:
                 pass
             if process.poll() is not None or time.monotonic() > deadline:
-                output = process.stdout.read().decode() if process.stdout else ""
-                raise RuntimeError(f"the server did not start:\n{output}")
+                printed = process.stdout.read().decode() if process.stdout else ""
+                raise RuntimeError(f"the server did not start:\n{printed}")
             time.sleep(0.1)
         yield base, process
     finally:

@@ -209,6 +209,32 @@ def test_a_transfer_code_works_once_and_not_after_it_expires(backend: str, tmp_p
 
 
 @pytest.mark.parametrize("backend", backends())
+def test_a_secret_that_opens_another_profile_cannot_claim_and_leaves_the_code(
+    backend: str, tmp_path: Path
+) -> None:
+    """Every backend alike (SQL used to spend the code and keep the key where it was)."""
+
+    async def body(book: ProfileBook) -> None:
+        mine, theirs = profile("Mine"), profile("Theirs")
+        my_key, their_key = key(), key()
+        await book.create(my_key, mine)
+        await book.create(their_key, theirs)
+        code = secrets.token_hex(32)
+        await book.add_transfer(code, theirs.id, expires_at=100.0, now=0.0)
+        with pytest.raises(TransferRefused) as refused:
+            await book.take_transfer(code, my_key, now=50.0)
+        assert refused.value.reason == "taken"
+        assert (await book.by_key(my_key)) == mine
+        # the code is still good, for a fresh secret or for one of its own profile's
+        assert (await book.take_transfer(code, their_key, now=51.0)).id == theirs.id
+        with pytest.raises(TransferRefused) as refused:
+            await book.take_transfer(code, key(), now=52.0)
+        assert refused.value.reason == "used"
+
+    run(backend, tmp_path, body)
+
+
+@pytest.mark.parametrize("backend", backends())
 def test_a_finished_game_moves_ratings_exactly_once(backend: str, tmp_path: Path) -> None:
     async def body(book: ProfileBook) -> None:
         ana, ben = profile("Ana"), profile("Ben")

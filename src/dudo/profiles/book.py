@@ -25,7 +25,8 @@ TRANSFERS_KEPT = 3
 
 class TransferRefused(ValueError):
     """A transfer code that cannot be used: ``reason`` is ``unknown`` (never made here, or
-    mistyped), ``expired`` or ``used``."""
+    mistyped), ``expired``, ``used``, or ``taken`` (the claiming secret already opens
+    another profile: the code is left unused)."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -214,6 +215,8 @@ class MemoryProfiles:
             raise TransferRefused("used")
         if expires_at < now:
             raise TransferRefused("expired")
+        if self.keys.get(key_hash, profile_id) != profile_id:
+            raise TransferRefused("taken")
         self.transfers[code_hash] = (profile_id, expires_at, True)
         self.keys[key_hash] = profile_id
         return self.profiles[profile_id]

@@ -269,7 +269,8 @@ class ProfileDesk:
                 code_hash(code), key_hash(body.secret), self.clock()
             )
         except TransferRefused as refused:
-            await self.guess_missed(request)
+            if refused.reason != "taken":  # a known code: no guess
+                await self.guess_missed(request)
             message, status = {
                 "unknown": ("no such transfer code: check what you typed", 404),
                 "expired": (
@@ -278,6 +279,11 @@ class ProfileDesk:
                 ),
                 "used": (
                     "this transfer code was used already: make a new one on the other device",
+                    409,
+                ),
+                "taken": (
+                    "this secret already opens another profile: claim with a new secret "
+                    "(the code is still good)",
                     409,
                 ),
             }[refused.reason]

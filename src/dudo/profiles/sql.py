@@ -229,6 +229,13 @@ class SqlProfiles:
                 raise TransferRefused("used")
             if row.expires_at < now:
                 raise TransferRefused("expired")
+            holder = (
+                await connection.execute(
+                    select(profile_keys.c.profile_id).where(profile_keys.c.key_hash == key_hash)
+                )
+            ).scalar()
+            if holder is not None and holder != row.profile_id:
+                raise TransferRefused("taken")  # before the code is spent
             # Conditional on still unused: of two devices racing with one code, one wins.
             taken = await connection.execute(
                 update(transfer_codes)

@@ -218,7 +218,7 @@ def parse_client_message(text: str | bytes) -> AnyClientMessage:
         return parsed
     except ValidationError as error:
         first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"][1:]) or "message"
+        where = ".".join(str(part) for part in first["loc"][1:] if _field_part(part)) or "message"
         if first["type"] == "union_tag_invalid":
             raise ProtocolError("unknown_type", f"unknown message type {kind!r}") from None
         detail = first["msg"]
@@ -229,7 +229,22 @@ def parse_client_message(text: str | bytes) -> AnyClientMessage:
                     ' naming a Common Hand, e.g. {"hand": "full_house", "faces": [4, 2]};'
                     " a bid of quantity and face is sent as 'quantity' and 'face'"
                 )
+        if kind == "seed" and where == "round":
+            detail = (
+                "a round's number (1 or more) or a roll-off attempt's label, like \"rolloff-1\""
+            )
         raise ProtocolError("bad_message", f"{kind}: {where}: {detail}") from None
+
+
+_UNION_MEMBERS = {"str", "int", "float", "bool", "list", "dict", "none"}
+
+
+def _field_part(part: str | int) -> bool:
+    """Whether a step of pydantic's error location names a field or an index, not one of
+    its own names for a union's member (``constrained-int``, ``function-after[...]``)."""
+    if isinstance(part, int):
+        return True
+    return not ("-" in part or "[" in part or part in _UNION_MEMBERS)
 
 
 def message_id(message: AnyClientMessage) -> str | None:

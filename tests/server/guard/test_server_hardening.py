@@ -803,3 +803,29 @@ def test_a_text_frame_that_is_not_utf8_is_one_line_at_info(
     ]
     assert len(lines) == 1 and lines[0].levelno == logging.INFO, caplog.text
     assert lines[0].exc_info is None
+
+
+@pytest.mark.parametrize(
+    "body, word",
+    [
+        ({"name": "A", "timer": "30"}, "timer"),
+        ({"name": "A", "public": "off"}, "public"),
+        ({"name": "A", "show_lost_dice": "no"}, "show_lost_dice"),
+        ({"name": "A", "seats": 4.0}, "seats"),
+        ({"name": "A", "seats": True}, "seats"),
+        ({"name": "A", "seats": 2, "bots": [None, "easy", "hard"]}, "3 entries for 2 seats"),
+        ({"name": 7}, "name"),
+    ],
+)
+def test_room_creation_refuses_values_of_the_wrong_type_by_name(
+    body: dict[str, object], word: str
+) -> None:
+    """Strict as the table's socket is: a "30" or a 4.0 is not quietly converted, and bots
+    for seats the room does not have are not quietly dropped."""
+    app, _ = app_and_lobby()
+    with TestClient(app) as client:
+        response = client.post("/api/rooms", json=body)
+        assert response.status_code == 400, response.text
+        assert error_shape(response)["error"] == "bad_request"
+        assert word in response.json()["message"], response.json()
+        assert client.get("/api/rooms").json()["rooms"] == []

@@ -28,7 +28,7 @@ def stand_in_game() -> dict[str, Any]:
     """A real game in which seat 1's player left at once: a bot played every move of it."""
     app, _ = app_and_lobby()
     with TestClient(app) as client:
-        table = seat_table(client, 2, rules=ONE_DIE, bots=[None, None, "easy"])
+        table = seat_table(client, 2, rules=ONE_DIE)
         with (
             connect(client, table.code, table.tokens[0], "host") as host,
             connect(client, table.code, table.tokens[1], "p1") as p1,

@@ -18,7 +18,7 @@ def test_table_talk_reaches_everyone_with_its_limits() -> None:
     store = MemoryStore()
     app, _ = app_and_lobby(fast_config(), store=store, clock=clock)
     with TestClient(app) as client:
-        table = seat_table(client, 2, bots=[None, None, "easy"])
+        table = seat_table(client, 2)
         with (
             connect(client, table.code, table.tokens[0], "host") as host,
             connect(client, table.code, table.tokens[1], "guest") as guest,

@@ -205,6 +205,18 @@ BAD_MESSAGES: list[tuple[str, str | bytes, str, str]] = [
         "turn",
     ),
     ("call with no bid", '{"type": "call", "id": "x", "call": "dudo"}', "no_bid", "bid"),
+    (
+        "seed for round zero",
+        '{"type": "seed", "id": "x", "round": 0, "seed": "ab"}',
+        "bad_message",
+        "rolloff-1",
+    ),
+    (
+        "seed for a roll-off label out of range",
+        '{"type": "seed", "id": "x", "round": "rolloff-0", "seed": "ab"}',
+        "bad_message",
+        "round's number",
+    ),
     ("start, not the host", '{"type": "start", "id": "x"}', "not_host", "host"),
     (
         "configure, not the host",
@@ -982,3 +994,65 @@ def test_a_real_server_refuses_big_frames_and_the_room_carries_on(tmp_path: Path
             assert state["you"]["seat"] == 0
             socket.send(json.dumps({"type": "configure", "id": "c", "timer": 30}))
             assert answer(socket)["type"] == "ack"
+
+
+def test_a_quick_tables_host_only_gives_open_seats_to_bots_before_its_first_game() -> None:
+    """Players were matched to a quick table's rules, timer and seats: until its first
+    game is over its host cannot change them (nor remove anyone), only fill open seats
+    with bots, as the page's "start now" does."""
+    app = make_app(fast_config(quick_fill=60.0), clock=FakeClock())
+    with TestClient(app) as client:
+        body = {"name": "A", "rules": {"preset": "ones-lock"}}
+        first = client.post("/api/quick", json=body).json()
+        second = client.post("/api/quick", json={**body, "name": "B"}).json()
+        assert first["code"] == second["code"]
+        with connect(client, first["code"], first["token"]) as host:
+            refusals = [
+                ({"rules": {"preset": "perudo", "starting_dice": 1}}, "not_now"),
+                ({"timer": 0}, "not_now"),
+                ({"public": False}, "not_now"),
+                ({"locked": True}, "not_now"),
+                ({"seats": [None, None, {"kind": "open"}, None]}, "bad_seats"),
+            ]
+            for number, (change, code) in enumerate(refusals):
+                reply = host.reply_to({"type": "configure", "id": f"q{number}", **change})
+                assert reply["type"] == "error" and reply["code"] == code, (change, reply)
+            reply = host.reply_to({"type": "remove", "id": "out", "seat": 1})
+            assert reply["type"] == "error" and reply["code"] == "not_now", reply
+            summary = client.get(f"/api/rooms/{first['code']}").json()
+            assert summary["rules"]["ones_bids"] == "lock" and summary["timer"] == 30
+            bots = [None, None, {"kind": "bot"}, {"kind": "bot", "level": "hard"}]
+            assert (
+                host.reply_to({"type": "configure", "id": "fill", "seats": bots})["type"] == "ack"
+            )
+            assert host.reply_to({"type": "start", "id": "go"})["type"] == "ack"
+
+
+def test_a_configure_that_changes_nothing_stores_nothing_and_keeps_the_version() -> None:
+    with live_game(3, start=False) as live:
+        host = live.socks[0]
+        change = {"timer": 20, "chat": True, "public": False, "rules": {"preset": "tavern"}}
+        assert host.reply_to({"type": "configure", "id": "c1", **change})["type"] == "ack"
+        state = host.wait_for(lambda m: m["room"]["timer"] == 20)
+        size, version = live.log_size(), state["version"]
+        for number in range(3):
+            reply = host.reply_to({"type": "configure", "id": f"same{number}", **change})
+            assert reply == {"type": "ack", "v": 1, "id": f"same{number}", "version": version}
+        assert live.log_size() == size
+        # a change among settings that stay is stored, and only it
+        reply = host.reply_to({"type": "configure", "id": "c2", **change, "timer": 30})
+        assert reply["type"] == "ack" and reply["version"] == version + 1
+        assert live.log_size() == size + 1
+
+
+def test_the_host_is_told_to_leave_rather_than_remove_their_own_seat() -> None:
+    with live_game(3, start=False) as live:
+        # seat 0 can never be removed (the message's schema); seat 1 runs the room once
+        # its host has left
+        assert live.socks[0].reply_to({"type": "leave", "id": "bye"})["type"] == "ack"
+        successor = live.socks[1]
+        successor.wait_for(lambda m: m["you"]["host"] is True)
+        reply = successor.reply_to({"type": "remove", "id": "me", "seat": 1})
+        assert reply["type"] == "error" and reply["code"] == "bad_seats", reply
+        assert "leave" in reply["message"]
+        assert successor.reply_to({"type": "remove", "id": "other", "seat": 2})["type"] == "ack"

@@ -229,14 +229,24 @@ class Requests:
 
     async def _configure_room(self, seat: int, message: p.ConfigureMessage) -> None:
         self._require_host(seat, "change the room")
-        talk_only = message.chat is not None and set(message.model_fields_set) <= {
-            "type",
-            "id",
-            "v",
-            "chat",
-        }
+        changes = set(message.model_fields_set) - {"type", "id", "v"}
+        talk_only = message.chat is not None and changes <= {"chat"}
         if self.state.status == "playing" and not talk_only:  # table talk: any time
             raise RoomError("not_now", "the room can change only before a game or between games")
+        if self.state.quick and self.state.status == "lobby":
+            # Its players were matched to these rules, timer and seats: until its first
+            # game is over the host may only give open seats to bots (and start).
+            if changes - {"chat", "seats"}:
+                raise RoomError(
+                    "not_now",
+                    "a quick table's rules, timer and privacy are fixed until its first "
+                    "game is over: only its open seats can go to bots",
+                )
+            for setting in message.seats or ():
+                if setting is not None and setting.kind != "bot":
+                    raise RoomError(
+                        "bad_seats", "on a quick table an open seat can only go to a bot"
+                    )
         await self._configure(message, ack=(seat, message.id))
 
     async def _remove(self, seat: int, message: p.RemoveMessage) -> None:
@@ -244,6 +254,12 @@ class Requests:
         self._require_host(seat, "remove a player")
         if state.status == "playing":
             raise RoomError("not_now", "players can be removed only before a game or between games")
+        if state.quick and state.status == "lobby":
+            raise RoomError(
+                "not_now", "nobody can be removed from a quick table before its first game"
+            )
+        if message.seat == seat:
+            raise RoomError("bad_seats", "that is your own seat: to go, send leave")
         if message.seat >= len(state.seats) or state.seats[message.seat].kind != "human":
             raise RoomError("bad_seats", f"seat {message.seat} holds no player")
         # The entry opens the seat (a new Seat); its old sockets are told why they go.
@@ -327,8 +343,42 @@ class Requests:
                 if setting is not None and seats[index].kind == "human":
                     raise RoomError("bad_seats", f"seat {index} belongs to a player")
             data["seats"] = [None if s is None else s.model_dump() for s in message.seats]
+        data = self._changes(data)
         if data:
             await self.journal.commit("configured", data, ack)
             self.audience.broadcast([])
+
+    def _changes(self, data: dict[str, Any]) -> dict[str, Any]:
+        """What of a configure changes the room: a setting it already has is left out, so
+        that a configure that changes nothing stores nothing and keeps the version (which
+        players' bids may be conditioned on) where it was."""
+        state = self.state
+        now: dict[str, Any] = {
+            "rules": state.rules.to_json(),
+            "timer": state.timer,
+            "public": state.public,
+            "locked": state.locked,
+            "show_lost_dice": state.show_lost_dice,
+            "chat": state.chat,
+        }
+        changed = {key: value for key, value in data.items() if now.get(key, not value) != value}
+        if "locked" not in changed:
+            changed.pop("invite", None)  # a new key goes only with locking again
+        if "seats" in changed:
+            seats = [
+                None
+                if setting is None
+                or (
+                    setting["kind"] == seat.kind
+                    and (seat.kind != "bot" or setting.get("level", "normal") == seat.level)
+                )
+                else setting
+                for seat, setting in zip(state.seats, changed["seats"], strict=True)
+            ]
+            if any(setting is not None for setting in seats):
+                changed["seats"] = seats
+            else:
+                del changed["seats"]
+        return changed
 
     # -- playing ----------------------------------------------------------------------------

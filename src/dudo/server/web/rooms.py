@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 from starlette.requests import ClientDisconnect, HTTPConnection, Request
 from starlette.responses import JSONResponse, Response
 
@@ -31,7 +31,8 @@ ProfileSecret = Annotated[str, Field(pattern=SECRET_PATTERN)]
 
 
 class CreateRoom(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: a "30" or a 4.0 is refused by name, as on the table's socket, not converted
+    model_config = ConfigDict(extra="forbid", strict=True)
     name: Annotated[str, Field(min_length=1, max_length=64)]
     rules: dict[str, Any] = Field(default_factory=lambda: {"preset": "perudo"})
     seats: Annotated[int, Field(ge=2, le=6)] = 4
@@ -41,16 +42,22 @@ class CreateRoom(BaseModel):
     show_lost_dice: bool = True  # a display option: dice lost so far, drawn greyed
     profile: ProfileSecret | None = None  # this device's profile secret (dudo.profiles)
 
+    @model_validator(mode="after")
+    def _bots_fit_the_seats(self) -> CreateRoom:
+        if len(self.bots) > self.seats:
+            raise ValueError(f"bots lists {len(self.bots)} entries for {self.seats} seats")
+        return self
+
 
 class JoinRoom(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     name: Annotated[str, Field(min_length=1, max_length=64)]
     invite: Annotated[str, Field(max_length=64)] | None = None  # for a locked room
     profile: ProfileSecret | None = None
 
 
 class QuickGame(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     name: Annotated[str, Field(min_length=1, max_length=64)]
     rules: dict[str, Any] | None = None  # house rules; players are matched by them
     profile: ProfileSecret | None = None
