@@ -151,6 +151,23 @@ def test_a_transfer_code_moves_the_profile_once() -> None:
         )
 
 
+def test_a_claim_with_the_secret_of_another_profile_is_refused_and_spends_nothing() -> None:
+    mine, theirs = new_secret(), new_secret()
+    with app_client() as client:
+        my_profile = register(client, mine, "Mine")
+        their_profile = register(client, theirs, "Theirs")
+        code = client.post("/api/profile/transfer", json={"secret": theirs}).json()["code"]
+        taken = client.post("/api/profile/claim", json={"secret": mine, "code": code})
+        assert taken.status_code == 409 and taken.json()["error"] == "code_taken", taken.text
+        assert "new secret" in taken.json()["message"]
+        assert me(client, mine)["profile"]["id"] == my_profile["id"]
+        fresh = new_secret()
+        claimed = client.post("/api/profile/claim", json={"secret": fresh, "code": code})
+        assert (
+            claimed.status_code == 200 and me(client, fresh)["profile"]["id"] == their_profile["id"]
+        )
+
+
 def test_forged_and_expired_transfer_codes_are_refused_and_change_nothing() -> None:
     old = new_secret()
     with app_client() as client:
