@@ -527,12 +527,21 @@ def test_a_wrong_token_gets_no_seat() -> None:
             "x",
             "%00" * 3,
             "a" * 500,
+            "",  # "?token=": an empty token is a wrong one, not a spectator's socket
         ):
             with connect(client, table.code, wrong) as sock:
                 assert sock.texts[0] and json.loads(sock.texts[0])["code"] == "bad_token"
                 with pytest.raises(WebSocketDisconnect):
                     sock.recv()
                 assert sock.close_code == 4401
+        # the same offered as the subprotocol "token." with nothing after it
+        with client.websocket_connect(
+            f"/ws/{table.code}", subprotocols=["dudo.v1", "token."]
+        ) as session:
+            assert session.receive_json()["code"] == "bad_token"
+            with pytest.raises(WebSocketDisconnect) as closed:
+                session.receive_json()
+            assert closed.value.code == 4401
         with connect(client, table.code, token) as sock:
             assert (sock.state or {})["you"] == {"seat": 1, "role": "player", "host": False}
 

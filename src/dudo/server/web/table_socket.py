@@ -136,12 +136,13 @@ async def seated_socket(
         return
     # The seat token: in the subprotocol list ("token.<token>"), so no URL (and no
     # proxy's access log) carries it; ?token= still works, deprecated.
-    token = next(
-        (part[len("token.") :] for part in offered if part.startswith("token.")), None
-    ) or websocket.query_params.get("token")
+    # A token offered empty ("token.", "?token=") is a bad token, not a spectator's socket.
+    token = next((part[len("token.") :] for part in offered if part.startswith("token.")), None)
+    if token is None:
+        token = websocket.query_params.get("token")
     seat = None
-    if token:
-        seat = room.seat_of(token)
+    if token is not None:
+        seat = room.seat_of(token) if token else None
         if seat is None:
             await refuse(websocket, "bad_token", "that seat token is not valid for this room", 4401)
             return
