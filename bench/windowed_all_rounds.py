@@ -8,7 +8,8 @@ pairs of hands: about the work of one CFR iteration), and writes each strategy a
 into ``--out``. ``WindowedAllHard`` (a plug-in bot: ``bench/windowed_all_rounds.py:
 WindowedAllHard``, reading the folder from ``$DUDO_WINDOWED_ALL``) is hard with those
 strategies where its own stop; ``WindowedMidHard`` leaves out the ones with a memory of a
-single bid. docs/benchmarks.md ("Windowed strategies past four dice") has what they did.
+single bid; ``MixedMidHard`` mixes those with hard's heuristic (``$DUDO_WINDOWED_MIX``).
+docs/benchmarks.md ("Windowed strategies past four dice") has what they did.
 
     python bench/windowed_all_rounds.py --out /tmp/bigwin --rules no-wilds --set wild_ones=true
     DUDO_WINDOWED_ALL=/tmp/bigwin python bench/bots_vs_opponents.py --games 1000 --seed 7 \\
@@ -34,8 +35,10 @@ from typing import Any
 from dudo.bids import quantity_limits
 from dudo.bots import solved
 from dudo.bots.endgame import Strategy, WindowTable, solved_rules
-from dudo.bots.hard import HardBot
+from dudo.bots.hard import HardBot, Weighed
+from dudo.game import Action, Call
 from dudo.rules import Rules
+from dudo.view import SeatView
 
 FOLDER_VARIABLE = "DUDO_WINDOWED_ALL"
 
@@ -123,6 +126,86 @@ class WindowedMidHard(WindowedAllHard):
     """The same without the strategies that remember one bid only (8 to 10 dice)."""
 
     min_memory = 2
+
+
+MIX_VARIABLE = "DUDO_WINDOWED_MIX"
+
+
+class MixedMidHard(WindowedMidHard):
+    """``WindowedMidHard``'s strategies mixed with hard's heuristic where they apply, as
+    ``$DUDO_WINDOWED_MIX`` says (``p_s``: the solved strategy's probabilities, ``p_h``
+    the heuristic's softmax):
+
+    - ``support:EPS``: the heuristic's choice among the actions ``p_s`` gives more than EPS;
+    - ``lin:X``: ``X p_s + (1 - X) p_h``;
+    - ``geo:X``: ``p_s^X p_h^(1 - X)`` over the actions both consider;
+    - ``callfrom:0``: how often to call from ``p_s``, which raise from ``p_h``;
+    - ``raisefrom:0``: how often to call from ``p_h``, which raise from ``p_s``.
+    """
+
+    _mid_used = False
+    _mid_off = False
+
+    def _endgame_table(
+        self, rules: Rules, opener_dice: int, responder_dice: int, palifico: bool
+    ) -> Strategy | None:
+        own = HardBot._endgame_table(self, rules, opener_dice, responder_dice, palifico)
+        if own is not None or palifico or self._mid_off:
+            return own
+        found = super()._endgame_table(rules, opener_dice, responder_dice, palifico)
+        self._mid_used = found is not None
+        return found
+
+    def weigh(self, view: SeatView) -> Weighed:
+        self._mid_used = False
+        solved_weighed = super().weigh(view)
+        if not self._mid_used or not solved_weighed.drawn:
+            return solved_weighed
+        self._mid_off = True
+        try:
+            heuristic = super().weigh(view)
+        finally:
+            self._mid_off = False
+        if not heuristic.drawn:
+            return solved_weighed
+        kind, _, argument = os.environ.get(MIX_VARIABLE, "support:0.02").partition(":")
+        x = float(argument or 0)
+        p_s = _normalised(solved_weighed)
+        p_h = _normalised(heuristic)
+        options: list[Action | None]
+        weights: list[float]
+        if kind == "support":
+            options = [o for o in heuristic.options if p_s.get(o, 0.0) > x]
+            weights = [p_h[o] for o in options]
+        elif kind == "lin":
+            options = list(dict.fromkeys([*p_s, *p_h]))
+            weights = [x * p_s.get(o, 0.0) + (1 - x) * p_h.get(o, 0.0) for o in options]
+        elif kind == "geo":
+            options = [o for o in heuristic.options if p_s.get(o, 0.0) > 0]
+            weights = [p_s[o] ** x * p_h[o] ** (1 - x) for o in options]
+        elif kind in ("callfrom", "raisefrom"):
+            calls_from, raises_from = (p_s, p_h) if kind == "callfrom" else (p_h, p_s)
+            calls = {o: w for o, w in calls_from.items() if isinstance(o, Call)}
+            raises = {o: w for o, w in raises_from.items() if not isinstance(o, Call)}
+            raised = sum(raises.values())
+            options = [*calls, *raises]
+            weights = [
+                *calls.values(),
+                *((1 - sum(calls.values())) * w / (raised or 1.0) for w in raises.values()),
+            ]
+        else:
+            raise SystemExit(f"{MIX_VARIABLE}={kind}:{argument}: not a mixture this script knows")
+        if not options or sum(weights) <= 0:
+            return solved_weighed
+        return Weighed(tuple(options), tuple(weights))
+
+
+def _normalised(weighed: Weighed) -> dict[Action | None, float]:
+    total = sum(weighed.weights) or 1.0
+    shares: dict[Action | None, float] = {}
+    for option, weight in zip(weighed.options, weighed.weights, strict=True):
+        shares[option] = shares.get(option, 0.0) + weight / total
+    return shares
 
 
 def main(argv: list[str] | None = None) -> int:
