@@ -1,0 +1,500 @@
+"""Chaos: many players doing everything at once, at random, against a real ``dudo serve``.
+
+What it does
+    Starts ``dudo serve`` (SQLite in a temporary folder) and opens ``--rooms`` rooms of 2 to
+    6 seats with random rules, bots and timers. Every human seat is played by an agent that,
+    at random and without waiting for answers, mixes the legal move with everything a
+    careless or hostile client sends: bids and calls out of turn, made-up bids, stale
+    versions, repeated ids, ``start``, ``rematch``, ``next_round``, ``configure`` and
+    ``remove`` from anyone, seeds for any round, chat and emotes, bad JSON and wrong
+    types, binary and oversized frames, a second socket for its seat, reconnecting, cutting
+    the connection, and leaving the table (then joining again as someone else, or watching).
+    Spectators come and go. Quick games are joined now and then.
+
+What it checks, and prints
+    - The server never answers ``internal`` and never logs an error or a traceback (its
+      JSON log lines at level error or above are printed).
+    - Every state a seat gets holds its own dice only while bidding, as many as it has, and a
+      spectator's none; versions on one socket never go down.
+    - ``/healthz`` answers throughout, and every room's summary at the end.
+    Exit status 1 if a check failed, else 0, with counts of what was sent and answered.
+
+    python bench/chaos.py --minutes 5 --seed 1
+
+Why
+    The server's tests and audits send one odd thing at a time. Rooms fail in the orders
+    nobody writes down: a leave racing a rematch, a configure between a reveal and the
+    next roll, a reconnect in the middle of a timer. This runs those orders by the thousand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import websockets
+
+PRESETS = ("perudo", "dudo", "tavern", "ones-lock", "no-wilds", "common-hand")
+LEVELS = ("easy", "normal", "hard")
+HANDS = ("pair", "two_pair", "three", "low_straight", "high_straight", "full_house", "four")
+
+
+@dataclass
+class Findings:
+    """What went wrong, and counts of what happened."""
+
+    problems: list[str] = field(default_factory=list)
+    sent: Counter[str] = field(default_factory=Counter)
+    answers: Counter[str] = field(default_factory=Counter)
+
+    def problem(self, text: str) -> None:
+        if len(self.problems) < 200:
+            self.problems.append(text)
+        print("PROBLEM", text, flush=True)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Agent:
+    """One seat's player: sends anything, reads everything, checks what it reads."""
+
+    def __init__(
+        self, base: str, ticket: dict[str, Any], rng: random.Random, findings: Findings
+    ) -> None:
+        self.base = base
+        self.ws_base = base.replace("http://", "ws://")
+        self.ticket = ticket
+        self.rng = rng
+        self.findings = findings
+        self.state: dict[str, Any] | None = None
+        self.ids = 0
+        self.last_id: str | None = None
+        self.gone = False
+
+    @property
+    def code(self) -> str:
+        return str(self.ticket["code"])
+
+    def next_id(self) -> str:
+        self.ids += 1
+        self.last_id = f"{self.ticket['seat']}-{self.ids}-{self.rng.randrange(10**6)}"
+        return self.last_id
+
+    async def connect(self) -> Any:
+        protocols = ["dudo.v1"]
+        if self.ticket.get("token"):
+            protocols.append("token." + self.ticket["token"])
+        return await websockets.connect(
+            f"{self.ws_base}/ws/{self.code}", subprotocols=protocols, open_timeout=10
+        )
+
+    def check_state(self, message: dict[str, Any], last_version: list[int]) -> None:
+        version = message.get("version", 0)
+        if version < last_version[0]:
+            self.findings.problem(f"{self.code}: version went down {last_version[0]} -> {version}")
+        last_version[0] = version
+        game = message.get("game")
+        you = message.get("you") or {}
+        if not game:
+            return
+        seat = you.get("seat")
+        dice = game.get("dice", [])
+        if seat is None:
+            if dice:
+                self.findings.problem(f"{self.code}: a spectator got dice {dice}")
+        elif game.get("phase") != "bidding":
+            if dice:
+                self.findings.problem(f"{self.code}: seat {seat} got dice outside bidding")
+        elif len(dice) != game["dice_counts"][seat]:
+            self.findings.problem(
+                f"{self.code}: seat {seat} got {len(dice)} dice, has {game['dice_counts'][seat]}"
+            )
+
+    async def read(self, connection: Any) -> None:
+        last_version = [0]
+        with contextlib.suppress(websockets.ConnectionClosed):
+            async for raw in connection:
+                try:
+                    message = json.loads(raw)
+                except (TypeError, ValueError):
+                    self.findings.problem(f"{self.code}: not JSON from the server: {raw[:80]!r}")
+                    continue
+                kind = message.get("type")
+                self.findings.answers[kind if kind != "error" else "error:" + message["code"]] += 1
+                if kind == "error" and message.get("code") == "internal":
+                    self.findings.problem(f"{self.code}: internal error: {message}")
+                if kind == "state":
+                    self.check_state(message, last_version)
+                    if message.get("you", {}).get("seat") == self.ticket.get("seat"):
+                        self.state = message
+
+    def legal_move(self) -> dict[str, Any] | None:
+        state = self.state
+        if not state:
+            return None
+        status = (state.get("room") or {}).get("status")
+        if status == "over" or (status == "lobby" and state["you"].get("host")):
+            return {"type": "rematch" if status == "over" else "start", "id": self.next_id()}
+        game = state.get("game")
+        if not game:
+            return None
+        legal = game["legal"]
+        choices: list[dict[str, Any]] = []
+        for bid in legal["bids"][:4]:
+            if isinstance(bid, dict):
+                choices.append({"type": "bid", "bid": bid})
+            else:
+                choices.append({"type": "bid", "quantity": bid[0], "face": bid[1]})
+        for call in legal["calls"]:
+            choices.append({"type": "call", "call": call})
+        if game["phase"] == "roll":
+            choices.append({"type": "next_round"})
+        if not choices:
+            return None
+        move = self.rng.choice(choices)
+        move["id"] = self.next_id()
+        if self.rng.random() < 0.5 and move["type"] in ("bid", "call"):
+            move["version"] = state["version"]
+        return move
+
+    def odd_message(self) -> str | bytes | dict[str, Any]:
+        rng = self.rng
+        state = self.state or {}
+        version = state.get("version", 0)
+        seats = len((state.get("room") or {}).get("seats", [])) or 4
+        pick = rng.randrange(24)
+        if pick == 0:
+            return {
+                "type": "bid",
+                "id": self.next_id(),
+                "quantity": rng.randint(-2, 40),
+                "face": rng.randint(-1, 8),
+            }
+        if pick == 1:
+            return {
+                "type": "bid",
+                "id": self.next_id(),
+                "bid": {"hand": rng.choice(HANDS), "faces": [rng.randint(0, 7)]},
+            }
+        if pick == 2:
+            return {
+                "type": "call",
+                "id": self.next_id(),
+                "call": rng.choice(["dudo", "calza"]),
+                "version": version - rng.randint(0, 2),
+            }
+        if pick == 3:
+            return {"type": "start", "id": self.next_id()}
+        if pick == 4:
+            return {"type": "rematch", "id": self.next_id()}
+        if pick == 5:
+            return {"type": "next_round", "id": self.next_id()}
+        if pick == 6:
+            config: dict[str, Any] = {"type": "configure", "id": self.next_id()}
+            if rng.random() < 0.5:
+                config["rules"] = {"preset": rng.choice(PRESETS)}
+            if rng.random() < 0.4:
+                config["timer"] = rng.choice([0, 5, 30, 3, 700])
+            if rng.random() < 0.4:
+                config["seats"] = [
+                    rng.choice([None, {"kind": "open"}, {"kind": "bot", "level": "easy"}])
+                    for _ in range(rng.choice([seats, seats, seats - 1]))
+                ]
+            if rng.random() < 0.2:
+                config["locked"] = rng.random() < 0.5
+            if rng.random() < 0.2:
+                config["chat"] = rng.random() < 0.5
+            if rng.random() < 0.2:
+                config["public"] = rng.random() < 0.5
+            return config
+        if pick == 7:
+            return {"type": "remove", "id": self.next_id(), "seat": rng.randint(0, 6)}
+        if pick == 8:
+            game = state.get("game") or {}
+            round_: Any = rng.choice(
+                [game.get("round", 1), (game.get("round") or 0) + 1, "rolloff-1", 0, -3, "x"]
+            )
+            return {
+                "type": "seed",
+                "id": self.next_id(),
+                "round": round_,
+                "seed": rng.choice(["00c0ffee", "zz", "a" * 129, "f" * 64]),
+            }
+        if pick == 9:
+            return {
+                "type": "chat",
+                "text": rng.choice(["nice", "\u202e evil", " ", "x" * 141, "🎲" * 5]),
+            }
+        if pick == 10:
+            return {"type": "emote", "emote": rng.choice(["👍", "🎲", "x"])}
+        if pick == 11:
+            return {"type": "ping"}
+        if pick == 12:
+            return "{not json"
+        if pick == 13:
+            return b"\x00\x01binary"
+        if pick == 14:
+            return json.dumps({"type": "chat", "text": "y" * 5000})
+        if pick == 15:
+            return {"type": "bid", "id": self.next_id(), "quantity": "3", "face": 2}
+        if pick == 16:
+            return {"type": "warp", "id": self.next_id()}
+        if pick == 17:
+            return {"type": "bid", "id": self.last_id or "x", "quantity": 1, "face": 2}
+        if pick == 18:
+            return {"type": "bid", "v": 2, "id": self.next_id(), "quantity": 1, "face": 2}
+        if pick == 19:
+            return {"type": "call", "id": self.next_id(), "call": "dudo", "extra": 1}
+        if pick == 20:
+            return "[]"
+        if pick == 21:
+            return {"type": "bid", "id": "", "quantity": 1, "face": 2}
+        if pick == 22:
+            return {"type": "configure", "id": self.next_id(), "rules": {"starting_dice": 99}}
+        return {"type": "seed", "round": 1, "seed": "ab"}
+
+    async def play(self, until: float) -> None:
+        """Act until ``until`` (monotonic time), reconnecting and rejoining as it goes."""
+        rng = self.rng
+        while time.monotonic() < until and not self.gone:
+            try:
+                connection = await self.connect()
+            except Exception as error:  # refusals (429, 4xx) are answers here
+                self.findings.answers[f"connect refused: {type(error).__name__}"] += 1
+                await asyncio.sleep(rng.uniform(0.2, 1.0))
+                if rng.random() < 0.3:
+                    await self.rejoin()
+                continue
+            reader = asyncio.create_task(self.read(connection))
+            extra = None
+            try:
+                while time.monotonic() < until and not reader.done():
+                    await asyncio.sleep(rng.uniform(0.05, 0.4))
+                    roll = rng.random()
+                    if roll < 0.55:
+                        message: Any = self.legal_move()
+                        if message is None:
+                            continue
+                    elif roll < 0.85:
+                        message = self.odd_message()
+                    elif roll < 0.92:
+                        if self.ticket.get("token") is None:
+                            await self.rejoin()  # a watcher takes a seat when one opens
+                            if self.ticket.get("token") is not None:
+                                break
+                        continue
+                    elif roll < 0.95:
+                        break  # reconnect
+                    elif roll < 0.96:
+                        connection.transport.abort()  # cut it, no close frame
+                        break
+                    elif roll < 0.97 and extra is None:
+                        with contextlib.suppress(Exception):
+                            extra = await self.connect()
+                        continue
+                    elif roll < 0.9705:
+                        message = {"type": "leave", "id": self.next_id()}
+                        self.findings.sent["leave"] += 1
+                        with contextlib.suppress(websockets.ConnectionClosed):
+                            await connection.send(json.dumps(message))
+                        await asyncio.sleep(0.3)
+                        await self.rejoin()
+                        break
+                    else:
+                        continue
+                    kind = message["type"] if isinstance(message, dict) else "raw"
+                    self.findings.sent[kind] += 1
+                    text = json.dumps(message) if isinstance(message, dict) else message
+                    try:
+                        await connection.send(text)
+                    except websockets.ConnectionClosed:
+                        break
+            finally:
+                reader.cancel()
+                with contextlib.suppress(Exception):
+                    await connection.close()
+                if extra is not None:
+                    with contextlib.suppress(Exception):
+                        await extra.close()
+
+    async def rejoin(self) -> None:
+        """Take a seat again as someone else, or watch if none is open."""
+        async with httpx.AsyncClient(base_url=self.base, timeout=10) as http:
+            name = self.rng.choice(["Ana", "Ben", "Аna", "\u0007bell", "x" * 64, "Lía"])
+            answer = await http.post(f"/api/rooms/{self.code}/join", json={"name": name})
+            self.findings.answers[f"join {answer.status_code}"] += 1
+            if answer.status_code >= 500:
+                self.findings.problem(f"{self.code}: join answered {answer.status_code}")
+            if answer.status_code == 200:
+                self.ticket = answer.json()
+            else:
+                self.ticket = {"code": self.code, "seat": None, "token": None}
+            self.state = None
+
+
+async def create_room(
+    http: httpx.AsyncClient, rng: random.Random, findings: Findings
+) -> list[dict[str, Any]]:
+    """A room with random rules and bots; its human seats' tickets."""
+    seats = rng.randint(2, 6)
+    bots = [None] + [rng.choice([None, None, *LEVELS]) for _ in range(seats - 1)]
+    if all(bot is not None for bot in bots[1:]):
+        bots[1] = None
+    body = {
+        "name": rng.choice(["Host", "Ĥöst", "H" * 30]),
+        "seats": seats,
+        "bots": bots,
+        "timer": rng.choice([0, 5, 10]),
+        "rules": {"preset": rng.choice(PRESETS)},
+        "public": rng.random() < 0.3,
+    }
+    answer = await http.post("/api/rooms", json=body)
+    if answer.status_code != 201:
+        findings.problem(f"create answered {answer.status_code}: {answer.text[:200]}")
+        return []
+    host = answer.json()
+    tickets = [host]
+    for _ in range(sum(bot is None for bot in bots[1:])):
+        joined = await http.post(f"/api/rooms/{host['code']}/join", json={"name": "Guest"})
+        if joined.status_code == 200:
+            tickets.append(joined.json())
+    return tickets
+
+
+async def watch_health(base: str, until: float, findings: Findings) -> None:
+    async with httpx.AsyncClient(base_url=base, timeout=5) as http:
+        while time.monotonic() < until:
+            try:
+                answer = await http.get("/healthz")
+                if answer.status_code != 200:
+                    findings.problem(f"/healthz answered {answer.status_code}")
+            except httpx.HTTPError as error:
+                findings.problem(f"/healthz failed: {error!r}")
+            await asyncio.sleep(0.5)
+
+
+async def run(base: str, minutes: float, rooms: int, seed: int, findings: Findings) -> list[str]:
+    rng = random.Random(seed)
+    until = time.monotonic() + minutes * 60
+    codes: list[str] = []
+    agents: list[Agent] = []
+    async with httpx.AsyncClient(base_url=base, timeout=10) as http:
+        for _ in range(rooms):
+            tickets = await create_room(http, rng, findings)
+            for ticket in tickets:
+                agents.append(Agent(base, ticket, random.Random(rng.random()), findings))
+            if tickets:
+                codes.append(tickets[0]["code"])
+        for index in range(max(1, rooms // 3)):  # spectators
+            code = codes[index % len(codes)]
+            agents.append(
+                Agent(
+                    base,
+                    {"code": code, "seat": None, "token": None},
+                    random.Random(rng.random()),
+                    findings,
+                )
+            )
+        for _ in range(2):  # quick games
+            answer = await http.post("/api/quick", json={"name": "Quick"})
+            if answer.status_code == 200:
+                agents.append(Agent(base, answer.json(), random.Random(rng.random()), findings))
+                codes.append(answer.json()["code"])
+    tasks = [asyncio.create_task(agent.play(until)) for agent in agents]
+    tasks.append(asyncio.create_task(watch_health(base, until, findings)))
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException):
+            findings.problem(f"an agent of this script failed: {result!r}")
+    return codes
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--minutes", type=float, default=3.0)
+    parser.add_argument("--rooms", type=int, default=8)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    findings = Findings()
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory(prefix="dudo-chaos-") as folder:
+        log_path = Path(folder) / "server.log"
+        env = {**os.environ, "DUDO_LOG_FORMAT": "json"}
+        with log_path.open("w") as log:
+            server = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "dudo",
+                    "serve",
+                    "--port",
+                    str(port),
+                    "--database",
+                    f"sqlite:///{folder}/chaos.db",
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+            )
+        try:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                with contextlib.suppress(httpx.HTTPError):
+                    if httpx.get(base + "/healthz", timeout=1).status_code == 200:
+                        break
+                time.sleep(0.2)
+            else:
+                print(log_path.read_text()[-3000:])
+                raise SystemExit("the server did not start")
+            codes = asyncio.run(run(base, args.minutes, args.rooms, args.seed, findings))
+            with httpx.Client(base_url=base, timeout=10) as http:
+                for code in codes:
+                    answer = http.get(f"/api/rooms/{code}")
+                    if answer.status_code != 200:
+                        findings.problem(f"{code}: summary answered {answer.status_code}")
+                    else:
+                        findings.answers["end status " + answer.json()["status"]] += 1
+        finally:
+            server.send_signal(signal.SIGTERM)
+            try:
+                server.wait(20)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                findings.problem("the server did not stop within 20 s of SIGTERM")
+        for line in log_path.read_text().splitlines():
+            try:
+                entry = json.loads(line)
+            except ValueError:
+                if "Traceback" in line or "Error" in line:
+                    findings.problem(f"server output: {line[:300]}")
+                continue
+            if str(entry.get("level", "")).lower() in ("error", "critical"):
+                findings.problem(f"server logged: {json.dumps(entry)[:1500]}")
+    print("sent:", dict(findings.sent.most_common()))
+    print("answers:", dict(findings.answers.most_common(40)))
+    print(f"{len(findings.problems)} problems")
+    return 1 if findings.problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
