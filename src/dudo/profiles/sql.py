@@ -32,6 +32,7 @@ from dudo.profiles.book import (
     rated_seats,
 )
 from dudo.profiles.rating import rate
+from dudo.store.schema import create_tables
 
 metadata = MetaData()
 profiles = Table(
@@ -102,8 +103,7 @@ class SqlProfiles:
         self.engine = engine
 
     async def open(self) -> None:
-        async with self.engine.begin() as connection:
-            await connection.run_sync(metadata.create_all)
+        await create_tables(self.engine, metadata.create_all)
 
     def _insert(self, table: Table) -> Any:
         dialect = postgresql if self.engine.dialect.name == "postgresql" else sqlite

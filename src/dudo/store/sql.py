@@ -45,6 +45,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
 from dudo.store.base import LogConflict, LogEntry, StoreError, compact_json, hide_password
+from dudo.store.schema import create_tables
 
 log = logging.getLogger("dudo.store")
 metadata = MetaData()
@@ -94,6 +95,11 @@ def _sqlite_pragmas(connection: Any, _record: Any) -> None:
     # waits for the WAL to be copied into the database file and synced.
     cursor.execute("PRAGMA wal_autocheckpoint=0")
     cursor.close()
+
+
+def _make_tables(connection: Any) -> None:
+    metadata.create_all(connection)
+    _add_missing_columns(connection)
 
 
 def _add_missing_columns(connection: Any) -> None:
@@ -263,11 +269,7 @@ class SqlStore:
             self._checkpointer = WalCheckpointer(self._sync_engine)
         self.engine = engine
         try:
-            async with engine.begin() as connection:
-                if schema is not None:
-                    await connection.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))
-                await connection.run_sync(metadata.create_all)
-                await connection.run_sync(_add_missing_columns)
+            await create_tables(engine, _make_tables, schema)
         except BaseException as error:
             # Let go of what was set up (the SQLite thread, the engines' pools), so that a
             # failed start leaves no thread behind to outlive its event loop.
