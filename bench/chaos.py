@@ -11,15 +11,22 @@ What it does
     the connection, and leaving the table (then joining again as someone else, or watching).
     Spectators come and go. Quick games are joined now and then.
 
+    With ``--nodes N`` the server is a cluster of N ``dudo serve --cluster`` nodes on a Redis
+    of its own (one SQLite file shared), every agent connecting to any node; with
+    ``--kill-every S`` a random node is killed (SIGKILL) every S seconds and started again
+    3 seconds later, so rooms move to the other nodes in the middle of all this.
+
 What it checks, and prints
     - The server never answers ``internal`` and never logs an error or a traceback (its
       JSON log lines at level error or above are printed).
     - Every state a seat gets holds its own dice only while bidding, as many as it has, and a
-      spectator's none; versions on one socket never go down.
+      spectator's none; versions never go down, on one socket or from one socket to the
+      next (on any node): every change is stored before anyone hears of it.
     - ``/healthz`` answers throughout, and every room's summary at the end.
     Exit status 1 if a check failed, else 0, with counts of what was sent and answered.
 
     python bench/chaos.py --minutes 5 --seed 1
+    python bench/chaos.py --minutes 5 --seed 1 --nodes 3 --kill-every 30
 
 Why
     The server's tests and audits send one odd thing at a time. Rooms fail in the orders
@@ -35,6 +42,7 @@ import contextlib
 import json
 import os
 import random
+import shutil
 import signal
 import socket
 import subprocess
@@ -78,10 +86,9 @@ class Agent:
     """One seat's player: sends anything, reads everything, checks what it reads."""
 
     def __init__(
-        self, base: str, ticket: dict[str, Any], rng: random.Random, findings: Findings
+        self, servers: Servers, ticket: dict[str, Any], rng: random.Random, findings: Findings
     ) -> None:
-        self.base = base
-        self.ws_base = base.replace("http://", "ws://")
+        self.servers = servers
         self.ticket = ticket
         self.rng = rng
         self.findings = findings
@@ -89,6 +96,9 @@ class Agent:
         self.ids = 0
         self.last_id: str | None = None
         self.gone = False
+        # The highest version seen of this room on any socket: every change is stored
+        # before anyone hears of it, so no later socket, on any node, may show less.
+        self.seen_version = 0
 
     @property
     def code(self) -> str:
@@ -103,15 +113,21 @@ class Agent:
         protocols = ["dudo.v1"]
         if self.ticket.get("token"):
             protocols.append("token." + self.ticket["token"])
+        base = self.rng.choice(self.servers.bases).replace("http://", "ws://")
         return await websockets.connect(
-            f"{self.ws_base}/ws/{self.code}", subprotocols=protocols, open_timeout=10
+            f"{base}/ws/{self.code}", subprotocols=protocols, open_timeout=10
         )
 
     def check_state(self, message: dict[str, Any], last_version: list[int]) -> None:
         version = message.get("version", 0)
         if version < last_version[0]:
             self.findings.problem(f"{self.code}: version went down {last_version[0]} -> {version}")
+        elif version < self.seen_version:
+            self.findings.problem(
+                f"{self.code}: version {self.seen_version} seen, then {version} on a new socket"
+            )
         last_version[0] = version
+        self.seen_version = max(self.seen_version, version)
         game = message.get("game")
         you = message.get("you") or {}
         if not game:
@@ -338,11 +354,16 @@ class Agent:
 
     async def rejoin(self) -> None:
         """Take a seat again as someone else, or watch if none is open."""
-        async with httpx.AsyncClient(base_url=self.base, timeout=10) as http:
+        base = self.rng.choice(self.servers.bases)
+        async with httpx.AsyncClient(base_url=base, timeout=10) as http:
             name = self.rng.choice(["Ana", "Ben", "Аna", "\u0007bell", "x" * 64, "Lía"])
-            answer = await http.post(f"/api/rooms/{self.code}/join", json={"name": name})
+            try:
+                answer = await http.post(f"/api/rooms/{self.code}/join", json={"name": name})
+            except httpx.HTTPError as error:  # a node being killed: try again later
+                self.findings.answers[f"join failed: {type(error).__name__}"] += 1
+                return
             self.findings.answers[f"join {answer.status_code}"] += 1
-            if answer.status_code >= 500:
+            if answer.status_code == 500:
                 self.findings.problem(f"{self.code}: join answered {answer.status_code}")
             if answer.status_code == 200:
                 self.ticket = answer.json()
@@ -380,47 +401,171 @@ async def create_room(
     return tickets
 
 
-async def watch_health(base: str, until: float, findings: Findings) -> None:
-    async with httpx.AsyncClient(base_url=base, timeout=5) as http:
-        while time.monotonic() < until:
+class Servers:
+    """``dudo serve`` alone (SQLite), or ``nodes`` cluster nodes sharing a Redis of their
+    own and one SQLite file; each logs JSON lines to a file of its own."""
+
+    def __init__(self, folder: Path, nodes: int) -> None:
+        self.folder = folder
+        self.nodes = nodes
+        self.ports = [free_port() for _ in range(max(1, nodes))]
+        self.bases = [f"http://127.0.0.1:{port}" for port in self.ports]
+        self.processes: list[subprocess.Popen[bytes] | None] = [None] * len(self.ports)
+        self.starts = [0] * len(self.ports)
+        self.redis: subprocess.Popen[bytes] | None = None
+        self.redis_url: str | None = None
+        self.restarting: set[int] = set()
+
+    def start(self) -> None:
+        if self.nodes:
+            redis_port = free_port()
+            self.redis = subprocess.Popen(
+                [
+                    "redis-server",
+                    "--port",
+                    str(redis_port),
+                    "--bind",
+                    "127.0.0.1",
+                    "--save",
+                    "",
+                    "--appendonly",
+                    "no",
+                    "--dir",
+                    str(self.folder),
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.STDOUT,
+            )
+            self.redis_url = f"redis://127.0.0.1:{redis_port}/0"
+            time.sleep(0.5)
+        for index in range(len(self.ports)):
+            self.start_node(index)
+        for index in range(len(self.ports)):
+            self.wait_ready(index)
+
+    def start_node(self, index: int) -> None:
+        self.starts[index] += 1
+        command = [
+            sys.executable,
+            "-m",
+            "dudo",
+            "serve",
+            "--port",
+            str(self.ports[index]),
+            "--database",
+            f"sqlite:///{self.folder}/chaos.db",
+        ]
+        env = {**os.environ, "DUDO_LOG_FORMAT": "json"}
+        if self.redis_url:
+            command += ["--cluster", self.redis_url]
+            env |= {"DUDO_LEASE": "1.5", "DUDO_RENEW_EVERY": "0.3", "DUDO_RESCAN_EVERY": "2"}
+        log = self.log_path(index).open("a")
+        with log:
+            self.processes[index] = subprocess.Popen(
+                command, stdout=log, stderr=subprocess.STDOUT, env=env
+            )
+
+    def log_path(self, index: int) -> Path:
+        return self.folder / f"node{index}.log"
+
+    def wait_ready(self, index: int) -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(self.bases[index] + "/healthz", timeout=1).status_code == 200:
+                    return
+            time.sleep(0.2)
+        print(self.log_path(index).read_text()[-3000:])
+        raise SystemExit(f"node {index} did not start")
+
+    async def kill_now_and_then(self, every: float, until: float, rng: random.Random) -> None:
+        """SIGKILL a random node every ``every`` seconds and start it again 3 s later."""
+        while time.monotonic() + every < until:
+            await asyncio.sleep(every)
+            index = rng.randrange(len(self.ports))
+            process = self.processes[index]
+            assert process is not None
+            self.restarting.add(index)
+            process.kill()
+            process.wait()
+            print(f"killed node {index}", flush=True)
+            await asyncio.sleep(3)
+            self.start_node(index)
+            await asyncio.to_thread(self.wait_ready, index)
+            self.restarting.discard(index)
+
+    def stop(self, findings: Findings) -> None:
+        for process in self.processes:
+            if process is None:
+                continue
+            process.send_signal(signal.SIGTERM)
             try:
-                answer = await http.get("/healthz")
-                if answer.status_code != 200:
-                    findings.problem(f"/healthz answered {answer.status_code}")
-            except httpx.HTTPError as error:
-                findings.problem(f"/healthz failed: {error!r}")
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                findings.problem("a server did not stop within 30 s of SIGTERM")
+        if self.redis is not None:
+            self.redis.kill()
+            self.redis.wait()
+
+    def read_logs(self, findings: Findings) -> None:
+        for index in range(len(self.ports)):
+            for line in self.log_path(index).read_text().splitlines():
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    if "Traceback" in line or "Error" in line:
+                        findings.problem(f"node {index} output: {line[:300]}")
+                    continue
+                if str(entry.get("level", "")).lower() in ("error", "critical"):
+                    findings.problem(f"node {index} logged: {json.dumps(entry)[:1500]}")
+
+
+async def watch_health(servers: Servers, until: float, findings: Findings) -> None:
+    async with httpx.AsyncClient(timeout=10) as http:
+        while time.monotonic() < until:
+            for index, base in enumerate(servers.bases):
+                if index in servers.restarting:
+                    continue
+                try:
+                    answer = await http.get(base + "/healthz")
+                    if answer.status_code != 200:
+                        findings.problem(f"node {index}: /healthz answered {answer.status_code}")
+                except httpx.HTTPError as error:
+                    if index not in servers.restarting:
+                        findings.problem(f"node {index}: /healthz failed: {error!r}")
             await asyncio.sleep(0.5)
 
 
-async def run(base: str, minutes: float, rooms: int, seed: int, findings: Findings) -> list[str]:
+async def run(
+    servers: Servers, minutes: float, rooms: int, seed: int, kill_every: float, findings: Findings
+) -> list[str]:
     rng = random.Random(seed)
     until = time.monotonic() + minutes * 60
     codes: list[str] = []
     agents: list[Agent] = []
-    async with httpx.AsyncClient(base_url=base, timeout=10) as http:
-        for _ in range(rooms):
+    for index in range(rooms):
+        async with httpx.AsyncClient(
+            base_url=servers.bases[index % len(servers.bases)], timeout=10
+        ) as http:
             tickets = await create_room(http, rng, findings)
-            for ticket in tickets:
-                agents.append(Agent(base, ticket, random.Random(rng.random()), findings))
-            if tickets:
-                codes.append(tickets[0]["code"])
-        for index in range(max(1, rooms // 3)):  # spectators
-            code = codes[index % len(codes)]
-            agents.append(
-                Agent(
-                    base,
-                    {"code": code, "seat": None, "token": None},
-                    random.Random(rng.random()),
-                    findings,
-                )
-            )
+        for ticket in tickets:
+            agents.append(Agent(servers, ticket, random.Random(rng.random()), findings))
+        if tickets:
+            codes.append(tickets[0]["code"])
+    for index in range(max(1, rooms // 3)):  # spectators
+        ticket = {"code": codes[index % len(codes)], "seat": None, "token": None}
+        agents.append(Agent(servers, ticket, random.Random(rng.random()), findings))
+    async with httpx.AsyncClient(base_url=servers.bases[0], timeout=10) as http:
         for _ in range(2):  # quick games
             answer = await http.post("/api/quick", json={"name": "Quick"})
             if answer.status_code == 200:
-                agents.append(Agent(base, answer.json(), random.Random(rng.random()), findings))
+                agents.append(Agent(servers, answer.json(), random.Random(rng.random()), findings))
                 codes.append(answer.json()["code"])
     tasks = [asyncio.create_task(agent.play(until)) for agent in agents]
-    tasks.append(asyncio.create_task(watch_health(base, until, findings)))
+    tasks.append(asyncio.create_task(watch_health(servers, until, findings)))
+    if kill_every and servers.nodes:
+        tasks.append(asyncio.create_task(servers.kill_now_and_then(kill_every, until, rng)))
     results = await asyncio.gather(*tasks, return_exceptions=True)
     for result in results:
         if isinstance(result, BaseException):
@@ -433,63 +578,42 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, default=3.0)
     parser.add_argument("--rooms", type=int, default=8)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--nodes",
+        type=int,
+        default=0,
+        help="run a cluster of this many nodes on a Redis of its own (default: dudo serve alone)",
+    )
+    parser.add_argument(
+        "--kill-every",
+        type=float,
+        default=0,
+        help="with --nodes: SIGKILL a random node every this many seconds, restart it 3 s later",
+    )
     args = parser.parse_args(argv)
+    if args.nodes and shutil.which("redis-server") is None:
+        parser.error("--nodes needs redis-server on the PATH")
+    if args.kill_every and not args.nodes:
+        parser.error("--kill-every needs --nodes")
     findings = Findings()
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory(prefix="dudo-chaos-") as folder:
-        log_path = Path(folder) / "server.log"
-        env = {**os.environ, "DUDO_LOG_FORMAT": "json"}
-        with log_path.open("w") as log:
-            server = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "dudo",
-                    "serve",
-                    "--port",
-                    str(port),
-                    "--database",
-                    f"sqlite:///{folder}/chaos.db",
-                ],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                env=env,
-            )
+        servers = Servers(Path(folder), args.nodes)
         try:
-            deadline = time.monotonic() + 30
-            while time.monotonic() < deadline:
-                with contextlib.suppress(httpx.HTTPError):
-                    if httpx.get(base + "/healthz", timeout=1).status_code == 200:
-                        break
-                time.sleep(0.2)
-            else:
-                print(log_path.read_text()[-3000:])
-                raise SystemExit("the server did not start")
-            codes = asyncio.run(run(base, args.minutes, args.rooms, args.seed, findings))
-            with httpx.Client(base_url=base, timeout=10) as http:
+            servers.start()
+            codes = asyncio.run(
+                run(servers, args.minutes, args.rooms, args.seed, args.kill_every, findings)
+            )
+            time.sleep(3 if args.nodes else 0)  # a room moving after the last kill settles
+            with httpx.Client(timeout=10) as http:
                 for code in codes:
-                    answer = http.get(f"/api/rooms/{code}")
+                    answer = http.get(f"{servers.bases[0]}/api/rooms/{code}")
                     if answer.status_code != 200:
                         findings.problem(f"{code}: summary answered {answer.status_code}")
                     else:
                         findings.answers["end status " + answer.json()["status"]] += 1
         finally:
-            server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(20)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                findings.problem("the server did not stop within 20 s of SIGTERM")
-        for line in log_path.read_text().splitlines():
-            try:
-                entry = json.loads(line)
-            except ValueError:
-                if "Traceback" in line or "Error" in line:
-                    findings.problem(f"server output: {line[:300]}")
-                continue
-            if str(entry.get("level", "")).lower() in ("error", "critical"):
-                findings.problem(f"server logged: {json.dumps(entry)[:1500]}")
+            servers.stop(findings)
+        servers.read_logs(findings)
     print("sent:", dict(findings.sent.most_common()))
     print("answers:", dict(findings.answers.most_common(40)))
     print(f"{len(findings.problems)} problems")
