@@ -12,6 +12,12 @@ from pathlib import Path
 import pytest
 
 from dudo.bots import BotSpecError, make_bot
+from dudo.bots.base import bid_odds
+from dudo.bots.table import play_bot_game
+from dudo.dice import SeededDice
+from dudo.game import Game
+from dudo.rules import PRESETS, Rules
+from dudo.view import view
 
 SRC = Path(__file__).parents[2] / "src"
 PLUGINS = {
@@ -112,3 +118,23 @@ def test_the_arena_prints_the_same_line(plugins: Path) -> None:
     )
     assert result.returncode == 2
     assert result.stderr.strip().splitlines()[-1] == f"dudo: error: {message.format(dir=plugins)}"
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_the_example_bot_plays_every_preset(preset: str) -> None:
+    # The example a newcomer copies must not stop on a rule set it did not think of
+    # (Common Hand's bids are hands: view.legal.any_bids, and bid_odds knows hands).
+    example = Path(__file__).parents[2] / "examples" / "cautious_bot.py"
+    bots = [make_bot(f"{example}:CautiousBot", seed=1), make_bot("random", seed=2)]
+    game = Game(Rules.preset(preset), 2, dice=SeededDice(3))
+    assert play_bot_game(game, bots)
+
+
+@pytest.mark.parametrize("preset", ["perudo", "common-hand"])
+def test_bid_odds_takes_either_kind_of_bid(preset: str) -> None:
+    game = Game(Rules.preset(preset), 2, dice=SeededDice(5))
+    game.roll()
+    seen = view(game, game.turn)
+    odds = [bid_odds(seen, bid) for bid in seen.legal.any_bids]
+    assert all(0.0 <= chance <= 1.0 for chance in odds)
+    assert odds[0] > odds[-1]  # the lowest bid is likelier than the highest
