@@ -28,9 +28,9 @@ class CautiousBot:
     def act(self, view: SeatView) -> Action | None:
         if not view.my_turn:
             return None  # never calls calza out of turn
-        for bid in view.legal.bids[:40]:
+        for bid in view.legal.any_bids[:40]:
             if bid_odds(view, bid) >= 0.6:
                 return bid
         if DUDO in view.legal:
             return DUDO
-        return view.legal.bids[0]
+        return view.legal.any_bids[0]

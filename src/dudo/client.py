@@ -37,6 +37,7 @@ from typing import Any
 
 import httpx
 import websockets
+from websockets.exceptions import ConnectionClosed
 
 from dudo.bots.base import Bot
 from dudo.bots.table import bot_raised, check_answer
@@ -60,6 +61,32 @@ class ClientError(RuntimeError):
         self.code = code
 
 
+class Unreachable(ClientError):
+    """The server could not be reached, or answered with something that is not dudo's
+    JSON (a proxy's error page, another program on that port); the message names the
+    address. ``code`` is ``unreachable`` or ``http_<status>``."""
+
+
+class ConnectionLost(ClientError, ConnectionClosed):
+    """The table's WebSocket closed: the server refused or replaced this seat, the room
+    moved, the server went away, or this program closed it. ``code`` is the server's error
+    code (``replaced``, ``removed``, ``moved``...) or ``connection_lost``;
+    ``close_code`` is the WebSocket close code (4409...; 1006 when the connection just
+    dropped). Still a ``websockets`` ``ConnectionClosed``, so code catching that works."""
+
+    code: str = ""  # type: ignore[assignment]  # shadows ConnectionClosed.code (deprecated)
+
+    def __init__(self, code: str, message: str, closed: ConnectionClosed) -> None:
+        ClientError.__init__(self, code, message)
+        ConnectionClosed.__init__(self, closed.rcvd, closed.sent, closed.rcvd_then_sent)
+        close = closed.rcvd or closed.sent
+        self.close_code: int = close.code if close is not None else 1006
+        self.text = f"{code}: {message}"
+
+    def __str__(self) -> str:
+        return self.text
+
+
 class PlayTimeout(TimeoutError):
     """:meth:`Table.play` ran out of time; the message says what it was waiting for.
 
@@ -76,13 +103,33 @@ class SeatTicket:
     name: str
 
 
+UNPARSED = frozenset({"bad_json", "bad_message", "bad_version", "unknown_type", "too_large"})
+"""Error codes of messages the server could not parse: their refusals carry no id
+(docs/protocol.md, "Error codes": the message never reached the room)."""
+
+NOT_CLOSING = UNPARSED - {"too_large"} | {"rate_limited", None}
+"""Id-less errors after which the socket stays open: not the reason for a close."""
+
+RECONNECT_CLOSES = frozenset({1001, 1006, 1011, 1012, 1013, 1014, 4412})
+"""Close codes after which :meth:`Table.play` connects again: the server went away,
+restarts or is overloaded, the network dropped, or the room moved to another node."""
+
+
 class Client:
     """HTTP side of the protocol: create, join, quick game; then :meth:`table` to play."""
 
     def __init__(self, base_url: str, timeout: float = 10.0, profile: str | None = None) -> None:
         """``profile``: this program's profile secret (64 hex digits, see
         :func:`new_profile_secret`); the seats it takes then count for that profile."""
+        if not base_url.startswith(("http://", "https://")):
+            # Without a scheme httpx and the WebSocket address built from it fail far from
+            # here, with errors that do not say the address was the problem.
+            raise ValueError(
+                f"base_url must start with http:// or https:// (like http://localhost:8000), "
+                f"not {base_url!r}"
+            )
         self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
         self.profile = profile
         # A random id of this client: the server's limit on unknown room codes counts it
         # apart from other clients behind the same address.
@@ -97,10 +144,37 @@ class Client:
         await self.http.aclose()
 
     async def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        response = await self.http.post(path, json=body)
-        data: dict[str, Any] = response.json()
+        return await self._answer("POST", path, body)
+
+    async def _answer(self, method: str, path: str, body: dict[str, Any] | None) -> dict[str, Any]:
+        """The server's JSON answer; a refusal raises :class:`ClientError` with the server's
+        code and message, and no answer (or one that is not dudo's JSON) raises
+        :class:`Unreachable` naming the address, never a bare httpx or JSON error."""
+        address = f"{self.base_url}{path}"
+        try:
+            response = await self.http.request(method, path, json=body)
+        except httpx.TimeoutException:
+            raise Unreachable(
+                "unreachable", f"{address} did not answer within {self.timeout:g} s"
+            ) from None
+        except httpx.HTTPError as error:
+            reason = " ".join(str(error).split()) or type(error).__name__
+            raise Unreachable("unreachable", f"cannot reach {address}: {reason}") from None
+        try:
+            data = response.json()
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            kind = response.headers.get("content-type", "no content type").split(";")[0]
+            raise Unreachable(
+                f"http_{response.status_code}",
+                f"{address} answered HTTP {response.status_code} ({kind}), not dudo's "
+                "JSON: is the address a dudo server?",
+            )
         if response.status_code >= 400:
-            raise ClientError(data.get("error", str(response.status_code)), data.get("message", ""))
+            raise ClientError(
+                str(data.get("error", f"http_{response.status_code}")), str(data.get("message", ""))
+            )
         return data
 
     async def create_room(
@@ -154,11 +228,7 @@ class Client:
         return await self._post("/api/profile/me", {"secret": self.profile or ""})
 
     async def _get(self, path: str) -> dict[str, Any]:
-        response = await self.http.get(path)
-        data: dict[str, Any] = response.json()
-        if response.status_code >= 400:
-            raise ClientError(data.get("error", str(response.status_code)), data.get("message", ""))
-        return data
+        return await self._answer("GET", path, None)
 
     async def room(self, code: str) -> dict[str, Any]:
         """What anyone with the code may see of a room."""
@@ -209,19 +279,85 @@ class Table:
         await self.close()
 
     async def connect(self) -> None:
+        """Open the socket and take the first state; a refusal (``bad_token``,
+        ``no_room``...) raises :class:`ConnectionLost` with the server's code, and a server
+        that cannot be reached :class:`Unreachable` naming the address."""
         # The seat token travels as a subprotocol, never in the URL (which proxies log).
         offered = ["dudo.v1", *([f"token.{self.ticket.token}"] if self.ticket else [])]
-        self.socket = await websockets.connect(self.url, max_size=2**22, subprotocols=offered)  # type: ignore[arg-type]
-        await self.receive()  # the first state (or the error that refuses us)
+        try:
+            self.socket = await websockets.connect(self.url, max_size=2**22, subprotocols=offered)  # type: ignore[arg-type]
+        except (OSError, TimeoutError, websockets.InvalidHandshake, websockets.InvalidURI) as error:
+            reason = " ".join(str(error).split()) or type(error).__name__
+            raise Unreachable("unreachable", f"cannot connect to {self.url}: {reason}") from None
+        try:
+            await self.receive()  # the first state (or the error that refuses us)
+        except BaseException:
+            await self.close()  # a refused socket is not left open behind the error
+            raise
 
     async def close(self) -> None:
         if self.socket is not None:
             with contextlib.suppress(Exception):
                 await self.socket.close()
 
+    @property
+    def room_code(self) -> str:
+        """The code of the room this table is connected to (from its address)."""
+        return self.url.rstrip("/").rpartition("/")[2]
+
+    def _open_socket(self) -> Any:
+        if self.socket is None:
+            raise RuntimeError(
+                "this Table is not connected: use `async with client.table(seat) as table:` "
+                "or `await table.connect()` first"
+            )
+        return self.socket
+
+    def _lost(self, closed: ConnectionClosed) -> ConnectionLost:
+        """Why the socket closed, in one line: the error the server sent just before it
+        closed (``replaced``, ``moved``...), else what the close frame says."""
+        room = f"room {self.room_code}"
+        close = closed.rcvd or closed.sent
+        number = close.code if close is not None else 1006
+        last = self.received[-1] if self.received else {}
+        if closed.sent is not None and (closed.rcvd is None or closed.rcvd_then_sent is False):
+            return ConnectionLost(
+                "closed", f"the connection to {room} was closed by this program", closed
+            )
+        if last.get("type") == "error" and "id" not in last and last.get("code") not in NOT_CLOSING:
+            return ConnectionLost(
+                last["code"],
+                f"{room} closed the connection ({number}): {last.get('message', '')}",
+                closed,
+            )
+        if number == 4411:
+            return ConnectionLost(
+                "left", f"{room} closed the connection (4411): this seat left", closed
+            )
+        if closed.rcvd is None:
+            return ConnectionLost(
+                "connection_lost",
+                f"the connection to {room} dropped (no close frame: the server went away or "
+                "the network failed); connect again to carry on",
+                closed,
+            )
+        reason = f": {closed.rcvd.reason}" if closed.rcvd.reason else ""
+        return ConnectionLost(
+            "connection_lost", f"{room} closed the connection ({number}){reason}", closed
+        )
+
     async def receive(self, timeout: float | None = 10.0) -> dict[str, Any]:
-        """The next message; states update :attr:`state`, errors on connect raise."""
-        text = await asyncio.wait_for(self.socket.recv(), timeout)
+        """The next message; states update :attr:`state`, errors on connect raise.
+
+        A closed socket raises :class:`ConnectionLost` (with the server's reason), and
+        nothing within ``timeout`` seconds a :class:`TimeoutError` saying so."""
+        socket = self._open_socket()
+        try:
+            text = await asyncio.wait_for(socket.recv(), timeout)
+        except ConnectionClosed as closed:
+            raise self._lost(closed) from None
+        except TimeoutError:
+            raise TimeoutError(f"nothing from room {self.room_code} within {timeout:g} s") from None
         message: dict[str, Any] = json.loads(text)
         self.received.append(message)
         if message["type"] == "state":
@@ -233,7 +369,7 @@ class Table:
             if pending is not None and message["type"] == "ack":
                 self.seeds_sent[pending[0]] = pending[1]
         elif message["type"] == "error" and not self.state:
-            raise ClientError(message["code"], message["message"])
+            raise ClientError(message.get("code", "error"), message.get("message", ""))
         return message
 
     async def wait_for(
@@ -243,23 +379,46 @@ class Table:
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
         while not (self.state and condition(self.state)):
-            await self.receive(max(0.01, end - loop.time()))
+            try:
+                await self.receive(max(0.01, end - loop.time()))
+            except TimeoutError:
+                raise TimeoutError(
+                    f"room {self.room_code} sent no state that meets the condition within "
+                    f"{timeout:g} s (the latest is version {self.state.get('version')})"
+                ) from None
         return self.state
 
     def new_id(self) -> str:
         return f"{self._prefix}-{next(self._ids)}"
 
     async def send(self, message: dict[str, Any]) -> None:
-        await self.socket.send(json.dumps(message))
+        socket = self._open_socket()
+        try:
+            await socket.send(json.dumps(message))
+        except ConnectionClosed as closed:
+            raise self._lost(closed) from None
 
     async def request(self, message: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
-        """Send a message with an id and wait for its ``ack`` or ``error``."""
+        """Send a message with an id and wait for its ``ack`` or ``error`` (returned, not
+        raised: ``reply["type"] == "error"`` and ``reply["code"]`` say why).
+
+        A message the server cannot parse (a mistyped field, an unknown type) is refused
+        without its id; that refusal is the answer too, rather than a wait for an id that
+        never comes back. No answer within ``timeout`` raises :class:`TimeoutError`."""
         message = {"id": self.new_id(), **message}
         await self.send(message)
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
         while message["id"] not in self.replies:
-            await self.receive(max(0.01, end - loop.time()))
+            try:
+                reply = await self.receive(max(0.01, end - loop.time()))
+            except TimeoutError:
+                raise TimeoutError(
+                    f"room {self.room_code} did not answer {message.get('type')!r} "
+                    f"(id {message['id']}) within {timeout:g} s"
+                ) from None
+            if reply["type"] == "error" and "id" not in reply and reply.get("code") in UNPARSED:
+                return reply
         return self.replies[message["id"]]
 
     async def bid(self, quantity: int, face: int) -> dict[str, Any]:
@@ -338,6 +497,7 @@ class Table:
         until_over: bool = True,
         timeout: float | None = None,
         idle: float | None = 300.0,
+        reconnect: float = 60.0,
     ) -> list[int]:
         """Let ``bot`` play this seat until the game ends; returns the winners.
 
@@ -354,6 +514,15 @@ class Table:
         longer, and with no turn timer as long as they like): ``None`` waits without
         limit. ``timeout`` limits the whole game. Either running out raises
         :class:`PlayTimeout` with one line saying what it was waiting for.
+
+        A connection that drops, a server that restarts and a room that moves to another
+        node (close 1001, 1006, 1011-1014, 4412) are met by connecting again for up to
+        ``reconnect`` seconds and sending the unanswered action again with its id (applied
+        at most once); after that, or when the server closed the seat for good (another
+        socket took it, the host removed it), :class:`ConnectionLost` names the reason. An
+        action the server refuses for any reason but a table that moved on meanwhile
+        (``stale``) raises :class:`ClientError` with the server's code: waiting would
+        only wait for a move that is never coming.
         """
         answered = -1
         seeded_round = None
@@ -386,13 +555,66 @@ class Table:
                 raise PlayTimeout(
                     self._timeout_message(seen, timeout if overall else idle, overall)
                 ) from None
-            if reply["type"] == "error" and reply.get("code") in ("rate_limited", "unavailable"):
-                retry = self._sent.get(reply.get("id", ""))
-                if retry is not None:
-                    # The server said slow down, or it cannot save games just now (nothing
-                    # changed): the same id again, after the pause it advises.
-                    await asyncio.sleep(float(reply.get("retry_after", 0.25)))
-                    await self.send(retry)
+            except ConnectionLost as lost:
+                if lost.close_code not in RECONNECT_CLOSES:
+                    raise
+                await self._reconnect(lost, reconnect)
+                continue
+            retry = self._sent.get(reply.get("id", "")) if reply["type"] == "error" else None
+            if retry is None:
+                continue
+            if reply.get("code") in ("rate_limited", "unavailable"):
+                # The server said slow down, or it cannot save games just now (nothing
+                # changed): the same id again, after the pause it advises.
+                await asyncio.sleep(float(reply.get("retry_after", 0.25)))
+                await self.send(retry)
+            elif reply.get("code") != "stale":
+                # Every action carries the version it was decided on, so a table that moved
+                # on is ``stale``; anything else means no move of ours is coming.
+                raise ClientError(
+                    str(reply.get("code")),
+                    f"room {self.room_code} refused this seat's {self._shown(retry)}: "
+                    f"{reply.get('message', '')}",
+                )
+
+    @staticmethod
+    def _shown(message: dict[str, Any]) -> str:
+        if message.get("type") == "call":
+            return f"call {message.get('call')}"
+        if "bid" in message:
+            return f"bid {json.dumps(message['bid'])}"
+        return f"bid {message.get('quantity')}x{message.get('face')}"
+
+    async def _reconnect(self, lost: ConnectionLost, budget: float) -> None:
+        """Connect again for up to ``budget`` seconds (pauses growing from a quarter of a
+        second to 4 s) and resend the action not yet answered, with its id, so that it
+        is applied once whether or not it arrived before the drop."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + budget
+        pause = 0.25
+        while True:
+            try:
+                await self.connect()
+            except (Unreachable, ConnectionLost, ClientError) as error:
+                transient = isinstance(error, Unreachable) or error.code == "moved"
+                if isinstance(error, ConnectionLost):
+                    transient = error.close_code in RECONNECT_CLOSES
+                if not transient:
+                    raise
+                if loop.time() + pause > end:
+                    raise ConnectionLost(
+                        lost.code,
+                        f"{lost.text.partition(': ')[2]}; connecting again for "
+                        f"{budget:g} s did not work ({error})",
+                        lost,
+                    ) from None
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 4.0)
+                continue
+            pending = next(iter(self._sent.values()), None)
+            if pending is not None and pending.get("version") == self.state.get("version"):
+                await self.send(pending)
+            return
 
     def _timeout_message(self, seen: SeatView | None, limit: float | None, overall: bool) -> str:
         """One line: which limit ran out, in which room, and what the seat waited for."""

@@ -112,7 +112,10 @@ def describe(action: Action) -> str:
     """An action in words: ``bid four 5s``, ``call dudo``."""
     if isinstance(action, (Bid, Hand)):
         return f"bid {action.words()}"
-    return f"call {action.value}"
+    if isinstance(action, Call):
+        return f"call {action.value}"
+    # A program's slip (a string, a tuple): refused like any bad bid, and said in words.
+    return f"play {action!r}, which is not an action (a Bid, a Hand, DUDO or CALZA)"
 
 
 def bid_to_json(bid: AnyBid) -> list[int] | dict[str, Any]:
@@ -647,7 +650,12 @@ class Game:
         previous_first_opener: int | None = None,
         rolloff: RollOff | None = None,
     ) -> None:
-        if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        if not isinstance(rules, Rules):
+            raise TypeError(
+                "rules must be a Rules (Rules(), Rules.preset('perudo') or "
+                f"Rules.from_json({{...}})), not {type(rules).__name__} {rules!r}"
+            )
+        if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise ValueError(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, not {players!r}")
         self.rules: Final = rules
         self.players: Final = players

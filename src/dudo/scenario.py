@@ -156,6 +156,15 @@ def _keep_marks(given: list[Any], accepted: list[dict[str, Any]]) -> None:
 
 
 def _play(data: Mapping[str, Any], *, strict: bool) -> tuple[Game, list[dict[str, Any]]]:
+    if not isinstance(data, Mapping):
+        # A program's likeliest slip is the file's text or a path in place of the parsed
+        # object: say so, rather than "unknown key '{'" or a bare TypeError.
+        hint = (
+            " (load_scenario(text) parses a file's text)" if isinstance(data, str | bytes) else ""
+        )
+        raise ScenarioError(
+            f"a scenario must be a JSON object (a dict), not {type(data).__name__}{hint}"
+        )
     unknown = set(data) - _TOP_KEYS - _RECORD_KEYS
     if unknown:
         raise ScenarioError(f"unknown key {_shown(min(unknown))} in the scenario")

@@ -17,6 +17,7 @@ from dudo.scenario import (
     ScenarioError,
     format_output,
     load_scenario,
+    replay,
     run_scenario,
 )
 
@@ -422,3 +423,21 @@ def test_any_value_anywhere_is_output_or_one_scenario_error(
         json.dumps(run_scenario(load_scenario(json.dumps(data))))
     except ScenarioError as error:
         assert "\n" not in str(error)
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ('{"rules": {}}', "not str (load_scenario(text) parses a file's text)"),
+        (b"{}", "not bytes (load_scenario(text) parses a file's text)"),
+        (None, "not NoneType"),
+        ([GOOD_ROUND], "not list"),
+    ],
+)
+def test_a_program_passing_something_else_than_an_object_is_told_so(
+    data: Any, message: str
+) -> None:
+    for call in (run_scenario, replay):
+        with pytest.raises(ScenarioError) as caught:
+            call(data)
+        assert str(caught.value) == f"a scenario must be a JSON object (a dict), {message}"

@@ -133,8 +133,15 @@ def exactly(needed: int, unseen: int, chance: float) -> float:
     return comb(unseen, needed) * chance**needed * (1 - chance) ** (unseen - needed)
 
 
-def bid_odds(view: SeatView, bid: Bid) -> float:
-    """P(``bid`` holds) from this seat's own dice alone, the others' dice unseen."""
+def bid_odds(view: SeatView, bid: AnyBid) -> float:
+    """P(``bid`` holds) from this seat's own dice alone, the others' dice unseen.
+
+    A poker hand (Common Hand) gets its own odds (:func:`dudo.bots.poker.view_odds`), so a
+    plug-in bot written with this helper plays every rule set, as the example bot does."""
+    if isinstance(bid, Hand):
+        from dudo.bots.poker import view_odds  # numpy's odds tables: only when hands are bid
+
+        return view_odds(bid, view.dice, view.dice_in_play)
     unseen = view.dice_in_play - len(view.dice)
     have = own_matches(view.dice, bid.face, view.wild)
     return at_least(bid.quantity - have, unseen, match_chance(bid.face, view.wild))

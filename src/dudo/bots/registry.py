@@ -31,8 +31,34 @@ LEVELS: dict[str, type] = {
 }
 
 
+CONSTRUCTOR_HINT = " (a bot's constructor may take seed, budget_ms and wait_for_solves, no more)"
+"""Added to a constructor's TypeError: what :func:`make_bot` can pass it."""
+
+
 class BotSpecError(ValueError):
-    """An entrant that names no usable bot; the message says what is wrong."""
+    """An entrant that names no usable bot; the message says what is wrong, in one line
+    that names the file or module and the class."""
+
+
+def _one_line(error: BaseException) -> str:
+    """``ValueError: boom``, as a traceback's last line reads; a syntax error with its line
+    (``SyntaxError at line 2: expected ':'``)."""
+    if isinstance(error, SyntaxError):
+        return f"{type(error).__name__} at line {error.lineno}: {error.msg}"
+    message = " ".join(str(error).split())
+    if len(message) > 160:
+        message = message[:157] + "..."
+    return f"{type(error).__name__}: {message}" if message else type(error).__name__
+
+
+def _classes_with_act(module: object) -> list[str]:
+    return sorted(
+        name
+        for name, value in vars(module).items()
+        if inspect.isclass(value)
+        and callable(getattr(value, "act", None))
+        and value.__module__ == getattr(module, "__name__", None)
+    )
 
 
 def load_bot_class(spec: str) -> type:
@@ -58,17 +84,31 @@ def load_bot_class(spec: str) -> type:
         try:
             loader_spec.loader.exec_module(module)
         except Exception as error:
-            raise BotSpecError(f"{where!r} failed to load: {error!r}") from error
+            sys.modules.pop(module_name, None)
+            raise BotSpecError(f"{where!r} failed to load: {_one_line(error)}") from error
     else:
+        if Path(where).is_dir():
+            raise BotSpecError(f"{where!r} is a folder: name a file, path/to/file.py:ClassName")
         try:
             module = importlib.import_module(where)
         except ImportError as error:
             raise BotSpecError(f"cannot import {where!r}: {error}") from error
+        except Exception as error:  # the module itself raised (or has a syntax error)
+            raise BotSpecError(f"{where!r} failed to import: {_one_line(error)}") from error
     cls = getattr(module, name, None)
     if not inspect.isclass(cls):
-        raise BotSpecError(f"{where!r} has no class {name!r}")
-    if not callable(getattr(cls, "act", None)):
+        bots = _classes_with_act(module)
+        found = f" ({name!r} is a {type(cls).__name__}, not a class)" if cls is not None else ""
+        offer = f"; bot classes there: {', '.join(bots)}" if bots else ""
+        raise BotSpecError(f"{where!r} has no class {name!r}{found}{offer}")
+    act = getattr(cls, "act", None)
+    if not callable(act):
         raise BotSpecError(f"{spec!r} has no act(view) method, so it is not a bot")
+    if inspect.iscoroutinefunction(act) or inspect.isasyncgenfunction(act):
+        # Bots are called, never awaited: an async act would hand back a coroutine.
+        raise BotSpecError(
+            f"{spec!r} has an async act(view): bots are called, not awaited; make it a plain def"
+        )
     return cls
 
 
@@ -96,7 +136,16 @@ def make_bot(
         options["budget_ms"] = budget_ms
     if not wait_for_solves and "wait_for_solves" in parameters:
         options["wait_for_solves"] = False
-    bot = cls(**options)
+    try:
+        bot = cls(**options)
+    except Exception as error:
+        # A user's class whose constructor needs more than these options, or raises:
+        # one line naming it, whichever program asked for the bot.
+        given = ", ".join(f"{key}={value!r}" for key, value in options.items())
+        raise BotSpecError(
+            f"bot {spec!r} could not be created: {cls.__name__}({given}) raised "
+            f"{_one_line(error)}" + (CONSTRUCTOR_HINT if isinstance(error, TypeError) else "")
+        ) from error
     if not isinstance(getattr(bot, "name", None), str):
         with contextlib.suppress(AttributeError):
             bot.name = spec.rpartition(":")[2] or spec

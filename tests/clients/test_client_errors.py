@@ -1,0 +1,241 @@
+"""What a program using ``dudo.client`` sees when something goes wrong: one clear error
+with the server's code (or the address that could not be reached), never a bare httpx,
+JSON or websockets exception, and never a wait for an answer that is not coming."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.exceptions import ConnectionClosed
+
+from dudo.bids import Bid
+from dudo.bots import make_bot
+from dudo.client import Client, ClientError, ConnectionLost, Table, Unreachable
+from dudo.game import Game
+from dudo.rules import Rules
+from dudo.view import SeatView, view
+from serverkit import free_port, server_process, sqlite_url
+
+# -- HTTP ------------------------------------------------------------------------------------
+
+
+def test_a_base_url_without_a_scheme_is_refused_at_once() -> None:
+    with pytest.raises(ValueError, match=r"http:// or https://.*'localhost:8000'"):
+        Client("localhost:8000")
+
+
+def test_a_server_that_is_not_there_is_unreachable_naming_the_address() -> None:
+    port = free_port()
+
+    async def run() -> None:
+        async with Client(f"http://127.0.0.1:{port}") as client:
+            await client.create_room("Robo")
+
+    with pytest.raises(Unreachable) as caught:
+        asyncio.run(run())
+    assert caught.value.code == "unreachable"
+    assert f"cannot reach http://127.0.0.1:{port}/api/rooms" in str(caught.value)
+    assert isinstance(caught.value, ClientError)
+
+
+def test_an_answer_that_is_not_dudos_json_says_so() -> None:
+    # A proxy's error page, or another program on the port: not a JSONDecodeError.
+    def proxy(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            502, text="<html>Bad Gateway</html>", headers={"content-type": "text/html"}
+        )
+
+    async def run() -> None:
+        async with Client("http://dudo.example") as client:
+            client.http = httpx.AsyncClient(
+                base_url=client.base_url, transport=httpx.MockTransport(proxy)
+            )
+            await client.join("ABCD", "Robo")
+
+    with pytest.raises(Unreachable) as caught:
+        asyncio.run(run())
+    assert caught.value.code == "http_502"
+    assert str(caught.value) == (
+        "http_502: http://dudo.example/api/rooms/ABCD/join answered HTTP 502 (text/html), "
+        "not dudo's JSON: is the address a dudo server?"
+    )
+
+
+# -- the table's socket -----------------------------------------------------------------------
+
+
+def test_a_table_used_before_it_connects_says_how_to_connect() -> None:
+    table = Table("ws://127.0.0.1:1/ws/ABCD", None)
+    with pytest.raises(RuntimeError, match=r"not connected: use `async with client.table"):
+        asyncio.run(table.bid(2, 3))
+
+
+def test_a_table_whose_server_is_not_there_is_unreachable() -> None:
+    port = free_port()
+    table = Table(f"ws://127.0.0.1:{port}/ws/ABCD", None)
+    with pytest.raises(Unreachable, match=rf"cannot connect to ws://127.0.0.1:{port}/ws/ABCD"):
+        asyncio.run(table.connect())
+
+
+def test_refusals_and_closes_on_a_real_server_are_clear(tmp_path: Path) -> None:
+    async def run(base: str) -> None:
+        async with Client(base) as client:
+            seat = await client.create_room("Robo", seats=2)
+            async with client.table(seat) as table:
+                # Refused without an id (the server could not parse it): that is the
+                # answer, at once, not a 10-second wait and a bare TimeoutError.
+                started = time.monotonic()
+                reply = await table.call("junk")
+                assert reply["code"] == "bad_message", reply
+                reply = await table.request({"type": "no_such_thing"})
+                assert reply["code"] == "unknown_type", reply
+                assert time.monotonic() - started < 5
+                # Four more sockets of the seat: the first is replaced, and says so.
+                others = [client.table(seat) for _ in range(4)]
+                for other in others:
+                    await other.connect()
+                with pytest.raises(ConnectionLost) as caught:
+                    await table.wait_for(lambda state: False, timeout=10)
+                assert caught.value.code == "replaced"
+                assert caught.value.close_code == 4409
+                assert str(caught.value).startswith(
+                    f"replaced: room {seat.code} closed the connection (4409): "
+                )
+                assert isinstance(caught.value, ConnectionClosed)  # old handlers still work
+                await others[0].close()
+                with pytest.raises(ConnectionLost, match="closed by this program"):
+                    await others[0].receive(timeout=5)
+                for other in others[1:]:
+                    await other.close()
+
+    with server_process(sqlite_url(tmp_path)) as (base, _process):
+        asyncio.run(run(base))
+
+
+# -- Table.play against a scripted socket -----------------------------------------------------
+
+
+def my_turn_state(version: int) -> dict[str, Any]:
+    """Room ABCD in round 1 with this seat (0) to open."""
+    rules = Rules()
+    game = Game(rules, 2, opener=0)
+    game.roll()
+    return {
+        "type": "state",
+        "version": version,
+        "room": {
+            "code": "ABCD",
+            "rules": rules.to_json(),
+            "seats": [{"name": "Robo"}, {"name": "Ana"}],
+        },
+        "game": view(game, 0).to_json(),
+        "fair": {},
+    }
+
+
+class Answering:
+    """A socket that sends one state, then answers each action with ``answer(message)``;
+    after ``drops`` actions it closes as a dropped connection would."""
+
+    def __init__(self, answer: Any, drop_after: int | None = None) -> None:
+        self.queue: asyncio.Queue[str] = asyncio.Queue()
+        self.queue.put_nowait(json.dumps(my_turn_state(1)))
+        self.answer = answer
+        self.sent: list[dict[str, Any]] = []
+        self.drop_after = drop_after
+
+    async def recv(self) -> str:
+        if self.drop_after is not None and len(self.sent) >= self.drop_after and self.queue.empty():
+            raise ConnectionClosed(None, None)
+        return await self.queue.get()
+
+    async def send(self, text: str) -> None:
+        message = json.loads(text)
+        self.sent.append(message)
+        for reply in self.answer(message):
+            self.queue.put_nowait(json.dumps(reply))
+
+    async def close(self) -> None:
+        pass
+
+
+class Opener:
+    name = "Opener"
+
+    def act(self, seen: SeatView) -> Bid | None:
+        bid = seen.legal.bids[0]
+        assert isinstance(bid, Bid)
+        return bid
+
+
+def test_an_action_the_server_refuses_stops_play_with_its_code() -> None:
+    def refuse(message: dict[str, Any]) -> list[dict[str, Any]]:
+        return [
+            {"type": "error", "code": "internal", "message": "a server bug", "id": message["id"]}
+        ]
+
+    table = Table("ws://nowhere/ws/ABCD", None)
+    table.socket = Answering(refuse)
+    with pytest.raises(ClientError) as caught:
+        asyncio.run(table.play(Opener(), idle=5))
+    assert caught.value.code == "internal"
+    assert str(caught.value).startswith("internal: room ABCD refused this seat's bid ")
+    assert str(caught.value).endswith(": a server bug")
+
+
+def test_a_stale_refusal_waits_for_the_new_state() -> None:
+    def stale(message: dict[str, Any]) -> list[dict[str, Any]]:
+        over = my_turn_state(2)
+        over["game"].update(phase="over", turn=None, winners=[1], legal={"bids": [], "calls": []})
+        return [{"type": "error", "code": "stale", "message": "", "id": message["id"]}, over]
+
+    table = Table("ws://nowhere/ws/ABCD", None)
+    table.socket = Answering(stale)
+    assert asyncio.run(table.play(Opener(), idle=5)) == [1]
+
+
+def test_a_lost_connection_that_cannot_be_made_again_says_so() -> None:
+    table = Table(f"ws://127.0.0.1:{free_port()}/ws/ABCD", None)
+    table.socket = Answering(lambda message: [], drop_after=1)
+    with pytest.raises(ConnectionLost) as caught:
+        asyncio.run(table.play(Opener(), idle=5, reconnect=0.5))
+    assert caught.value.code == "connection_lost"
+    assert "the connection to room ABCD dropped" in str(caught.value)
+    assert "connecting again for 0.5 s did not work (unreachable: cannot connect" in str(
+        caught.value
+    )
+
+
+def test_table_play_carries_on_after_the_server_restarts(tmp_path: Path) -> None:
+    port = free_port()
+    paced = {"DUDO_BOT_DELAY": "0.2"}
+
+    async def play(base: str, restarted: asyncio.Event) -> list[int]:
+        async with Client(base) as client:
+            seat = await client.create_room("Robo", seats=3, bots=[None, "normal", "normal"])
+            async with client.table(seat) as table:
+                await table.start()
+                restarted.set()
+                return await table.play(make_bot("normal", seed=1), timeout=120)
+
+    async def run() -> list[int]:
+        ready = asyncio.Event()
+        with server_process(sqlite_url(tmp_path), port=port, env=paced) as (base, process):
+            game = asyncio.create_task(play(base, ready))
+            await ready.wait()
+            await asyncio.sleep(0.5)
+            process.kill()
+            await asyncio.to_thread(process.wait)
+        assert not game.done()  # killed mid-game
+        await asyncio.sleep(0.5)
+        with server_process(sqlite_url(tmp_path), port=port, env=paced):
+            return await game
+
+    winners = asyncio.run(run())
+    assert winners and all(0 <= seat < 3 for seat in winners)
