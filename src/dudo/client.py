@@ -313,39 +313,6 @@ class Table:
             )
         return self.socket
 
-    def _lost(self, closed: ConnectionClosed) -> ConnectionLost:
-        """Why the socket closed, in one line: the error the server sent just before it
-        closed (``replaced``, ``moved``...), else what the close frame says."""
-        room = f"room {self.room_code}"
-        close = closed.rcvd or closed.sent
-        number = close.code if close is not None else 1006
-        last = self.received[-1] if self.received else {}
-        if closed.sent is not None and (closed.rcvd is None or closed.rcvd_then_sent is False):
-            return ConnectionLost(
-                "closed", f"the connection to {room} was closed by this program", closed
-            )
-        if last.get("type") == "error" and "id" not in last and last.get("code") not in NOT_CLOSING:
-            return ConnectionLost(
-                last["code"],
-                f"{room} closed the connection ({number}): {last.get('message', '')}",
-                closed,
-            )
-        if number == 4411:
-            return ConnectionLost(
-                "left", f"{room} closed the connection (4411): this seat left", closed
-            )
-        if closed.rcvd is None:
-            return ConnectionLost(
-                "connection_lost",
-                f"the connection to {room} dropped (no close frame: the server went away or "
-                "the network failed); connect again to carry on",
-                closed,
-            )
-        reason = f": {closed.rcvd.reason}" if closed.rcvd.reason else ""
-        return ConnectionLost(
-            "connection_lost", f"{room} closed the connection ({number}){reason}", closed
-        )
-
     async def receive(self, timeout: float | None = 10.0) -> dict[str, Any]:
         """The next message; states update :attr:`state`, errors on connect raise.
 
@@ -355,7 +322,7 @@ class Table:
         try:
             text = await asyncio.wait_for(socket.recv(), timeout)
         except ConnectionClosed as closed:
-            raise self._lost(closed) from None
+            raise lost_connection(closed, self.room_code, self.received) from None
         except TimeoutError:
             raise TimeoutError(f"nothing from room {self.room_code} within {timeout:g} s") from None
         message: dict[str, Any] = json.loads(text)
@@ -396,7 +363,7 @@ class Table:
         try:
             await socket.send(json.dumps(message))
         except ConnectionClosed as closed:
-            raise self._lost(closed) from None
+            raise lost_connection(closed, self.room_code, self.received) from None
 
     async def request(self, message: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
         """Send a message with an id and wait for its ``ack`` or ``error`` (returned, not
@@ -573,17 +540,9 @@ class Table:
                 # on is ``stale``; anything else means no move of ours is coming.
                 raise ClientError(
                     str(reply.get("code")),
-                    f"room {self.room_code} refused this seat's {self._shown(retry)}: "
+                    f"room {self.room_code} refused this seat's {shown_action(retry)}: "
                     f"{reply.get('message', '')}",
                 )
-
-    @staticmethod
-    def _shown(message: dict[str, Any]) -> str:
-        if message.get("type") == "call":
-            return f"call {message.get('call')}"
-        if "bid" in message:
-            return f"bid {json.dumps(message['bid'])}"
-        return f"bid {message.get('quantity')}x{message.get('face')}"
 
     async def _reconnect(self, lost: ConnectionLost, budget: float) -> None:
         """Connect again for up to ``budget`` seconds (pauses growing from a quarter of a
@@ -667,3 +626,49 @@ async def messages(table: Table) -> AsyncIterator[dict[str, Any]]:
     """Every message from a table, as they come."""
     while True:
         yield await table.receive(timeout=3600)
+
+
+def lost_connection(
+    closed: ConnectionClosed, room_code: str, received: list[dict[str, Any]]
+) -> ConnectionLost:
+    """Why a table's socket closed, in one line: the error the server sent just before it
+    closed (``replaced``, ``moved``...; ``received`` holds the messages read so far), else
+    what the close frame says."""
+    room = f"room {room_code}"
+    close = closed.rcvd or closed.sent
+    number = close.code if close is not None else 1006
+    last = received[-1] if received else {}
+    if closed.sent is not None and (closed.rcvd is None or closed.rcvd_then_sent is False):
+        return ConnectionLost(
+            "closed", f"the connection to {room} was closed by this program", closed
+        )
+    if last.get("type") == "error" and "id" not in last and last.get("code") not in NOT_CLOSING:
+        return ConnectionLost(
+            last["code"],
+            f"{room} closed the connection ({number}): {last.get('message', '')}",
+            closed,
+        )
+    if number == 4411:
+        return ConnectionLost(
+            "left", f"{room} closed the connection (4411): this seat left", closed
+        )
+    if closed.rcvd is None:
+        return ConnectionLost(
+            "connection_lost",
+            f"the connection to {room} dropped (no close frame: the server went away or "
+            "the network failed); connect again to carry on",
+            closed,
+        )
+    reason = f": {closed.rcvd.reason}" if closed.rcvd.reason else ""
+    return ConnectionLost(
+        "connection_lost", f"{room} closed the connection ({number}){reason}", closed
+    )
+
+
+def shown_action(message: dict[str, Any]) -> str:
+    """A bid or call message in a few words, for an error that names it."""
+    if message.get("type") == "call":
+        return f"call {message.get('call')}"
+    if "bid" in message:
+        return f"bid {json.dumps(message['bid'])}"
+    return f"bid {message.get('quantity')}x{message.get('face')}"
