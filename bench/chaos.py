@@ -14,7 +14,9 @@ What it does
     With ``--nodes N`` the server is a cluster of N ``dudo serve --cluster`` nodes on a Redis
     of its own (one SQLite file shared), every agent connecting to any node; with
     ``--kill-every S`` a random node is killed (SIGKILL) every S seconds and started again
-    3 seconds later, so rooms move to the other nodes in the middle of all this.
+    3 seconds later, so rooms move to the other nodes in the middle of all this. Without
+    ``--nodes``, ``--kill-every`` kills and restarts the one server: its rooms come back
+    from the database.
 
 What it checks, and prints
     - The server never answers ``internal`` and never logs an error or a traceback (its
@@ -568,7 +570,7 @@ async def run(
                 codes.append(answer.json()["code"])
     tasks = [asyncio.create_task(agent.play(until)) for agent in agents]
     tasks.append(asyncio.create_task(watch_health(servers, until, findings)))
-    if kill_every and servers.nodes:
+    if kill_every:
         tasks.append(asyncio.create_task(servers.kill_now_and_then(kill_every, until, rng)))
     results = await asyncio.gather(*tasks, return_exceptions=True)
     for result in results:
@@ -592,7 +594,8 @@ def main(argv: list[str] | None = None) -> int:
         "--kill-every",
         type=float,
         default=0,
-        help="with --nodes: SIGKILL a random node every this many seconds, restart it 3 s later",
+        help="SIGKILL a random node (or the one server) every this many seconds, and start it "
+        "again 3 s later",
     )
     parser.add_argument(
         "--database",
@@ -602,8 +605,6 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.nodes and shutil.which("redis-server") is None:
         parser.error("--nodes needs redis-server on the PATH")
-    if args.kill_every and not args.nodes:
-        parser.error("--kill-every needs --nodes")
     findings = Findings()
     with tempfile.TemporaryDirectory(prefix="dudo-chaos-") as folder:
         servers = Servers(Path(folder), args.nodes, args.database)
@@ -612,7 +613,8 @@ def main(argv: list[str] | None = None) -> int:
             codes = asyncio.run(
                 run(servers, args.minutes, args.rooms, args.seed, args.kill_every, findings)
             )
-            time.sleep(3 if args.nodes else 0)  # a room moving after the last kill settles
+            # a room moving (or coming back) after the last kill settles
+            time.sleep(3 if args.nodes or args.kill_every else 0)
             with httpx.Client(timeout=10) as http:
                 for code in codes:
                     answer = http.get(f"{servers.bases[0]}/api/rooms/{code}")
