@@ -729,14 +729,14 @@ def play(
         new_game_id,
         save_record,
     )
-    from dudo.tui import QuitGame, TerminalGame
+    from dudo.tui import QuitGame, TerminalGame, printable_name
 
     levels = [level.strip() for level in bots.split(",") if level.strip()]
     if not 1 <= len(levels) <= 9:
         _fail(f"--bots needs 1 to 9 opponents, not {len(levels)}")
-    name = name.strip()[:24]
+    name = printable_name(name)[:24].rstrip()
     if not name:
-        _fail("--name must not be empty")
+        _fail("--name needs at least one visible character")
     chosen = build_rules(preset, settings)
     try:
         players = [

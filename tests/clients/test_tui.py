@@ -508,3 +508,35 @@ def test_words_that_are_no_bid_or_hand_are_refused_in_a_capitalised_sentence() -
     assert hands.parse("pair of dragons") is None
     said = " ".join(hands.console.export_text().split())  # type: ignore[attr-defined]
     assert said.startswith("Not a face: 'dragon'") and said.endswith("."), said
+
+
+@pytest.mark.parametrize("name", ["[/]", "[bold red]Ana", "Ana\x1b[31m\x07\nBo\u202e"])
+def test_a_name_with_markup_or_control_characters_is_shown_as_typed_and_harmless(
+    name: str,
+) -> None:
+    # A name is text, never markup or terminal control: "[/]" once ended the game with a
+    # traceback at the first screen that printed it, and an escape could recolour the screen.
+    result = play(
+        ["", "1 6s", "dudo"] * 200,
+        "--bots",
+        "easy,normal",
+        "--seed",
+        "3",
+        "--set",
+        "starting_dice=2",
+        "--name",
+        name,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    out = result.stdout
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
+    shown = "Ana[31m Bo" if "\x1b" in name else name
+    assert f"{shown} (you)" in out
+    assert f"{shown}: DUDO!" in out or f"{shown}: CALZA!" in out
+
+
+def test_a_name_with_nothing_visible_is_refused() -> None:
+    result = play([], "--name", "\x1b\t\u200d")
+    assert result.returncode == 2
+    assert result.stderr.strip() == "dudo: error: --name needs at least one visible character"
