@@ -659,6 +659,29 @@ def _run_ladder(
         )
 
 
+MAX_PAUSE = 600
+"""The longest --pause in seconds: ten minutes is already no pause a player wants, and a
+bound keeps inf or 1e300 from failing at the first reveal (the clock cannot sleep that
+long)."""
+
+
+def _writable_folder(folder: Path) -> str | None:
+    """Why the game's record could not be saved in ``folder`` (created if need be), or
+    None if it can: asked before the game, so that nobody plays a whole game to learn at
+    its end that its record is lost."""
+    import os
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        return error.strerror or str(error)
+    if not folder.is_dir():
+        return "Not a directory"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return "Permission denied"
+    return None
+
+
 @app.command()
 def play(
     bots: Annotated[
@@ -688,9 +711,9 @@ def play(
             "--pause",
             metavar="SECONDS",
             min=0,
-            help="How long the outcome of a call stays on screen before the next round. "
-            "Default: until you press Enter (no pause when the input is not a "
-            "terminal); 0 for none.",
+            help="How long the outcome of a call stays on screen before the next round, "
+            f"up to {MAX_PAUSE} seconds. Default: until you press Enter (no pause when "
+            "the input is not a terminal); 0 for none.",
         ),
     ] = None,
     records: Annotated[
@@ -715,7 +738,8 @@ def play(
 
     The dice are provably fair, as on the server: each round's seed is sealed (SHA-256)
     before the roll, and the record saved at the end lets dudo verify recompute every die.
-    Exit status 0 when the game ends or you quit, 130 after Ctrl-C, 1 if a bot fails.
+    Exit status 0 when the game ends or you quit, 130 after Ctrl-C, 1 if a bot fails
+    or the record cannot be saved.
     """
     from rich.console import Console
 
@@ -734,10 +758,19 @@ def play(
     levels = [level.strip() for level in bots.split(",") if level.strip()]
     if not 1 <= len(levels) <= 9:
         _fail(f"--bots needs 1 to 9 opponents, not {len(levels)}")
+    if pause is not None and pause > MAX_PAUSE:
+        _fail(f"--pause is at most {MAX_PAUSE} seconds, not {pause:g}")
     name = printable_name(name)[:24].rstrip()
     if not name:
         _fail("--name needs at least one visible character")
     chosen = build_rules(preset, settings)
+    folder = records or default_folder()
+    problem = _writable_folder(folder) if record else None
+    if problem is not None:
+        _fail(
+            f"cannot save game records in {str(folder)!r}: {problem}; choose a folder "
+            "with --records DIR (or DUDO_GAMES), or play with --no-record"
+        )
     try:
         players = [
             # an endgame solve (seconds, first time only) runs beside the game, not in it
@@ -776,7 +809,6 @@ def play(
     except BotError as error:
         _report_bot_error(error, debug)
     if record and dice.fairness:
-        folder = records or default_folder()
         data = game_record(game, dice, new_game_id(), terminal.names, range(1, len(players) + 1))
         try:
             path = save_record(data, folder)
@@ -787,6 +819,7 @@ def play(
                 ),
                 err=True,
             )
+            status = status or 1
         else:
             console.print(record_lines(path, bool(game.winners)), soft_wrap=True)
     raise typer.Exit(status)

@@ -540,3 +540,41 @@ def test_a_name_with_nothing_visible_is_refused() -> None:
     result = play([], "--name", "\x1b\t\u200d")
     assert result.returncode == 2
     assert result.stderr.strip() == "dudo: error: --name needs at least one visible character"
+
+
+def test_a_record_folder_that_cannot_be_written_is_refused_before_the_game(
+    tmp_path: Path,
+) -> None:
+    # Found out at the end of the game, the record was lost and dudo still exited 0.
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    result = play(["1 6s", "dudo"] * 200, "--seed", "3", records=blocker / "games")
+    assert result.returncode == 2
+    assert "Round 1" not in result.stdout
+    error = result.stderr.strip()
+    assert "\n" not in error
+    assert error.startswith(f"dudo: error: cannot save game records in '{blocker / 'games'}'")
+    assert "--no-record" in error
+
+
+def test_a_record_that_cannot_be_written_leaves_no_part_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dudo.terminal_records import save_record
+
+    def full_disk(self: Path, *args: object, **kwargs: object) -> int:
+        Path.touch(self)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", full_disk)
+    with pytest.raises(OSError):
+        save_record({"game_id": "g"}, tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("pause", ["inf", "1e300", "601"])
+def test_a_pause_longer_than_the_clock_can_sleep_is_refused(pause: str) -> None:
+    result = play([], "--pause", pause)
+    assert result.returncode == 2
+    assert result.stderr.startswith("dudo: error: --pause is at most 600 seconds, not ")
+    assert "Traceback" not in result.stderr
