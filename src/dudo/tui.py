@@ -459,6 +459,13 @@ class TerminalGame:
         self.console.print(f"[bold]{self.verb(opener, 'open', 'opens')} round 1.[/]")
         self.wait_for_round(1)
 
+    def print_dice(self, dice: Sequence[int]) -> None:
+        """The player's dice drawn in as many rows as the terminal's width needs: a row
+        wider than the screen would wrap each die's box into the next line's."""
+        per_row = max(1, self.console.width // DIE_WIDTH)
+        for start in range(0, len(dice), per_row):
+            self.console.print(draw_dice(dice[start : start + per_row]))
+
     def round_title(self) -> str:
         header = self.game.round_header()
         title = f"Round {header.number}"
@@ -485,7 +492,7 @@ class TerminalGame:
         seen = view(self.game, 0)
         if seen.dice:
             self.console.print("Your dice:")
-            self.console.print(draw_dice(seen.dice))
+            self.print_dice(seen.dice)
         else:
             self.console.print("You are out; watching the others.")
 
@@ -506,7 +513,7 @@ class TerminalGame:
         else:
             self.console.print(f"No bid yet. {seen.dice_in_play} dice in play.")
         self.console.print("Your dice:")
-        self.console.print(draw_dice(seen.dice))
+        self.print_dice(seen.dice)
 
     def players_table(self, seen: SeatView) -> Table:
         """Every player with their dice (and points): one column of players, or two side
@@ -585,9 +592,14 @@ class TerminalGame:
         counted = reveal.counts
         width = max(len(label) for seat, label in enumerate(self.labels) if reveal.cups[seat])
         most = max(len(cup) for cup in reveal.cups)
+        # Each cup beside its player's name; on a narrow terminal, under it, so that no
+        # cup's last die and count wrap onto a line of their own.
+        stacked = 2 + width + 2 + 4 * most + 4 > self.console.width
         for seat, cup in enumerate(reveal.cups):
             if cup:
-                line = Text(f"  {self.labels[seat].ljust(width)}  ")
+                if stacked:
+                    self.console.print(Text(f"  {self.labels[seat]}"))
+                line = Text("    " if stacked else f"  {self.labels[seat].ljust(width)}  ")
                 line.append_text(cup_line(cup, counted))
                 line.append("    " * (most - len(cup)))
                 line.append(f"  {sum(1 for die in cup if counted(die))}")

@@ -578,3 +578,24 @@ def test_a_pause_longer_than_the_clock_can_sleep_is_refused(pause: str) -> None:
     assert result.returncode == 2
     assert result.stderr.startswith("dudo: error: --pause is at most 600 seconds, not ")
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(("columns", "dice"), [(40, 5), (60, 10)])
+def test_on_a_narrow_terminal_no_line_wraps_a_die_or_a_cup(columns: int, dice: int) -> None:
+    # At 40 columns each cup's last die and count wrapped onto a line of their own, and
+    # ten dice drawn in one row wrapped every box into the next line's.
+    rules = Rules.from_json({"preset": "perudo", "starting_dice": dice})
+    cups = [[2, 3, 4, 5, 6, 1, 2, 3, 4, 5][:dice], [6] * dice]
+    game, reveal = reveal_of(rules, cups, [(0, Bid(1, 4)), (1, DUDO)])
+    console = Console(record=True, width=columns, color_system=None, highlight=False)
+    bot = make_bot("easy", seed=1)
+    terminal = TerminalGame(game, [bot], "Ana Maria de la Cruz", console, input)
+    terminal.intro_shown = True
+    terminal.print_dice(cups[0])
+    terminal.show_reveal(reveal)
+    lines = console.export_text().splitlines()
+    assert max(len(line.rstrip()) for line in lines) <= columns, "\n".join(lines)
+    assert sum(line.startswith("╭") for line in lines) == -(-dice // (columns // DIE_WIDTH))
+    counted = sum(die in (1, 4) for die in cups[0])
+    cup_rows = [line for line in lines if line.rstrip().endswith((f"  {counted}", "  0"))]
+    assert len(cup_rows) == 2, "\n".join(lines)  # each cup whole on one line, count at its end
