@@ -451,6 +451,11 @@ def _progress(games: int) -> tuple[AbstractContextManager[Any], Callable[[int], 
     return bar, advance
 
 
+def _counted(number: float, noun: str) -> str:
+    """``1 game``, ``2 games``, ``0.5 days``: a number and its noun, singular for one."""
+    return f"{number:g} {noun}{'' if number == 1 else 's'}"
+
+
 def _rules_named(rules: Rules) -> str:
     overrides = rules.to_overrides()
     return str(overrides.pop("preset")) + "".join(
@@ -519,7 +524,8 @@ def _run_arena(
         return
     console = Console()
     console.print(
-        f"[bold]{games} games[/], {' vs '.join(labels)}, {_rules_named(rules)}, seed {seed}"
+        f"[bold]{_counted(games, 'game')}[/], {' vs '.join(labels)}, "
+        f"{_rules_named(rules)}, seed {seed}"
         + ("" if budget_ms is None else f", budget {budget_ms:g} ms"),
         soft_wrap=False,
     )
@@ -625,7 +631,9 @@ def _run_ladder(
             f"{stats.lost_total}: {lost['calling']}/{lost['called']}/{lost['calza']}",
         )
     console = Console()
-    console.print(f"[bold]Ladder: {games} games[/], {kind}, {_rules_named(rules)}, seed {seed}")
+    console.print(
+        f"[bold]Ladder: {_counted(games, 'game')}[/], {kind}, {_rules_named(rules)}, seed {seed}"
+    )
     console.print(table)
     for line in (
         "rating: OpenSkill mu ± 2 sigma, sorted by mu - 3 sigma",
@@ -1162,7 +1170,7 @@ def purge(
         _fail(str(error))
     typer.echo(
         f"purged {purged} closed room{'s' if purged != 1 else ''} "
-        f"(closed more than {older_than:g} days ago); game records kept"
+        f"(closed more than {_counted(older_than, 'day')} ago); game records kept"
     )
 
 

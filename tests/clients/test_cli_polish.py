@@ -134,3 +134,19 @@ def test_seeds_and_files_say_what_they_take_not_a_type_name() -> None:
         text = help_at(120, [command])
         assert not re.search(r"<(str|int|float)>", text), (command, text)
     assert re.search(r"\*\s+FILE\|-\s+A game's record", help_at(120, ["analyze"]))
+
+
+def test_one_game_and_one_day_are_singular(tmp_path: Path) -> None:
+    # "1 games, random #1 vs random #2" and "closed more than 1 days ago" read as typos.
+    runner = CliRunner()
+    result = runner.invoke(app, ["arena", "--players", "random,random", "--games", "1"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("1 game, random #1 vs random #2")
+    result = runner.invoke(app, ["arena", "--ladder", "--players", "random,easy", "--games", "1"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("Ladder: 1 game, heads-up")
+    database = f"sqlite:///{tmp_path / 'dudo.db'}"
+    (tmp_path / "dudo.db").touch()
+    result = runner.invoke(app, ["purge", "--database", database, "--older-than", "1"])
+    assert result.exit_code == 0, result.output
+    assert "(closed more than 1 day ago)" in result.output
