@@ -1277,6 +1277,17 @@ def verify(
     typer.echo("verified: every die follows from the published seeds")
 
 
+def _as_markup(text: str) -> str:
+    """Text from a file (a record's names, its game id) as Rich markup that prints it as
+    written: no control characters for the terminal to obey (an ANSI escape) and its
+    brackets escaped, so that a name like ``[/]`` is no markup error."""
+    from rich.markup import escape
+
+    from dudo.tui import printable_name
+
+    return escape(printable_name(str(text)))
+
+
 def _chance(decision: Any) -> str:
     """How likely the bid made (or, for a call, the bid called) was to hold."""
     if decision.bid_odds is not None:
@@ -1398,7 +1409,7 @@ def analyze(
     from dudo.hands import Hand
 
     def name(seat: int) -> str:
-        return analysis.names[seat]
+        return _as_markup(analysis.names[seat]) or f"seat {seat}"
 
     def move(action: Action | None) -> str:
         if action is None:
@@ -1411,15 +1422,16 @@ def analyze(
     unit = "points" if points else "dice"
     console = Console(highlight=False)
     if isinstance(data.get("room"), str):
-        title = f"table {data['room']}"
+        title = f"table {_as_markup(data['room'])}"
     elif isinstance(data.get("game_id"), str):
-        title = f"game {data['game_id']}"
+        title = f"game {_as_markup(data['game_id'])}"
     else:
         title = "a game"
     if left_out:
         console.print(
             f"left out {len(left_out)} refused action"
-            f"{'s' if len(left_out) > 1 else ''} (they change nothing): " + "; ".join(left_out)
+            f"{'s' if len(left_out) > 1 else ''} (they change nothing): "
+            + "; ".join(map(_as_markup, left_out))
         )
     console.print(
         f"[bold]{title}[/]: "
