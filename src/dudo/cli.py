@@ -24,14 +24,15 @@ MAX_ERROR_LENGTH = 300
 """The longest error line; a longer message keeps its start and end around an ellipsis."""
 
 
-def _error_line(message: str) -> str:
-    """``dudo: error: MESSAGE`` on one line of bounded length, whatever the message holds
-    (a file name with a newline, a value quoted in full by a lower layer)."""
+def _error_line(message: str, label: str = "error") -> str:
+    """``dudo: error: MESSAGE`` (or another ``label``) on one line of bounded length,
+    whatever the message holds (a file name with a newline, a value quoted in full by a
+    lower layer)."""
     message = " ".join(message.split())
     if len(message) > MAX_ERROR_LENGTH:
         half = (MAX_ERROR_LENGTH - 3) // 2
         message = f"{message[:half]} … {message[-half:]}"
-    return f"dudo: error: {message}"
+    return f"dudo: {label}: {message}"
 
 
 _ClickException: type[Exception] = next(
@@ -1270,7 +1271,7 @@ def verify(
     try:
         lines = verify_record(data)
     except FairnessError as error:
-        typer.echo(f"dudo: NOT VERIFIED: {error}", err=True)
+        typer.echo(_error_line(str(error), "NOT VERIFIED"), err=True)
         raise typer.Exit(1) from None
     for line in lines:
         typer.echo(line)
