@@ -405,11 +405,14 @@ class TerminalGame:
 
     @staticmethod
     def _is_bid(text: str) -> bool:
+        """Whether ``text`` is a quantity bid of a real face: ``five 7s`` parses as one
+        (the engine refuses its face), but at a Common Hand table it is a hand with a face
+        that does not exist, and the hand parser says so."""
         try:
-            Bid.parse(text)
+            bid = Bid.parse(text)
         except BadBidText:
             return False
-        return True
+        return 1 <= bid.face <= 6
 
     @staticmethod
     def _is_hand(text: str) -> bool:

@@ -599,3 +599,20 @@ def test_on_a_narrow_terminal_no_line_wraps_a_die_or_a_cup(columns: int, dice: i
     counted = sum(die in (1, 4) for die in cups[0])
     cup_rows = [line for line in lines if line.rstrip().endswith((f"  {counted}", "  0"))]
     assert len(cup_rows) == 2, "\n".join(lines)  # each cup whole on one line, count at its end
+
+
+def test_a_hand_of_a_face_that_does_not_exist_is_not_called_a_quantity_bid() -> None:
+    # "five 7s" at a Common Hand table was answered "is a quantity bid, but this table
+    # bids poker hands", which sends the player the wrong way: it is a hand of no face.
+    rules = Rules.preset("common-hand")
+    game = Game(rules, 2, dice=ScriptedDice([[[1, 2, 3, 4, 5], [6, 6, 6, 2, 2]]]), opener=0)
+    game.roll()
+    console = recorded()
+    answers = iter(["five 7s", "pair of 3s"])
+    terminal = TerminalGame(
+        game, [make_bot("easy", seed=1)], "Ana", console, lambda _prompt: next(answers)
+    )
+    assert terminal.ask_player() == Hand.parse("pair of 3s")
+    text = " ".join(console.export_text().split())
+    assert "Not a hand: 'five 7s': 7 is not a face 1..6." in text
+    assert "quantity bid" not in text
