@@ -24,14 +24,15 @@ MAX_ERROR_LENGTH = 300
 """The longest error line; a longer message keeps its start and end around an ellipsis."""
 
 
-def _error_line(message: str) -> str:
-    """``dudo: error: MESSAGE`` on one line of bounded length, whatever the message holds
-    (a file name with a newline, a value quoted in full by a lower layer)."""
+def _error_line(message: str, label: str = "error") -> str:
+    """``dudo: error: MESSAGE`` (or another ``label``) on one line of bounded length,
+    whatever the message holds (a file name with a newline, a value quoted in full by a
+    lower layer)."""
     message = " ".join(message.split())
     if len(message) > MAX_ERROR_LENGTH:
         half = (MAX_ERROR_LENGTH - 3) // 2
         message = f"{message[:half]} … {message[-half:]}"
-    return f"dudo: error: {message}"
+    return f"dudo: {label}: {message}"
 
 
 _ClickException: type[Exception] = next(
@@ -451,6 +452,11 @@ def _progress(games: int) -> tuple[AbstractContextManager[Any], Callable[[int], 
     return bar, advance
 
 
+def _counted(number: float, noun: str) -> str:
+    """``1 game``, ``2 games``, ``0.5 days``: a number and its noun, singular for one."""
+    return f"{number:g} {noun}{'' if number == 1 else 's'}"
+
+
 def _rules_named(rules: Rules) -> str:
     overrides = rules.to_overrides()
     return str(overrides.pop("preset")) + "".join(
@@ -519,7 +525,8 @@ def _run_arena(
         return
     console = Console()
     console.print(
-        f"[bold]{games} games[/], {' vs '.join(labels)}, {_rules_named(rules)}, seed {seed}"
+        f"[bold]{_counted(games, 'game')}[/], {' vs '.join(labels)}, "
+        f"{_rules_named(rules)}, seed {seed}"
         + ("" if budget_ms is None else f", budget {budget_ms:g} ms"),
         soft_wrap=False,
     )
@@ -625,7 +632,9 @@ def _run_ladder(
             f"{stats.lost_total}: {lost['calling']}/{lost['called']}/{lost['calza']}",
         )
     console = Console()
-    console.print(f"[bold]Ladder: {games} games[/], {kind}, {_rules_named(rules)}, seed {seed}")
+    console.print(
+        f"[bold]Ladder: {_counted(games, 'game')}[/], {kind}, {_rules_named(rules)}, seed {seed}"
+    )
     console.print(table)
     for line in (
         "rating: OpenSkill mu ± 2 sigma, sorted by mu - 3 sigma",
@@ -659,6 +668,29 @@ def _run_ladder(
         )
 
 
+MAX_PAUSE = 600
+"""The longest --pause in seconds: ten minutes is already no pause a player wants, and a
+bound keeps inf or 1e300 from failing at the first reveal (the clock cannot sleep that
+long)."""
+
+
+def _writable_folder(folder: Path) -> str | None:
+    """Why the game's record could not be saved in ``folder`` (created if need be), or
+    None if it can: asked before the game, so that nobody plays a whole game to learn at
+    its end that its record is lost."""
+    import os
+
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        return error.strerror or str(error)
+    if not folder.is_dir():
+        return "Not a directory"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return "Permission denied"
+    return None
+
+
 @app.command()
 def play(
     bots: Annotated[
@@ -688,9 +720,9 @@ def play(
             "--pause",
             metavar="SECONDS",
             min=0,
-            help="How long the outcome of a call stays on screen before the next round. "
-            "Default: until you press Enter (no pause when the input is not a "
-            "terminal); 0 for none.",
+            help="How long the outcome of a call stays on screen before the next round, "
+            f"up to {MAX_PAUSE} seconds. Default: until you press Enter (no pause when "
+            "the input is not a terminal); 0 for none.",
         ),
     ] = None,
     records: Annotated[
@@ -715,7 +747,8 @@ def play(
 
     The dice are provably fair, as on the server: each round's seed is sealed (SHA-256)
     before the roll, and the record saved at the end lets dudo verify recompute every die.
-    Exit status 0 when the game ends or you quit, 130 after Ctrl-C, 1 if a bot fails.
+    Exit status 0 when the game ends or you quit, 130 after Ctrl-C, 1 if a bot fails
+    or the record cannot be saved.
     """
     from rich.console import Console
 
@@ -729,15 +762,24 @@ def play(
         new_game_id,
         save_record,
     )
-    from dudo.tui import QuitGame, TerminalGame
+    from dudo.tui import QuitGame, TerminalGame, printable_name
 
     levels = [level.strip() for level in bots.split(",") if level.strip()]
     if not 1 <= len(levels) <= 9:
         _fail(f"--bots needs 1 to 9 opponents, not {len(levels)}")
-    name = name.strip()[:24]
+    if pause is not None and pause > MAX_PAUSE:
+        _fail(f"--pause is at most {MAX_PAUSE} seconds, not {pause:g}")
+    name = printable_name(name)[:24].rstrip()
     if not name:
-        _fail("--name must not be empty")
+        _fail("--name needs at least one visible character")
     chosen = build_rules(preset, settings)
+    folder = records or default_folder()
+    problem = _writable_folder(folder) if record else None
+    if problem is not None:
+        _fail(
+            f"cannot save game records in {str(folder)!r}: {problem}; choose a folder "
+            "with --records DIR (or DUDO_GAMES), or play with --no-record"
+        )
     try:
         players = [
             # an endgame solve (seconds, first time only) runs beside the game, not in it
@@ -776,7 +818,6 @@ def play(
     except BotError as error:
         _report_bot_error(error, debug)
     if record and dice.fairness:
-        folder = records or default_folder()
         data = game_record(game, dice, new_game_id(), terminal.names, range(1, len(players) + 1))
         try:
             path = save_record(data, folder)
@@ -787,6 +828,7 @@ def play(
                 ),
                 err=True,
             )
+            status = status or 1
         else:
             console.print(record_lines(path, bool(game.winners)), soft_wrap=True)
     raise typer.Exit(status)
@@ -1129,7 +1171,7 @@ def purge(
         _fail(str(error))
     typer.echo(
         f"purged {purged} closed room{'s' if purged != 1 else ''} "
-        f"(closed more than {older_than:g} days ago); game records kept"
+        f"(closed more than {_counted(older_than, 'day')} ago); game records kept"
     )
 
 
@@ -1229,11 +1271,22 @@ def verify(
     try:
         lines = verify_record(data)
     except FairnessError as error:
-        typer.echo(f"dudo: NOT VERIFIED: {error}", err=True)
+        typer.echo(_error_line(str(error), "NOT VERIFIED"), err=True)
         raise typer.Exit(1) from None
     for line in lines:
         typer.echo(line)
     typer.echo("verified: every die follows from the published seeds")
+
+
+def _as_markup(text: str) -> str:
+    """Text from a file (a record's names, its game id) as Rich markup that prints it as
+    written: no control characters for the terminal to obey (an ANSI escape) and its
+    brackets escaped, so that a name like ``[/]`` is no markup error."""
+    from rich.markup import escape
+
+    from dudo.tui import printable_name
+
+    return escape(printable_name(str(text)))
 
 
 def _chance(decision: Any) -> str:
@@ -1357,7 +1410,7 @@ def analyze(
     from dudo.hands import Hand
 
     def name(seat: int) -> str:
-        return analysis.names[seat]
+        return _as_markup(analysis.names[seat]) or f"seat {seat}"
 
     def move(action: Action | None) -> str:
         if action is None:
@@ -1370,15 +1423,16 @@ def analyze(
     unit = "points" if points else "dice"
     console = Console(highlight=False)
     if isinstance(data.get("room"), str):
-        title = f"table {data['room']}"
+        title = f"table {_as_markup(data['room'])}"
     elif isinstance(data.get("game_id"), str):
-        title = f"game {data['game_id']}"
+        title = f"game {_as_markup(data['game_id'])}"
     else:
         title = "a game"
     if left_out:
         console.print(
             f"left out {len(left_out)} refused action"
-            f"{'s' if len(left_out) > 1 else ''} (they change nothing): " + "; ".join(left_out)
+            f"{'s' if len(left_out) > 1 else ''} (they change nothing): "
+            + "; ".join(map(_as_markup, left_out))
         )
     console.print(
         f"[bold]{title}[/]: "

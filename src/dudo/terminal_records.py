@@ -150,6 +150,10 @@ def save_record(record: dict[str, Any], folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{record['game_id']}.json"
     temporary = path.with_suffix(".json.part")
-    temporary.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-    temporary.replace(path)
+    try:
+        temporary.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+        temporary.replace(path)
+    except OSError:
+        temporary.unlink(missing_ok=True)  # no half-written file left behind (a full disk)
+        raise
     return path

@@ -18,6 +18,7 @@ of its own and stays there until the player goes on (Enter, or a pause the calle
 from __future__ import annotations
 
 import time
+import unicodedata
 from collections.abc import Callable, Sequence
 
 from rich import box
@@ -76,6 +77,9 @@ HELP_WORDS = ("help", "?", "h")
 QUIT_WORDS = ("q", "quit", "exit")
 ONE_COLUMN = 6
 """Up to this many players the table lists them in one column; more, in two."""
+KEPT_FORMAT = frozenset("\u200c\u200d\ufe0e\ufe0f")
+"""Format characters a name keeps, as on the server: the joiners of emoji sequences and
+Indic or Persian words, and the variation selectors that pick an emoji's look."""
 
 
 class QuitGame(Exception):
@@ -114,6 +118,18 @@ def cup_line(dice: Sequence[int], counted: Callable[[int], bool]) -> Text:
             text.append(f" {die} ")
         text.append(" ")
     return text
+
+
+def printable_name(name: str) -> str:
+    """``name`` as the terminal may show it: tabs and line breaks as single spaces, and no
+    control or format character (an ANSI escape, a bell, a bidi override), which would
+    move the cursor, recolour the screen or reorder the line; trimmed ('' if nothing
+    visible is left). A ``--name`` or a plug-in bot's ``name`` is shown as typed otherwise
+    (Rich markup in it is escaped where it is printed)."""
+    spaced = " ".join(name.split())
+    kept = "".join(ch for ch in spaced if unicodedata.category(ch)[0] != "C" or ch in KEPT_FORMAT)
+    line = " ".join(kept.split())
+    return "" if all(ch in KEPT_FORMAT for ch in line) else line
 
 
 def distinct_names(names: Sequence[str]) -> list[str]:
@@ -175,9 +191,10 @@ class TerminalGame:
     ) -> None:
         self.game = game
         self.bots = list(bots)
+        name = printable_name(name) or "You"
         me = name if name.lower() == "you" else f"{name} (you)"
         self.names = distinct_names(
-            [name, *(str(getattr(bot, "name", "")) or "Bot" for bot in bots)]
+            [name, *(printable_name(str(getattr(bot, "name", ""))) or "Bot" for bot in bots)]
         )
         levels = list(levels) + [""] * (len(bots) - len(levels))
         self.labels = [
@@ -201,9 +218,15 @@ class TerminalGame:
         self.help = HAND_HELP if self.poker else HELP
         self.rolloff_shown = False
 
+    def named(self, seat: int) -> str:
+        """A seat's name as Rich markup: escaped, so a name such as ``[/]`` or ``[red]``
+        shows as typed instead of breaking (or recolouring) the line it is in."""
+        return escape(self.names[seat])
+
     def who(self, seat: int) -> str:
-        """The subject of a sentence: "You" for the player, else the bot's name."""
-        return "You" if seat == 0 else self.names[seat]
+        """The subject of a sentence (Rich markup): "You" for the player, else the bot's
+        name."""
+        return "You" if seat == 0 else self.named(seat)
 
     def verb(self, seat: int, plural: str, singular: str) -> str:
         return f"{self.who(seat)} {plural if seat == 0 else singular}"
@@ -368,7 +391,7 @@ class TerminalGame:
                 self.console.print(rules_sheet(self.game.rules))
             elif answer in CALL_WORDS or self._is_bid(answer) or self._is_hand(answer):
                 self.console.print(
-                    f"[red]Not now:[/] it is {self.names[self.game.turn]}'s "
+                    f"[red]Not now:[/] it is {self.named(self.game.turn)}'s "
                     f"turn; out of turn you may only call calza. {again}"
                 )
             else:
@@ -382,11 +405,14 @@ class TerminalGame:
 
     @staticmethod
     def _is_bid(text: str) -> bool:
+        """Whether ``text`` is a quantity bid of a real face: ``five 7s`` parses as one
+        (the engine refuses its face), but at a Common Hand table it is a hand with a face
+        that does not exist, and the hand parser says so."""
         try:
-            Bid.parse(text)
+            bid = Bid.parse(text)
         except BadBidText:
             return False
-        return True
+        return 1 <= bid.face <= 6
 
     @staticmethod
     def _is_hand(text: str) -> bool:
@@ -406,7 +432,7 @@ class TerminalGame:
         if not self.intro_shown:
             self.intro_shown = True
             self.console.print(self.help)
-            self.console.print("At the table: " + ", ".join(self.labels[1:]) + ".")
+            self.console.print("At the table: " + ", ".join(map(escape, self.labels[1:])) + ".")
 
     def show_rolloff(self) -> None:
         """The roll-off before round 1: each attempt's dice per player, who tied, who
@@ -421,7 +447,7 @@ class TerminalGame:
         )
         for number, attempt in enumerate(roll_off.attempts, start=1):
             rolls = ", ".join(
-                f"{self.names[seat]} {a}+{b}={a + b}"
+                f"{self.named(seat)} {a}+{b}={a + b}"
                 for seat, (a, b) in zip(attempt.seats, attempt.rolls, strict=True)
             )
             best = max(a + b for a, b in attempt.rolls)
@@ -435,6 +461,13 @@ class TerminalGame:
         assert opener is not None
         self.console.print(f"[bold]{self.verb(opener, 'open', 'opens')} round 1.[/]")
         self.wait_for_round(1)
+
+    def print_dice(self, dice: Sequence[int]) -> None:
+        """The player's dice drawn in as many rows as the terminal's width needs: a row
+        wider than the screen would wrap each die's box into the next line's."""
+        per_row = max(1, self.console.width // DIE_WIDTH)
+        for start in range(0, len(dice), per_row):
+            self.console.print(draw_dice(dice[start : start + per_row]))
 
     def round_title(self) -> str:
         header = self.game.round_header()
@@ -462,7 +495,7 @@ class TerminalGame:
         seen = view(self.game, 0)
         if seen.dice:
             self.console.print("Your dice:")
-            self.console.print(draw_dice(seen.dice))
+            self.print_dice(seen.dice)
         else:
             self.console.print("You are out; watching the others.")
 
@@ -472,7 +505,7 @@ class TerminalGame:
         self.show_round_facts()
         self.console.print(self.players_table(seen))
         if seen.bids:
-            history = ", ".join(f"{self.names[seat]}: {bid.words()}" for seat, bid in seen.bids)
+            history = ", ".join(f"{self.named(seat)}: {bid.words()}" for seat, bid in seen.bids)
             self.console.print(f"Bids: {history}")
         if seen.standing is not None:
             self.console.print(
@@ -483,7 +516,7 @@ class TerminalGame:
         else:
             self.console.print(f"No bid yet. {seen.dice_in_play} dice in play.")
         self.console.print("Your dice:")
-        self.console.print(draw_dice(seen.dice))
+        self.print_dice(seen.dice)
 
     def players_table(self, seen: SeatView) -> Table:
         """Every player with their dice (and points): one column of players, or two side
@@ -493,7 +526,7 @@ class TerminalGame:
         for seat, label in enumerate(self.labels):
             marker = " ◀" if seat == seen.turn else ""
             count = seen.dice_counts[seat]
-            row = [label + marker, str(count) if count else "out"]
+            row = [escape(label) + marker, str(count) if count else "out"]
             if points:
                 row.append(str(seen.points[seat]))
             rows.append(row)
@@ -522,7 +555,7 @@ class TerminalGame:
                 case PlayerOut(seat=seat):
                     self.console.print(f"[bold]{self.verb(seat, 'are', 'is')} out of the game.[/]")
                 case BidPlaced(seat=seat, bid=bid) if seat != 0:
-                    self.console.print(f"{self.names[seat]} bids [bold]{bid.words()}[/].")
+                    self.console.print(f"{self.named(seat)} bids [bold]{bid.words()}[/].")
                 case GameOver(winners=winners):
                     self.show_winners(winners)
         if any(isinstance(event, Revealed) for event in events) and (
@@ -545,27 +578,31 @@ class TerminalGame:
         if winners == (0,):
             line = "You win the game!"
         elif len(winners) == 1:
-            line = f"{self.names[winners[0]]} wins the game."
+            line = f"{self.named(winners[0])} wins the game."
         else:
             line = " and ".join(self.who(seat) for seat in winners) + " share the win."
-        self.console.print(Panel(f"[bold]{escape(line)}[/]", expand=False))
+        self.console.print(Panel(f"[bold]{line}[/]", expand=False))
 
     def show_reveal(self, reveal: Revealed) -> None:
         self.rounds_played += 1
-        caller = self.names[reveal.caller]
         words = "DUDO!" if reveal.call is DUDO else "CALZA!"
         self.new_screen(f"Round {self.rounds_played}: the cups are lifted")
         self.console.print(
-            f"[bold]{escape(caller)}: {words}[/] on {reveal.bid.words()} by "
+            f"[bold]{self.named(reveal.caller)}: {words}[/] on {reveal.bid.words()} by "
             f"{self.who(reveal.bidder)}. Cups up (counted dice in "
             "\\[brackets]):"
         )
         counted = reveal.counts
         width = max(len(label) for seat, label in enumerate(self.labels) if reveal.cups[seat])
         most = max(len(cup) for cup in reveal.cups)
+        # Each cup beside its player's name; on a narrow terminal, under it, so that no
+        # cup's last die and count wrap onto a line of their own.
+        stacked = 2 + width + 2 + 4 * most + 4 > self.console.width
         for seat, cup in enumerate(reveal.cups):
             if cup:
-                line = Text(f"  {self.labels[seat].ljust(width)}  ")
+                if stacked:
+                    self.console.print(Text(f"  {self.labels[seat]}"))
+                line = Text("    " if stacked else f"  {self.labels[seat].ljust(width)}  ")
                 line.append_text(cup_line(cup, counted))
                 line.append("    " * (most - len(cup)))
                 line.append(f"  {sum(1 for die in cup if counted(die))}")
@@ -588,7 +625,7 @@ class TerminalGame:
             self.last_outcome = (
                 f"{reveal.count} counted against {reveal.bid.words()} — {verdict}. {consequence}"
             )
-        self.console.print(f"[bold]{escape(counted_line)}[/]")
+        self.console.print(f"[bold]{counted_line}[/]")  # its names are escaped (who)
 
     def consequence(self, reveal: Revealed) -> str:
         """Who loses what (or wins a die back, or could not) after a reveal."""

@@ -68,3 +68,24 @@ def test_a_game_record_with_a_refused_action_is_still_refused(tmp_path: Path) ->
     result = runner.invoke(app, ["analyze", str(changed)])
     assert result.exit_code == 2
     assert "cannot bid seven aces" in result.stderr
+
+
+def test_names_and_ids_in_a_record_are_printed_as_text_not_markup_or_escapes(
+    tmp_path: Path,
+) -> None:
+    # A record is a file anyone may hand over: a name "[/]" ended dudo analyze with a
+    # MarkupError traceback, and an ANSI escape in one reached the terminal.
+    path = Path(__file__).parents[1] / "scenarios" / "shared" / "tavern-reveal.json"
+    record = {
+        **json.loads(path.read_text()),
+        "names": ["Ana[/]\x1b[2J", "[bold]Bo", "\u202e"],
+        "game_id": "[red]g1\x07",
+    }
+    changed = tmp_path / "record.json"
+    changed.write_text(json.dumps(record))
+    result = runner.invoke(app, ["analyze", str(changed)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
+    assert out.startswith("left out 2 refused actions")
+    assert "game [red]g1: Ana[/][2J, [bold]Bo, seat 2" in out

@@ -4,6 +4,7 @@ shell completion on offer, and no command that quietly makes files it was not as
 from __future__ import annotations
 
 import itertools
+import json
 import re
 import tomllib
 from pathlib import Path
@@ -134,3 +135,40 @@ def test_seeds_and_files_say_what_they_take_not_a_type_name() -> None:
         text = help_at(120, [command])
         assert not re.search(r"<(str|int|float)>", text), (command, text)
     assert re.search(r"\*\s+FILE\|-\s+A game's record", help_at(120, ["analyze"]))
+
+
+def test_one_game_and_one_day_are_singular(tmp_path: Path) -> None:
+    # "1 games, random #1 vs random #2" and "closed more than 1 days ago" read as typos.
+    runner = CliRunner()
+    result = runner.invoke(app, ["arena", "--players", "random,random", "--games", "1"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("1 game, random #1 vs random #2")
+    result = runner.invoke(app, ["arena", "--ladder", "--players", "random,easy", "--games", "1"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("Ladder: 1 game, heads-up")
+    database = f"sqlite:///{tmp_path / 'dudo.db'}"
+    (tmp_path / "dudo.db").touch()
+    result = runner.invoke(app, ["purge", "--database", database, "--older-than", "1"])
+    assert result.exit_code == 0, result.output
+    assert "(closed more than 1 day ago)" in result.output
+
+
+def test_a_record_that_fails_verification_says_so_on_one_bounded_line(tmp_path: Path) -> None:
+    # The failure quoted the record's value in full: a 2,000-character version made an
+    # error line of 3,000 characters, where every other error is bounded (_error_line).
+    from dudo.game import Game
+    from dudo.rules import Rules
+    from dudo.terminal_records import CommittedDice, game_record
+
+    dice = CommittedDice(2, seed=1)
+    game = Game(Rules.preset("perudo"), 2, dice=dice)
+    game.roll()
+    record = game_record(game, dice, "g1", ["Ana", "Bo"], [1])
+    record["fairness"][0]["version"] = "v\n" * 1000
+    changed = tmp_path / "record.json"
+    changed.write_text(json.dumps(record))
+    result = CliRunner().invoke(app, ["verify", str(changed)])
+    assert result.exit_code == 1
+    line = result.stderr
+    assert line.startswith("dudo: NOT VERIFIED: round 1: unknown fairness version")
+    assert line.count("\n") == 1 and len(line) < 340

@@ -508,3 +508,111 @@ def test_words_that_are_no_bid_or_hand_are_refused_in_a_capitalised_sentence() -
     assert hands.parse("pair of dragons") is None
     said = " ".join(hands.console.export_text().split())  # type: ignore[attr-defined]
     assert said.startswith("Not a face: 'dragon'") and said.endswith("."), said
+
+
+@pytest.mark.parametrize("name", ["[/]", "[bold red]Ana", "Ana\x1b[31m\x07\nBo\u202e"])
+def test_a_name_with_markup_or_control_characters_is_shown_as_typed_and_harmless(
+    name: str,
+) -> None:
+    # A name is text, never markup or terminal control: "[/]" once ended the game with a
+    # traceback at the first screen that printed it, and an escape could recolour the screen.
+    result = play(
+        ["", "1 6s", "dudo"] * 200,
+        "--bots",
+        "easy,normal",
+        "--seed",
+        "3",
+        "--set",
+        "starting_dice=2",
+        "--name",
+        name,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Traceback" not in result.stderr
+    out = result.stdout
+    assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
+    shown = "Ana[31m Bo" if "\x1b" in name else name
+    assert f"{shown} (you)" in out
+    assert f"{shown}: DUDO!" in out or f"{shown}: CALZA!" in out
+
+
+def test_a_name_with_nothing_visible_is_refused() -> None:
+    result = play([], "--name", "\x1b\t\u200d")
+    assert result.returncode == 2
+    assert result.stderr.strip() == "dudo: error: --name needs at least one visible character"
+
+
+def test_a_record_folder_that_cannot_be_written_is_refused_before_the_game(
+    tmp_path: Path,
+) -> None:
+    # Found out at the end of the game, the record was lost and dudo still exited 0.
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    result = play(["1 6s", "dudo"] * 200, "--seed", "3", records=blocker / "games")
+    assert result.returncode == 2
+    assert "Round 1" not in result.stdout
+    error = result.stderr.strip()
+    assert "\n" not in error
+    assert error.startswith(f"dudo: error: cannot save game records in '{blocker / 'games'}'")
+    assert "--no-record" in error
+
+
+def test_a_record_that_cannot_be_written_leaves_no_part_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dudo.terminal_records import save_record
+
+    def full_disk(self: Path, *args: object, **kwargs: object) -> int:
+        Path.touch(self)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", full_disk)
+    with pytest.raises(OSError):
+        save_record({"game_id": "g"}, tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("pause", ["inf", "1e300", "601"])
+def test_a_pause_longer_than_the_clock_can_sleep_is_refused(pause: str) -> None:
+    result = play([], "--pause", pause)
+    assert result.returncode == 2
+    assert result.stderr.startswith("dudo: error: --pause is at most 600 seconds, not ")
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(("columns", "dice"), [(40, 5), (60, 10)])
+def test_on_a_narrow_terminal_no_line_wraps_a_die_or_a_cup(columns: int, dice: int) -> None:
+    # At 40 columns each cup's last die and count wrapped onto a line of their own, and
+    # ten dice drawn in one row wrapped every box into the next line's.
+    rules = Rules.from_json({"preset": "perudo", "starting_dice": dice})
+    cups = [[2, 3, 4, 5, 6, 1, 2, 3, 4, 5][:dice], [6] * dice]
+    game, reveal = reveal_of(rules, cups, [(0, Bid(1, 4)), (1, DUDO)])
+    console = Console(record=True, width=columns, color_system=None, highlight=False)
+    bot = make_bot("easy", seed=1)
+    terminal = TerminalGame(game, [bot], "Ana Maria de la Cruz", console, input)
+    terminal.intro_shown = True
+    terminal.print_dice(cups[0])
+    terminal.show_reveal(reveal)
+    lines = console.export_text().splitlines()
+    assert max(len(line.rstrip()) for line in lines) <= columns, "\n".join(lines)
+    assert sum(line.startswith("╭") for line in lines) == -(-dice // (columns // DIE_WIDTH))
+    counted = sum(die in (1, 4) for die in cups[0])
+    cup_rows = [line for line in lines if line.rstrip().endswith((f"  {counted}", "  0"))]
+    assert len(cup_rows) == 2, "\n".join(lines)  # each cup whole on one line, count at its end
+
+
+def test_a_hand_of_a_face_that_does_not_exist_is_not_called_a_quantity_bid() -> None:
+    # "five 7s" at a Common Hand table was answered "is a quantity bid, but this table
+    # bids poker hands", which sends the player the wrong way: it is a hand of no face.
+    rules = Rules.preset("common-hand")
+    game = Game(rules, 2, dice=ScriptedDice([[[1, 2, 3, 4, 5], [6, 6, 6, 2, 2]]]), opener=0)
+    game.roll()
+    console = recorded()
+    answers = iter(["five 7s", "pair of 3s"])
+    terminal = TerminalGame(
+        game, [make_bot("easy", seed=1)], "Ana", console, lambda _prompt: next(answers)
+    )
+    assert terminal.ask_player() == Hand.parse("pair of 3s")
+    text = " ".join(console.export_text().split())
+    assert "Not a hand: 'five 7s': 7 is not a face 1..6." in text
+    assert "quantity bid" not in text

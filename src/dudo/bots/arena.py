@@ -173,15 +173,19 @@ def run_arena(
                 progress(len(chunk))
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = [
-                pool.submit(_play_batch, entrants, rules, seed, chunk, dice_key, budget_ms)
-                for chunk in chunks
-            ]
-            for future in as_completed(futures):  # the bar moves as games finish ...
-                if progress is not None:
-                    progress(len(future.result()))
-            for future in futures:  # ... and the sums are made in game order
-                add(future.result())
+            try:
+                futures = [
+                    pool.submit(_play_batch, entrants, rules, seed, chunk, dice_key, budget_ms)
+                    for chunk in chunks
+                ]
+                for future in as_completed(futures):  # the bar moves as games finish ...
+                    if progress is not None:
+                        progress(len(future.result()))
+                for future in futures:  # ... and the sums are made in game order
+                    add(future.result())
+            except BaseException:  # Ctrl-C, or a bot that failed: stop now, not after
+                pool.shutdown(wait=False, cancel_futures=True)  # every game queued
+                raise
     if habits is not None:
         habits[:] = counted
     return [Standing(player, wins, games) for player, wins in zip(entrants, totals, strict=True)]

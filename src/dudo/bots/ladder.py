@@ -462,15 +462,21 @@ def run_ladder(
                 progress(len(chunk))
     else:
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            futures = [
-                pool.submit(_play_batch, entrants, rules, seed, chunk, seats, dice_key, budget_ms)
-                for chunk in chunks
-            ]
-            for future in as_completed(futures):  # the bar moves as games finish ...
-                if progress is not None:
-                    progress(len(future.result()))
-            for future in futures:  # ... and the ratings take the games in order
-                results.extend(future.result())
+            try:
+                futures = [
+                    pool.submit(
+                        _play_batch, entrants, rules, seed, chunk, seats, dice_key, budget_ms
+                    )
+                    for chunk in chunks
+                ]
+                for future in as_completed(futures):  # the bar moves as games finish ...
+                    if progress is not None:
+                        progress(len(future.result()))
+                for future in futures:  # ... and the ratings take the games in order
+                    results.extend(future.result())
+            except BaseException:  # Ctrl-C, or a bot that failed: stop now, not after
+                pool.shutdown(wait=False, cancel_futures=True)  # every game queued
+                raise
     totals = [BotStats() for _ in entrants]
     pair_games: dict[tuple[int, int], list[float]] = {}
     for result in results:
