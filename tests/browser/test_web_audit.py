@@ -3,6 +3,7 @@ Chromium through Playwright, against a real server process), as classes of defec
 than single cases:
 
 - no page is wider than the screen at any width from a small phone (320) to a big screen;
+- on a phone (a touch screen), every control is a target of at least 40 × 40 px;
 - on a phone, no text on the table is under 12 px;
 - on a phone held sideways, your turn (your dice, the bid to beat, the picker and the
   calls) fits the first screen.
@@ -15,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 
 pytest.importorskip("playwright")
@@ -82,3 +84,71 @@ def phone(browser: Browser, width: int = 360, height: int = 640, **options: Any)
 def shot(page: Page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"audit-{name}.png"), full_page=True)
 
+
+# Every control on screen smaller than 40 px either way, but: a link inside a sentence
+# (its text runs on around it), a box or button inside a label that is itself big enough
+# (the label is the target), the skip link (off screen until focused).
+SMALL_TARGETS = """() => {
+    const controls = 'a[href], button, input:not([type=hidden]), select, textarea, summary,'
+        + ' [role=button], label:has(input)';
+    const big = (el) => {
+        const box = el.getBoundingClientRect();
+        return box.width >= 40 && box.height >= 40;
+    };
+    const inSentence = (el) => el.tagName === 'A' && el.parentElement
+        && el.parentElement.textContent.trim().length > el.textContent.trim().length + 2
+        && getComputedStyle(el).display === 'inline';
+    return [...document.querySelectorAll(controls)].filter((el) => {
+        const box = el.getBoundingClientRect();
+        const style = getComputedStyle(el);
+        if (!box.width || !box.height || style.visibility === 'hidden') return false;
+        if (el.closest('.sr-only, .skip') || big(el) || inSentence(el)) return false;
+        const label = el.closest('label');
+        return !(label && label !== el && big(label));
+    }).map((el) => {
+        const box = el.getBoundingClientRect();
+        const text = (el.getAttribute('aria-label') || el.textContent || el.id).trim();
+        const size = `${Math.round(box.width)}×${Math.round(box.height)}`;
+        return `${el.tagName.toLowerCase()} "${text.slice(0, 30)}" ${size}`;
+    });
+}"""
+
+
+def small_targets(page: Page) -> list[str]:
+    page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
+    found: list[str] = page.evaluate(SMALL_TARGETS)
+    return found
+
+
+@pytest.mark.parametrize("locale", ["en-US", "es-ES"])
+def test_every_control_is_finger_sized_on_a_phone(
+    server: str, browser: Browser, locale: str
+) -> None:
+    from test_web_table import wait_for_lobby
+
+    page = phone(browser, locale=locale)
+    for path in ["/", "/me", "/my-games", "/rules"]:
+        page.goto(server + path)
+        page.wait_for_selector("main :is(h1, h2), h1")
+        page.wait_for_timeout(300)
+        assert small_targets(page) == [], path
+    answer = httpx.post(
+        f"{server}/api/rooms",
+        json={"name": "Ana", "seats": 3, "bots": [None, "easy", "easy"], "timer": 300},
+    )
+    ticket = answer.json()
+    page.goto(server + "/")
+    page.evaluate(
+        "(t) => localStorage.setItem(`dudo.seat.${t.code}`, JSON.stringify("
+        "{token: t.token, seat: t.seat, name: t.name}))",
+        ticket,
+    )
+    page.goto(f"{server}/r/{ticket['code']}")
+    wait_for_lobby(page)
+    shot(page, f"lobby-{locale}")
+    assert small_targets(page) == [], "lobby"
+    page.click("#start")
+    page.wait_for_selector("#bid-go", timeout=30000)
+    shot(page, f"turn-{locale}")
+    assert small_targets(page) == [], "turn"
+    page.context.close()
