@@ -182,3 +182,31 @@ def test_your_turn_fits_the_first_screen_of_a_phone_held_sideways(
         shot(page, f"turn-{players}-{width}x{height}")
         on_first_screen(page, must_see)
     page.context.close()
+
+
+# Every piece of text on screen in a font under 12 px (the sr-only ones are not on screen).
+SMALL_TEXT = """() => [...document.querySelectorAll('body *')].filter((el) => {
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!own || el.closest('.sr-only, svg')) return false;
+    const box = el.getBoundingClientRect();
+    const style = getComputedStyle(el);
+    return box.width > 0 && style.visibility !== 'hidden' && parseFloat(style.fontSize) < 12;
+}).map((el) => `${el.className || el.tagName} "${el.textContent.trim().slice(0, 20)}"`
+    + ` ${getComputedStyle(el).fontSize}`)"""
+
+
+def test_no_text_on_the_table_is_under_12_px_on_a_phone(server: str, browser: Browser) -> None:
+    from test_web_table import our_turn
+
+    page = phone(browser)
+    seat_in_a_room(page, server, [None, "easy", "easy", "easy"], rules={"calza": "any_time"})
+    assert page.evaluate(SMALL_TEXT) == [], "lobby"
+    page.click("#start")
+    our_turn(page)
+    shot(page, "turn-text")
+    assert page.evaluate(SMALL_TEXT) == [], "turn"
+    page.click("#call-dudo")
+    page.wait_for_selector(".centre.reveal .tally-label")
+    shot(page, "reveal-text")
+    assert page.evaluate(SMALL_TEXT) == [], "reveal"
+    page.context.close()
