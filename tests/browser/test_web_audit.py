@@ -210,3 +210,32 @@ def test_no_text_on_the_table_is_under_12_px_on_a_phone(server: str, browser: Br
     shot(page, "reveal-text")
     assert page.evaluate(SMALL_TEXT) == [], "reveal"
     page.context.close()
+
+
+# The smallest text on screen, in px.
+SMALLEST_TEXT = """() => Math.min(...[...document.querySelectorAll('body *')].filter((el) => {
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!own || el.closest('.sr-only, svg')) return false;
+    const box = el.getBoundingClientRect();
+    return box.width > 0 && box.bottom > 0 && getComputedStyle(el).visibility !== 'hidden';
+}).map((el) => parseFloat(getComputedStyle(el).fontSize)))"""
+
+
+def test_big_screens_grow_the_type_and_the_turn_still_fits(server: str, browser: Browser) -> None:
+    from test_web_table import MUST_SEE, on_first_screen, open_page, our_turn
+
+    page = open_page(browser, 2560, 1440)
+    for path in ["/", "/me", "/my-games"]:
+        page.goto(server + path)
+        page.wait_for_selector("main :is(h1, h2)")
+        assert page.evaluate(SMALLEST_TEXT) >= 15, path
+    seat_in_a_room(page, server, [None] + ["easy"] * 5, rules={"calza": "any_time"})
+    page.click("#start")
+    our_turn(page)
+    for width, height in [(2560, 1440), (3840, 2160)]:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(150)
+        shot(page, f"turn-{width}x{height}")
+        assert page.evaluate(SMALLEST_TEXT) >= 15, (width, height)
+        on_first_screen(page, MUST_SEE)
+    page.context.close()
