@@ -3,7 +3,8 @@ Chromium through Playwright, against a real server process), as classes of defec
 than single cases:
 
 - no page is wider than the screen at any width from a small phone (320) to a big screen;
-- on a phone (a touch screen), every control is a target of at least 40 × 40 px;
+- on a phone (a touch screen), every control is a target of at least 40 × 40 px, on the
+  pages of a finished game too;
 - on a phone, no text on the table is under 12 px;
 - on a phone held sideways, your turn (your dice, the bid to beat, whose turn, the timer,
   the picker and the calls) fits the first screen, at two and at six seats.
@@ -22,8 +23,11 @@ import pytest
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page
 from test_web import ARTIFACTS, TIMINGS, chromium
+from test_web_replay import finished, open_game
 
 from serverkit import server_process, sqlite_url
+
+__all__ = ["finished"]  # a fixture, shared with test_web_replay
 
 # Every width from a small phone to a laptop, then the common big screens.
 WIDTHS = [*range(320, 1300, 10), 1366, 1440, 1600, 1920, 2560]
@@ -238,4 +242,15 @@ def test_big_screens_grow_the_type_and_the_turn_still_fits(server: str, browser:
         shot(page, f"turn-{width}x{height}")
         assert page.evaluate(SMALLEST_TEXT) >= 15, (width, height)
         on_first_screen(page, MUST_SEE)
+    page.context.close()
+
+
+def test_a_finished_game_page_is_finger_sized_on_a_phone(
+    server: str, browser: Browser, finished: dict[str, Any]
+) -> None:
+    page = phone(browser)
+    open_game(page, server, finished["id"])
+    shot(page, "game-page")
+    assert small_targets(page) == []
+    assert page.evaluate(SMALL_TEXT) == []
     page.context.close()

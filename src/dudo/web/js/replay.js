@@ -193,7 +193,7 @@ class GamePage {
       <section class="card" aria-labelledby="rules-title">
         <h2 id="rules-title">${escapeHtml(t('rp.rules_title'))}</h2>
         ${this.rulesList()}
-        <p><a id="rules-sheet" href="${escapeHtml(rulesHref)}">${escapeHtml(t('rp.rules_sheet'))}</a></p>
+        <p class="solo-link"><a id="rules-sheet" href="${escapeHtml(rulesHref)}">${escapeHtml(t('rp.rules_sheet'))}</a></p>
       </section>
     </article>`;
   }
