@@ -143,22 +143,25 @@ def small_targets(page: Page) -> list[str]:
     return found
 
 
-@pytest.mark.parametrize("locale", ["en-US", "es-ES"])
+@pytest.mark.parametrize(
+    ("width", "height", "locale"),
+    [(360, 640, "en-US"), (390, 844, "es-ES"), (768, 1024, "de-DE")],
+)
 def test_every_control_is_finger_sized_on_a_phone(
-    server: str, browser: Browser, locale: str
+    server: str, browser: Browser, width: int, height: int, locale: str
 ) -> None:
-    page = phone(browser, locale=locale)
+    page = phone(browser, width, height, locale=locale)
     for path in ["/", "/me", "/my-games", "/rules"]:
         page.goto(server + path)
         page.wait_for_selector("main :is(h1, h2), h1")
         page.wait_for_timeout(300)
         assert small_targets(page) == [], path
     seat_in_a_room(page, server, [None, "easy", "easy"])
-    shot(page, f"lobby-{locale}")
+    shot(page, f"lobby-{width}-{locale}")
     assert small_targets(page) == [], "lobby"
     page.click("#start")
     page.wait_for_selector("#bid-go", timeout=30000)
-    shot(page, f"turn-{locale}")
+    shot(page, f"turn-{width}-{locale}")
     assert small_targets(page) == [], "turn"
     page.context.close()
 
