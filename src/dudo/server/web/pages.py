@@ -516,6 +516,10 @@ nav, footer { font-family: system-ui, sans-serif; font-size: .9rem; margin: .75r
   background: #fff; }
 .die.counts { background: #fde68a; border-width: 3px; text-decoration: underline; }
 button { font: inherit; padding: .2rem .6rem; }
+/* On a touch screen the head's links and the print button are finger-sized (40 px). */
+@media (pointer: coarse) {
+  .sheet-head a, button { display: inline-flex; align-items: center; min-height: 40px; }
+}
 @media print {
   :root { background: #fff; }
   body { max-width: none; padding: 0; font-size: 11pt; }

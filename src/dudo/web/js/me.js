@@ -160,7 +160,7 @@ class ProfilePage {
   boardCard(profile) {
     const rows = this.board.map((p) => `<tr><td>${p.place}</td><th scope="row"><span class="board-name">${avatarSvg(p.avatar, 20)} ${nameHtml(p.name)}</span></th><td>${p.rating.shown.toFixed(1)}</td><td>${p.rating.games}</td></tr>`).join('');
     return `<section class="card" aria-labelledby="board-title"><h2 id="board-title">${escapeHtml(t('profile.leaderboard'))}</h2>
-      <p><label><input type="checkbox" id="board-opt-in" ${profile.leaderboard ? 'checked' : ''}> ${escapeHtml(t('profile.leaderboard_join'))}</label></p>
+      <p><label class="check"><input type="checkbox" id="board-opt-in" ${profile.leaderboard ? 'checked' : ''}> ${escapeHtml(t('profile.leaderboard_join'))}</label></p>
       <p class="help">${escapeHtml(t('profile.leaderboard_help'))}</p>
       ${rows ? `<div class="table-wrap"><table class="board-table" id="board"><thead><tr><th scope="col">#</th><th scope="col">${escapeHtml(t('profile.name'))}</th><th scope="col">${escapeHtml(t('profile.rating_col'))}</th><th scope="col">${escapeHtml(t('profile.stat.games'))}</th></tr></thead><tbody>${rows}</tbody></table></div>` : `<p>${escapeHtml(t('profile.leaderboard_empty'))}</p>`}
     </section>`;

@@ -193,7 +193,7 @@ class GamePage {
       <section class="card" aria-labelledby="rules-title">
         <h2 id="rules-title">${escapeHtml(t('rp.rules_title'))}</h2>
         ${this.rulesList()}
-        <p><a id="rules-sheet" href="${escapeHtml(rulesHref)}">${escapeHtml(t('rp.rules_sheet'))}</a></p>
+        <p class="solo-link"><a id="rules-sheet" href="${escapeHtml(rulesHref)}">${escapeHtml(t('rp.rules_sheet'))}</a></p>
       </section>
     </article>`;
   }
@@ -255,7 +255,7 @@ function renderMyGames() {
     <h1 id="my-games-title">${escapeHtml(t('rp.my_games_title'))}</h1>
     <p class="lead">${escapeHtml(t('rp.my_games_lead'))}</p>
     ${games.length ? `<ol class="my-games">${items}</ol>` : `<p>${escapeHtml(t('rp.no_games'))}</p>`}
-    <p><a href="/">${escapeHtml(t('rp.play_a_game'))}</a></p></section>`;
+    <p class="solo-link"><a href="/">${escapeHtml(t('rp.play_a_game'))}</a></p></section>`;
   for (const button of main.querySelectorAll('[data-forget]')) {
     button.addEventListener('click', () => {
       forgetGame(button.dataset.forget);
