@@ -45,16 +45,10 @@ typers, click itself in older ones (both export ``BadParameter``, which derives 
 @contextmanager
 def _usage_errors_in_one_line() -> Iterator[None]:
     """Print a click error (unknown option, bad value, missing argument) as our one line
-    and exit with its status (2 for usage errors).
-
-    ``dudo`` alone raises such an error to show the help; that one passes through, so
-    typer shows the help as before.
-    """
+    and exit with its status (2 for usage errors)."""
     try:
         yield
     except _ClickException as caught:
-        if type(caught).__name__ == "NoArgsIsHelpError":  # by name, as typer itself checks
-            raise
         error: Any = caught  # click's API: format_message(), exit_code, and ctx if usage
         message = error.format_message()
         context = getattr(error, "ctx", None)
@@ -134,6 +128,17 @@ class _OneLineErrors(TyperGroup):
     command line are covered: the group's own options (``make_context``) and the command
     and its parameters (``invoke``). Help output is unchanged.
     """
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        """``dudo`` alone: the help on standard output and exit 0, as ``dudo --help``.
+
+        Click 8.2 turned ``no_args_is_help`` into a usage error (exit 2, and the help on
+        standard error without Rich), but asking what the commands are is no mistake."""
+        if not args and self.no_args_is_help and not ctx.resilient_parsing:
+            typer.echo(ctx.get_help(), color=ctx.color)
+            ctx.exit(0)
+        result: list[str] = super().parse_args(ctx, args)
+        return result
 
     def make_context(self, *args: Any, **kwargs: Any) -> Any:
         with _usage_errors_in_one_line():

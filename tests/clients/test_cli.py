@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import typer
@@ -15,6 +16,7 @@ from dudo.rules import PRESETS
 from dudo.rules_text import rules_sheet
 
 runner = CliRunner()
+ROOT = Path(__file__).parents[2]
 COMMANDS = sorted(name for name in typer.main.get_command(app).commands)  # type: ignore[attr-defined]
 
 USAGE_ERRORS = {
@@ -48,7 +50,12 @@ def test_a_usage_error_is_one_line_from_the_installed_command_too() -> None:
         [sys.executable, "-m", "dudo", "rules", "--sett", "x"],
         capture_output=True,
         text=True,
-        env={"COLUMNS": "80", "FORCE_COLOR": "1", "PATH": "/usr/bin:/bin"},
+        env={
+            "COLUMNS": "80",
+            "FORCE_COLOR": "1",
+            "PATH": "/usr/bin:/bin",
+            "PYTHONPATH": str(ROOT / "src"),  # this checkout's dudo, not the venv's
+        },
     )
     assert result.returncode == 2 and result.stdout == ""
     assert_one_line(result.stderr, "No such option: --sett")
@@ -78,11 +85,26 @@ def test_the_commands_are_the_known_ones() -> None:
     ]
 
 
-def test_dudo_alone_still_shows_the_help() -> None:
+def test_dudo_alone_shows_the_help_and_succeeds() -> None:
+    # Click 8.2 made no_args_is_help a usage error (exit 2); typing `dudo` to see the
+    # commands is no mistake, so it is the help on standard output and exit 0, as --help.
     result = runner.invoke(app, [])
-    assert result.exit_code == 2
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
     assert "Usage:" in result.stdout and all(command in result.stdout for command in COMMANDS)
-    assert runner.invoke(app, ["--help"]).exit_code == 0
+    assert result.stdout == runner.invoke(app, ["--help"]).stdout
+
+
+def test_dudo_alone_succeeds_from_the_installed_command_too() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "dudo"],
+        capture_output=True,
+        text=True,
+        env={"COLUMNS": "80", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT / "src")},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert "Usage: dudo [OPTIONS] COMMAND" in result.stdout and "serve" in result.stdout
 
 
 @pytest.mark.parametrize(
