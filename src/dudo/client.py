@@ -34,6 +34,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import websockets
@@ -126,6 +127,12 @@ class Client:
             # here, with errors that do not say the address was the problem.
             raise ValueError(
                 f"base_url must start with http:// or https:// (like http://localhost:8000), "
+                f"not {base_url!r}"
+            )
+        host = urlsplit(base_url).netloc.rpartition("@")[2]
+        if not host.strip() or host.startswith(":"):
+            raise ValueError(
+                f"base_url names no server: give its host, like http://localhost:8000, "
                 f"not {base_url!r}"
             )
         self.base_url = base_url.rstrip("/")

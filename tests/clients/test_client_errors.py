@@ -30,6 +30,13 @@ def test_a_base_url_without_a_scheme_is_refused_at_once() -> None:
         Client("localhost:8000")
 
 
+@pytest.mark.parametrize("url", ["", " ", "http://", "https:// ", "http:///api"])
+def test_a_base_url_without_a_host_is_refused_at_once(url: str) -> None:
+    # "http://" failed at the first request as "cannot reach http:/api/rooms".
+    with pytest.raises(ValueError, match=r"base_url .*like http://localhost:8000"):
+        Client(url)
+
+
 def test_a_server_that_is_not_there_is_unreachable_naming_the_address() -> None:
     port = free_port()
 
