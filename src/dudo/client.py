@@ -544,8 +544,8 @@ class Table:
                 except TimeoutError:
                     overall = end is not None and loop.time() >= end - 0.005
                     raise PlayTimeout(
-                        self._timeout_message(
-                            seen, timeout if overall else idle, overall, thinking is not None
+                        timeout_message(
+                            self, seen, timeout if overall else idle, overall, thinking is not None
                         )
                     ) from None
                 except ConnectionLost as lost:
@@ -628,38 +628,6 @@ class Table:
                 await self.send(pending)
             return
 
-    def _timeout_message(
-        self, seen: SeatView | None, limit: float | None, overall: bool, thinking: bool = False
-    ) -> str:
-        """One line: which limit ran out, in which room, and what the seat waited for
-        (``thinking``: its own bot's decision)."""
-        code = (self.state.get("room") or {}).get("code") if self.state else None
-        room = f"room {code}" if code else "the room"
-        if thinking:
-            what = "this seat's bot to decide"
-        elif seen is None:
-            what = "the game to start"
-        elif seen.phase == "roll":
-            what = f"round {seen.round_number} to be rolled"
-        elif seen.phase == "over":
-            what = "the next game (the last one is over)"
-        elif seen.turn is not None and seen.turn != seen.seat:
-            names = self.names
-            name = names[seen.turn] if seen.turn < len(names) and names[seen.turn] else ""
-            who = f"{name} (seat {seen.turn})" if name else f"seat {seen.turn}"
-            what = f"{who} to move in round {seen.round_number}"
-        else:
-            what = f"the server to go on with round {seen.round_number}"
-        if overall:
-            return (
-                f"Table.play gave up after {limit:g} s (its timeout) in {room}, "
-                f"waiting for {what}; timeout=None lets the game run to its end"
-            )
-        return (
-            f"Table.play heard nothing from {room} for {limit:g} s while waiting for "
-            f"{what}; idle=None waits without limit"
-        )
-
     def _answer_of(self, bot: Bot, seen: SeatView, decided: asyncio.Future[Any]) -> Any:
         """The action the bot decided on ``seen`` (in its thread), checked against what
         the view offers; a bot that raised or answered what it may not: BotError."""
@@ -686,6 +654,43 @@ async def messages(table: Table) -> AsyncIterator[dict[str, Any]]:
     """Every message from a table, as they come."""
     while True:
         yield await table.receive(timeout=3600)
+
+
+def timeout_message(
+    table: Table,
+    seen: SeatView | None,
+    limit: float | None,
+    overall: bool,
+    thinking: bool = False,
+) -> str:
+    """For :meth:`Table.play`'s :class:`PlayTimeout`, one line: which limit ran out, in
+    which room, and what the seat waited for (``thinking``: its own bot's decision)."""
+    code = (table.state.get("room") or {}).get("code") if table.state else None
+    room = f"room {code}" if code else "the room"
+    if thinking:
+        what = "this seat's bot to decide"
+    elif seen is None:
+        what = "the game to start"
+    elif seen.phase == "roll":
+        what = f"round {seen.round_number} to be rolled"
+    elif seen.phase == "over":
+        what = "the next game (the last one is over)"
+    elif seen.turn is not None and seen.turn != seen.seat:
+        names = table.names
+        name = names[seen.turn] if seen.turn < len(names) and names[seen.turn] else ""
+        who = f"{name} (seat {seen.turn})" if name else f"seat {seen.turn}"
+        what = f"{who} to move in round {seen.round_number}"
+    else:
+        what = f"the server to go on with round {seen.round_number}"
+    if overall:
+        return (
+            f"Table.play gave up after {limit:g} s (its timeout) in {room}, "
+            f"waiting for {what}; timeout=None lets the game run to its end"
+        )
+    return (
+        f"Table.play heard nothing from {room} for {limit:g} s while waiting for "
+        f"{what}; idle=None waits without limit"
+    )
 
 
 def lost_connection(
