@@ -45,16 +45,10 @@ typers, click itself in older ones (both export ``BadParameter``, which derives 
 @contextmanager
 def _usage_errors_in_one_line() -> Iterator[None]:
     """Print a click error (unknown option, bad value, missing argument) as our one line
-    and exit with its status (2 for usage errors).
-
-    ``dudo`` alone raises such an error to show the help; that one passes through, so
-    typer shows the help as before.
-    """
+    and exit with its status (2 for usage errors)."""
     try:
         yield
     except _ClickException as caught:
-        if type(caught).__name__ == "NoArgsIsHelpError":  # by name, as typer itself checks
-            raise
         error: Any = caught  # click's API: format_message(), exit_code, and ctx if usage
         message = error.format_message()
         context = getattr(error, "ctx", None)
@@ -135,6 +129,17 @@ class _OneLineErrors(TyperGroup):
     and its parameters (``invoke``). Help output is unchanged.
     """
 
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        """``dudo`` alone: the help on standard output and exit 0, as ``dudo --help``.
+
+        Click 8.2 turned ``no_args_is_help`` into a usage error (exit 2, and the help on
+        standard error without Rich), but asking what the commands are is no mistake."""
+        if not args and self.no_args_is_help and not ctx.resilient_parsing:
+            typer.echo(ctx.get_help(), color=ctx.color)
+            ctx.exit(0)
+        result: list[str] = super().parse_args(ctx, args)
+        return result
+
     def make_context(self, *args: Any, **kwargs: Any) -> Any:
         with _usage_errors_in_one_line():
             return super().make_context(*args, **kwargs)
@@ -158,12 +163,22 @@ def _fail(message: str) -> NoReturn:
     raise typer.Exit(2)
 
 
-def _read_text(source: str) -> str:
+def _given(value: str, what: str, hint: str) -> str:
+    """``value``, or a one-line error (exit 2) when it is empty or only spaces: an empty
+    ``--host`` would listen on every interface, an empty path name the current folder."""
+    if not value.strip():
+        _fail(f"{what} is empty: {hint}")
+    return value
+
+
+def _read_text(source: str, what: str = "FILE") -> str:
     """The text of a file, or of standard input for ``-``, or a clean exit 2.
 
     Read as bytes and decoded as UTF-8 whatever the locale says, skipping a byte-order mark
-    at the start (Notepad saves one), so a file reads the same on every machine.
+    at the start (Notepad saves one), so a file reads the same on every machine. ``what``
+    names the argument in the error for an empty name.
     """
+    _given(source, what, "name a file, or - for standard input")
     try:
         raw = sys.stdin.buffer.read() if source == "-" else Path(source).read_bytes()
         return raw.decode("utf-8-sig")
@@ -726,12 +741,11 @@ def play(
         ),
     ] = None,
     records: Annotated[
-        Path | None,
+        str | None,  # not a Path: that would make an empty --records the current folder
         typer.Option(
             "--records",
             metavar="DIR",
             envvar="DUDO_GAMES",
-            file_okay=False,
             help="Folder for the game's record, which dudo verify and dudo analyze read. "
             "Default: $XDG_DATA_HOME/dudo/games (~/.local/share/dudo/games).",
         ),
@@ -772,8 +786,10 @@ def play(
     name = printable_name(name)[:24].rstrip()
     if not name:
         _fail("--name needs at least one visible character")
+    if records is not None and record:
+        _given(records, "--records", "name a folder (. for this one), or use --no-record")
     chosen = build_rules(preset, settings)
-    folder = records or default_folder()
+    folder = Path(records) if records else default_folder()
     problem = _writable_folder(folder) if record else None
     if problem is not None:
         _fail(
@@ -913,7 +929,8 @@ def serve(
             metavar="ADDRESS",
             show_default=False,
             help="Address to listen on: 127.0.0.1 (the default) is this computer only; "
-            "0.0.0.0 is all its interfaces, and the addresses to share are printed.",
+            "0.0.0.0 is all its interfaces, and the addresses to share are printed. An "
+            "empty address is refused.",
         ),
     ] = None,
     port: Annotated[
@@ -1018,6 +1035,20 @@ def serve(
     from dudo.server.web.app import ServerSettings
     from dudo.store.base import hide_password
 
+    if host is not None:  # empty is every interface to uvicorn: that must be asked for
+        _given(
+            host,
+            "--host",
+            "name the address to listen on: 127.0.0.1 (this computer only, the default), "
+            "or 0.0.0.0 or --lan (all its interfaces)",
+        )
+    _given(database, "--database", "use sqlite:///FILE, postgresql://... or memory://")
+    if cluster is not None:
+        _given(cluster, "--cluster", "give Redis's URL, redis://HOST:PORT/DB")
+    if advertise is not None:
+        _given(
+            advertise, "--advertise", "give http://HOST:PORT where the other nodes reach this one"
+        )
     level = log_level.upper()
     if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
         _fail(f"--log-level must be debug, info, warning or error, not {log_level!r}")
@@ -1109,6 +1140,8 @@ def backup(
     """
     from dudo.store.backup import BackupError, backup_sqlite, sqlite_database
 
+    _given(path, "the backup's PATH", "name the new file to write the copy to")
+    _given(database, "--database", "name the SQLite database to copy, sqlite:///FILE")
     try:
         report = backup_sqlite(sqlite_database(database), Path(path))
     except BackupError as error:
@@ -1150,6 +1183,7 @@ def purge(
 
     from dudo.store import StoreError, open_store
 
+    _given(database, "--database", "use sqlite:///FILE or postgresql://...")
     missing = _missing_sqlite_file(database)
     if missing is not None:
         _fail(
@@ -1206,6 +1240,7 @@ def forget(
 
     if not (profile.isascii() and profile.isalnum()) or len(profile) > 32:
         _fail(f"{profile!r} is not a profile id: 16 letters and digits, as /me shows it")
+    _given(database, "--database", "use sqlite:///FILE or postgresql://...")
     missing = _missing_sqlite_file(database)
     if missing is not None:
         _fail(
@@ -1242,11 +1277,11 @@ def _missing_sqlite_file(database: str) -> str | None:
     return name
 
 
-def _read_record(source: str) -> dict[str, Any]:
+def _read_record(source: str, what: str = "FILE") -> dict[str, Any]:
     """A game record from a file or standard input, by the reading and JSON rules of
     scenario files; anything else is a one-line error and exit 2."""
     try:
-        data = load_json(_read_text(source))
+        data = load_json(_read_text(source, what))
     except ScenarioError as error:
         _fail(f"{source}: {error}")
     if not isinstance(data, dict):
@@ -1267,7 +1302,7 @@ def verify(
     """Recompute every die of a finished game from its seeds and replay its actions."""
     from dudo.fairness import FairnessError, verify_record
 
-    data = _read_record(record)
+    data = _read_record(record, "GAME_RECORD")
     try:
         lines = verify_record(data)
     except FairnessError as error:

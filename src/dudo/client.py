@@ -34,6 +34,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import websockets
@@ -126,6 +127,12 @@ class Client:
             # here, with errors that do not say the address was the problem.
             raise ValueError(
                 f"base_url must start with http:// or https:// (like http://localhost:8000), "
+                f"not {base_url!r}"
+            )
+        host = urlsplit(base_url).netloc.rpartition("@")[2]
+        if not host.strip() or host.startswith(":"):
+            raise ValueError(
+                f"base_url names no server: give its host, like http://localhost:8000, "
                 f"not {base_url!r}"
             )
         self.base_url = base_url.rstrip("/")
@@ -490,59 +497,105 @@ class Table:
         action the server refuses for any reason but a table that moved on meanwhile
         (``stale``) raises :class:`ClientError` with the server's code: waiting would
         only wait for a move that is never coming.
+
+        The bot decides in a thread (:func:`asyncio.to_thread`), one decision at a time,
+        while the seat goes on reading the room and answering the server's pings: a bot
+        that thinks for a minute, or blocks in ``time.sleep``, keeps its connection.
+        ``idle`` does not run while it thinks (the room is waiting for this seat);
+        ``timeout`` does. An answer that comes back after the table moved on is sent
+        with the version it was decided on, refused as ``stale``, and the bot is asked
+        again about the table as it is.
         """
         answered = -1
         seeded_round = None
         loop = asyncio.get_running_loop()
         end = None if timeout is None else loop.time() + timeout
-        while True:
-            seen = self.view()
-            if seen is not None:
-                fair = self.state.get("fair") or {}
-                waiting = (fair.get("game_id"), fair.get("round"))
-                if seen.phase == "roll" and fair.get("round") and waiting != seeded_round:
-                    seeded_round = waiting
-                    await self.send(self._seed_message())
-                if seen.phase == "over" and until_over:
-                    return list(seen.winners)
-                version = self.state["version"]
-                if version != answered and seen.legal:
-                    answered = version
-                    action = self._ask(bot, seen)
-                    if action is not None:
-                        await self._send_action(action, version)
-            wait = idle
-            if end is not None:
-                left = max(0.01, end - loop.time())
-                wait = left if wait is None else min(wait, left)
-            try:
-                reply = await self.receive(wait)
-            except TimeoutError:
-                overall = end is not None and loop.time() >= end - 0.005
-                raise PlayTimeout(
-                    self._timeout_message(seen, timeout if overall else idle, overall)
-                ) from None
-            except ConnectionLost as lost:
-                if lost.close_code not in RECONNECT_CLOSES:
-                    raise
-                await self._reconnect(lost, reconnect)
-                continue
-            retry = self._sent.get(reply.get("id", "")) if reply["type"] == "error" else None
-            if retry is None:
-                continue
-            if reply.get("code") in ("rate_limited", "unavailable"):
-                # The server said slow down, or it cannot save games just now (nothing
-                # changed): the same id again, after the pause it advises.
-                await asyncio.sleep(float(reply.get("retry_after", 0.25)))
-                await self.send(retry)
-            elif reply.get("code") != "stale":
-                # Every action carries the version it was decided on, so a table that moved
-                # on is ``stale``; anything else means no move of ours is coming.
-                raise ClientError(
-                    str(reply.get("code")),
-                    f"room {self.room_code} refused this seat's {shown_action(retry)}: "
-                    f"{reply.get('message', '')}",
-                )
+        thinking: asyncio.Future[Any] | None = None  # the bot's decision, in a thread
+        asked: tuple[SeatView, int] | None = None  # the view it decides on, and its version
+        try:
+            while True:
+                seen = self.view()
+                if seen is not None:
+                    fair = self.state.get("fair") or {}
+                    waiting = (fair.get("game_id"), fair.get("round"))
+                    if seen.phase == "roll" and fair.get("round") and waiting != seeded_round:
+                        seeded_round = waiting
+                        await self.send(self._seed_message())
+                    if seen.phase == "over" and until_over:
+                        return list(seen.winners)
+                    version = self.state["version"]
+                    if thinking is None and version != answered and seen.legal:
+                        answered = version
+                        asked = (seen, version)
+                        thinking = asyncio.ensure_future(asyncio.to_thread(bot.act, seen))
+                if thinking is not None and thinking.done():
+                    assert asked is not None
+                    action = self._answer_of(bot, asked[0], thinking)
+                    thinking = None
+                    if action is not None:  # sent even if the table moved on: then stale
+                        await self._send_action(action, asked[1])
+                    continue
+                wait = idle if thinking is None else None  # the room waits for our bot
+                if end is not None:
+                    left = max(0.01, end - loop.time())
+                    wait = left if wait is None else min(wait, left)
+                try:
+                    reply = await self._receive_unless(thinking, wait)
+                except TimeoutError:
+                    overall = end is not None and loop.time() >= end - 0.005
+                    raise PlayTimeout(
+                        timeout_message(
+                            self, seen, timeout if overall else idle, overall, thinking is not None
+                        )
+                    ) from None
+                except ConnectionLost as lost:
+                    if lost.close_code not in RECONNECT_CLOSES:
+                        raise
+                    await self._reconnect(lost, reconnect)
+                    continue
+                if reply is not None:
+                    await self._after_reply(reply)
+        finally:
+            if thinking is not None:  # its thread runs to its end; the answer is dropped
+                thinking.cancel()
+
+    async def _receive_unless(
+        self, thinking: asyncio.Future[Any] | None, wait: float | None
+    ) -> dict[str, Any] | None:
+        """The next message, or None when the bot's decision comes first. The receive is
+        cancelled then, which loses nothing: websockets keeps the message for the next."""
+        if thinking is None:
+            return await self.receive(wait)
+        incoming = asyncio.ensure_future(self.receive(wait))
+        try:
+            await asyncio.wait({incoming, thinking}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if not incoming.done():
+                incoming.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await incoming
+        return None if incoming.cancelled() else incoming.result()
+
+    async def _after_reply(self, reply: dict[str, Any]) -> None:
+        """What a message means for the action this seat sent: an error for it is sent
+        again after the pause the server advises (``rate_limited``, ``unavailable``),
+        ignored for ``stale`` (a new state follows) and otherwise a :class:`ClientError`."""
+        retry = self._sent.get(reply.get("id", "")) if reply["type"] == "error" else None
+        if retry is None:
+            return
+        if reply.get("code") in ("rate_limited", "unavailable"):
+            # The server said slow down, or it cannot save games just now (nothing
+            # changed): the same id again, after the pause it advises.
+            await asyncio.sleep(float(reply.get("retry_after", 0.25)))
+            await self.send(retry)
+        elif reply.get("code") != "stale":
+            # Every action carries the version it was decided on, so a table that moved
+            # on is ``stale``; anything else means no move of ours is coming.
+            raise ClientError(
+                str(reply.get("code")),
+                f"room {self.room_code} refused this seat's {shown_action(retry)}: "
+                f"{reply.get('message', '')}",
+            )
 
     async def _reconnect(self, lost: ConnectionLost, budget: float) -> None:
         """Connect again for up to ``budget`` seconds (pauses growing from a quarter of a
@@ -575,37 +628,12 @@ class Table:
                 await self.send(pending)
             return
 
-    def _timeout_message(self, seen: SeatView | None, limit: float | None, overall: bool) -> str:
-        """One line: which limit ran out, in which room, and what the seat waited for."""
-        code = (self.state.get("room") or {}).get("code") if self.state else None
-        room = f"room {code}" if code else "the room"
-        if seen is None:
-            what = "the game to start"
-        elif seen.phase == "roll":
-            what = f"round {seen.round_number} to be rolled"
-        elif seen.phase == "over":
-            what = "the next game (the last one is over)"
-        elif seen.turn is not None and seen.turn != seen.seat:
-            names = self.names
-            name = names[seen.turn] if seen.turn < len(names) and names[seen.turn] else ""
-            who = f"{name} (seat {seen.turn})" if name else f"seat {seen.turn}"
-            what = f"{who} to move in round {seen.round_number}"
-        else:
-            what = f"the server to go on with round {seen.round_number}"
-        if overall:
-            return (
-                f"Table.play gave up after {limit:g} s (its timeout) in {room}, "
-                f"waiting for {what}; timeout=None lets the game run to its end"
-            )
-        return (
-            f"Table.play heard nothing from {room} for {limit:g} s while waiting for "
-            f"{what}; idle=None waits without limit"
-        )
-
-    def _ask(self, bot: Bot, seen: SeatView) -> Any:
+    def _answer_of(self, bot: Bot, seen: SeatView, decided: asyncio.Future[Any]) -> Any:
+        """The action the bot decided on ``seen`` (in its thread), checked against what
+        the view offers; a bot that raised or answered what it may not: BotError."""
         seat = seen.seat if seen.seat is not None else -1
         try:
-            answer = bot.act(seen)
+            answer = decided.result()
         except Exception as error:
             raise bot_raised(bot, seat, error) from error
         return check_answer(bot, seat, seen, answer, lambda action: None)
@@ -626,6 +654,43 @@ async def messages(table: Table) -> AsyncIterator[dict[str, Any]]:
     """Every message from a table, as they come."""
     while True:
         yield await table.receive(timeout=3600)
+
+
+def timeout_message(
+    table: Table,
+    seen: SeatView | None,
+    limit: float | None,
+    overall: bool,
+    thinking: bool = False,
+) -> str:
+    """For :meth:`Table.play`'s :class:`PlayTimeout`, one line: which limit ran out, in
+    which room, and what the seat waited for (``thinking``: its own bot's decision)."""
+    code = (table.state.get("room") or {}).get("code") if table.state else None
+    room = f"room {code}" if code else "the room"
+    if thinking:
+        what = "this seat's bot to decide"
+    elif seen is None:
+        what = "the game to start"
+    elif seen.phase == "roll":
+        what = f"round {seen.round_number} to be rolled"
+    elif seen.phase == "over":
+        what = "the next game (the last one is over)"
+    elif seen.turn is not None and seen.turn != seen.seat:
+        names = table.names
+        name = names[seen.turn] if seen.turn < len(names) and names[seen.turn] else ""
+        who = f"{name} (seat {seen.turn})" if name else f"seat {seen.turn}"
+        what = f"{who} to move in round {seen.round_number}"
+    else:
+        what = f"the server to go on with round {seen.round_number}"
+    if overall:
+        return (
+            f"Table.play gave up after {limit:g} s (its timeout) in {room}, "
+            f"waiting for {what}; timeout=None lets the game run to its end"
+        )
+    return (
+        f"Table.play heard nothing from {room} for {limit:g} s while waiting for "
+        f"{what}; idle=None waits without limit"
+    )
 
 
 def lost_connection(

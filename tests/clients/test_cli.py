@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import typer
@@ -13,8 +14,10 @@ from typer.testing import CliRunner
 from dudo.cli import app
 from dudo.rules import PRESETS
 from dudo.rules_text import rules_sheet
+from serverkit import free_port
 
 runner = CliRunner()
+ROOT = Path(__file__).parents[2]
 COMMANDS = sorted(name for name in typer.main.get_command(app).commands)  # type: ignore[attr-defined]
 
 USAGE_ERRORS = {
@@ -48,7 +51,12 @@ def test_a_usage_error_is_one_line_from_the_installed_command_too() -> None:
         [sys.executable, "-m", "dudo", "rules", "--sett", "x"],
         capture_output=True,
         text=True,
-        env={"COLUMNS": "80", "FORCE_COLOR": "1", "PATH": "/usr/bin:/bin"},
+        env={
+            "COLUMNS": "80",
+            "FORCE_COLOR": "1",
+            "PATH": "/usr/bin:/bin",
+            "PYTHONPATH": str(ROOT / "src"),  # this checkout's dudo, not the venv's
+        },
     )
     assert result.returncode == 2 and result.stdout == ""
     assert_one_line(result.stderr, "No such option: --sett")
@@ -78,11 +86,26 @@ def test_the_commands_are_the_known_ones() -> None:
     ]
 
 
-def test_dudo_alone_still_shows_the_help() -> None:
+def test_dudo_alone_shows_the_help_and_succeeds() -> None:
+    # Click 8.2 made no_args_is_help a usage error (exit 2); typing `dudo` to see the
+    # commands is no mistake, so it is the help on standard output and exit 0, as --help.
     result = runner.invoke(app, [])
-    assert result.exit_code == 2
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""
     assert "Usage:" in result.stdout and all(command in result.stdout for command in COMMANDS)
-    assert runner.invoke(app, ["--help"]).exit_code == 0
+    assert result.stdout == runner.invoke(app, ["--help"]).stdout
+
+
+def test_dudo_alone_succeeds_from_the_installed_command_too() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "dudo"],
+        capture_output=True,
+        text=True,
+        env={"COLUMNS": "80", "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT / "src")},
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert "Usage: dudo [OPTIONS] COMMAND" in result.stdout and "serve" in result.stdout
 
 
 @pytest.mark.parametrize(
@@ -151,3 +174,65 @@ def test_cluster_options_are_checked_before_anything_starts(name: str) -> None:
     assert result.exit_code != 0
     assert fragment in result.stderr, result.stderr
     assert len(result.stderr.splitlines()) == 1, result.stderr
+
+
+# -- empty values ----------------------------------------------------------------------------
+
+EMPTY_VALUES = {
+    # An empty --host is all interfaces to uvicorn: exposing the server must be asked for.
+    "serve --host ''": (["serve", "--host", ""], "--host is empty"),
+    "serve --host ' '": (["serve", "--host", " "], "--host is empty"),
+    "serve --lan --host ''": (["serve", "--lan", "--host", ""], "--host is empty"),
+    "serve --database ''": (["serve", "--database", ""], "--database is empty"),
+    "serve --cluster ''": (["serve", "--cluster", ""], "--cluster is empty"),
+    "serve --advertise ''": (
+        ["serve", "--cluster", "redis://x:1/0", "--advertise", " "],
+        "--advertise is empty",
+    ),
+    "purge --database ''": (["purge", "--database", ""], "--database is empty"),
+    "forget --database ''": (["forget", "abc", "--database", ""], "--database is empty"),
+    "backup ''": (["backup", ""], "the backup's PATH is empty"),
+    "backup ' '": (["backup", " "], "the backup's PATH is empty"),
+    "backup --database ''": (["backup", "copy.db", "--database", ""], "--database is empty"),
+    "scenario ''": (["scenario", ""], "FILE is empty"),
+    "verify ''": (["verify", ""], "GAME_RECORD is empty"),
+    "analyze ''": (["analyze", " "], "FILE is empty"),
+    "play --records ''": (["play", "--records", ""], "--records is empty"),
+}
+
+
+@pytest.mark.parametrize("name", EMPTY_VALUES)
+def test_an_empty_value_is_one_clear_line_before_anything_starts(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dudo.server.host.nodes
+
+    def started(launch: object) -> None:
+        raise AssertionError(f"the server started on {launch!r}")
+
+    monkeypatch.setattr(dudo.server.host.nodes, "serve", started)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "dudo.db").touch()
+    args, fragment = EMPTY_VALUES[name]
+    if args[0] == "serve":
+        args = [*args, "--port", str(free_port())]
+    result = runner.invoke(app, args, input="quit\n")
+    assert result.exit_code == 2, (result.output, result.exception)
+    assert result.stdout == ""
+    assert_one_line(result.stderr, fragment)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["dudo.db"]
+
+
+def test_all_interfaces_are_still_there_for_the_asking(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dudo.server.host.nodes
+
+    launched: list[str] = []
+    monkeypatch.setattr(
+        dudo.server.host.nodes, "serve", lambda launch: launched.append(launch.host)
+    )
+    for args in (["--lan"], ["--host", "0.0.0.0"], ["--lan", "--host", "0.0.0.0"], []):
+        result = runner.invoke(
+            app, ["serve", *args, "--port", str(free_port()), "--database", "memory://"]
+        )
+        assert result.exit_code == 0, result.output
+    assert launched == ["0.0.0.0", "0.0.0.0", "0.0.0.0", "127.0.0.1"]

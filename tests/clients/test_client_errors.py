@@ -16,7 +16,15 @@ from websockets.exceptions import ConnectionClosed
 
 from dudo.bids import Bid
 from dudo.bots import make_bot
-from dudo.client import Client, ClientError, ConnectionLost, Table, Unreachable
+from dudo.bots.table import BotError
+from dudo.client import (
+    Client,
+    ClientError,
+    ConnectionLost,
+    PlayTimeout,
+    Table,
+    Unreachable,
+)
 from dudo.game import Game
 from dudo.rules import Rules
 from dudo.view import SeatView, view
@@ -28,6 +36,13 @@ from serverkit import free_port, server_process, sqlite_url
 def test_a_base_url_without_a_scheme_is_refused_at_once() -> None:
     with pytest.raises(ValueError, match=r"http:// or https://.*'localhost:8000'"):
         Client("localhost:8000")
+
+
+@pytest.mark.parametrize("url", ["", " ", "http://", "https:// ", "http:///api"])
+def test_a_base_url_without_a_host_is_refused_at_once(url: str) -> None:
+    # "http://" failed at the first request as "cannot reach http:/api/rooms".
+    with pytest.raises(ValueError, match=r"base_url .*like http://localhost:8000"):
+        Client(url)
 
 
 def test_a_server_that_is_not_there_is_unreachable_naming_the_address() -> None:
@@ -198,6 +213,88 @@ def test_a_stale_refusal_waits_for_the_new_state() -> None:
     table = Table("ws://nowhere/ws/ABCD", None)
     table.socket = Answering(stale)
     assert asyncio.run(table.play(Opener(), idle=5)) == [1]
+
+
+class SlowOpener:
+    """Opens with the lowest bid; its first decision takes ``seconds``. It notes the
+    version of the table it sees once each decision is made."""
+
+    name = "SlowOpener"
+
+    def __init__(self, table: Table, seconds: float) -> None:
+        self.table, self.seconds = table, seconds
+        self.versions_after: list[int] = []
+
+    def act(self, seen: SeatView) -> Bid | None:
+        if not self.versions_after:
+            time.sleep(self.seconds)
+        self.versions_after.append(self.table.state["version"])
+        bid = seen.legal.bids[0]
+        assert isinstance(bid, Bid)
+        return bid
+
+
+def test_a_decision_that_comes_back_after_the_table_moved_on_is_stale_and_asked_again() -> None:
+    # While the bot thinks, the room moves on (version 2: a turn timer, another seat...).
+    # The seat reads it meanwhile; the late answer goes out with version 1, comes back
+    # stale, and the bot is asked again about version 2.
+    def answer(message: dict[str, Any]) -> list[dict[str, Any]]:
+        if message.get("version") == 1:
+            return [{"type": "error", "code": "stale", "message": "", "id": message["id"]}]
+        over = my_turn_state(3)
+        over["game"].update(phase="over", turn=None, winners=[1], legal={"bids": [], "calls": []})
+        return [over]
+
+    table = Table("ws://nowhere/ws/ABCD", None)
+    socket = Answering(answer)
+    table.socket = socket
+    bot = SlowOpener(table, seconds=0.6)
+
+    async def run() -> list[int]:
+        asyncio.get_running_loop().call_later(
+            0.2, socket.queue.put_nowait, json.dumps(my_turn_state(2))
+        )
+        return await table.play(bot, idle=5)
+
+    assert asyncio.run(run()) == [1]
+    assert bot.versions_after == [2, 2]  # the table was read while the bot thought
+    assert [message.get("version") for message in socket.sent] == [1, 2]
+
+
+def over_after_any_action(message: dict[str, Any]) -> list[dict[str, Any]]:
+    over = my_turn_state(2)
+    over["game"].update(phase="over", turn=None, winners=[0], legal={"bids": [], "calls": []})
+    return [over]
+
+
+def test_idle_does_not_run_while_the_bot_thinks_but_timeout_does() -> None:
+    # The room is waiting for this seat: a quiet socket then is no sign of trouble.
+    table = Table("ws://nowhere/ws/ABCD", None)
+    table.socket = Answering(over_after_any_action)
+    assert asyncio.run(table.play(SlowOpener(table, seconds=0.5), idle=0.2)) == [0]
+    table = Table("ws://nowhere/ws/ABCD", None)
+    table.socket = Answering(over_after_any_action)
+    with pytest.raises(PlayTimeout) as caught:
+        asyncio.run(table.play(SlowOpener(table, seconds=1.0), timeout=0.3))
+    assert str(caught.value) == (
+        "Table.play gave up after 0.3 s (its timeout) in room ABCD, waiting for this "
+        "seat's bot to decide; timeout=None lets the game run to its end"
+    )
+
+
+def test_a_bot_that_raises_in_its_thread_is_one_line_naming_it() -> None:
+    class Broken:
+        name = "Broken"
+
+        def act(self, seen: SeatView) -> None:
+            raise ZeroDivisionError("oops")
+
+    table = Table("ws://nowhere/ws/ABCD", None)
+    table.socket = Answering(lambda message: [])
+    with pytest.raises(BotError) as caught:
+        asyncio.run(table.play(Broken(), idle=5))  # type: ignore[arg-type]
+    assert str(caught.value) == "bot Broken at seat 0 raised ZeroDivisionError: oops"
+    assert isinstance(caught.value.__cause__, ZeroDivisionError)
 
 
 def test_a_lost_connection_that_cannot_be_made_again_says_so() -> None:

@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -178,3 +179,65 @@ def test_by_default_table_play_outlasts_a_paced_game() -> None:
     paced = RoomConfig()
     quiet_spell = paced.reveal_pause + paced.seed_window + paced.bot_delay
     assert defaults["idle"].default >= 10 * quiet_spell
+
+
+# -- a bot that thinks long, against a real server -----------------------------------------
+
+PING = 0.3
+"""The server's WebSocket ping interval and timeout in these tests (20 s each by default)."""
+
+
+class SlowStarter:
+    """A bot that blocks the thread it runs on for its first decision (a sleep, or busy
+    CPU work holding the interpreter), longer than the server waits for a pong, then plays
+    as ``normal``."""
+
+    name = "SlowStarter"
+
+    def __init__(self, how: str, seconds: float) -> None:
+        from dudo.bots import make_bot
+
+        self.how, self.seconds = how, seconds
+        self.inner = make_bot("normal", seed=3)
+        self.slow_turns = 0
+
+    def act(self, view: SeatView) -> object:
+        if view.my_turn and not self.slow_turns:
+            self.slow_turns += 1
+            if self.how == "sleep":
+                time.sleep(self.seconds)
+            else:
+                deadline = time.monotonic() + self.seconds
+                while time.monotonic() < deadline:
+                    sum(range(1000))
+        return self.inner.act(view)
+
+
+@pytest.mark.parametrize("how", ["sleep", "spin"])
+def test_a_bot_that_thinks_longer_than_the_ping_timeout_keeps_its_connection(
+    tmp_path: Path, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The bot used to run on the event loop: while it thought, nobody answered the server's
+    # pings, the server closed the socket (1011 keepalive ping timeout) and Table.play had
+    # to connect again, or, with a long enough thought, lost the seat.
+    drops: list[str] = []
+
+    async def no_reconnect(self: Table, lost: Exception, budget: float) -> None:
+        drops.append(str(lost))
+        raise lost
+
+    monkeypatch.setattr(Table, "_reconnect", no_reconnect)
+    bot = SlowStarter(how, seconds=8 * PING)
+
+    async def run(base: str) -> list[int]:
+        async with Client(base) as client:
+            seat = await client.create_room("Robo", seats=2, bots=[None, "normal"])
+            async with client.table(seat) as table:
+                await table.start()
+                return await table.play(bot, timeout=120)  # type: ignore[arg-type]
+
+    server_env = {"DUDO_WS_PING_INTERVAL": str(PING), "DUDO_WS_PING_TIMEOUT": str(PING)}
+    with server_process(sqlite_url(tmp_path), env=server_env) as (base, _process):
+        winners = asyncio.run(run(base))
+    assert drops == []
+    assert bot.slow_turns == 1 and len(winners) == 1

@@ -177,6 +177,33 @@ def test_bad_input_is_one_line_and_changes_nothing(
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("value", ["0", "-1", "soon"])
+def test_a_ping_setting_that_is_no_positive_number_is_one_line(
+    value: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DUDO_WS_PING_TIMEOUT", value)
+    result = runner.invoke(app, ["serve", "--port", str(free_port())])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("dudo: error: DUDO_WS_PING_TIMEOUT must ")
+    assert len(result.stderr.splitlines()) == 1 and list(tmp_path.iterdir()) == []
+
+
+def test_the_ping_settings_reach_uvicorn(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dudo.server.host.nodes import Launch, uvicorn_config
+    from dudo.server.web.app import ServerSettings
+    from serverkit import make_app
+
+    launch = Launch(host="127.0.0.1", port=free_port(), database="memory://")
+    config = uvicorn_config(launch, make_app())
+    assert (config.ws_ping_interval, config.ws_ping_timeout) == (20.0, 20.0)
+    monkeypatch.setenv("DUDO_WS_PING_INTERVAL", "2.5")
+    monkeypatch.setenv("DUDO_WS_PING_TIMEOUT", "4")
+    settings = ServerSettings.from_env("memory://")
+    config = uvicorn_config(launch, make_app(), settings)
+    assert (config.ws_ping_interval, config.ws_ping_timeout) == (2.5, 4.0)
+
+
 def test_help_says_what_each_log_format_does() -> None:
     result = runner.invoke(app, ["serve", "--help"], env={"COLUMNS": "200"})
     text = " ".join(result.stdout.replace("│", " ").split())  # Rich frames the help

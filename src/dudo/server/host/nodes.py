@@ -111,7 +111,9 @@ def gated_protocol(gate: Gate) -> type[asyncio.Protocol]:
     return GatedProtocol
 
 
-def uvicorn_config(launch: Launch, app: Any) -> uvicorn.Config:
+def uvicorn_config(
+    launch: Launch, app: Any, settings: ServerSettings | None = None
+) -> uvicorn.Config:
     # No access log: WebSocket URLs carry seat tokens, which must not land in logs. No
     # per-message compression: state messages are small and compressing them cost more
     # server time and memory than it saved (docs/benchmarks.md).
@@ -132,8 +134,8 @@ def uvicorn_config(launch: Launch, app: Any) -> uvicorn.Config:
         proxy_headers=False,
         access_log=False,
         ws_max_size=16 * 1024,
-        ws_ping_interval=20,
-        ws_ping_timeout=20,
+        ws_ping_interval=settings.ws_ping_interval if settings else 20.0,
+        ws_ping_timeout=settings.ws_ping_timeout if settings else 20.0,
         ws_per_message_deflate=False,
         timeout_graceful_shutdown=10,
     )
@@ -177,8 +179,9 @@ def serve(launch: Launch) -> None:
     advertise = None
     if launch.cluster:
         advertise = launch.advertise or default_advertise(launch.host, launch.port)
-    app = create_app(settings_for(launch, advertise))
-    DrainingServer(uvicorn_config(launch, app), launch.banner).run()
+    settings = settings_for(launch, advertise)
+    app = create_app(settings)
+    DrainingServer(uvicorn_config(launch, app, settings), launch.banner).run()
 
 
 def _worker(launch: Launch, shared: socket.socket, number: int, first: bool) -> None:
@@ -192,10 +195,11 @@ def _worker(launch: Launch, shared: socket.socket, number: int, first: bool) -> 
     private.listen(512)
     reached_at = launch.advertise.rstrip("/") if launch.advertise else "http://127.0.0.1"
     address = f"{reached_at}:{private.getsockname()[1]}"
-    app = create_app(settings_for(launch, address))
+    settings = settings_for(launch, address)
+    app = create_app(settings)
     log_event(log, "worker_started", worker=number, relay_address=address)
     banner = launch.banner if number == 0 and first else None  # once, not per worker
-    DrainingServer(uvicorn_config(launch, app), banner).run(sockets=[shared, private])
+    DrainingServer(uvicorn_config(launch, app, settings), banner).run(sockets=[shared, private])
 
 
 def run_workers(launch: Launch) -> None:

@@ -40,6 +40,10 @@ class ServerSettings:
     share_origins: tuple[str, ...] = ()
     limits: SiteLimits = field(default_factory=SiteLimits)
     sweep_interval: float = 60.0  # seconds between looks for idle rooms (DUDO_SWEEP_INTERVAL)
+    # WebSocket keepalive: a ping every ws_ping_interval seconds, and a socket that does not
+    # answer within ws_ping_timeout is closed (1011). DUDO_WS_PING_INTERVAL/_TIMEOUT.
+    ws_ping_interval: float = 20.0
+    ws_ping_timeout: float = 20.0
     # A cluster node (dudo serve --cluster): Redis's URL, and the address other nodes
     # reach this one at (http://host:port). None: one process holding every room.
     cluster: str | None = None
@@ -86,6 +90,13 @@ class ServerSettings:
             )
             if settings.cluster_settings.redis_connections < 1:
                 raise ValueError("DUDO_REDIS_CONNECTIONS must be at least 1")
+        for name in ("ws_ping_interval", "ws_ping_timeout"):
+            value = os.environ.get(f"DUDO_{name.upper()}")
+            if value is not None:
+                number = _env_number(name, value, float, "number")
+                if number <= 0:
+                    raise ValueError(f"DUDO_{name.upper()} must be a positive number of seconds")
+                setattr(settings, name, number)
         value = os.environ.get("DUDO_SWEEP_INTERVAL")
         if value is not None:
             settings.sweep_interval = _env_number("sweep_interval", value, float, "number")
