@@ -364,14 +364,17 @@ def test_a_turn_by_keyboard_alone(server: str, browser: Browser) -> None:
     wait_for_news(page, before)
     assert bid
     # Then, on a turn of ours with a bid to beat, Tab from Bid to Liar! and Enter calls.
-    # (A bot may call our bid first: N starts the next round, by keyboard too.)
+    # (A bot may call our bid first: N starts the next round, and a round we open is
+    # opened by keyboard too.)
     for _ in range(20):
         look = wait_until(
             page,
             """() => document.querySelector('#next-round') ? 'next'
                 : document.querySelector('#call-dudo:not([disabled])')
                   && document.activeElement?.id === 'bid-go' ? 'call'
-                : document.querySelector('.centre.over') ? 'over' : null""",
+                : document.querySelector('.centre.over') ? 'over'
+                : document.activeElement?.id === 'bid-go'
+                  && !document.querySelector('#standing') ? 'open' : null""",
             timeout=30000,
         )
         if look == "call":
@@ -379,7 +382,12 @@ def test_a_turn_by_keyboard_alone(server: str, browser: Browser) -> None:
         if look == "over":
             pytest.skip("the bots won before a turn of ours came with a bid to beat")
         before = page.evaluate("document.body.dataset.version")
-        page.keyboard.press("n")
+        if look == "open":  # our turn to open: the lowest quantity (the − key), then Enter
+            for _ in range(12):
+                page.keyboard.press("-")
+            page.keyboard.press("Enter")
+        else:
+            page.keyboard.press("n")
         wait_for_news(page, before)
     else:
         raise AssertionError("no turn of ours with a bid to beat")
