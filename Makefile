@@ -37,9 +37,8 @@ party: $(BIN)/.serve-installed
 
 test: lint types unit
 
-# Biome (the browser client's linter) and axe-core (the accessibility engine the browser
-# tests inject, tests/browser/test_web_a11y.py) from npm, pinned by package-lock.json;
-# installed again only when the lock file changes.
+# Biome (the browser client's linter) from npm, pinned by package-lock.json; installed again
+# only when the lock file changes.
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	touch $@
@@ -52,7 +51,7 @@ lint: $(BIN)/.test-installed node_modules/.installed
 types: $(BIN)/.test-installed
 	$(BIN)/mypy
 
-unit: $(BIN)/.test-installed node_modules/.installed
+unit: $(BIN)/.test-installed
 	$(BIN)/pytest -n $(WORKERS) --dist worksteal
 
 bench: $(BIN)/.test-installed

@@ -1,8 +1,8 @@
 """Accessibility, measured in a real browser (Debian's Chromium through Playwright, against a
 real server process, as tests/browser/test_web.py):
 
-- axe-core, the standard engine, pinned in package.json (``npm ci`` installs it, as it
-  does Biome: ``make lint``/``make unit``), with every rule it has turned on (WCAG A and
+- axe-core, the standard engine (the copy the ``axe-playwright-python`` test dependency
+  carries, as the other browser tests use), with every rule it has turned on (WCAG A and
   AA, best practices, AAA contrast and experimental rules), on every kind of page a player
   meets: the home page, a room's lobby, the table on our turn with bots, the game-over
   screen, a finished game's replay, the profile page and the printable rules sheet, on a
@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -32,8 +31,6 @@ from test_web import ARTIFACTS, OUR_CALL, TIMINGS, chromium, wait_for_news, wait
 from test_web_table import our_turn, play_to_the_end, wait_for_lobby
 
 from serverkit import server_process, sqlite_url
-
-AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 
 # (rule id, CSS selector or None for the whole rule): a rule axe cannot judge here, or a
 # finding that is no defect. Each says why; nothing else is left out.
@@ -98,10 +95,10 @@ def axe_findings(page: Page, where: str) -> list[dict[str, Any]]:
     axe goes in through Playwright's evaluate, not add_script_tag: the site's
     Content-Security-Policy (script-src 'self') rightly refuses an inline <script>, and the
     tests keep the real policy (see test_web.py)."""
-    if not AXE.exists():
-        pytest.fail(f"{AXE} is missing: run `npm ci` (make lint and make unit do, as CI does)")
+    from axe_playwright_python.sync_playwright import Axe
+
     if not page.evaluate("typeof window.axe === 'object'"):
-        page.evaluate(AXE.read_text(encoding="utf-8"))
+        page.evaluate(Axe().axe_script)
     skip = {
         "rules": [rule for rule, selector in EXCLUDED if selector is None],
         "nodes": {},
