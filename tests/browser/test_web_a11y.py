@@ -377,7 +377,7 @@ def test_a_turn_by_keyboard_alone(server: str, browser: Browser) -> None:
         if look == "call":
             break
         if look == "over":
-            pytest.skip("the bots won before a turn of ours came with a bid to beat")
+            raise AssertionError("the bots won before a turn of ours came with a bid to beat")
         before = page.evaluate("document.body.dataset.version")
         if look == "open":  # our turn to open: the lowest quantity (the − key), then Enter
             for _ in range(12):
