@@ -1072,6 +1072,11 @@ def serve(
         _fail(str(error))
     if workers > 1 and not cluster:
         _fail("--workers needs --cluster redis://...: the nodes share their rooms through Redis")
+    if advertise is not None and not cluster:
+        _fail(
+            "--advertise says where the other nodes of a cluster reach this one, so it needs "
+            "--cluster redis://...: leave it out to serve alone"
+        )
     if cluster is not None:
         _check_cluster_options(cluster, kind, advertise, workers)
     proxies = [part.strip() for part in forwarded_allow_ips.split(",") if part.strip()]

@@ -135,6 +135,10 @@ def test_set_still_changes_options() -> None:
 
 CLUSTER_MISTAKES = {
     "workers without a cluster": (["serve", "--workers", "2"], "--workers needs --cluster"),
+    "advertise without a cluster": (
+        ["serve", "--advertise", "http://10.0.0.11:8001"],
+        "so it needs --cluster",
+    ),
     "a cluster that is not Redis": (
         ["serve", "--cluster", "http://x:1"],
         "--cluster must be a Redis URL",
