@@ -7,7 +7,13 @@ than single cases:
   pages of a finished game too;
 - on a phone, no text on the table is under 12 px;
 - on a phone held sideways, your turn (your dice, the bid to beat, whose turn, the timer,
-  the picker and the calls) fits the first screen, at two and at six seats.
+  the picker and the calls) fits the first screen, at two and at six seats;
+- on a phone held upright, down to the smallest (320 × 568), your turn fits the first
+  screen too, at two and at six seats;
+- a bot's speech bubble stays on the felt: it never covers the page's bar or the room's
+  head (their controls);
+- in the practice round on a phone held sideways, the tip and the picker are both on the
+  first screen during your turn.
 
 Screenshots go to test-artifacts/ (look at them).
 """
@@ -22,7 +28,7 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page
-from test_web import ARTIFACTS, TIMINGS, chromium
+from test_web import ARTIFACTS, TIMINGS, chromium, wait_until
 from test_web_replay import finished, open_game
 
 from serverkit import server_process, sqlite_url
@@ -167,7 +173,32 @@ def test_every_control_is_finger_sized_on_a_phone(
 
 
 # Phones held sideways, from a small one to a big one.
-LANDSCAPE = [(640, 360), (667, 375), (740, 360), (844, 390), (915, 412)]
+LANDSCAPE = [(568, 320), (640, 360), (667, 375), (740, 360), (844, 390), (915, 412)]
+
+
+# Phones held upright, from the smallest (an iPhone SE of 2016) to a big one.
+PORTRAIT = [(320, 568), (360, 640), (375, 667), (390, 844), (412, 915)]
+
+
+@pytest.mark.parametrize("players", [2, 6])
+def test_your_turn_fits_the_first_screen_of_a_phone_held_upright(
+    server: str, browser: Browser, players: int
+) -> None:
+    from test_web_table import MUST_SEE, on_first_screen, our_turn
+
+    page = phone(browser, *PORTRAIT[0])
+    seat_in_a_room(page, server, [None] + ["easy"] * (players - 1), rules={"calza": "any_time"})
+    page.click("#start")
+    our_turn(page)
+    must_see = MUST_SEE if players > 2 else {k: v for k, v in MUST_SEE.items() if k != "calza"}
+    for width, height in PORTRAIT:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(150)
+        page.evaluate("scrollTo(0, 0)")
+        shot(page, f"turn-{players}-{width}x{height}")
+        on_first_screen(page, must_see)
+        assert small_targets(page) == [], (width, height)
+    page.context.close()
 
 
 @pytest.mark.parametrize("players", [2, 6])
@@ -256,4 +287,101 @@ def test_a_finished_game_page_is_finger_sized_on_a_phone(
     shot(page, "game-page")
     assert small_targets(page) == []
     assert page.evaluate(SMALL_TEXT) == []
+    page.context.close()
+
+
+# The bubbles of what the bots say (voice.js) with their boxes, and the boxes of the page's
+# bar, the room's head and the felt; null until a bot speaks.
+BUBBLES = """() => {
+    const box = (el) => {
+        const b = el.getBoundingClientRect();
+        return [b.left, b.top, b.right, b.bottom];
+    };
+    const said = [...document.querySelectorAll('.seat .say')];
+    if (!said.length) return null;
+    return {said: said.map((el) => ({text: el.innerText, box: box(el)})),
+            bar: box(document.querySelector('.bar')),
+            head: box(document.querySelector('.room-head')),
+            felt: box(document.querySelector('.felt'))};
+}"""
+
+
+def meets(a: list[float], b: list[float]) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+@pytest.mark.parametrize(("width", "height"), [(360, 640), (390, 844), (320, 568), (640, 360)])
+def test_a_bots_speech_bubble_stays_on_the_felt_on_a_phone(
+    server: str, browser: Browser, width: int, height: int
+) -> None:
+    from test_web_table import our_turn
+
+    page = phone(browser, width, height)
+    seat_in_a_room(page, server, [None, "easy", "easy"])
+    page.click("#start")
+    our_turn(page)
+    # A reveal is a moment a bot always speaks at (voice.js): the caller if a bot, else
+    # another bot, or the bot that lost a die. Every seat is on the first row here.
+    page.click("#call-dudo")
+    seen = wait_until(page, BUBBLES)
+    page.evaluate("scrollTo(0, 0)")
+    seen = page.evaluate(BUBBLES) or seen
+    shot(page, f"bot-talk-{width}x{height}")
+    felt = seen["felt"]
+    for said in seen["said"]:
+        box = said["box"]
+        assert not meets(box, seen["bar"]), (said, "covers the bar", seen["bar"])
+        assert not meets(box, seen["head"]), (said, "covers the room's head", seen["head"])
+        inside = (
+            box[0] >= felt[0] - 1
+            and box[1] >= felt[1] - 1
+            and box[2] <= felt[2] + 1
+            and box[3] <= felt[3] + 1
+        )
+        assert inside, (said, "leaves the felt", felt)
+    page.context.close()
+
+
+TURN_TIPS = ("open", "raise", "wild", "liar", "calza", "odds", "palifico")
+
+
+@pytest.mark.parametrize(("width", "height"), [(640, 360), (844, 390), (568, 320)])
+def test_practice_tip_and_picker_fit_a_phone_held_sideways(
+    server: str, browser: Browser, width: int, height: int
+) -> None:
+    from test_web_table import MUST_SEE, on_first_screen
+
+    page = phone(browser, width, height)
+    page.goto(server + "/")
+    page.fill("#name", "Newcomer")
+    page.click("#practice")
+    page.wait_for_selector("#tip", timeout=30000)
+    seen: list[str] = []
+    for _ in range(400):
+        if len(seen) >= 3:
+            break
+        look = page.evaluate("""() => ({tip: document.querySelector('#tip')?.dataset.tip || '',
+            turn: !!document.querySelector('#bid-go'),
+            standing: !!document.querySelector('#standing')})""")
+        if look["turn"] and look["tip"] in TURN_TIPS:
+            page.evaluate("scrollTo(0, 0)")
+            page.wait_for_timeout(100)
+            shot(page, f"practice-{look['tip']}-{width}x{height}")
+            # No timer in practice, no calza in its first round; nothing to call yet when
+            # we open the round.
+            needed = {
+                what: where
+                for what, where in MUST_SEE.items()
+                if what not in ("the timer", "calza")
+                and (look["standing"] or what not in ("the standing bid", "liar"))
+            }
+            on_first_screen(page, {"tip": "#tip", "its button": "#tip-ok", **needed})
+            seen.append(look["tip"])
+            page.click("#tip-ok")
+        elif look["tip"]:
+            page.click("#tip-ok")
+        elif look["turn"]:
+            page.click("#bid-go")
+        page.wait_for_timeout(100)
+    assert len(seen) >= 3, seen
     page.context.close()

@@ -25,7 +25,7 @@ export function rulesHref(rules) {
 export function roomHead(table) {
   const {room, you} = table.state;
   const link = shareLink(table);
-  const title = `${escapeHtml(t('table.room'))} <span class="code">${table.code}</span>`;
+  const title = `<span class="room-word">${escapeHtml(t('table.room'))} </span><span class="code">${table.code}</span>`;
   const heading = room.status === 'lobby' ? `<p class="room-title">${title}</p>` : `<h1 class="room-title">${title}</h1>`;
   const sound = soundOn();
   const notify = 'Notification' in window
