@@ -430,3 +430,49 @@ def test_the_replay_of_a_common_hand_game_reads_hands_in_words(
     axe_check(page, "replay common hand")
     assert not errors
     page.context.close()
+
+
+# -- rules that do not go together ----------------------------------------------------------
+
+
+def test_rules_that_do_not_go_together_are_refused_naming_the_option(
+    server: str, browser: Browser
+) -> None:
+    """The create form and the host's room settings send what the host picked; the
+    server refuses a combination that makes no sense, and the toast says which option
+    (RULES.md: rejected with an error that names the option), instead of quietly making a
+    room with other rules or a bare "the server refused that request"."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server + "/")
+    page.fill("#name", "Ana")
+    page.select_option("#preset", "perudo")
+    page.click("#house-rules summary")
+    page.select_option("#seats", "2")
+    # Aces not wild, then halving picked by hand: the form shows halve, so halve is sent
+    # and refused, rather than a room made with plain aces nobody asked for.
+    page.locator("#opt-wild_ones").uncheck()
+    page.select_option("#opt-ones_bids", "halve")
+    page.click("#create")
+    expect(page.locator(".toast").last).to_contain_text("ones_bids")
+    expect(page.locator(".toast").last).to_contain_text("Those rules do not go together")
+    assert "/r/" not in page.url
+    # A points race with palifico asked for explicitly.
+    page.select_option("#preset", "tavern")
+    page.select_option("#opt-format", "points")
+    page.locator("#opt-palifico").check()
+    page.click("#create")
+    expect(page.locator(".toast").last).to_contain_text("palifico")
+    assert "/r/" not in page.url
+    # The same in the host's settings of a room (the table's socket, `configure`).
+    page.locator("#opt-palifico").uncheck()
+    page.click("#create")
+    page.wait_for_url(re.compile(r"/r/[A-Z]{4}"))
+    page.locator("#set-house > summary").click()
+    expect(page.locator("#set-format")).to_have_value("points")
+    page.locator("#set-palifico").check()
+    expect(page.locator(".toast").last).to_contain_text("palifico")
+    expect(page.locator(".toast").last).to_contain_text("Those rules do not go together")
+    assert not errors
+    page.context.close()
