@@ -63,6 +63,12 @@ HELP = (
     "[bold]liar[/]) to call the standing bid, [bold]calza[/] to call it exact, "
     "[bold]rules[/] for the rules, [bold]quit[/] to leave."
 )
+HELP_NO_CALZA = (
+    "Type a bid like [bold]4 5s[/] or [bold]4x5[/] (four 5s), [bold]dudo[/] (or "
+    "[bold]liar[/]) to call the standing bid, [bold]rules[/] for the rules, "
+    "[bold]quit[/] to leave."
+)
+"""The help line for rules without calza, which would refuse the word."""
 HAND_HELP = (
     "Type a hand like [bold]pair of 3s[/], [bold]two pair 5s and 2s[/], "
     "[bold]three 6s[/], [bold]low straight[/], [bold]high straight[/], "
@@ -215,7 +221,9 @@ class TerminalGame:
         self.rounds_played = 0
         self.calza_prompts = True
         self.poker = game.rules.bids == "poker"
-        self.help = HAND_HELP if self.poker else HELP
+        self.help = (
+            HAND_HELP if self.poker else HELP if game.rules.calza != "off" else HELP_NO_CALZA
+        )
         self.rolloff_shown = False
 
     def named(self, seat: int) -> str:

@@ -430,3 +430,123 @@ def test_the_replay_of_a_common_hand_game_reads_hands_in_words(
     axe_check(page, "replay common hand")
     assert not errors
     page.context.close()
+
+
+# -- rules that do not go together ----------------------------------------------------------
+
+
+def test_rules_that_do_not_go_together_are_refused_naming_the_option(
+    server: str, browser: Browser
+) -> None:
+    """The create form and the host's room settings send what the host picked; the
+    server refuses a combination that makes no sense, and the toast says which option
+    (RULES.md: rejected with an error that names the option), instead of quietly making a
+    room with other rules or a bare "the server refused that request"."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server + "/")
+    page.fill("#name", "Ana")
+    page.select_option("#preset", "perudo")
+    page.click("#house-rules summary")
+    page.select_option("#seats", "2")
+    # Aces not wild, then halving picked by hand: the form shows halve, so halve is sent
+    # and refused, rather than a room made with plain aces nobody asked for.
+    page.locator("#opt-wild_ones").uncheck()
+    page.select_option("#opt-ones_bids", "halve")
+    page.click("#create")
+    expect(page.locator(".toast").last).to_contain_text("ones_bids")
+    expect(page.locator(".toast").last).to_contain_text("Those rules do not go together")
+    assert "/r/" not in page.url
+    # A points race with palifico asked for explicitly.
+    page.select_option("#preset", "tavern")
+    page.select_option("#opt-format", "points")
+    page.locator("#opt-palifico").check()
+    page.click("#create")
+    expect(page.locator(".toast").last).to_contain_text("palifico")
+    assert "/r/" not in page.url
+    # The same in the host's settings of a room (the table's socket, `configure`).
+    page.locator("#opt-palifico").uncheck()
+    page.click("#create")
+    page.wait_for_url(re.compile(r"/r/[A-Z]{4}"))
+    page.locator("#set-house > summary").click()
+    expect(page.locator("#set-format")).to_have_value("points")
+    page.locator("#set-palifico").check()
+    expect(page.locator(".toast").last).to_contain_text("palifico")
+    expect(page.locator(".toast").last).to_contain_text("Those rules do not go together")
+    assert not errors
+    page.context.close()
+
+
+# -- the practice round's tips follow the room's rules ---------------------------------------
+
+# Every tip's words for one state of a room with `rules`, read from the practice module the
+# page loaded (each tip made the current one in turn); a tip whose moment it is not is null.
+PRACTICE_TIPS = """async ({rules, game}) => {
+    const src = document.querySelector('script[type=module]').src;
+    const {Practice} = await import(src.replace(/app\\.js$/, 'practice.js'));
+    const table = {code: 'TEST', state: {room: {rules}, game, you: {seat: 0}}, render() {}};
+    const names = ['welcome', 'your_dice', 'open', 'wild', 'raise', 'liar', 'calza', 'odds',
+        'reveal', 'palifico', 'out', 'over'];
+    const words = {};
+    for (const name of names) {
+        const practice = new Practice(table);
+        practice.seen = new Set(names.filter((other) => other !== name));
+        const panel = practice.panel();
+        words[name] = panel ? new DOMParser().parseFromString(panel, 'text/html')
+            .querySelector('p').textContent : null;
+    }
+    return words;
+}"""
+
+
+def practice_tips(page: Page, rules: dict[str, Any], **game: Any) -> dict[str, str | None]:
+    base = {"phase": "bidding", "turn": 0, "dice": [2, 3, 3], "dice_counts": [3, 3]}
+    base |= {"palifico": False, "wild": False}
+    words: dict[str, str | None] = page.evaluate(
+        PRACTICE_TIPS, {"rules": rules, "game": {**base, **game}}
+    )
+    return words
+
+
+def test_the_practice_tips_follow_the_rules(server: str, browser: Browser) -> None:
+    """Measured: in a Common Hand practice the tips said a bid is "how many dice ... show a
+    face", a raise is "more dice", the hand was "too many", and the reveal "there are
+    undefined"; with the dudo preset the calza tip said it may be called out of turn."""
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server + "/")
+    presets = httpx.get(f"{server}/api/presets").json()["presets"]
+    poker = presets["common-hand"]["rules"]
+    pair3, pair4 = {"hand": "pair", "faces": [3]}, {"hand": "pair", "faces": [4]}
+    opening = practice_tips(
+        page, poker, standing=None, legal={"bids": [pair3], "calls": []}, bids=[]
+    )
+    assert opening["open"] and "poker hand" in opening["open"], opening
+    assert "a pair of 3s" in opening["open"], opening
+    facing = practice_tips(
+        page, poker, standing=pair3, legal={"bids": [pair4], "calls": ["dudo"]}, bids=[pair3]
+    )
+    assert facing["raise"] and "more dice" not in facing["raise"], facing
+    assert "a pair of 4s" in facing["raise"], facing
+    assert facing["liar"] and "too many" not in facing["liar"], facing
+    assert facing["odds"] is None, facing  # no odds helper with poker hands
+    reveal = practice_tips(
+        page,
+        poker,
+        phase="revealed",
+        standing=None,
+        legal={"bids": [], "calls": []},
+        last_reveal={"bid": pair3, "call": "dudo", "outcome": "holds"},
+    )
+    assert reveal["reveal"] and "undefined" not in reveal["reveal"], reveal
+    assert "a pair of 3s" in reveal["reveal"], reveal
+    bid = [3, 4]
+    calza = {"standing": bid, "legal": {"bids": [[4, 4]], "calls": ["dudo", "calza"]}}
+    in_turn = practice_tips(page, presets["dudo"]["rules"], wild=True, **calza)
+    assert in_turn["calza"] and "only on your turn" in in_turn["calza"], in_turn
+    any_time = practice_tips(page, presets["perudo"]["rules"], wild=True, **calza)
+    assert any_time["calza"] and "not your turn" in any_time["calza"], any_time
+    assert not errors
+    page.context.close()

@@ -616,3 +616,23 @@ def test_a_hand_of_a_face_that_does_not_exist_is_not_called_a_quantity_bid() -> 
     text = " ".join(console.export_text().split())
     assert "Not a hand: 'five 7s': 7 is not a face 1..6." in text
     assert "quantity bid" not in text
+
+
+@pytest.mark.parametrize(
+    ("preset", "offered"),
+    [
+        ("perudo", True),
+        ("dudo", True),
+        ("tavern", False),
+        ("ones-lock", False),
+        ("no-wilds", False),
+    ],
+)
+def test_the_help_line_offers_calza_only_where_the_rules_have_it(
+    preset: str, offered: bool
+) -> None:
+    result = play(["help", "quit"], "--bots", "easy,easy", "--seed", "3", "--rules", preset)
+    assert result.returncode == 0, result.stderr
+    out = " ".join(result.stdout.split())
+    assert "dudo (or liar) to call the standing bid" in out
+    assert ("calza to call it exact" in out) is offered, out[:400]

@@ -99,7 +99,8 @@ def test_quick_games_match_players_who_chose_the_same_rules() -> None:
         rules = client.get(f"/api/rooms/{a['code']}").json()["rules"]
         assert rules["calza"] == "off"
         bad = client.post("/api/quick", json={"name": "Di", "rules": {"preset": "nope"}})
-        assert bad.status_code == 400 and bad.json()["error"] == "bad_request"
+        assert bad.status_code == 400 and bad.json()["error"] == "bad_rules"
+        assert "unknown preset 'nope'" in bad.json()["message"]
 
 
 def test_a_move_made_by_the_timer_is_marked() -> None:

@@ -178,7 +178,9 @@ async def create_room(request: Request) -> Response:
         )
     except RoomError as error:
         return refused(error)
-    except (RulesError, ValueError) as error:
+    except RulesError as error:  # as the table's `configure` says it
+        return JSONResponse({"error": "bad_rules", "message": str(error)}, 400)
+    except ValueError as error:
         return JSONResponse({"error": "bad_request", "message": str(error)}, 400)
     return JSONResponse({**joined, "url": f"/r/{joined['code']}"}, status_code=201)
 
@@ -217,7 +219,9 @@ async def quick_game(request: Request) -> Response:
         )
     except RoomError as error:
         return refused(error)
-    except (RulesError, ValueError) as error:
+    except RulesError as error:  # as the table's `configure` says it
+        return JSONResponse({"error": "bad_rules", "message": str(error)}, 400)
+    except ValueError as error:
         return JSONResponse({"error": "bad_request", "message": str(error)}, 400)
     return JSONResponse({**joined, "url": f"/r/{joined['code']}"})
 

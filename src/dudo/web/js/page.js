@@ -41,6 +41,8 @@ export function cutName(text, limit = 24) {
 // else the server's own words, else a general apology.
 export function errorText(data) {
   const code = data && (data.code || data.error);
+  // Rules refused by the engine: which option, in the engine's words, after the reason.
+  if (code === 'bad_rules' && data.message) return `${t('err.bad_rules')} ${data.message}`;
   if (code && has(`err.${code}`)) return t(`err.${code}`);
   return data?.message || t('error.generic');
 }

@@ -12,12 +12,22 @@ const TIPS = [
   ['raise', (s) => myTurn(s) && s.game.standing],
   ['liar', (s) => s.game?.legal.calls.includes('dudo')],
   ['calza', (s) => s.game?.legal.calls.includes('calza')],
-  ['odds', (s) => myTurn(s) && s.game.standing],
+  ['odds', (s) => myTurn(s) && s.game.standing && s.room.rules.bids !== 'poker'], // no helper there
   ['reveal', (s) => s.game && s.game.phase !== 'bidding' && s.game.last_reveal],
   ['palifico', (s) => s.game?.palifico],
   ['out', (s) => s.game && s.you.seat != null && s.game.dice_counts[s.you.seat] === 0 && s.game.phase !== 'over'],
   ['over', (s) => s.game && s.game.phase === 'over'],
 ];
+
+// Tips whose words are about quantities: poker hands (Common Hand) have their own.
+const POKER_WORDS = new Set(['open', 'raise', 'liar', 'reveal']);
+
+// The key of a tip's words under the room's rules.
+function wordsKey(tip, rules) {
+  if (rules.bids === 'poker' && POKER_WORDS.has(tip)) return `tip.${tip}.poker`;
+  if (tip === 'calza' && rules.calza === 'in_turn') return 'tip.calza.in_turn';
+  return `tip.${tip}`;
+}
 
 function myTurn(state) {
   return state.game && state.game.phase === 'bidding' && state.game.turn === state.you.seat;
@@ -60,7 +70,7 @@ export class Practice {
     if (!tip) return '';
     return `<aside class="tip${inTurn ? ' in-turn' : ''}" id="tip" data-key="tip-${tip}" data-tip="${tip}" aria-labelledby="tip-title">
       <h2 id="tip-title">${escapeHtml(t(`tip.${tip}.title`))}</h2>
-      <p>${escapeHtml(t(`tip.${tip}`, this.params()))}</p>
+      <p>${escapeHtml(t(wordsKey(tip, this.table.state.room.rules), this.params()))}</p>
       <button id="tip-ok" class="secondary small">${escapeHtml(t('tip.ok'))}</button>
     </aside>`;
   }

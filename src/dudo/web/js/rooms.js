@@ -122,9 +122,8 @@ export function chosenRules(data, root, preset) {
     if (input.type === 'number' || input.dataset.number) value = Number(value);
     if (value !== base[option]) rules[option] = value;
   }
-  // Halving on aces needs wild aces: with the switch off the ones rule is plain.
-  const wild = rules.wild_ones ?? base.wild_ones;
-  if (!wild && (rules.ones_bids ?? base.ones_bids) === 'halve') rules.ones_bids = 'plain';
+  // What the controls show is what is sent: a combination the engine refuses (halve
+  // picked by hand with wild aces off) comes back as an error naming the option.
   return rules;
 }
 
