@@ -20,6 +20,7 @@ from dudo.rules import Rules
 from dudo.server.protocol import SERVER_MESSAGES, parse_client_message
 from dudo.server.table import inbox
 from dudo.server.table.connection import Connection
+from dudo.server.table.names import skeleton
 from dudo.server.table.room import Room, RoomError
 from dudo.server.table.schedule import Fill
 from dudo.server.table.state import Answered, RoomState
@@ -132,6 +133,42 @@ def test_join_seats_people_in_order_under_distinct_names_until_the_table_is_full
         summary = await room.ask(inbox.Describe())
         assert [seat["name"] for seat in summary["seats"]] == ["Ana", second["name"]]
         await room.stop()
+
+    run(test)
+
+
+def test_in_the_lobby_a_bot_gives_its_name_to_a_player_who_has_it() -> None:
+    """A host called Ana in a room whose bot was the persona Ana stays Ana (they were made
+    "Ana 2" in their own room); the bot takes another persona, and a rebuild from the log
+    names everyone the same."""
+
+    async def test() -> None:
+        store = MemoryStore()
+        room = await Room.create(
+            "ROOM",
+            store,
+            fast_config(),
+            rules=Rules.preset("perudo"),
+            seats=4,
+            bots=[None, None, "normal", "normal"],
+            timer=0,
+            public=False,
+            clock=FakeClock(),
+            entropy=CountingEntropy(),
+        )
+        assert room is not None
+        room.start_task()
+        bots = [seat.name for seat in room.seats[2:]]
+        assert "Ana" in bots, bots  # the persona this test is about
+        host = await room.ask(inbox.Join("Ana"))
+        assert host["name"] == "Ana"
+        guest = await room.ask(inbox.Join(bots[1 - bots.index("Ana")]))
+        names = [seat.name for seat in room.seats]
+        assert len({skeleton(name) for name in names}) == 4, names
+        assert names[1] == guest["name"] and names[0] == "Ana"
+        await room.stop()
+        again = await Room.load("ROOM", store, fast_config(), clock=FakeClock())
+        assert [seat.name for seat in again.seats] == names
 
     run(test)
 

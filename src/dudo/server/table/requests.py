@@ -77,7 +77,15 @@ class Requests:
             raise RoomError("full", "the table is full")
         token = secrets.token_urlsafe(24)
         seat = open_seats[0]
-        name = distinct_name(name, [other.name for other in state.seats if other.name])
+        # In the lobby a bot gives way: the player keeps their name and a bot that had it
+        # takes another persona's (RoomState._apply_joined). Between games the bots' names
+        # are in the games already played, so the newcomer's name gives way instead.
+        taken = [
+            other.name
+            for other in state.seats
+            if other.name and (other.kind != "bot" or state.status != "lobby")
+        ]
+        name = distinct_name(name, taken)
         joined: dict[str, Any] = {"seat": seat, "name": name, "token_hash": hash_token(token)}
         if profile is not None:  # a profile's public id (dudo.profiles), never its secret
             joined["profile"] = profile

@@ -382,6 +382,10 @@ class RoomState:
         seat.profile = data.get("profile")
         seat.away_since = None
         seat.joined = self.seq
+        if self.status == "lobby":  # a bot with the player's name takes another one
+            for other in self.seats:
+                if other.kind == "bot" and skeleton(other.name) == skeleton(seat.name):
+                    other.name = self._bot_name(other)
         return []
 
     def _apply_removed(self, at: float, data: dict[str, Any]) -> list[RoomEvent]:
