@@ -11,6 +11,15 @@ const live = document.getElementById('live');
 const STATS = ['games', 'wins', 'rounds', 'best_streak', 'calls_right', 'calls_wrong',
   'bluffs_caught', 'bluffs_survived', 'calza_right', 'calza_wrong'];
 
+// A preset as the rest of the client names it (its title without the note in brackets),
+// in the page's language; the stats' "custom" (rules from no preset) as house rules.
+const PRESETS = ['perudo', 'dudo', 'tavern', 'ones-lock', 'no-wilds', 'common-hand'];
+
+function presetName(preset) {
+  if (PRESETS.includes(preset)) return t(`preset.${preset}`).split(' (')[0];
+  return preset === 'custom' ? t('home.house_rules_short') : preset;
+}
+
 function pct(part, whole) {
   return whole ? `${Math.round((part / whole) * 100)}%` : '–';
 }
@@ -71,7 +80,7 @@ function presetTable(presets) {
   return `<div class="table-wrap" tabindex="0" role="region" aria-labelledby="presets-title"><table class="presets-table">
     <caption id="presets-title">${escapeHtml(t('profile.per_preset'))}</caption>
     <thead><tr><th scope="col">${escapeHtml(t('profile.preset'))}</th>${PRESET_COLS.map((c) => `<th scope="col"${cls(c)}>${escapeHtml(t(`profile.stat.${c}`))}</th>`).join('')}</tr></thead>
-    <tbody>${names.map((name) => `<tr data-preset="${escapeHtml(name)}"><th scope="row">${escapeHtml(name)}</th>${PRESET_COLS.map((c) => `<td data-col="${c}"${cls(c)}>${presets[name][c]}</td>`).join('')}</tr>`).join('')}</tbody></table></div>`;
+    <tbody>${names.map((name) => `<tr data-preset="${escapeHtml(name)}"><th scope="row">${escapeHtml(presetName(name))}</th>${PRESET_COLS.map((c) => `<td data-col="${c}"${cls(c)}>${presets[name][c]}</td>`).join('')}</tr>`).join('')}</tbody></table></div>`;
 }
 
 // The newest games, each a link to its page (the replay and the analysis).
@@ -79,7 +88,7 @@ function recentGames(timeline) {
   if (!timeline.length) return '';
   const items = timeline.slice(-10).reverse().map((game) => {
     const when = new Date(game.at * 1000).toLocaleDateString(document.documentElement.lang || 'en');
-    return `<li><a href="/g/${encodeURIComponent(game.game_id)}">${escapeHtml(t(game.won ? 'profile.game_won' : 'profile.game_lost', {preset: game.preset, when}))}</a></li>`;
+    return `<li><a href="/g/${encodeURIComponent(game.game_id)}">${escapeHtml(t(game.won ? 'profile.game_won' : 'profile.game_lost', {preset: presetName(game.preset), when}))}</a></li>`;
   }).join('');
   return `<h3>${escapeHtml(t('profile.recent'))}</h3><ol class="recent-games" id="recent-games">${items}</ol>`;
 }

@@ -1,0 +1,92 @@
+"""After the game, as a player reads it: the profile page names presets as the rest of the
+client does (in the page's language, never the raw id)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("playwright")
+from playwright.sync_api import Browser, Route, expect
+from test_web import chromium, new_page
+
+from serverkit import server_process, sqlite_url
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with server_process(sqlite_url(tmp_path_factory.mktemp("after"))) as (base, _):
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as launched:
+        yield launched
+
+
+def counters(games: int, wins: int) -> dict[str, int]:
+    keys = ["rounds", "calls_right", "calls_wrong", "bluffs_caught", "bluffs_survived"]
+    keys += ["calza_right", "calza_wrong", "best_streak"]
+    return {"games": games, "wins": wins, **dict.fromkeys(keys, 0)}
+
+
+@pytest.mark.parametrize(
+    ("locale", "names"),
+    [
+        (
+            "en-US",
+            {"common-hand": "Common Hand", "ones-lock": "Ones lock", "custom": "House rules"},
+        ),
+        (
+            "de-DE",
+            {"common-hand": "Common Hand", "ones-lock": "Einser-Sperre", "custom": "Hausregeln"},
+        ),
+        (
+            "es-ES",
+            {
+                "common-hand": "Common Hand",
+                "ones-lock": "Ases bloqueados",
+                "custom": "Reglas de la casa",
+            },
+        ),
+    ],
+)
+def test_the_profile_page_names_presets_in_the_pages_language(
+    server: str, browser: Browser, locale: str, names: dict[str, str]
+) -> None:
+    page = new_page(browser, 1280, 900, locale=locale)
+
+    def stats(route: Route) -> None:
+        answer: dict[str, Any] = json.loads(route.fetch().text())
+        answer["stats"] = {
+            "total": counters(3, 1),
+            "presets": {preset: counters(1, preset == "custom") for preset in names},
+            "timeline": [
+                {
+                    "game_id": f"{k:032x}",
+                    "at": 1_790_000_000 + k,
+                    "preset": preset,
+                    "won": preset == "custom",
+                    "place": 1,
+                    "calls_right": 0,
+                    "calls_wrong": 0,
+                }
+                for k, preset in enumerate(names)
+            ],
+        }
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(answer))
+
+    page.route("**/api/profile/me", stats)
+    page.goto(f"{server}/me")
+    for preset, name in names.items():
+        expect(page.locator(f'tr[data-preset="{preset}"] th')).to_have_text(name)
+    recent = page.locator("#recent-games")
+    for preset, name in names.items():
+        expect(recent).to_contain_text(f"({name})")
+        assert preset not in recent.inner_text()
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
