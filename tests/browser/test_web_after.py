@@ -90,3 +90,35 @@ def test_the_profile_page_names_presets_in_the_pages_language(
         assert preset not in recent.inner_text()
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
+
+
+def test_a_record_without_rounds_is_not_verified(server: str, browser: Browser) -> None:
+    """A record cut down to no rounds on its way (or stored so) says NOT verified, not
+    "checking..." forever behind a script error."""
+    page = new_page(browser, 1280, 800)
+    game_id = "0123456789abcdef0123456789abcdef"
+    record = {
+        "players": 2,
+        "names": ["Ana", "Bo"],
+        "bots": [],
+        "rules": {},
+        "start": {},
+        "rounds": [],
+        "fairness": [],
+        "game_id": game_id,
+        "room": "ABCD",
+    }
+    page.route(
+        f"**/api/games/{game_id}",
+        lambda route: route.fulfill(
+            status=200, content_type="application/json", body=json.dumps(record)
+        ),
+    )
+    page.goto(f"{server}/g/{game_id}")
+    expect(page.locator("#fair")).to_have_attribute("data-state", "failed")
+    expect(page.locator("#fair-verdict")).to_contain_text("NOT VERIFIED")
+    expect(page.locator("#fair-verdict")).to_contain_text("no rounds")
+    for key in ("ArrowRight", "PageDown", "End", "PageUp"):
+        page.locator("#slider").press(key)
+    assert not page.js_errors, page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
