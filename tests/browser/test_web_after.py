@@ -1,31 +1,21 @@
 """After the game, as a player reads it: the profile page names presets as the rest of the
-client does (in the page's language, never the raw id)."""
+client does (in the page's language, never the raw id), numbers are written as the page's
+language writes them, and a record cut down to nothing is not verified."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import re
 from typing import Any
 
 import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Route, expect
-from test_web import chromium, new_page
+from test_web import new_page
+from test_web_replay import browser, finished, open_game, server
 
-from serverkit import server_process, sqlite_url
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with server_process(sqlite_url(tmp_path_factory.mktemp("after"))) as (base, _):
-        yield base
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    with chromium() as launched:
-        yield launched
+__all__ = ["browser", "finished", "server"]  # the fixtures, shared with test_web_replay
 
 
 def counters(games: int, wins: int) -> dict[str, int]:
@@ -121,4 +111,27 @@ def test_a_record_without_rounds_is_not_verified(server: str, browser: Browser) 
     for key in ("ArrowRight", "PageDown", "End", "PageUp"):
         page.locator("#slider").press(key)
     assert not page.js_errors, page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
+@pytest.mark.parametrize(("locale", "point"), [("de-DE", ","), ("es-ES", ","), ("en-US", ".")])
+def test_decimals_are_written_as_the_pages_language_writes_them(
+    server: str, browser: Browser, finished: dict[str, Any], locale: str, point: str
+) -> None:
+    other = "." if point == "," else ","
+    page = new_page(browser, 1280, 900, locale=locale)
+    open_game(page, server, finished["id"])
+    page.keyboard.press("ArrowRight")  # the first bid: its expected dice, and hard's
+    insight = page.locator("#stage .insight")
+    expect(insight).to_contain_text(re.compile(rf"[+−]\d+{re.escape(point)}\d\d "))
+    assert not re.search(rf"[+−]\d+{re.escape(other)}\d\d ", insight.inner_text())
+
+    def rated(route: Route) -> None:
+        answer: dict[str, Any] = json.loads(route.fetch().text())
+        answer["profile"]["rating"] = {"mu": 18.77, "sigma": 7.612, "shown": -4.06, "games": 3}
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(answer))
+
+    page.route("**/api/profile/me", rated)
+    page.goto(f"{server}/me")
+    expect(page.locator("#rating-line")).to_contain_text(f"4{point}1")
     page.context.close()

@@ -1,7 +1,7 @@
 // The profile page (/me): this device's profile, its numbers across games (from the
 // server's stored game records), two small plots, the leaderboard it may join, moving it
 // to another device with a one-time code, and the player's data: export or forget.
-import {pickLanguage, setLanguage, t} from './i18n.js';
+import {decimal, pickLanguage, setLanguage, t} from './i18n.js';
 import {escapeHtml, memory, nameHtml, toast, errorText} from './page.js';
 import {avatarSvg, claimProfile, dropProfile, ensureProfile, profileCall, profileId} from './profile.js';
 
@@ -148,7 +148,7 @@ class ProfilePage {
         <p class="profile-id">${escapeHtml(t('profile.id', {id: profile.id}))}</p>
         <form id="name-form" class="inline-form"><label>${escapeHtml(t('profile.name'))}<input id="profile-name-input" name="name" maxlength="24" autocomplete="nickname" value="${escapeHtml(profile.name)}"></label>
           <button class="secondary" type="submit">${escapeHtml(t('profile.save'))}</button></form>
-        <p id="rating-line">${escapeHtml(rating.games ? t('profile.rating', {rating: rating.shown.toFixed(1), n: rating.games}) : t('profile.unrated'))}</p>
+        <p id="rating-line">${escapeHtml(rating.games ? t('profile.rating', {rating: decimal(rating.shown, 1), n: rating.games}) : t('profile.unrated'))}</p>
       </section>
       <section class="card" aria-labelledby="stats-title"><h2 id="stats-title">${escapeHtml(t('profile.stats'))}</h2>
         ${statGrid(stats.total)}${presetTable(stats.presets)}
@@ -167,7 +167,7 @@ class ProfilePage {
   }
 
   boardCard(profile) {
-    const rows = this.board.map((p) => `<tr><td>${p.place}</td><th scope="row"><span class="board-name">${avatarSvg(p.avatar, 20)} ${nameHtml(p.name)}</span></th><td>${p.rating.shown.toFixed(1)}</td><td>${p.rating.games}</td></tr>`).join('');
+    const rows = this.board.map((p) => `<tr><td>${p.place}</td><th scope="row"><span class="board-name">${avatarSvg(p.avatar, 20)} ${nameHtml(p.name)}</span></th><td>${decimal(p.rating.shown, 1)}</td><td>${p.rating.games}</td></tr>`).join('');
     return `<section class="card" aria-labelledby="board-title"><h2 id="board-title">${escapeHtml(t('profile.leaderboard'))}</h2>
       <p><label class="check"><input type="checkbox" id="board-opt-in" ${profile.leaderboard ? 'checked' : ''}> ${escapeHtml(t('profile.leaderboard_join'))}</label></p>
       <p class="help">${escapeHtml(t('profile.leaderboard_help'))}</p>
