@@ -1482,7 +1482,10 @@ def analyze(
         )
     )
     table = Table(
-        title="every bid and call, from the seat that made it", box=box.SIMPLE_HEAD, pad_edge=False
+        title="every bid and call, from the seat that made it",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
     )
     for column, justify in (
         ("step", "right"),
@@ -1496,8 +1499,9 @@ def analyze(
         table.add_column(
             column,
             justify=justify,  # type: ignore[arg-type]
-            no_wrap=column not in ("player", "notes"),
+            no_wrap=column in ("step", "chance", "expected"),
             ratio=2 if column == "notes" else None,
+            min_width={"player": 6, "notes": 14}.get(column),
         )
     sign = -1 if points else 1
     for entry in analysis.rounds:

@@ -89,3 +89,19 @@ def test_names_and_ids_in_a_record_are_printed_as_text_not_markup_or_escapes(
     assert "\x1b" not in out and "\x07" not in out and "\u202e" not in out
     assert out.startswith("left out 2 refused actions")
     assert "game [red]g1: Ana[/][2J, [bold]Bo, seat 2" in out
+
+
+def test_a_common_hand_game_fits_80_columns_without_losing_a_column() -> None:
+    """Poker hands are long words: the table wraps them rather than squeezing the players'
+    names and the notes down to an ellipsis (or cropping the lines)."""
+    path = Path(__file__).parents[1] / "scenarios" / "own" / "poker-game-over.json"
+    result = runner.invoke(app, ["analyze", str(path)], env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    header = next(line for line in lines if line.lstrip().startswith("step"))
+    assert header.split() == ["step", "player", "move", "chance", "hard", "expected", "notes"]
+    rows = [line for line in lines if line.lstrip()[:3] in ("1.1", "1.2")]
+    assert [row.split()[1:3] for row in rows] == [["Player", "1"], ["Player", "2"]]
+    assert all("MISTAKE: long" in row for row in rows)
+    assert "…" not in result.stdout

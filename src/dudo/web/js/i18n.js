@@ -55,6 +55,11 @@ export function bidWords(quantity, face) {
   return t('bid.words', {q: number, face: faceName});
 }
 
+// A number with `digits` decimals as the page's language writes it: 8.4, 8,4.
+export function decimal(x, digits) {
+  return x.toLocaleString(lang, {minimumFractionDigits: digits, maximumFractionDigits: digits});
+}
+
 export function has(key) {
   return key in strings || key in fallback;
 }

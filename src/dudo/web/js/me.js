@@ -1,7 +1,7 @@
 // The profile page (/me): this device's profile, its numbers across games (from the
 // server's stored game records), two small plots, the leaderboard it may join, moving it
 // to another device with a one-time code, and the player's data: export or forget.
-import {pickLanguage, setLanguage, t} from './i18n.js';
+import {decimal, pickLanguage, setLanguage, t} from './i18n.js';
 import {escapeHtml, memory, nameHtml, toast, errorText} from './page.js';
 import {avatarSvg, claimProfile, dropProfile, ensureProfile, profileCall, profileId} from './profile.js';
 
@@ -10,6 +10,15 @@ const live = document.getElementById('live');
 
 const STATS = ['games', 'wins', 'rounds', 'best_streak', 'calls_right', 'calls_wrong',
   'bluffs_caught', 'bluffs_survived', 'calza_right', 'calza_wrong'];
+
+// A preset as the rest of the client names it (its title without the note in brackets),
+// in the page's language; the stats' "custom" (rules from no preset) as house rules.
+const PRESETS = ['perudo', 'dudo', 'tavern', 'ones-lock', 'no-wilds', 'common-hand'];
+
+function presetName(preset) {
+  if (PRESETS.includes(preset)) return t(`preset.${preset}`).split(' (')[0];
+  return preset === 'custom' ? t('home.house_rules_short') : preset;
+}
 
 function pct(part, whole) {
   return whole ? `${Math.round((part / whole) * 100)}%` : '–';
@@ -71,7 +80,7 @@ function presetTable(presets) {
   return `<div class="table-wrap" tabindex="0" role="region" aria-labelledby="presets-title"><table class="presets-table">
     <caption id="presets-title">${escapeHtml(t('profile.per_preset'))}</caption>
     <thead><tr><th scope="col">${escapeHtml(t('profile.preset'))}</th>${PRESET_COLS.map((c) => `<th scope="col"${cls(c)}>${escapeHtml(t(`profile.stat.${c}`))}</th>`).join('')}</tr></thead>
-    <tbody>${names.map((name) => `<tr data-preset="${escapeHtml(name)}"><th scope="row">${escapeHtml(name)}</th>${PRESET_COLS.map((c) => `<td data-col="${c}"${cls(c)}>${presets[name][c]}</td>`).join('')}</tr>`).join('')}</tbody></table></div>`;
+    <tbody>${names.map((name) => `<tr data-preset="${escapeHtml(name)}"><th scope="row">${escapeHtml(presetName(name))}</th>${PRESET_COLS.map((c) => `<td data-col="${c}"${cls(c)}>${presets[name][c]}</td>`).join('')}</tr>`).join('')}</tbody></table></div>`;
 }
 
 // The newest games, each a link to its page (the replay and the analysis).
@@ -79,7 +88,7 @@ function recentGames(timeline) {
   if (!timeline.length) return '';
   const items = timeline.slice(-10).reverse().map((game) => {
     const when = new Date(game.at * 1000).toLocaleDateString(document.documentElement.lang || 'en');
-    return `<li><a href="/g/${encodeURIComponent(game.game_id)}">${escapeHtml(t(game.won ? 'profile.game_won' : 'profile.game_lost', {preset: game.preset, when}))}</a></li>`;
+    return `<li><a href="/g/${encodeURIComponent(game.game_id)}">${escapeHtml(t(game.won ? 'profile.game_won' : 'profile.game_lost', {preset: presetName(game.preset), when}))}</a></li>`;
   }).join('');
   return `<h3>${escapeHtml(t('profile.recent'))}</h3><ol class="recent-games" id="recent-games">${items}</ol>`;
 }
@@ -139,7 +148,7 @@ class ProfilePage {
         <p class="profile-id">${escapeHtml(t('profile.id', {id: profile.id}))}</p>
         <form id="name-form" class="inline-form"><label>${escapeHtml(t('profile.name'))}<input id="profile-name-input" name="name" maxlength="24" autocomplete="nickname" value="${escapeHtml(profile.name)}"></label>
           <button class="secondary" type="submit">${escapeHtml(t('profile.save'))}</button></form>
-        <p id="rating-line">${escapeHtml(rating.games ? t('profile.rating', {rating: rating.shown.toFixed(1), n: rating.games}) : t('profile.unrated'))}</p>
+        <p id="rating-line">${escapeHtml(rating.games ? t('profile.rating', {rating: decimal(rating.shown, 1), n: rating.games}) : t('profile.unrated'))}</p>
       </section>
       <section class="card" aria-labelledby="stats-title"><h2 id="stats-title">${escapeHtml(t('profile.stats'))}</h2>
         ${statGrid(stats.total)}${presetTable(stats.presets)}
@@ -158,7 +167,7 @@ class ProfilePage {
   }
 
   boardCard(profile) {
-    const rows = this.board.map((p) => `<tr><td>${p.place}</td><th scope="row"><span class="board-name">${avatarSvg(p.avatar, 20)} ${nameHtml(p.name)}</span></th><td>${p.rating.shown.toFixed(1)}</td><td>${p.rating.games}</td></tr>`).join('');
+    const rows = this.board.map((p) => `<tr><td>${p.place}</td><th scope="row"><span class="board-name">${avatarSvg(p.avatar, 20)} ${nameHtml(p.name)}</span></th><td>${decimal(p.rating.shown, 1)}</td><td>${p.rating.games}</td></tr>`).join('');
     return `<section class="card" aria-labelledby="board-title"><h2 id="board-title">${escapeHtml(t('profile.leaderboard'))}</h2>
       <p><label class="check"><input type="checkbox" id="board-opt-in" ${profile.leaderboard ? 'checked' : ''}> ${escapeHtml(t('profile.leaderboard_join'))}</label></p>
       <p class="help">${escapeHtml(t('profile.leaderboard_help'))}</p>

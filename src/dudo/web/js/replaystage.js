@@ -53,6 +53,7 @@ export class Stage {
   }
 
   byRound(direction) {
+    if (!this.page.positions.length) return;
     const [round, step] = this.page.positions[this.page.at];
     let target = round + direction;
     if (direction < 0 && step > -1) target = round; // back to this round's deal first
@@ -68,6 +69,7 @@ export class Stage {
   }
 
   goTo(index, announce = true) {
+    if (!this.page.positions.length) return; // a record without rounds: nothing to step
     const at = Math.max(0, Math.min(this.page.positions.length - 1, index));
     this.page.at = at;
     const [round, step] = this.page.positions[at];

@@ -3,7 +3,7 @@
 // each step of the replay (replaystage.js says it; replayanalysis.js lists it). The
 // percentages and signed values as the page prints them. `page` is the GamePage
 // (replay.js): its record, its analysis, and the players' names.
-import {bidWords, has, t} from './i18n.js';
+import {bidWords, decimal, has, t} from './i18n.js';
 import {escapeHtml, listNames} from './page.js';
 import {anyBidWords, handWords, isHand} from './hands.js';
 
@@ -13,7 +13,7 @@ export const pct = (x) => {
   if (x < 1 && x > 0.995) return '>99%';
   return `${Math.round(x * 100)}%`;
 };
-export const signed = (x) => `${x < 0 ? '−' : '+'}${Math.abs(x).toFixed(2)}`;
+export const signed = (x) => `${x < 0 ? '−' : '+'}${decimal(Math.abs(x), 2)}`;
 
 // A move the seat's player did not make: the record says who did (a bot either way).
 export function byWords(by) {

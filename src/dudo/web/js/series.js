@@ -2,7 +2,7 @@
 // table between games and after the last one (GET /api/rooms/CODE/series). The table
 // asks for it when a game ends; the server enters a game a moment after its game-over
 // state goes out, so an answer that does not have the game yet is asked again.
-import {t} from './i18n.js';
+import {decimal, t} from './i18n.js';
 import {escapeHtml, nameHtml} from './page.js';
 
 export class SeriesPanel {
@@ -42,7 +42,7 @@ export class SeriesPanel {
   panel() {
     const data = this.data;
     if (!data?.games) return '';
-    const rows = data.rows.map((row, i) => `<tr><td>${i + 1}</td><th scope="row">${nameHtml(row.name)}</th><td>${row.wins}</td><td>${row.games}</td><td>${row.average_place.toFixed(1)}</td></tr>`).join('');
+    const rows = data.rows.map((row, i) => `<tr><td>${i + 1}</td><th scope="row">${nameHtml(row.name)}</th><td>${row.wins}</td><td>${row.games}</td><td>${decimal(row.average_place, 1)}</td></tr>`).join('');
     return `<section class="card series" data-key="series" aria-labelledby="series-title"><h2 id="series-title">${escapeHtml(t('series.title', {n: data.games}))}</h2>
       <div class="table-wrap"><table class="series-table" id="series-table"><thead><tr><th scope="col">#</th><th scope="col">${escapeHtml(t('series.player'))}</th><th scope="col">${escapeHtml(t('series.wins'))}</th><th scope="col">${escapeHtml(t('series.games'))}</th><th scope="col">${escapeHtml(t('series.place'))}</th></tr></thead>
       <tbody>${rows}</tbody></table></div>
