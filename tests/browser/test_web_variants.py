@@ -617,3 +617,44 @@ def test_a_points_race_shows_palifico_off_and_says_why(server: str, browser: Bro
     expect(page.locator("#set-palifico")).not_to_be_checked()
     assert not errors
     page.context.close()
+
+
+# -- the keys line of the picker ----------------------------------------------------------
+
+
+def keys_line(page: Page) -> tuple[str, list[str]]:
+    """The picker's keys line and the calls the server says are legal, from one look."""
+    look: dict[str, Any] = page.evaluate(
+        """() => ({text: document.querySelector('.picker-foot .keys').textContent,
+                   calls: window.dudo.view.state.game.legal.calls})"""
+    )
+    return look["text"], look["calls"]
+
+
+def test_the_keys_line_names_calza_only_when_it_is_legal(server: str, browser: Browser) -> None:
+    """Measured: with calza in the rules the picker's line said "C calls calza" on every
+    turn, also when the server did not offer it (an opening bid, two players under
+    Perudo's 3+ for calza). It now follows the legal calls the server sent."""
+    # Perudo, two players: calza needs three alive, so it is never legal here.
+    page, _ = seated(browser, server, [None, "easy"], rules={"preset": "perudo"})
+    page.click("#start")
+    turn_with_a_standing_bid(page, timeout=60)
+    text, calls = keys_line(page)
+    assert "calza" not in calls and "L calls Liar!" in text, (text, calls)
+    assert "calza" not in text, (text, calls)
+    page.context.close()
+    # The dudo sheet: calza in turn with 2+ alive. Not on an opening bid (no bid to call),
+    # and on a turn with a bid to beat the line says what the server offers.
+    rules = {"preset": "dudo", "first_opener": "host"}
+    page, _ = seated(browser, server, [None, "easy"], rules=rules)
+    page.click("#start")
+    wait_until(page, "!!document.querySelector('#bid-go')", timeout=60000)
+    assert page.evaluate("window.dudo.view.state.game.standing") is None
+    text, calls = keys_line(page)
+    assert "calza" not in calls and "calza" not in text, (text, calls)
+    turn_with_a_standing_bid(page, timeout=60)
+    text, calls = keys_line(page)
+    assert ("C calls calza" in text) == ("calza" in calls), (text, calls)
+    if not page.evaluate("window.dudo.view.state.game.palifico"):
+        assert "calza" in calls and "C calls calza" in text, (text, calls)
+    page.context.close()
