@@ -658,3 +658,42 @@ def test_the_keys_line_names_calza_only_when_it_is_legal(server: str, browser: B
     if not page.evaluate("window.dudo.view.state.game.palifico"):
         assert "calza" in calls and "C calls calza" in text, (text, calls)
     page.context.close()
+
+
+# -- practice tips under the palifico and ones rules ------------------------------------------
+
+
+TIP_WORDS = {
+    "en": {"change": "may change the face", "lock": "until someone bids ones"},
+    "de": {"change": "darf die Zahl wechseln", "lock": "bis jemand auf Einsen bietet"},
+    "es": {"change": "puede cambiar la cara", "lock": "hasta que alguien apuesta a ases"},
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "es"])
+def test_the_palifico_and_wild_tips_follow_the_rules(
+    server: str, browser: Browser, lang: str
+) -> None:
+    """Measured: the palifico tip said the face stays for everyone, also under the dudo
+    sheet where a player who also has one die may change it; the "ones are wild" tip did
+    not say that under ones-lock they are wild only until someone bids ones."""
+    page = browser.new_page(locale={"en": "en-US", "de": "de-DE", "es": "es-ES"}[lang])
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server + "/")
+    expect(page.locator("html")).to_have_attribute("lang", lang)
+    presets = httpx.get(f"{server}/api/presets").json()["presets"]
+    words = TIP_WORDS[lang]
+    palifico = {"palifico": True, "standing": [1, 4], "dice": [3], "dice_counts": [1, 3]}
+    palifico |= {"legal": {"bids": [[2, 4]], "calls": ["dudo"]}}
+    dudo = practice_tips(page, presets["dudo"]["rules"], **palifico)
+    assert dudo["palifico"] and words["change"] in dudo["palifico"], dudo
+    perudo = practice_tips(page, presets["perudo"]["rules"], **palifico)
+    assert perudo["palifico"] and words["change"] not in perudo["palifico"], perudo
+    opening = {"wild": True, "standing": None, "legal": {"bids": [[1, 2]], "calls": []}}
+    lock = practice_tips(page, presets["ones-lock"]["rules"], **opening)
+    assert lock["wild"] and words["lock"] in lock["wild"], lock
+    halve = practice_tips(page, presets["perudo"]["rules"], **opening)
+    assert halve["wild"] and words["lock"] not in halve["wild"], halve
+    assert not errors
+    page.context.close()
