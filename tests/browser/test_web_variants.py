@@ -458,21 +458,29 @@ def test_rules_that_do_not_go_together_are_refused_naming_the_option(
     expect(page.locator(".toast").last).to_contain_text("ones_bids")
     expect(page.locator(".toast").last).to_contain_text("Those rules do not go together")
     assert "/r/" not in page.url
-    # A points race with palifico asked for explicitly.
+    # A points race with palifico asked for explicitly: the form cannot ask for it (the
+    # box is off and disabled in a points race, see below), the server refuses it by name.
+    refused = httpx.post(
+        f"{server}/api/rooms",
+        json={
+            "name": "Ana",
+            "seats": 2,
+            "rules": {"preset": "tavern", "format": "points", "palifico": True},
+        },
+    )
+    assert refused.status_code == 400 and refused.json()["error"] == "bad_rules", refused.text
+    assert "palifico" in refused.json()["message"], refused.text
     page.select_option("#preset", "tavern")
     page.select_option("#opt-format", "points")
-    page.locator("#opt-palifico").check()
-    page.click("#create")
-    expect(page.locator(".toast").last).to_contain_text("palifico")
-    assert "/r/" not in page.url
+    expect(page.locator("#opt-palifico")).to_be_disabled()
     # The same in the host's settings of a room (the table's socket, `configure`).
-    page.locator("#opt-palifico").uncheck()
     page.click("#create")
     page.wait_for_url(re.compile(r"/r/[A-Z]{4}"))
     page.locator("#set-house > summary").click()
     expect(page.locator("#set-format")).to_have_value("points")
-    page.locator("#set-palifico").check()
-    expect(page.locator(".toast").last).to_contain_text("palifico")
+    page.locator("#set-wild_ones").uncheck()
+    page.select_option("#set-ones_bids", "halve")
+    expect(page.locator(".toast").last).to_contain_text("ones_bids")
     expect(page.locator(".toast").last).to_contain_text("Those rules do not go together")
     assert not errors
     page.context.close()
@@ -548,5 +556,144 @@ def test_the_practice_tips_follow_the_rules(server: str, browser: Browser) -> No
     assert in_turn["calza"] and "only on your turn" in in_turn["calza"], in_turn
     any_time = practice_tips(page, presets["perudo"]["rules"], wild=True, **calza)
     assert any_time["calza"] and "not your turn" in any_time["calza"], any_time
+    assert not errors
+    page.context.close()
+
+
+# -- the form shows the rules the room will get ----------------------------------------------
+
+
+def test_a_points_race_shows_palifico_off_and_says_why(server: str, browser: Browser) -> None:
+    """Measured: Perudo with a points race left "Palifico rounds" ticked, and the room was
+    made with palifico off (the engine turns palifico off for a points race unless it is
+    asked for). The box now goes off and disabled with the reason, in the create form and
+    in the host's settings of a room, and comes back with the preset's value."""
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server + "/")
+    page.fill("#name", "Ana")
+    page.select_option("#preset", "perudo")
+    page.click("#house-rules summary")
+    box, help_line = page.locator("#opt-palifico"), page.locator("#opt-palifico-help")
+    expect(box).to_be_checked()
+    page.select_option("#opt-format", "points")
+    expect(box).not_to_be_checked()
+    expect(box).to_be_disabled()
+    expect(help_line).to_contain_text("no palifico rounds")
+    axe_check(page, "palifico in a points race")
+    page.select_option("#opt-format", "elimination")
+    expect(box).to_be_enabled()
+    expect(box).to_be_checked()
+    expect(help_line).not_to_contain_text("no palifico rounds")
+    # The room made from what the form shows: a points race without palifico.
+    page.select_option("#opt-format", "points")
+    page.select_option("#seats", "2")
+    page.click("#create")
+    page.wait_for_url(re.compile(r"/r/[A-Z]{4}"))
+    code = page.url.rsplit("/", 1)[1][:4]
+    rules = httpx.get(f"{server}/api/rooms/{code}").json()["rules"]
+    assert rules["format"] == "points" and rules["palifico"] is False, rules
+    # The host's settings: drawn from the room's rules, then changed by the host.
+    page.locator("#set-house > summary").click()
+    expect(page.locator("#set-format")).to_have_value("points")
+    expect(page.locator("#set-palifico")).to_be_disabled()
+    expect(page.locator("#set-palifico")).not_to_be_checked()
+    expect(page.locator("#set-palifico-help")).to_contain_text("no palifico rounds")
+    page.select_option("#set-format", "elimination")
+    expect(page.locator("#set-palifico")).to_be_enabled()
+    wait_until(page, "window.dudo.view.state.room.rules.format === 'elimination'")
+    rules = httpx.get(f"{server}/api/rooms/{code}").json()["rules"]
+    shown = page.locator("#set-palifico").is_checked()
+    assert rules["palifico"] is shown, (rules, shown)
+    page.locator("#set-palifico").check()
+    wait_until(page, "window.dudo.view.state.room.rules.palifico === true")
+    page.select_option("#set-format", "points")
+    expect(page.locator("#set-palifico")).to_be_disabled()
+    expect(page.locator("#set-palifico")).not_to_be_checked()
+    wait_until(page, "window.dudo.view.state.room.rules.format === 'points'")
+    rules = httpx.get(f"{server}/api/rooms/{code}").json()["rules"]
+    assert rules["format"] == "points" and rules["palifico"] is False, rules
+    expect(page.locator("#set-palifico")).not_to_be_checked()
+    assert not errors
+    page.context.close()
+
+
+# -- the keys line of the picker ----------------------------------------------------------
+
+
+def keys_line(page: Page) -> tuple[str, list[str]]:
+    """The picker's keys line and the calls the server says are legal, from one look."""
+    look: dict[str, Any] = page.evaluate(
+        """() => ({text: document.querySelector('.picker-foot .keys').textContent,
+                   calls: window.dudo.view.state.game.legal.calls})"""
+    )
+    return look["text"], look["calls"]
+
+
+def test_the_keys_line_names_calza_only_when_it_is_legal(server: str, browser: Browser) -> None:
+    """Measured: with calza in the rules the picker's line said "C calls calza" on every
+    turn, also when the server did not offer it (an opening bid, two players under
+    Perudo's 3+ for calza). It now follows the legal calls the server sent."""
+    # Perudo, two players: calza needs three alive, so it is never legal here.
+    page, _ = seated(browser, server, [None, "easy"], rules={"preset": "perudo"})
+    page.click("#start")
+    turn_with_a_standing_bid(page, timeout=60)
+    text, calls = keys_line(page)
+    assert "calza" not in calls and "L calls Liar!" in text, (text, calls)
+    assert "calza" not in text, (text, calls)
+    page.context.close()
+    # The dudo sheet: calza in turn with 2+ alive. Not on an opening bid (no bid to call),
+    # and on a turn with a bid to beat the line says what the server offers.
+    rules = {"preset": "dudo", "first_opener": "host"}
+    page, _ = seated(browser, server, [None, "easy"], rules=rules)
+    page.click("#start")
+    wait_until(page, "!!document.querySelector('#bid-go')", timeout=60000)
+    assert page.evaluate("window.dudo.view.state.game.standing") is None
+    text, calls = keys_line(page)
+    assert "calza" not in calls and "calza" not in text, (text, calls)
+    turn_with_a_standing_bid(page, timeout=60)
+    text, calls = keys_line(page)
+    assert ("C calls calza" in text) == ("calza" in calls), (text, calls)
+    if not page.evaluate("window.dudo.view.state.game.palifico"):
+        assert "calza" in calls and "C calls calza" in text, (text, calls)
+    page.context.close()
+
+
+# -- practice tips under the palifico and ones rules ------------------------------------------
+
+
+TIP_WORDS = {
+    "en": {"change": "may change the face", "lock": "until someone bids ones"},
+    "de": {"change": "darf die Zahl wechseln", "lock": "bis jemand auf Einsen bietet"},
+    "es": {"change": "puede cambiar la cara", "lock": "hasta que alguien apuesta a ases"},
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "es"])
+def test_the_palifico_and_wild_tips_follow_the_rules(
+    server: str, browser: Browser, lang: str
+) -> None:
+    """Measured: the palifico tip said the face stays for everyone, also under the dudo
+    sheet where a player who also has one die may change it; the "ones are wild" tip did
+    not say that under ones-lock they are wild only until someone bids ones."""
+    page = browser.new_page(locale={"en": "en-US", "de": "de-DE", "es": "es-ES"}[lang])
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server + "/")
+    expect(page.locator("html")).to_have_attribute("lang", lang)
+    presets = httpx.get(f"{server}/api/presets").json()["presets"]
+    words = TIP_WORDS[lang]
+    palifico = {"palifico": True, "standing": [1, 4], "dice": [3], "dice_counts": [1, 3]}
+    palifico |= {"legal": {"bids": [[2, 4]], "calls": ["dudo"]}}
+    dudo = practice_tips(page, presets["dudo"]["rules"], **palifico)
+    assert dudo["palifico"] and words["change"] in dudo["palifico"], dudo
+    perudo = practice_tips(page, presets["perudo"]["rules"], **palifico)
+    assert perudo["palifico"] and words["change"] not in perudo["palifico"], perudo
+    opening = {"wild": True, "standing": None, "legal": {"bids": [[1, 2]], "calls": []}}
+    lock = practice_tips(page, presets["ones-lock"]["rules"], **opening)
+    assert lock["wild"] and words["lock"] in lock["wild"], lock
+    halve = practice_tips(page, presets["perudo"]["rules"], **opening)
+    assert halve["wild"] and words["lock"] not in halve["wild"], halve
     assert not errors
     page.context.close()

@@ -81,7 +81,7 @@ export function actionBar(table) {
     return `<button type="button" class="face" id="face-${face}" data-face="${face}" aria-pressed="${face === f}" ${ok ? '' : 'disabled'} aria-label="${escapeHtml(t(face === 1 ? 'face.aces' : 'face.many', {face}))}">${die(face, {size: 34})}</button>`;
   }).join('');
   const locked = game.palifico && new Set(bids.map(([, bf]) => bf)).size === 1;
-  const calza = state.room.rules.calza !== 'off';
+  const calza = allowed.calls.includes('calza'); // C only when the server offers calza now
   return `<section class="actions picker" data-key="actions-picker" tabindex="-1" aria-label="${escapeHtml(t('table.actions'))}">
       <p class="your-turn">${escapeHtml(t('table.your_turn'))} ${timerHtml(state.deadline)}</p>
       <div class="pick-row">

@@ -26,6 +26,10 @@ const POKER_WORDS = new Set(['open', 'raise', 'liar', 'reveal']);
 function wordsKey(tip, rules) {
   if (rules.bids === 'poker' && POKER_WORDS.has(tip)) return `tip.${tip}.poker`;
   if (tip === 'calza' && rules.calza === 'in_turn') return 'tip.calza.in_turn';
+  // The dudo sheet: a player who also holds one die may change the palifico face.
+  if (tip === 'palifico' && rules.palifico_one_die_may_change_face) return 'tip.palifico.change_face';
+  // Ones-lock: ones are wild only until someone bids ones this round.
+  if (tip === 'wild' && rules.ones_bids === 'lock') return 'tip.wild.lock';
   return `tip.${tip}`;
 }
 

@@ -66,6 +66,27 @@ export function wildAcesChanged(data, root, preset) {
   if (help) help.textContent = wildAcesHelp({bids, wild_ones: box.checked, ones_bids: ones.value});
 }
 
+// A points race has no palifico rounds: the engine turns palifico off when the format is
+// points (unless palifico is asked for, which it refuses). So the box is off and disabled
+// there, its help line saying why; back in elimination it takes the preset's value.
+export function palificoHelp(rules) {
+  return t(rules.format === 'points' ? 'create.palifico_points' : 'opt.palifico.help');
+}
+
+export function palificoChanged(data, root, preset) {
+  const box = root.querySelector('[data-opt="palifico"]');
+  if (!box) return;
+  const base = data.presets[preset]?.rules || {};
+  const format = root.querySelector('[data-opt="format"]')?.value ?? base.format;
+  const bids = root.querySelector('[data-opt="bids"]')?.value ?? base.bids;
+  const points = format === 'points';
+  if (points) box.checked = false;
+  else if (box.disabled) box.checked = !!base.palifico && bids !== 'poker'; // Common Hand: none
+  box.disabled = points;
+  const help = root.querySelector(`#${box.id}-help`);
+  if (help) help.textContent = palificoHelp({format});
+}
+
 // What Common Hand needs besides no wild aces (RULES.md: the engine refuses anything else).
 const POKER_NEEDS = {ones_bids: 'plain', calza: 'off', palifico: false, loss_by_difference: false};
 
@@ -81,6 +102,7 @@ export function optionChanged(data, root, preset, name) {
     }
   }
   if (name === 'bids' || name === 'wild_ones') wildAcesChanged(data, root, preset);
+  if (name === 'format') palificoChanged(data, root, preset);
 }
 
 export function optionControl(name, spec, value, prefix = 'opt', rules = {}) {
@@ -89,6 +111,11 @@ export function optionControl(name, spec, value, prefix = 'opt', rules = {}) {
     const poker = rules.bids === 'poker'; // no wild aces with poker hands: off, and why
     return `<div class="option wild-aces"><label class="check"><input type="checkbox" id="${id}" data-opt="${name}" aria-describedby="${id}-help" ${value && !poker ? 'checked' : ''}${poker ? ' disabled' : ''}> ${escapeHtml(t('create.wild_aces'))}</label>
       <p class="help" id="${id}-help" aria-live="polite">${escapeHtml(wildAcesHelp({...rules, wild_ones: value}))}</p></div>`;
+  }
+  if (name === 'palifico') {
+    const points = rules.format === 'points'; // no palifico in a points race: off, and why
+    return `<div class="option"><label class="check"><input type="checkbox" id="${id}" data-opt="${name}" aria-describedby="${id}-help" ${value && !points ? 'checked' : ''}${points ? ' disabled' : ''}> ${escapeHtml(t(`opt.${name}`))}</label>
+      <p class="help" id="${id}-help" aria-live="polite">${escapeHtml(palificoHelp(rules))}</p></div>`;
   }
   const help = `<p class="help" id="${id}-help">${escapeHtml(t(`opt.${name}.help`))}</p>`;
   const label = escapeHtml(t(`opt.${name}`));
