@@ -1329,6 +1329,13 @@ def _as_markup(text: str) -> str:
     return escape(printable_name(str(text)))
 
 
+def _signed(dice: float) -> str:
+    """An expected change in dice, +0.00 style; a loss that rounds to nothing is +0.00, not
+    -0.00."""
+    shown = f"{dice:+.2f}"
+    return "+0.00" if shown == "-0.00" else shown
+
+
 def _chance(decision: Any) -> str:
     """How likely the bid made (or, for a call, the bid called) was to hold."""
     if decision.bid_odds is not None:
@@ -1515,7 +1522,7 @@ def analyze(
                 move(decision.action),
                 chance,
                 "same" if decision.agrees else move(decision.hard),
-                f"{sign * decision.ev:+.2f}/{sign * decision.hard_ev:+.2f}",
+                f"{_signed(sign * decision.ev)}/{_signed(sign * decision.hard_ev)}",
                 "; ".join(notes),
                 end_section=decision is entry.decisions[-1],
             )

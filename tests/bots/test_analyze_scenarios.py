@@ -105,3 +105,11 @@ def test_a_common_hand_game_fits_80_columns_without_losing_a_column() -> None:
     assert [row.split()[1:3] for row in rows] == [["Player", "1"], ["Player", "2"]]
     assert all("MISTAKE: long" in row for row in rows)
     assert "…" not in result.stdout
+
+
+def test_an_expected_change_that_rounds_to_nothing_is_plus_zero() -> None:
+    """`dudo analyze` printed -0.00 for a 100%-safe bid's (negative zero) expected dice."""
+    from dudo.cli import _signed
+
+    assert _signed(-0.0) == _signed(-0.004) == _signed(0.004) == "+0.00"
+    assert (_signed(-0.006), _signed(0.25)) == ("-0.01", "+0.25")

@@ -135,3 +135,24 @@ def test_decimals_are_written_as_the_pages_language_writes_them(
     page.goto(f"{server}/me")
     expect(page.locator("#rating-line")).to_contain_text(f"4{point}1")
     page.context.close()
+
+
+def test_my_games_dates_are_written_in_the_pages_language(server: str, browser: Browser) -> None:
+    """A browser set to American English showing the page in German writes the dates of
+    /my-games as German does (they followed the browser's locale: 12/5/2026, 8:10:00 PM)."""
+    page = new_page(browser, 1280, 900, locale="en-US")
+    page.goto(server + "/")
+    when = 1_764_965_400_000  # 2025-12-05 20:10 UTC
+    game = {"id": "a" * 32, "room": "ABCD", "names": ["Ana", "Ben"], "when": when}
+    page.evaluate(
+        """(game) => { localStorage.setItem('dudo.lang', 'de');
+            localStorage.setItem('dudo.games', JSON.stringify([game])); }""",
+        game,
+    )
+    page.goto(server + "/my-games")
+    shown = page.locator(f'li[data-game="{game["id"]}"] .help')
+    expect(shown).not_to_be_empty()
+    expected = page.evaluate("(ms) => new Date(ms).toLocaleString('de')", when)
+    assert shown.inner_text().startswith(expected), (shown.inner_text(), expected)
+    assert "PM" not in shown.inner_text() and "/" not in shown.inner_text()
+    page.context.close()

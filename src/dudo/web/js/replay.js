@@ -7,7 +7,7 @@
 // This module is the page's entry and its data (the record, the analysis, the check);
 // the stage a step at a time is replaystage.js, the analysis as lists replayanalysis.js,
 // the words replaywords.js, the fair-dice verdict replayfair.js.
-import {pickLanguage, setLanguage, t} from './i18n.js';
+import {lang, pickLanguage, setLanguage, t} from './i18n.js';
 import {api, errorText, escapeHtml, listNames} from './page.js';
 import {forgetGame, myGames, rememberGame} from './mygames.js';
 import {cryptoAvailable, verifyRecord} from './verify.js';
@@ -241,7 +241,7 @@ function renderMyGames() {
   document.title = `dudo · ${t('rp.title_mine')}`;
   const games = myGames();
   const when = (ms) => {
-    try { return new Date(ms).toLocaleString(); } catch { return ''; }
+    try { return new Date(ms).toLocaleString(lang); } catch { return ''; }
   };
   const items = games.map((game) => {
     const names = Array.isArray(game.names) ? game.names.join(', ') : '';
