@@ -222,6 +222,12 @@ def test_names_are_cleaned_and_the_leaderboard_is_opt_in() -> None:
         good = client.post("/api/profile/edit", json={"secret": ana, "name": "  Ana B "})
         assert good.json()["profile"]["name"] == "Ana B"
         assert good.json()["profile"]["leaderboard"] is False
+        for flag in ("yes", 1, "true"):  # a flag is true or false, not converted
+            loose = client.post("/api/profile/edit", json={"secret": ana, "leaderboard": flag})
+            assert loose.status_code == 400, loose.text
+            assert "leaderboard" in loose.json()["message"], loose.json()
+        me = client.post("/api/profile/me", json={"secret": ana}).json()["profile"]
+        assert me["leaderboard"] is False
 
 
 def test_a_game_whose_node_died_at_its_end_is_rated_once_when_the_room_is_rebuilt(

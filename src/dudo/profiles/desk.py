@@ -117,7 +117,8 @@ class CreationLimit:
 
 
 class WithSecret(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: "yes" or 1 for a flag is refused by name, as room creation refuses it
+    model_config = ConfigDict(extra="forbid", strict=True)
     secret: Secret
 
 
