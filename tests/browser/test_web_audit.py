@@ -357,12 +357,13 @@ def test_practice_tip_and_picker_fit_a_phone_held_sideways(
     page.click("#practice")
     page.wait_for_selector("#tip", timeout=30000)
     seen: list[str] = []
-    for _ in range(400):
-        if len(seen) >= 3:
-            break
+    for _ in range(600):  # every tip of a turn the game brings (palifico's is the tallest)
         look = page.evaluate("""() => ({tip: document.querySelector('#tip')?.dataset.tip || '',
             turn: !!document.querySelector('#bid-go'),
-            standing: !!document.querySelector('#standing')})""")
+            standing: !!document.querySelector('#standing'),
+            over: !!document.querySelector('.centre.over')})""")
+        if look["over"] or set(seen) >= set(TURN_TIPS):
+            break
         if look["turn"] and look["tip"] in TURN_TIPS:
             page.evaluate("scrollTo(0, 0)")
             page.wait_for_timeout(100)

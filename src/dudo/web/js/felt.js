@@ -204,7 +204,7 @@ function centre(table) {
   const badges = [];
   const total = game.dice_counts.reduce((a, b) => a + b, 0);
   if (game.palifico) badges.push(`<span class="badge pal">${escapeHtml(t('table.palifico'))}</span>`);
-  if (room.rules.wild_ones && game.phase === 'bidding') badges.push(`<span class="badge">${escapeHtml(t(game.wild ? 'table.ones_wild' : 'table.ones_not_wild'))}</span>`);
+  if (room.rules.wild_ones && game.phase === 'bidding') badges.push(`<span class="badge${game.wild ? '' : ' not-wild'}">${escapeHtml(t(game.wild ? 'table.ones_wild' : 'table.ones_not_wild'))}</span>`);
   const info = `<p class="table-info"><span class="round-info">${escapeHtml(roundInfo(table))}</span> · <span class="in-play">${escapeHtml(t('table.in_play', {n: total}))}</span> ${badges.join(' ')}</p>`;
   if (game.phase === 'over') {
     const last = game.last_reveal;
