@@ -363,6 +363,7 @@ def test_nginx_that_forgets_both_is_refused_and_the_log_says_the_fix(tmp_path: P
             ssl=insecure,
             server_hostname=PUBLIC,
             sock=socket.create_connection(("127.0.0.1", int(port))),
+            open_timeout=30,  # a loaded CI machine took more than the default 10 s once
         ) as socket_:
             assert json.loads(socket_.recv(timeout=5))["code"] == "bad_origin"
         process.terminate()
