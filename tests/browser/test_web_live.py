@@ -4,7 +4,9 @@ the network or leaves.
 
 - a phone that goes offline says "Reconnecting" at once (its socket never closes by
   itself: nothing arrives to close it), and is back in its seat, with its dice, when the
-  network returns.
+  network returns;
+- a player who leaves mid-game: the others are told, in words, that a bot plays the seat,
+  and who hosts the room now.
 """
 
 from __future__ import annotations
@@ -95,3 +97,36 @@ def test_offline_says_reconnecting_and_comes_back(server: str, browser: Browser)
     wait_until(ana, "() => window.dudo.view.state.room.seats[1].connected")
     ana_context.close()
     ben_context.close()
+
+
+def test_the_others_are_told_who_left_and_who_hosts_now(server: str, browser: Browser) -> None:
+    tickets = table_of(server, ["Ana", "Ben", "Cy"])
+    (ana_context, ana), (ben_context, ben), (cy_context, cy) = (
+        friend(browser, server, ticket) for ticket in tickets
+    )
+    started(ana)
+    ana.click("#leave")
+    ana.click("#leave-yes")
+
+    def told(page: Page) -> str:
+        return str(
+            wait_until(
+                page,
+                """() => {
+                const said = [...document.querySelectorAll('#live p, .toast')]
+                    .map((e) => e.textContent);
+                return said.some((line) => line.includes('Ana left the table'))
+                    && said.some((line) => line.includes('host now')) && said.join(' | ');
+            }""",
+                timeout=10000,
+            )
+        )
+
+    # Before: nothing was said, and Ana's seat read "a bot plays for now", as for a
+    # player who is only away and may come back.
+    assert "You are the host now." in told(ben)
+    assert "Ben is the host now." in told(cy)
+    seat = cy.locator(".seat", has_text="Ana").first.inner_text()
+    assert "left" in seat and "for now" not in seat, seat
+    for context in (ana_context, ben_context, cy_context):
+        context.close()
