@@ -18,6 +18,19 @@ export class Connection {
     this.closed = false;
     this.pinger = null;
     this.seededRound = null;
+    // A phone that loses its network keeps a socket that never closes (nothing arrives to
+    // close it): the browser's offline event shows "reconnecting" at once, and the socket
+    // is opened afresh when the network is back.
+    addEventListener('offline', () => {
+      if (this.closed || !this.socket) return;
+      this.offline = true;
+      this.handlers.changed();
+    });
+    addEventListener('online', () => {
+      if (this.closed || !this.socket) return;
+      this.retry = 0;
+      this.open();
+    });
   }
 
   open() {
@@ -39,7 +52,12 @@ export class Connection {
     });
     socket.addEventListener('close', (event) => {
       if (this.closed || socket !== this.socket) return;
-      if (this.handlers.ended(event.code)) return;
+      if (this.handlers.ended(event.code)) {
+        // Handled for good (the seat left or taken elsewhere): the network coming back
+        // does not reopen it.
+        if (socket === this.socket) this.socket = null;
+        return;
+      }
       this.offline = true;
       this.handlers.changed();
       this.retry = Math.min(this.retry + 1, 6);
@@ -56,7 +74,7 @@ export class Connection {
   }
 
   send(message) {
-    if (this.socket && this.socket.readyState === WebSocket.OPEN) {
+    if (this.socket && this.socket.readyState === WebSocket.OPEN && !this.offline) {
       this.socket.send(JSON.stringify(message));
       return true;
     }

@@ -150,7 +150,8 @@ function seatCard(table, index, order) {
   }
   const status = [];
   if (seat.kind === 'bot') status.push(t(`seat.bot_${seat.level}`));
-  if (seat.kind === 'human' && !seat.connected) status.push(seat.bot_playing ? t('seat.bot_playing') : t('seat.away'));
+  if (seat.kind === 'human' && seat.left) status.push(t('seat.left'));
+  else if (seat.kind === 'human' && !seat.connected) status.push(seat.bot_playing ? t('seat.bot_playing') : t('seat.away'));
   if (seat.kind === 'open') status.push(t('seat.open'));
   if (out) {
     const place = placeOf(table, index);

@@ -80,11 +80,29 @@ export class Narrator {
     this.code = code;
     this.announcedDice = null;
     this.lastTurnAnnounced = null;
+    this.seatsSeen = null;
+  }
+
+  // A player who left the table and a new host, told to the others once, when a state
+  // shows the change (not on the first state seen: that is no news).
+  tellSeats(state) {
+    const room = state.room;
+    const before = this.seatsSeen;
+    this.seatsSeen = {left: room.seats.map((seat) => !!seat.left), host: room.host};
+    if (!before) return;
+    const tell = (words) => { announce(words); toast(words, 'info'); };
+    room.seats.forEach((seat, index) => {
+      if (seat.left && !before.left[index] && index !== state.you.seat) tell(t('say.left', {name: seat.name}));
+    });
+    if (room.host != null && room.host !== before.host) {
+      tell(room.host === state.you.seat ? t('say.you_host') : t('say.new_host', {name: room.seats[room.host].name}));
+    }
   }
 
   // Every event of a new state in words (and sound), your new dice once per round, and
   // your turn once per turn.
   narrate(state) {
+    this.tellSeats(state);
     const me = state.you.seat;
     const name = (seat) => playedName(state, seat);
     for (const event of state.events || []) {
