@@ -11,7 +11,6 @@ the network or leaves.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -79,11 +78,10 @@ def test_offline_says_reconnecting_and_comes_back(server: str, browser: Browser)
     assert dice
 
     ben_context.set_offline(True)
-    went = time.monotonic()
     # Before: nothing said so (measured: no badge after 12 s offline; the socket stays
-    # "open" as long as no packet can tell it otherwise).
-    wait_until(ben, "() => document.querySelector('.badge.warn')?.textContent", timeout=3000)
-    assert time.monotonic() - went < 3
+    # "open" as long as no packet can tell it otherwise). The wait is a bound for a loaded
+    # machine, not a timing: the page says it on the browser's offline event.
+    wait_until(ben, "() => document.querySelector('.badge.warn')?.textContent", timeout=8000)
     assert "Reconnecting" in ben.inner_text(".badge.warn")
 
     ben_context.set_offline(False)
@@ -129,4 +127,8 @@ def test_the_others_are_told_who_left_and_who_hosts_now(server: str, browser: Br
     seat = cy.locator(".seat", has_text="Ana").first.inner_text()
     assert "left" in seat and "for now" not in seat, seat
     for context in (ana_context, ben_context, cy_context):
+        # Off the room's page first: closing a context still on it after the leave was seen
+        # to hang Playwright's close (once in three runs).
+        for page in context.pages:
+            page.goto("about:blank")
         context.close()
