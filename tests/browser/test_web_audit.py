@@ -342,6 +342,14 @@ def test_a_bots_speech_bubble_stays_on_the_felt_on_a_phone(
     page.context.close()
 
 
+@pytest.mark.parametrize(("width", "height"), [(1024, 768), (1024, 600), (768, 1024)])
+def test_a_bots_speech_bubble_stays_on_the_felt_of_a_tablet(
+    server: str, browser: Browser, width: int, height: int
+) -> None:
+    # The oval: at three seats both bots sit at its top, under the room's head.
+    test_a_bots_speech_bubble_stays_on_the_felt_on_a_phone(server, browser, width, height)
+
+
 TURN_TIPS = ("open", "raise", "wild", "liar", "calza", "odds", "palifico")
 
 
@@ -414,6 +422,16 @@ def test_seats_keep_off_the_middle_of_a_short_wide_table(
             assert not overlap(seat, table["centre"]), (width, height, seat, table["centre"])
         on_first_screen(page, must_see)
         assert small_targets(page) == [], (width, height)
+    # The reveal's middle (the call, the bid called and the count, the verdict, the next
+    # round's button) is taller, and the seats' dice show their faces.
+    page.click("#call-dudo")
+    page.wait_for_selector(".centre.reveal .tally-label")
+    for width, height in reversed(SHORT_WIDE):
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(100)
+        table = page.evaluate(RIM)
+        for seat in table["seats"]:
+            assert not overlap(seat, table["centre"]), ("reveal", width, height, seat)
     page.context.close()
 
 
