@@ -342,6 +342,14 @@ def test_a_bots_speech_bubble_stays_on_the_felt_on_a_phone(
     page.context.close()
 
 
+@pytest.mark.parametrize(("width", "height"), [(1024, 768), (1024, 600), (768, 1024)])
+def test_a_bots_speech_bubble_stays_on_the_felt_of_a_tablet(
+    server: str, browser: Browser, width: int, height: int
+) -> None:
+    # The oval: at three seats both bots sit at its top, under the room's head.
+    test_a_bots_speech_bubble_stays_on_the_felt_on_a_phone(server, browser, width, height)
+
+
 TURN_TIPS = ("open", "raise", "wild", "liar", "calza", "odds", "palifico")
 
 
@@ -385,4 +393,88 @@ def test_practice_tip_and_picker_fit_a_phone_held_sideways(
             page.click("#bid-go")
         page.wait_for_timeout(100)
     assert len(seen) >= 3, seen
+    page.context.close()
+
+
+# A tablet held sideways (1024 × 768) and a short laptop or tablet (1024 × 600): the table
+# is the oval with the side column beside it, the felt at its shortest.
+SHORT_WIDE = [(1024, 768), (1024, 600)]
+
+
+@pytest.mark.parametrize("players", [2, 6])
+def test_seats_keep_off_the_middle_of_a_short_wide_table(
+    server: str, browser: Browser, players: int
+) -> None:
+    from test_web_table import MUST_SEE, RIM, on_first_screen, our_turn, overlap
+
+    page = phone(browser, *SHORT_WIDE[0])
+    seat_in_a_room(page, server, [None] + ["easy"] * (players - 1), rules={"calza": "any_time"})
+    page.click("#start")
+    our_turn(page)
+    must_see = MUST_SEE if players > 2 else {k: v for k, v in MUST_SEE.items() if k != "calza"}
+    for width, height in SHORT_WIDE:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(150)
+        page.evaluate("scrollTo(0, 0)")
+        shot(page, f"short-wide-{players}-{width}x{height}")
+        table = page.evaluate(RIM)
+        for seat in table["seats"]:
+            assert not overlap(seat, table["centre"]), (width, height, seat, table["centre"])
+        on_first_screen(page, must_see)
+        assert small_targets(page) == [], (width, height)
+    # The reveal's middle (the call, the bid called and the count, the verdict, the next
+    # round's button) is taller, and the seats' dice show their faces.
+    page.click("#call-dudo")
+    page.wait_for_selector(".centre.reveal .tally-label")
+    for width, height in reversed(SHORT_WIDE):
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(100)
+        table = page.evaluate(RIM)
+        for seat in table["seats"]:
+            assert not overlap(seat, table["centre"]), ("reveal", width, height, seat)
+    page.context.close()
+
+
+# What a TV across the room (3840 × 2160 at 1×) shows of the table: the felt's and the side
+# column's boxes, the own and the others' dice, in px.
+TV_TABLE = """() => {
+    const box = (s) => {
+        const b = document.querySelector(s).getBoundingClientRect();
+        return [b.left, b.top, b.right, b.bottom];
+    };
+    const size = (s) => document.querySelector(s).getBoundingClientRect().width;
+    return {felt: box('.felt'), side: box('.side'), mine: size('.my-dice .die'),
+            theirs: size('.seat .seat-dice .die')};
+}"""
+
+
+def test_a_tv_at_1x_is_filled_by_the_table_and_its_type_grows(
+    server: str, browser: Browser
+) -> None:
+    from test_web_table import MUST_SEE, on_first_screen, open_page, our_turn
+
+    width, height = 3840, 2160
+    page = open_page(browser, width, height)
+    # A TV's pixels are seen from a sofa: the type is half as big again as at 2560 (15 px).
+    for path in ["/", "/me", "/my-games", "/rules"]:
+        page.goto(server + path)
+        page.wait_for_selector("main :is(h1, h2), h1")
+        assert page.evaluate(SMALLEST_TEXT) >= 22, path
+    page.set_viewport_size({"width": 2560, "height": 1440})
+    page.goto(server + "/rules")
+    assert page.evaluate(SMALLEST_TEXT) >= 15, "/rules at 2560"
+    page.set_viewport_size({"width": width, "height": height})
+    seat_in_a_room(page, server, [None] + ["easy"] * 5, rules={"calza": "any_time"})
+    page.click("#start")
+    our_turn(page)
+    page.wait_for_timeout(150)
+    shot(page, "tv-turn")
+    seen = page.evaluate(TV_TABLE)
+    felt, side = seen["felt"], seen["side"]
+    # The table is no island: felt and side column span most of the screen both ways.
+    assert side[2] - felt[0] >= 0.8 * width, seen
+    assert felt[3] - felt[1] >= 0.7 * height, seen
+    assert seen["mine"] >= 100 and seen["theirs"] >= 70, seen
+    assert page.evaluate(SMALLEST_TEXT) >= 22
+    on_first_screen(page, MUST_SEE)
     page.context.close()

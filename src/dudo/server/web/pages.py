@@ -520,6 +520,9 @@ button { font: inherit; padding: .2rem .6rem; }
 @media (pointer: coarse) {
   .sheet-head a, button { display: inline-flex; align-items: center; min-height: 40px; }
 }
+/* A big screen (2560 px and up) and a TV at 1x (3840): the type grows as on the app's pages. */
+@media screen and (min-width: 2200px) { :root { font-size: 125%; } }
+@media screen and (min-width: 3200px) { :root { font-size: 187.5%; } }
 @media print {
   :root { background: #fff; }
   body { max-width: none; padding: 0; font-size: 11pt; }

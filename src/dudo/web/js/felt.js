@@ -164,6 +164,8 @@ function seatCard(table, index, order) {
   const plus = reveal && (reveal.loser !== index || table.points());
   const changeMark = changed ? `<span class="change ${reveal.loser === index ? 'minus' : 'plus'}" data-key="change-${revealKey(table.state)}" aria-hidden="true">${plus ? '+' : '−'}${reveal.change}</span>` : '';
   const [x, y] = (LAYOUTS[order.length] || LAYOUTS[6])[order.indexOf(index)] || [50, 50];
+  // A seat on the felt's top edge: its bot's bubble hangs under it (table.css).
+  if (y <= 4) classes.push('top-edge');
   const place = `left:${x}%;top:${y}%;--x:-${x}%;--y:-${y}%;--i:${order.indexOf(index)};--seat-colour:${seatColour(index)}`;
   const diceWords = `${t('seat.dice', {n: count})}${lost ? `, ${t('seat.lost', {n: lost})}` : ''}`;
   return `<li class="${classes.join(' ')}" data-seat="${index}" style="${place}">
