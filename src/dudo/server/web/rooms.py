@@ -63,6 +63,13 @@ class QuickGame(BaseModel):
     profile: ProfileSecret | None = None
 
 
+def bad_settings(error: ValueError) -> JSONResponse:
+    """Settings a room cannot have: rules the engine refuses are ``bad_rules`` naming the
+    option, as the table's ``configure`` says it; anything else ``bad_request``."""
+    code = "bad_rules" if isinstance(error, RulesError) else "bad_request"
+    return JSONResponse({"error": code, "message": str(error)}, 400)
+
+
 def refused(error: RoomError) -> JSONResponse:
     """A room's (or the lobby's) refusal as the JSON error shape, with its status."""
     status = {
@@ -178,10 +185,8 @@ async def create_room(request: Request) -> Response:
         )
     except RoomError as error:
         return refused(error)
-    except RulesError as error:  # as the table's `configure` says it
-        return JSONResponse({"error": "bad_rules", "message": str(error)}, 400)
-    except ValueError as error:
-        return JSONResponse({"error": "bad_request", "message": str(error)}, 400)
+    except (RulesError, ValueError) as error:
+        return bad_settings(error)
     return JSONResponse({**joined, "url": f"/r/{joined['code']}"}, status_code=201)
 
 
@@ -219,10 +224,8 @@ async def quick_game(request: Request) -> Response:
         )
     except RoomError as error:
         return refused(error)
-    except RulesError as error:  # as the table's `configure` says it
-        return JSONResponse({"error": "bad_rules", "message": str(error)}, 400)
-    except ValueError as error:
-        return JSONResponse({"error": "bad_request", "message": str(error)}, 400)
+    except (RulesError, ValueError) as error:
+        return bad_settings(error)
     return JSONResponse({**joined, "url": f"/r/{joined['code']}"})
 
 

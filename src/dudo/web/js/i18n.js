@@ -63,3 +63,9 @@ export function decimal(x, digits) {
 export function has(key) {
   return key in strings || key in fallback;
 }
+
+// A preset's short title in the page's language (its title without the note in brackets),
+// or null for a name that is no preset.
+export function presetShortTitle(preset) {
+  return preset && has(`preset.${preset}`) ? t(`preset.${preset}`).split(' (')[0] : null;
+}

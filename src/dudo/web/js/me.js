@@ -1,7 +1,7 @@
 // The profile page (/me): this device's profile, its numbers across games (from the
 // server's stored game records), two small plots, the leaderboard it may join, moving it
 // to another device with a one-time code, and the player's data: export or forget.
-import {decimal, pickLanguage, setLanguage, t} from './i18n.js';
+import {decimal, pickLanguage, presetShortTitle, setLanguage, t} from './i18n.js';
 import {escapeHtml, memory, nameHtml, toast, errorText} from './page.js';
 import {avatarSvg, claimProfile, dropProfile, ensureProfile, profileCall, profileId} from './profile.js';
 
@@ -11,13 +11,10 @@ const live = document.getElementById('live');
 const STATS = ['games', 'wins', 'rounds', 'best_streak', 'calls_right', 'calls_wrong',
   'bluffs_caught', 'bluffs_survived', 'calza_right', 'calza_wrong'];
 
-// A preset as the rest of the client names it (its title without the note in brackets),
-// in the page's language; the stats' "custom" (rules from no preset) as house rules.
-const PRESETS = ['perudo', 'dudo', 'tavern', 'ones-lock', 'no-wilds', 'common-hand'];
-
+// A preset as the rest of the client names it, in the page's language; the stats'
+// "custom" (rules from no preset) as house rules.
 function presetName(preset) {
-  if (PRESETS.includes(preset)) return t(`preset.${preset}`).split(' (')[0];
-  return preset === 'custom' ? t('home.house_rules_short') : preset;
+  return presetShortTitle(preset) ?? (preset === 'custom' ? t('home.house_rules_short') : preset);
 }
 
 function pct(part, whole) {

@@ -7,7 +7,7 @@
 // This module is the page's entry and its data (the record, the analysis, the check);
 // the stage a step at a time is replaystage.js, the analysis as lists replayanalysis.js,
 // the words replaywords.js, the fair-dice verdict replayfair.js.
-import {lang, pickLanguage, setLanguage, t} from './i18n.js';
+import {lang, pickLanguage, presetShortTitle, setLanguage, t} from './i18n.js';
 import {api, errorText, escapeHtml, listNames} from './page.js';
 import {forgetGame, myGames, rememberGame} from './mygames.js';
 import {cryptoAvailable, verifyRecord} from './verify.js';
@@ -200,11 +200,9 @@ class GamePage {
 
   rulesTitle() {
     const rules = this.record.rules || {};
-    const presets = ['perudo', 'dudo', 'tavern', 'ones-lock', 'no-wilds', 'common-hand'];
     const overrides = this.analysis?.rules_overrides;
-    const preset = overrides?.preset;
-    if (preset && presets.includes(preset)) {
-      const title = t(`preset.${preset}`).split(' (')[0];
+    const title = presetShortTitle(overrides?.preset);
+    if (title) {
       return Object.keys(overrides).length > 1 ? t('rp.house_rules', {title}) : title;
     }
     return `${t('rp.dice_each', {n: rules.starting_dice ?? 5})}${rules.wild_ones ? t('rp.ones_wild') : ''}`;
