@@ -58,16 +58,13 @@ PIPS = {
 }
 DIE_WIDTH = 8
 """Columns one drawn die takes: seven for the box and one space."""
-HELP = (
+_BIDS_HELP = (
     "Type a bid like [bold]4 5s[/] or [bold]4x5[/] (four 5s), [bold]dudo[/] (or "
-    "[bold]liar[/]) to call the standing bid, [bold]calza[/] to call it exact, "
-    "[bold]rules[/] for the rules, [bold]quit[/] to leave."
+    "[bold]liar[/]) to call the standing bid, "
 )
-HELP_NO_CALZA = (
-    "Type a bid like [bold]4 5s[/] or [bold]4x5[/] (four 5s), [bold]dudo[/] (or "
-    "[bold]liar[/]) to call the standing bid, [bold]rules[/] for the rules, "
-    "[bold]quit[/] to leave."
-)
+_END_HELP = "[bold]rules[/] for the rules, [bold]quit[/] to leave."
+HELP = _BIDS_HELP + "[bold]calza[/] to call it exact, " + _END_HELP
+HELP_NO_CALZA = _BIDS_HELP + _END_HELP
 """The help line for rules without calza, which would refuse the word."""
 HAND_HELP = (
     "Type a hand like [bold]pair of 3s[/], [bold]two pair 5s and 2s[/], "
