@@ -105,6 +105,7 @@ def test_the_others_are_told_who_left_and_who_hosts_now(server: str, browser: Br
     started(ana)
     ana.click("#leave")
     ana.click("#leave-yes")
+    ana.wait_for_url(f"{server}/")  # the one who left is back on the home page
 
     def told(page: Page) -> str:
         return str(
