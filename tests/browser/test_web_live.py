@@ -133,3 +133,43 @@ def test_the_others_are_told_who_left_and_who_hosts_now(server: str, browser: Br
         for page in context.pages:
             page.goto("about:blank")
         context.close()
+
+
+def test_a_code_typed_as_people_pass_it_on_joins(server: str, browser: Browser) -> None:
+    """The home page's code box takes a code as friends read it out or send it: with a
+    space or a dash, in small letters, or the whole invitation link pasted in; what cannot
+    be a code is refused in words, without a request."""
+    code = httpx.post(f"{server}/api/rooms", json={"name": "Ana", "seats": 4}).json()["code"]
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
+    try:
+        for name, typed in (
+            ("Bo", f"{code[:2].lower()} {code[2:].lower()}"),
+            ("Cy", f" {code[:2]}-{code[2:]} "),
+        ):
+            page = context.new_page()
+            page.goto(server + "/")
+            page.fill("#name", name)
+            page.fill("#join-code", typed)
+            page.click("#join")
+            page.wait_for_url(f"**/r/{code}")
+            page.goto("about:blank")
+            page.close()
+        names = [seat["name"] for seat in httpx.get(f"{server}/api/rooms/{code}").json()["seats"]]
+        assert "Bo" in names and "Cy" in names, names
+        page = context.new_page()
+        page.goto(server + "/")
+        page.fill("#name", "Di")
+        # A pasted link is followed with its query, which may carry a locked room's key.
+        page.fill("#join-code", f"{server}/r/{code.lower()}?invite=abc")
+        page.click("#join")
+        page.wait_for_url(f"**/r/{code}?invite=abc")
+        page.goto(server + "/")
+        page.fill("#name", "Di")
+        page.fill("#join-code", code[:3])
+        page.click("#join")
+        toast = page.locator(".toast", has_text="A room code is four letters")
+        toast.wait_for()
+        assert page.url.rstrip("/") == server
+        page.goto("about:blank")
+    finally:
+        context.close()

@@ -411,6 +411,10 @@ def test_timer_moves_are_marked_and_the_game_is_logged(server: str, browser: Bro
     expect(page.locator(".in-play")).to_have_text("3 dice in play", timeout=10000)
     expect(page.locator(".history .by").first).to_have_text("(timer)", timeout=30000)
     expect(page.locator("#live")).to_contain_text("(timer)")
+    # and says it in words to the player whose time ran out
+    expect(
+        page.locator(".toast", has_text="Your time ran out: a bot made your move.")
+    ).to_be_visible()
     expect(page.locator("body")).to_have_attribute("data-phase", "over", timeout=60000)
     page.screenshot(path=str(ARTIFACTS / "over-timer-1280.png"), full_page=True)
     game = state(page)["game"]

@@ -38,6 +38,17 @@ function nameOrComplain(main) {
   return name;
 }
 
+// A room code as friends pass it on: "abcd", "AB CD", "ab-cd", or the whole invitation
+// link pasted into the box. A link is followed as it is (its path on this site, so the
+// room's invite key in it still opens a locked room); otherwise the letters, or null
+// when what was typed cannot be a code.
+function codeFromTyped(text) {
+  const link = /\/r\/([A-Za-z]{4})\/?(\?[^#\s]*)?(?:#\S*)?$/.exec(text.trim());
+  if (link) return {code: link[1].toUpperCase(), path: `/r/${link[1].toUpperCase()}${link[2] || ''}`};
+  const letters = text.replace(/[\s\-\u2010-\u2015.·_]/g, '').toUpperCase();
+  return /^[A-Z]{4}$/.test(letters) ? {code: letters, path: null} : null;
+}
+
 function goTo(joined) {
   memory.keepSeat(joined.code, joined);
   location.assign(`/r/${joined.code}`);
@@ -138,7 +149,7 @@ export function renderHome(main) {
           <p class="help">${escapeHtml(t('home.join_help'))}</p>
           <form id="join-form" class="row">
             <label for="join-code" class="sr-only">${escapeHtml(t('home.code'))}</label>
-            <input id="join-code" class="code-input" maxlength="4" autocapitalize="characters" autocomplete="off" placeholder="ABCD" pattern="[A-Za-z]{4}" required>
+            <input id="join-code" class="code-input" maxlength="200" autocapitalize="characters" autocomplete="off" spellcheck="false" placeholder="ABCD" required>
             <button id="join" class="primary" type="submit">${escapeHtml(t('home.join'))}</button>
           </form>
         </section>
@@ -243,7 +254,11 @@ export function renderHome(main) {
         event.preventDefault();
         const name = nameOrComplain(main);
         if (!name) return;
-        const code = main.querySelector('#join-code').value.trim().toUpperCase();
+        const input = main.querySelector('#join-code');
+        const typed = codeFromTyped(input.value);
+        if (!typed) { toast(t('home.code_shape')); input.focus(); return; }
+        if (typed.path) { location.assign(typed.path); return; }
+        const {code} = typed;
         const answer = await api(`/api/rooms/${encodeURIComponent(code)}/join`, {name});
         if (answer.ok) goTo(answer.data);
         else if (answer.data.error === 'started') location.assign(`/r/${code}?watch=1`);

@@ -99,6 +99,14 @@ export class Narrator {
     }
   }
 
+  // A move the turn timer made, told in words beside the log's "(timer)" mark: to the
+  // player whose time ran out above all, who may not have been watching.
+  tellTimedOut(state, seat) {
+    if (seat == null) return;
+    const words = seat === state.you.seat ? t('say.timed_out_you') : t('say.timed_out', {name: playedName(state, seat)});
+    toast(words, 'info');
+  }
+
   // Every event of a new state in words (and sound), your new dice once per round, and
   // your turn once per turn.
   narrate(state) {
@@ -107,6 +115,7 @@ export class Narrator {
     const name = (seat) => playedName(state, seat);
     for (const event of state.events || []) {
       const by = event.by ? ` ${byWords(event.by)}` : '';
+      if (event.by === 'timer') this.tellTimedOut(state, event.event === 'bid' ? event.seat : event.caller);
       if (event.event === 'bid') {
         announce(t('say.bid', {name: name(event.seat), bid: anyBidWords(eventBid(event))}) + by);
         play('bid');
