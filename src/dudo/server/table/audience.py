@@ -137,7 +137,8 @@ class Audience:
         connections = self.connections()
         if not connections:
             return
-        shared = self._shared_json(events, moved_by)
+        host = self.state.host_seat()  # once per broadcast, not once per seat
+        shared = self._shared_json(events, moved_by, host)
         views = None if self.state.game is None else ViewTexts(self.state.game)
         cache: dict[int | None, str] = {}
         for connection in connections:
@@ -145,15 +146,18 @@ class Audience:
                 continue
             text = cache.get(connection.seat)
             if text is None:
-                text = self._state_text(connection.seat, shared, views)
+                text = self._state_text(connection.seat, shared, views, host)
                 cache[connection.seat] = text
             connection.send(text)
 
-    def summary(self) -> dict[str, Any]:
-        """What anyone with the code may know about the room, now."""
-        return self.state.summary(self.clock(), len(self.spectators))
+    def summary(self, host: int | None = None) -> dict[str, Any]:
+        """What anyone with the code may know about the room, now (``host``: the host's
+        seat, if the caller has it already)."""
+        return self.state.summary(self.clock(), len(self.spectators), host)
 
-    def _shared_json(self, events: list[RoomEvent], moved_by: str | None = None) -> str:
+    def _shared_json(
+        self, events: list[RoomEvent], moved_by: str | None = None, host: int | None = None
+    ) -> str:
         """The recipient-independent members of a state message, as JSON text.
         ``moved_by`` marks the action's own event (a bid, or a call's reveal)."""
         state = self.state
@@ -163,7 +167,7 @@ class Audience:
                 if data["event"] in ("bid", "reveal"):
                     data["by"] = moved_by
                     break
-        shared: dict[str, Any] = {"room": self.summary(), "events": encoded}
+        shared: dict[str, Any] = {"room": self.summary(host), "events": encoded}
         if state.game is not None:
             fair = state.fair
             shared["deadline"] = state.deadline
@@ -182,16 +186,24 @@ class Audience:
                 shared["fair"]["rolloff_revealed"] = state.rolloff_revealed
         return dumps(shared)[1:-1]
 
-    def _state_text(self, seat: int | None, shared: str, views: ViewTexts | None = None) -> str:
+    def _state_text(
+        self,
+        seat: int | None,
+        shared: str,
+        views: ViewTexts | None = None,
+        host: int | None = None,
+    ) -> str:
         """The full state for one recipient: the shared part plus its own game view
-        (from ``views``, the broadcast's, when given)."""
+        (from ``views``, the broadcast's, when given; ``host`` the host's seat, likewise)."""
         state = self.state
+        if seat is not None and host is None:
+            host = state.host_seat()
         you = (
             _YOU_SPECTATOR
             if seat is None
             else (
                 f'{{"seat":{seat},"role":"player","host":true,"invite":"{state.invite}"}}'
-                if seat == state.host_seat()
+                if seat == host
                 else f'{{"seat":{seat},"role":"player","host":false}}'
             )
         )

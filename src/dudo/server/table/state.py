@@ -276,8 +276,9 @@ class RoomState:
                 found = index
         return found
 
-    def summary(self, now: float, spectators: int) -> dict[str, Any]:
-        """What anyone with the code may know about the room (no dice, no tokens)."""
+    def summary(self, now: float, spectators: int, host: int | None = None) -> dict[str, Any]:
+        """What anyone with the code may know about the room (no dice, no tokens);
+        ``host`` is :meth:`host_seat`, given by a caller that has it already."""
         if self._rules_json[0] is not self.rules:
             self._rules_json = (self.rules, self.rules.to_json())
         summary: dict[str, Any] = {
@@ -288,7 +289,7 @@ class RoomState:
             "timer": self.timer,
             "rules": self._rules_json[1],
             "seats": [seat.public(now, self.config.grace) for seat in self.seats],
-            "host": self.host_seat(),
+            "host": self.host_seat() if host is None else host,
             "game": self.game_number,
             "spectators": spectators,
             "locked": self.locked,
