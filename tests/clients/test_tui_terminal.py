@@ -1,6 +1,7 @@
 """The terminal game in a real pseudo-terminal at 80x24, read the way a person sees it.
 
-``dudo play`` runs under pexpect with a terminal of 80 columns and 24 lines; everything it
+``dudo play`` runs under pexpect with a terminal of 80 columns and 24 lines (or another
+size: a small 60x20 one); everything it
 writes (colours, screen clears, cursor moves) goes through pyte, a terminal emulator, and
 the tests look at the emulated screen: what is on it when the game waits for a key.
 Seeds make the games the same every run; nothing waits on a clock.
@@ -41,16 +42,25 @@ def default_ctrl_c() -> None:
 class Player:
     """``dudo play`` in an 80x24 pseudo-terminal, its output on an emulated screen."""
 
-    def __init__(self, records: Path | None, *args: str, home: Path | None = None) -> None:
-        """Records go to ``records``, or with None to the default folder under ``home``."""
-        self.screen = pyte.Screen(80, 24)
+    def __init__(
+        self,
+        records: Path | None,
+        *args: str,
+        home: Path | None = None,
+        size: tuple[int, int] = (80, 24),
+        command: str = "play",
+    ) -> None:
+        """Records go to ``records``, or with None to the default folder under ``home``;
+        ``size`` is the terminal's columns and lines."""
+        columns, lines = size
+        self.screen = pyte.Screen(columns, lines)
         self.stream = pyte.ByteStream(self.screen)
         env = {
             **os.environ,
             "PYTHONPATH": str(SRC),
             "TERM": "xterm-256color",
-            "COLUMNS": "80",
-            "LINES": "24",
+            "COLUMNS": str(columns),
+            "LINES": str(lines),
         }
         env.pop("NO_COLOR", None)
         if records is not None:
@@ -62,9 +72,9 @@ class Player:
             env["HOME"] = str(home)
         self.child = pexpect.spawn(
             sys.executable,
-            ["-m", "dudo", "play", *args],
+            ["-m", "dudo", command, *args],
             env=env,
-            dimensions=(24, 80),
+            dimensions=(lines, columns),
             timeout=120,
             preexec_fn=default_ctrl_c,
         )
@@ -213,3 +223,18 @@ def test_the_record_and_its_commands_are_whole_lines_at_80_columns(tmp_path: Pat
     assert "Game record (the game is not finished):" in lines, player.text()
     for line in (f"  {shown}", f"  dudo verify {shown}", f"  dudo analyze {shown}"):
         assert line in lines, player.text()
+
+
+def test_the_rules_sheet_wraps_between_words_on_a_narrow_terminal(tmp_path: Path) -> None:
+    # Each paragraph of the sheet is one line; a 60-column terminal broke them mid-word.
+    words = subprocess.run(
+        [sys.executable, "-m", "dudo", "rules", "dudo"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(SRC)},
+        check=True,
+    ).stdout.split()
+    reader = Player(None, "dudo", size=(60, 200), command="rules")
+    assert reader.wait() == 0
+    assert reader.exit_status() == 0
+    assert reader.text().split() == words
