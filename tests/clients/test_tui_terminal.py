@@ -225,6 +225,64 @@ def test_the_record_and_its_commands_are_whole_lines_at_80_columns(tmp_path: Pat
         assert line in lines, player.text()
 
 
+def test_the_help_is_on_screen_at_the_first_prompt_when_a_bot_opens(tmp_path: Path) -> None:
+    # The help was printed on the round's first screen, which the player's turn cleared at
+    # once when a bot opened (and nobody was asked about calza): a new player's first
+    # screen said nothing of how to type a bid.
+    player = Player(tmp_path, "--bots", "easy", "--seed", "5", "--no-record")
+    assert player.wait(MOVE) == 0
+    screen = " ".join(player.text().split())
+    assert "Standing bid:" in screen, screen  # the bot opened
+    assert "Type a bid like 4 5s or 4x5" in screen and "At the table: " in screen, screen
+    player.send("quit")
+    assert player.wait() == 0 and player.exit_status() == 0
+
+
+def test_six_players_on_a_small_terminal_see_the_whole_turn_screen(tmp_path: Path) -> None:
+    # At 60x20 the turn screen of six players was 23 lines: its round and its help had
+    # scrolled off the top before the player's first move.
+    bots = "easy,normal,hard,random,easy"
+    player = Player(tmp_path, "--bots", bots, "--seed", "2", "--no-record", size=(60, 20))
+    assert player.wait(MOVE) == 0
+    lines = player.text().splitlines()
+    assert "Round 1" in lines[0], player.text()
+    text = " ".join(player.text().split())
+    assert "Type help for how to bid" in text and "You open." in text, text
+    assert "You ◀" in text and "Rosa (easy)" in text and "30 dice in play" in text, text
+    assert "Your dice: 6 5 4 5 3" in text, text
+    player.send("quit")
+    assert player.wait() == 0 and player.exit_status() == 0
+
+
+def test_typos_keep_the_table_and_the_dice_in_view(tmp_path: Path) -> None:
+    # Each refusal was printed under the last, so a few typos pushed the round, the bids,
+    # the standing bid and then the player's dice off a small terminal's top. Now each
+    # reply comes under the turn screen drawn afresh, and nothing was played meanwhile.
+    player = Player(tmp_path, "--bots", "easy", "--seed", "5", "--no-record", size=(60, 20))
+    assert player.wait(MOVE) == 0
+    first = player.text()
+    for typo in ["3x5", "three fives", "5 6 s", "banana", "calza", "1 1s"]:
+        player.send(typo)
+        assert player.wait(MOVE) == 0
+    text = player.text()
+    lines = text.splitlines()
+    assert "Round 1" in lines[0], text
+    assert "Standing bid: four 2s by Uncle Bo. 10 dice in play." in text, text
+    assert first.split("Your dice:")[1].split("Your move:")[0].strip() in text, text
+    assert "You typed: 1 1s" in lines and text.count("Not allowed") == 1, text
+    player.send("")  # the help, also under the table
+    assert player.wait(MOVE) == 0
+    assert "Not allowed" not in player.text() and "Standing bid:" in player.text()
+    player.send("rules")  # a screen of its own, then back to the table
+    assert player.wait(r"back to the table: ") == 0
+    assert "Winning" in player.text()
+    player.send("")
+    assert player.wait(MOVE) == 0
+    assert "Standing bid: four 2s by Uncle Bo." in player.text()
+    player.send("quit")
+    assert player.wait() == 0 and player.exit_status() == 0
+
+
 def test_the_rules_sheet_wraps_between_words_on_a_narrow_terminal(tmp_path: Path) -> None:
     # Each paragraph of the sheet is one line; a 60-column terminal broke them mid-word.
     words = subprocess.run(
