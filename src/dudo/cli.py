@@ -272,7 +272,22 @@ def rules(
     if as_json:
         typer.echo(json.dumps(chosen.to_json(), indent=2))
     else:
-        typer.echo(rules_sheet(chosen, lang.lower()))
+        typer.echo(_fitted_to_terminal(rules_sheet(chosen, lang.lower())))
+
+
+def _fitted_to_terminal(text: str) -> str:
+    """``text`` with each line wrapped between words to the terminal's width, when standard
+    output is a terminal: the sheet's paragraphs are one line each, which a terminal breaks
+    wherever its width falls, mid-word ("f / rom"). Piped or redirected, the text is left
+    as it is, one paragraph a line, for a program or another formatter to take."""
+    import shutil
+    import textwrap
+
+    if not sys.stdout.isatty():
+        return text
+    width = shutil.get_terminal_size().columns
+    wrap = textwrap.TextWrapper(width, break_long_words=False, break_on_hyphens=False)
+    return "\n".join(wrap.fill(line) if line else line for line in text.split("\n"))
 
 
 @app.command()

@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 
 from rich import box
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
@@ -46,6 +46,7 @@ from dudo.game import (
 )
 from dudo.hands import BadHandText, Hand
 from dudo.rules_text import rules_sheet
+from dudo.tui_screen import dice_in_a_line, first_that_fits, heading
 from dudo.view import SeatView, view
 
 PIPS = {
@@ -66,6 +67,10 @@ _END_HELP = "[bold]rules[/] for the rules, [bold]quit[/] to leave."
 HELP = _BIDS_HELP + "[bold]calza[/] to call it exact, " + _END_HELP
 HELP_NO_CALZA = _BIDS_HELP + _END_HELP
 """The help line for rules without calza, which would refuse the word."""
+SHORT_HELP = (
+    "Type [bold]help[/] for how to bid, [bold]rules[/] for the rules, [bold]quit[/] to leave."
+)
+"""The help on a screen too short for the whole of it."""
 HAND_HELP = (
     "Type a hand like [bold]pair of 3s[/], [bold]two pair 5s and 2s[/], "
     "[bold]three 6s[/], [bold]low straight[/], [bold]high straight[/], "
@@ -222,6 +227,8 @@ class TerminalGame:
             HAND_HELP if self.poker else HELP if game.rules.calza != "off" else HELP_NO_CALZA
         )
         self.rolloff_shown = False
+        self.answering: tuple[SeatView, str] | None = None
+        """The player's turn and the line they typed, while it is being answered."""
 
     def named(self, seat: int) -> str:
         """A seat's name as Rich markup: escaped, so a name such as ``[/]`` or ``[red]``
@@ -272,6 +279,10 @@ class TerminalGame:
     # -- the player's turn --------------------------------------------------------------
 
     def read(self, prompt: str) -> str:
+        """A line from the player. Whatever was on screen has now been read, the help too:
+        a screen cleared before any prompt (a round a bot opens and the player is not asked
+        about) is gone before anyone reads it, so the help waits for a screen that stays."""
+        self.intro_shown = True
         try:
             line = self.read_line(prompt)
         except EOFError:
@@ -283,15 +294,41 @@ class TerminalGame:
     def ask_player(self) -> Action:
         seen = view(self.game, 0)
         self.show_table(seen)
-        while True:
-            text = " ".join(self.read("Your move: ").split()).lower()
-            action = self.parse(text)
-            if action is None:
-                continue
-            reason = self.game.reason(0, action)
-            if reason is None:
-                return action
-            self.console.print(f"[red]Not allowed:[/] {REASONS[reason]}.{self.hint(seen, reason)}")
+        try:
+            while True:
+                typed = " ".join(self.read("Your move: ").split())
+                self.answering = (seen, typed)
+                action = self.parse(typed.lower())
+                if action is None:
+                    continue
+                reason = self.game.reason(0, action)
+                if reason is None:
+                    return action
+                self.say(f"[red]Not allowed:[/] {REASONS[reason]}.{self.hint(seen, reason)}")
+        finally:
+            self.answering = None
+
+    def say(self, message: str) -> None:
+        """Answer what the player typed on their turn (Rich markup). On a terminal the turn
+        screen is drawn afresh first, with the line they typed under it: replies piling up
+        under the table pushed the round, the standing bid and at last the player's own
+        dice off the top of a small terminal. In a log the reply follows the line."""
+        if self.clear and self.answering is not None:
+            seen, typed = self.answering
+            self.show_table(seen)
+            if typed:
+                self.console.print(Text(f"You typed: {typed}", style="dim"))
+        self.console.print(message)
+
+    def show_rules(self) -> None:
+        """The rules sheet; on a terminal on a screen of its own until the player goes back
+        to the table (it is longer than a screen, and the table is drawn again after it)."""
+        if self.clear and self.answering is not None:
+            self.console.clear()
+        self.console.print(rules_sheet(self.game.rules), markup=False)
+        if self.clear and self.answering is not None:
+            self.read("Press Enter to go back to the table: ")
+            self.show_table(self.answering[0])
 
     def parse(self, text: str) -> Action | None:
         if text in CALL_WORDS:
@@ -299,10 +336,10 @@ class TerminalGame:
         if text in CALZA_WORDS:
             return CALZA
         if text in ("", *HELP_WORDS):
-            self.console.print(self.help)
+            self.say(self.help)
             return None
         if text == "rules":
-            self.console.print(rules_sheet(self.game.rules))
+            self.show_rules()
             return None
         if self.poker:
             return self.parse_hand(text)
@@ -310,12 +347,12 @@ class TerminalGame:
             return Bid.parse(text)
         except BadBidText as error:
             if self._is_hand(text):
-                self.console.print(
+                self.say(
                     f"[red]Not a bid here:[/] {escape(text)!r} is a poker hand, "
                     "but this table bids a quantity and a face, like 4 5s."
                 )
             else:
-                self.console.print(refusal(str(error)))
+                self.say(refusal(str(error)))
             return None
 
     def parse_hand(self, text: str) -> Hand | None:
@@ -324,13 +361,13 @@ class TerminalGame:
             return Hand.parse(text)
         except BadHandText as error:
             if self._is_bid(text):
-                self.console.print(
+                self.say(
                     f"[red]Not a hand:[/] {escape(repr(text))} is a quantity "
                     "bid, but this table bids poker hands (Common Hand), like "
                     "pair of 3s or full house 4s over 2s."
                 )
             else:
-                self.console.print(refusal(str(error)))
+                self.say(refusal(str(error)))
             return None
 
     def hint(self, seen: SeatView, reason: str) -> str:
@@ -429,15 +466,31 @@ class TerminalGame:
 
     # -- drawing ------------------------------------------------------------------------
 
-    def new_screen(self, title: str) -> None:
-        """Start a fresh screen: cleared on a terminal, else a rule; the help the first time."""
+    def new_screen(self, title: str | list[RenderableType]) -> None:
+        """Start a fresh screen: cleared on a terminal, else a rule; the help until read."""
+        self.print_screen(self.screen_top(title))
+
+    def print_screen(self, parts: Sequence[RenderableType]) -> None:
         if self.clear:
             self.console.clear()
-        self.console.rule(title)
+        for part in parts:
+            self.console.print(part)
+
+    def screen_top(
+        self, title: str | list[RenderableType], short_help: bool = False
+    ) -> list[RenderableType]:
+        """A screen's heading, and the help and who is at the table until the player has
+        read them (see :meth:`read`); ``short_help`` for a screen too short for the whole
+        help, one line that says how to get it."""
+        parts = heading(self.console, title) if isinstance(title, str) else list(title)
         if not self.intro_shown:
-            self.intro_shown = True
-            self.console.print(self.help)
-            self.console.print("At the table: " + ", ".join(map(escape, self.labels[1:])) + ".")
+            # In a log every line stays, so once is enough; on a terminal the next screen
+            # clears this one, so the help comes again until a prompt has waited under it.
+            self.intro_shown = not self.clear
+            parts.append(self.console.render_str(SHORT_HELP if short_help else self.help))
+            at_table = "At the table: " + ", ".join(map(escape, self.labels[1:])) + "."
+            parts.append(self.console.render_str(at_table))
+        return parts
 
     def show_rolloff(self) -> None:
         """The roll-off before round 1: each attempt's dice per player, who tied, who
@@ -468,35 +521,40 @@ class TerminalGame:
         self.wait_for_round(1)
 
     def print_dice(self, dice: Sequence[int]) -> None:
+        for row in self.dice_rows(dice):
+            self.console.print(row)
+
+    def dice_rows(self, dice: Sequence[int]) -> list[Text]:
         """The player's dice drawn in as many rows as the terminal's width needs: a row
         wider than the screen would wrap each die's box into the next line's."""
         per_row = max(1, self.console.width // DIE_WIDTH)
-        for start in range(0, len(dice), per_row):
-            self.console.print(draw_dice(dice[start : start + per_row]))
+        return [draw_dice(dice[start : start + per_row]) for start in range(0, len(dice), per_row)]
 
-    def round_title(self) -> str:
+    def round_title(self) -> list[RenderableType]:
+        """The round's heading; a palifico round's rule on its own line if the terminal is
+        too narrow for it in the title, where Rich would cut it short."""
         header = self.game.round_header()
-        title = f"Round {header.number}"
-        if header.palifico:
-            title += " — PALIFICO: ones are not wild and the face is locked"
-        return title
+        rule = "PALIFICO: ones are not wild and the face is locked" if header.palifico else None
+        return heading(self.console, f"Round {header.number}", rule)
 
-    def show_round_facts(self) -> None:
+    def round_facts(self) -> list[RenderableType]:
         """The last round's outcome, who opens and the dice commitment."""
         header = self.game.round_header()
+        facts = []
         if self.last_outcome:
-            self.console.print(f"Last round: {self.last_outcome}")
+            facts.append(f"Last round: {self.last_outcome}")
         sealed = ""
         if self.commitment is not None:
             sealed = f"Dice sealed: sha256 {self.commitment(header.number)[:16]}…"
         opened = ("open", "opens") if not self.game.bids else ("opened", "opened")
-        sealed = f"{self.verb(header.opener, *opened)}. {sealed}"
-        self.console.print(sealed.strip())
+        facts.append(f"{self.verb(header.opener, *opened)}. {sealed}".strip())
+        return [self.console.render_str(fact) for fact in facts]
 
     def show_round_start(self) -> None:
         """A round the player does not open: the facts and their dice, once."""
         self.new_screen(self.round_title())
-        self.show_round_facts()
+        for fact in self.round_facts():
+            self.console.print(fact)
         seen = view(self.game, 0)
         if seen.dice:
             self.console.print("Your dice:")
@@ -505,27 +563,57 @@ class TerminalGame:
             self.console.print("You are out; watching the others.")
 
     def show_table(self, seen: SeatView) -> None:
-        """The player's turn: a fresh screen with everything needed to decide."""
-        self.new_screen(self.round_title())
-        self.show_round_facts()
-        self.console.print(self.players_table(seen))
+        """The player's turn: a fresh screen with everything needed to decide. On a
+        terminal, the roomiest layout that fits its height (:mod:`dudo.tui_screen`)."""
+        intro = not self.intro_shown
+        variants = [
+            (halves, short_help, drawn)
+            for halves, short_help, drawn in (
+                (2 if len(self.labels) > ONE_COLUMN else 1, False, True),
+                (2, False, True),
+                (2, True, True),
+                (2, True, False),
+            )
+            if halves == 1 or len(self.labels) > 2
+        ]
+        if not self.clear:
+            variants = variants[:1]  # a log has no height to fit
+
+        def screen(halves: int, short_help: bool, drawn: bool) -> list[RenderableType]:
+            self.intro_shown = not intro
+            return self.turn_screen(seen, halves, short_help, drawn)
+
+        self.print_screen(first_that_fits(self.console, (screen(*v) for v in variants)))
+
+    def turn_screen(
+        self, seen: SeatView, halves: int, short_help: bool, drawn: bool
+    ) -> list[RenderableType]:
+        """The parts of a turn screen: players in ``halves`` columns, the help whole or
+        short, the player's dice ``drawn`` or as numbers on one line."""
+        parts = self.screen_top(self.round_title(), short_help)
+        parts += self.round_facts()
+        parts.append(self.players_table(seen, halves))
+        lines = []
         if seen.bids:
             history = ", ".join(f"{self.named(seat)}: {bid.words()}" for seat, bid in seen.bids)
-            self.console.print(f"Bids: {history}")
+            lines.append(f"Bids: {history}")
         if seen.standing is not None:
-            self.console.print(
+            lines.append(
                 f"Standing bid: [bold]{seen.standing.words()}[/] by "
                 f"{self.who(seen.bidder or 0)}. "
                 f"{seen.dice_in_play} dice in play."
             )
         else:
-            self.console.print(f"No bid yet. {seen.dice_in_play} dice in play.")
-        self.console.print("Your dice:")
-        self.print_dice(seen.dice)
+            lines.append(f"No bid yet. {seen.dice_in_play} dice in play.")
+        parts += [self.console.render_str(line) for line in lines]
+        if not drawn:
+            return [*parts, dice_in_a_line("Your dice:", seen.dice)]
+        return [*parts, Text("Your dice:"), *self.dice_rows(seen.dice)]
 
-    def players_table(self, seen: SeatView) -> Table:
+    def players_table(self, seen: SeatView, halves: int = 0) -> Table:
         """Every player with their dice (and points): one column of players, or two side
-        by side for more than :data:`ONE_COLUMN` players, so a full table fits 24 lines."""
+        by side for more than :data:`ONE_COLUMN` players (or ``halves`` columns if given),
+        so a full table fits 24 lines."""
         points = seen.rules.format == "points"
         rows = []
         for seat, label in enumerate(self.labels):
@@ -535,7 +623,7 @@ class TerminalGame:
             if points:
                 row.append(str(seen.points[seat]))
             rows.append(row)
-        halves = 2 if len(rows) > ONE_COLUMN else 1
+        halves = halves or (2 if len(rows) > ONE_COLUMN else 1)
         table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 2))
         for _ in range(halves):
             table.add_column("player")

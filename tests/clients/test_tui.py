@@ -636,3 +636,26 @@ def test_the_help_line_offers_calza_only_where_the_rules_have_it(
     out = " ".join(result.stdout.split())
     assert "dudo (or liar) to call the standing bid" in out
     assert ("calza to call it exact" in out) is offered, out[:400]
+
+
+@pytest.mark.parametrize("columns", [60, 80, 160])
+def test_a_palifico_round_says_its_rule_whole_at_any_width(columns: int) -> None:
+    # At 60 columns the round's title was cut short by the rule around it: "PALIFICO: ones
+    # are not wild and the face is l…".
+    rules = Rules.from_json({"preset": "perudo", "starting_dice": 2})
+    rounds = [[[2, 3], [6, 6], [4, 5]], [[5], [6, 6], [4, 5]]]
+    game = Game(rules, 3, dice=ScriptedDice(rounds), opener=0)
+    game.roll()
+    game.apply(0, Bid(3, 2))
+    game.apply(1, DUDO)  # Ana is down to one die
+    game.roll()
+    assert game.round_header().palifico
+    console = Console(record=True, width=columns, color_system=None, highlight=False)
+    bots = [make_bot("easy", seed=seat) for seat in (1, 2)]
+    terminal = TerminalGame(game, bots, "Ana", console, input)
+    terminal.intro_shown = True
+    terminal.show_table(view(game, 0))
+    shown = console.export_text()
+    assert "PALIFICO: ones are not wild and the face is locked" in " ".join(shown.split())
+    assert "…" not in shown, shown
+    assert max(len(line) for line in shown.splitlines()) <= columns, shown

@@ -1,6 +1,7 @@
 """The terminal game in a real pseudo-terminal at 80x24, read the way a person sees it.
 
-``dudo play`` runs under pexpect with a terminal of 80 columns and 24 lines; everything it
+``dudo play`` runs under pexpect with a terminal of 80 columns and 24 lines (or another
+size: a small 60x20 one); everything it
 writes (colours, screen clears, cursor moves) goes through pyte, a terminal emulator, and
 the tests look at the emulated screen: what is on it when the game waits for a key.
 Seeds make the games the same every run; nothing waits on a clock.
@@ -41,16 +42,25 @@ def default_ctrl_c() -> None:
 class Player:
     """``dudo play`` in an 80x24 pseudo-terminal, its output on an emulated screen."""
 
-    def __init__(self, records: Path | None, *args: str, home: Path | None = None) -> None:
-        """Records go to ``records``, or with None to the default folder under ``home``."""
-        self.screen = pyte.Screen(80, 24)
+    def __init__(
+        self,
+        records: Path | None,
+        *args: str,
+        home: Path | None = None,
+        size: tuple[int, int] = (80, 24),
+        command: str = "play",
+    ) -> None:
+        """Records go to ``records``, or with None to the default folder under ``home``;
+        ``size`` is the terminal's columns and lines."""
+        columns, lines = size
+        self.screen = pyte.Screen(columns, lines)
         self.stream = pyte.ByteStream(self.screen)
         env = {
             **os.environ,
             "PYTHONPATH": str(SRC),
             "TERM": "xterm-256color",
-            "COLUMNS": "80",
-            "LINES": "24",
+            "COLUMNS": str(columns),
+            "LINES": str(lines),
         }
         env.pop("NO_COLOR", None)
         if records is not None:
@@ -62,9 +72,9 @@ class Player:
             env["HOME"] = str(home)
         self.child = pexpect.spawn(
             sys.executable,
-            ["-m", "dudo", "play", *args],
+            ["-m", "dudo", command, *args],
             env=env,
-            dimensions=(24, 80),
+            dimensions=(lines, columns),
             timeout=120,
             preexec_fn=default_ctrl_c,
         )
@@ -213,3 +223,76 @@ def test_the_record_and_its_commands_are_whole_lines_at_80_columns(tmp_path: Pat
     assert "Game record (the game is not finished):" in lines, player.text()
     for line in (f"  {shown}", f"  dudo verify {shown}", f"  dudo analyze {shown}"):
         assert line in lines, player.text()
+
+
+def test_the_help_is_on_screen_at_the_first_prompt_when_a_bot_opens(tmp_path: Path) -> None:
+    # The help was printed on the round's first screen, which the player's turn cleared at
+    # once when a bot opened (and nobody was asked about calza): a new player's first
+    # screen said nothing of how to type a bid.
+    player = Player(tmp_path, "--bots", "easy", "--seed", "5", "--no-record")
+    assert player.wait(MOVE) == 0
+    screen = " ".join(player.text().split())
+    assert "Standing bid:" in screen, screen  # the bot opened
+    assert "Type a bid like 4 5s or 4x5" in screen and "At the table: " in screen, screen
+    player.send("quit")
+    assert player.wait() == 0 and player.exit_status() == 0
+
+
+def test_six_players_on_a_small_terminal_see_the_whole_turn_screen(tmp_path: Path) -> None:
+    # At 60x20 the turn screen of six players was 23 lines: its round and its help had
+    # scrolled off the top before the player's first move.
+    bots = "easy,normal,hard,random,easy"
+    player = Player(tmp_path, "--bots", bots, "--seed", "2", "--no-record", size=(60, 20))
+    assert player.wait(MOVE) == 0
+    lines = player.text().splitlines()
+    assert "Round 1" in lines[0], player.text()
+    text = " ".join(player.text().split())
+    assert "Type help for how to bid" in text and "You open." in text, text
+    assert "You ◀" in text and "Rosa (easy)" in text and "30 dice in play" in text, text
+    assert "Your dice: 6 5 4 5 3" in text, text
+    player.send("quit")
+    assert player.wait() == 0 and player.exit_status() == 0
+
+
+def test_typos_keep_the_table_and_the_dice_in_view(tmp_path: Path) -> None:
+    # Each refusal was printed under the last, so a few typos pushed the round, the bids,
+    # the standing bid and then the player's dice off a small terminal's top. Now each
+    # reply comes under the turn screen drawn afresh, and nothing was played meanwhile.
+    player = Player(tmp_path, "--bots", "easy", "--seed", "5", "--no-record", size=(60, 20))
+    assert player.wait(MOVE) == 0
+    first = player.text()
+    for typo in ["3x5", "three fives", "5 6 s", "banana", "calza", "1 1s"]:
+        player.send(typo)
+        assert player.wait(MOVE) == 0
+    text = player.text()
+    lines = text.splitlines()
+    assert "Round 1" in lines[0], text
+    assert "Standing bid: four 2s by Uncle Bo. 10 dice in play." in text, text
+    assert first.split("Your dice:")[1].split("Your move:")[0].strip() in text, text
+    assert "You typed: 1 1s" in lines and text.count("Not allowed") == 1, text
+    player.send("")  # the help, also under the table
+    assert player.wait(MOVE) == 0
+    assert "Not allowed" not in player.text() and "Standing bid:" in player.text()
+    player.send("rules")  # a screen of its own, then back to the table
+    assert player.wait(r"back to the table: ") == 0
+    assert "Winning" in player.text()
+    player.send("")
+    assert player.wait(MOVE) == 0
+    assert "Standing bid: four 2s by Uncle Bo." in player.text()
+    player.send("quit")
+    assert player.wait() == 0 and player.exit_status() == 0
+
+
+def test_the_rules_sheet_wraps_between_words_on_a_narrow_terminal(tmp_path: Path) -> None:
+    # Each paragraph of the sheet is one line; a 60-column terminal broke them mid-word.
+    words = subprocess.run(
+        [sys.executable, "-m", "dudo", "rules", "dudo"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(SRC)},
+        check=True,
+    ).stdout.split()
+    reader = Player(None, "dudo", size=(60, 200), command="rules")
+    assert reader.wait() == 0
+    assert reader.exit_status() == 0
+    assert reader.text().split() == words
