@@ -11,7 +11,8 @@ than single cases:
 - on a phone held upright, down to the smallest (320 × 568), your turn fits the first
   screen too, at two and at six seats;
 - a bot's speech bubble stays on the felt: it never covers the page's bar or the room's
-  head (their controls);
+  head (their controls), nor at game over a button of the head or the middle (rematch, a
+  new room, the game's page);
 - in the practice round on a phone held sideways, the tip and the picker are both on the
   first screen during your turn.
 
@@ -339,6 +340,57 @@ def test_a_bots_speech_bubble_stays_on_the_felt_on_a_phone(
             and box[3] <= felt[3] + 1
         )
         assert inside, (said, "leaves the felt", felt)
+    page.context.close()
+
+
+# At game over: the bots' bubbles (what they say about the last reveal) and every button a
+# player may want then, the room's head's and the middle's (rematch, a new room, the game's
+# page); null before the game is over or while no bot speaks.
+OVER_BUBBLES = """() => {
+    if (document.body.dataset.phase !== 'over') return null;
+    const box = (el) => {
+        const b = el.getBoundingClientRect();
+        return [b.left, b.top, b.right, b.bottom];
+    };
+    const said = [...document.querySelectorAll('.seat .say')];
+    if (!said.length) return null;
+    const buttons = [...document.querySelectorAll(
+        '.room-head :is(button, a, select), .centre.over :is(button, a)')]
+        .filter((el) => el.getBoundingClientRect().width > 0);
+    return {said: said.map((el) => ({text: el.innerText, box: box(el)})),
+            buttons: buttons.map((el) => ({what: el.id || el.textContent.trim(), box: box(el)}))};
+}"""
+
+
+@pytest.mark.parametrize("players", [3, 6])
+@pytest.mark.parametrize(("width", "height"), [(360, 640), (390, 844), (320, 568), (640, 360)])
+def test_a_bots_speech_bubble_keeps_off_the_buttons_at_game_over_on_a_phone(
+    server: str, browser: Browser, width: int, height: int, players: int
+) -> None:
+    from test_web_table import play_to_the_end
+
+    page = phone(browser, width, height)
+    # One die each: a reveal or a few end the game, and the last reveal always has a bot
+    # speak (voice.js), its bubble on screen for a few seconds of the game-over screen.
+    seat_in_a_room(page, server, [None] + ["easy"] * (players - 1), rules={"starting_dice": 1})
+    page.click("#start")
+    play_to_the_end(page)
+    seen = wait_until(page, OVER_BUBBLES)
+    page.evaluate("scrollTo(0, 0)")
+    shot(page, f"over-bot-talk-{players}-{width}x{height}")
+    # Every look while a bubble is up (one read each: the page is redrawn as bubbles come
+    # and go).
+    covered = []
+    while seen:
+        covered += [
+            (said["text"], said["box"], button["what"], button["box"])
+            for said in seen["said"]
+            for button in seen["buttons"]
+            if meets(said["box"], button["box"])
+        ]
+        page.wait_for_timeout(100)
+        seen = page.evaluate(OVER_BUBBLES)
+    assert covered == [], covered
     page.context.close()
 
 
