@@ -13,6 +13,8 @@ than single cases:
 - a bot's speech bubble stays on the felt: it never covers the page's bar or the room's
   head (their controls), nor at game over a button of the head or the middle (rematch, a
   new room, the game's page);
+- on a short wide screen (1024 × 600 and 768) the seats keep off the felt's middle while
+  you play, at the reveal and at game over;
 - in the practice round on a phone held sideways, the tip and the picker are both on the
   first screen during your turn.
 
@@ -484,6 +486,34 @@ def test_seats_keep_off_the_middle_of_a_short_wide_table(
         table = page.evaluate(RIM)
         for seat in table["seats"]:
             assert not overlap(seat, table["centre"]), ("reveal", width, height, seat)
+    page.context.close()
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_seats_keep_off_the_middle_of_a_short_wide_table_at_game_over(
+    server: str, browser: Browser, players: int
+) -> None:
+    from test_web_table import RIM, overlap, play_to_the_end
+
+    # The game-over middle (round and dice, the winner, how the last reveal went, then
+    # Rematch, New room and the game's page, 40 px high on a touch screen) is the tallest,
+    # and the seats show the last reveal's dice and who lost a die.
+    page = phone(browser, *SHORT_WIDE[1])
+    seat_in_a_room(page, server, [None] + ["easy"] * (players - 1), rules={"starting_dice": 1})
+    page.click("#start")
+    play_to_the_end(page)
+    for width, height in SHORT_WIDE:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(150)
+        page.evaluate("scrollTo(0, 0)")
+        shot(page, f"short-wide-over-{players}-{width}x{height}")
+        table = page.evaluate(RIM)
+        assert len(table["seats"]) == players
+        for seat in table["seats"]:
+            assert not overlap(seat, table["centre"]), ("over", width, height, seat, table)
+        for i, one in enumerate(table["seats"]):
+            for other in table["seats"][i + 1 :]:
+                assert not overlap(one, other), ("over", width, height, one, other)
     page.context.close()
 
 
