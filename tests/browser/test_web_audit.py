@@ -11,7 +11,10 @@ than single cases:
 - on a phone held upright, down to the smallest (320 × 568), your turn fits the first
   screen too, at two and at six seats;
 - a bot's speech bubble stays on the felt: it never covers the page's bar or the room's
-  head (their controls);
+  head (their controls), nor at game over a button of the head or the middle (rematch, a
+  new room, the game's page);
+- on a short wide screen (1024 × 600 and 768) the seats keep off the felt's middle while
+  you play, at the reveal and at game over;
 - in the practice round on a phone held sideways, the tip and the picker are both on the
   first screen during your turn.
 
@@ -342,6 +345,57 @@ def test_a_bots_speech_bubble_stays_on_the_felt_on_a_phone(
     page.context.close()
 
 
+# At game over: the bots' bubbles (what they say about the last reveal) and every button a
+# player may want then, the room's head's and the middle's (rematch, a new room, the game's
+# page); null before the game is over or while no bot speaks.
+OVER_BUBBLES = """() => {
+    if (document.body.dataset.phase !== 'over') return null;
+    const box = (el) => {
+        const b = el.getBoundingClientRect();
+        return [b.left, b.top, b.right, b.bottom];
+    };
+    const said = [...document.querySelectorAll('.seat .say')];
+    if (!said.length) return null;
+    const buttons = [...document.querySelectorAll(
+        '.room-head :is(button, a, select), .centre.over :is(button, a)')]
+        .filter((el) => el.getBoundingClientRect().width > 0);
+    return {said: said.map((el) => ({text: el.innerText, box: box(el)})),
+            buttons: buttons.map((el) => ({what: el.id || el.textContent.trim(), box: box(el)}))};
+}"""
+
+
+@pytest.mark.parametrize("players", [3, 6])
+@pytest.mark.parametrize(("width", "height"), [(360, 640), (390, 844), (320, 568), (640, 360)])
+def test_a_bots_speech_bubble_keeps_off_the_buttons_at_game_over_on_a_phone(
+    server: str, browser: Browser, width: int, height: int, players: int
+) -> None:
+    from test_web_table import play_to_the_end
+
+    page = phone(browser, width, height)
+    # One die each: a reveal or a few end the game, and the last reveal always has a bot
+    # speak (voice.js), its bubble on screen for a few seconds of the game-over screen.
+    seat_in_a_room(page, server, [None] + ["easy"] * (players - 1), rules={"starting_dice": 1})
+    page.click("#start")
+    play_to_the_end(page)
+    seen = wait_until(page, OVER_BUBBLES)
+    page.evaluate("scrollTo(0, 0)")
+    shot(page, f"over-bot-talk-{players}-{width}x{height}")
+    # Every look while a bubble is up (one read each: the page is redrawn as bubbles come
+    # and go).
+    covered = []
+    while seen:
+        covered += [
+            (said["text"], said["box"], button["what"], button["box"])
+            for said in seen["said"]
+            for button in seen["buttons"]
+            if meets(said["box"], button["box"])
+        ]
+        page.wait_for_timeout(100)
+        seen = page.evaluate(OVER_BUBBLES)
+    assert covered == [], covered
+    page.context.close()
+
+
 @pytest.mark.parametrize(("width", "height"), [(1024, 768), (1024, 600), (768, 1024)])
 def test_a_bots_speech_bubble_stays_on_the_felt_of_a_tablet(
     server: str, browser: Browser, width: int, height: int
@@ -432,6 +486,34 @@ def test_seats_keep_off_the_middle_of_a_short_wide_table(
         table = page.evaluate(RIM)
         for seat in table["seats"]:
             assert not overlap(seat, table["centre"]), ("reveal", width, height, seat)
+    page.context.close()
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_seats_keep_off_the_middle_of_a_short_wide_table_at_game_over(
+    server: str, browser: Browser, players: int
+) -> None:
+    from test_web_table import RIM, overlap, play_to_the_end
+
+    # The game-over middle (round and dice, the winner, how the last reveal went, then
+    # Rematch, New room and the game's page, 40 px high on a touch screen) is the tallest,
+    # and the seats show the last reveal's dice and who lost a die.
+    page = phone(browser, *SHORT_WIDE[1])
+    seat_in_a_room(page, server, [None] + ["easy"] * (players - 1), rules={"starting_dice": 1})
+    page.click("#start")
+    play_to_the_end(page)
+    for width, height in SHORT_WIDE:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(150)
+        page.evaluate("scrollTo(0, 0)")
+        shot(page, f"short-wide-over-{players}-{width}x{height}")
+        table = page.evaluate(RIM)
+        assert len(table["seats"]) == players
+        for seat in table["seats"]:
+            assert not overlap(seat, table["centre"]), ("over", width, height, seat, table)
+        for i, one in enumerate(table["seats"]):
+            for other in table["seats"][i + 1 :]:
+                assert not overlap(one, other), ("over", width, height, one, other)
     page.context.close()
 
 
