@@ -319,6 +319,31 @@ def _verify_rolloff(record: dict[str, Any], bots: Sequence[int]) -> list[str]:
     return lines
 
 
+def _check_reveals(stated: object, replayed: list[dict[str, Any]]) -> None:
+    """The outcomes a record states (``reveals``: who called on whose bid, the count, the
+    loser, the change, every seat's dice after it) must be the replay's, round by round:
+    the browser's check follows the dice counts through them without the rules, so a
+    record that lies in them must fail here, where the rules are applied."""
+    if not isinstance(stated, list):
+        raise FairnessError("'reveals' must list every finished round's outcome")
+    for number, (said, made) in enumerate(zip(stated, replayed, strict=False), start=1):
+        if said != made:
+            differ = (
+                sorted(set(said) ^ set(made) | {key for key in made if said.get(key) != made[key]})
+                if isinstance(said, dict)
+                else ["the whole entry"]
+            )
+            raise FairnessError(
+                f"round {number}: the outcome the record states is not the replay's "
+                f"({', '.join(differ)} differ)"
+            )
+    if len(stated) != len(replayed):
+        raise FairnessError(
+            f"the record states {len(stated)} outcomes, but {len(replayed)} rounds "
+            "ended with a call"
+        )
+
+
 def verify_record(record: dict[str, Any]) -> list[str]:
     """Check a finished game's record: the roll-off's dice (if the rules roll off) and every
     round's dice follow from their seeds, and every action is legal under the game's rules.
@@ -354,6 +379,8 @@ def verify_record(record: dict[str, Any]) -> list[str]:
         game = replay(scenario)
     except ScenarioError as error:
         raise FairnessError(f"the actions do not replay: {error}") from None
+    if "reveals" in record:  # records since the outcomes were stated (the browser reads them)
+        _check_reveals(record["reveals"], game.reveals())
     if game.winners:
         lines.append(f"replayed {len(rounds)} rounds: winners {list(game.winners)}")
     else:

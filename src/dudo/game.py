@@ -227,6 +227,15 @@ class Revealed:
             data["points"] = list(self.points)
         return data
 
+    def record_json(self) -> dict[str, Any]:
+        """The reveal as a game's record states it (``Game.reveals``): the scenario form
+        without ``event``, then the loser (``None``: nobody lost, an exact calza) and the
+        change (the dice the loser lost or the caller won back; points in a points race)."""
+        data = self.to_json()
+        del data["event"]
+        data.update(loser=self.loser, change=self.change)
+        return data
+
     def table_json(self, *, as_event: bool) -> dict[str, Any]:
         """The reveal as clients see it, with every cup: public once they are lifted.
 
@@ -708,6 +717,7 @@ class Game:
             self._start["rolloff"] = self.rolloff.to_json()
         self._record: list[dict[str, Any]] = []
         self._actions: list[tuple[int, Action]] = []
+        self._reveals: list[Revealed] = []  # every call's outcome, round by round
         self._kinds = _round_kinds(rules)
         # calza needs this many players left (more than a table holds: never)
         self._calza_players = rules.calza_min_players if rules.calza != "off" else MAX_PLAYERS + 1
@@ -1013,6 +1023,7 @@ class Game:
             tuple(self.bids),
         )
         self.last_reveal = reveal
+        self._reveals.append(reveal)
         events: list[Event] = [reveal]
         if loser is not None and counts[loser] == 0:
             events.append(PlayerOut(loser))
@@ -1135,6 +1146,14 @@ class Game:
             "rounds": rounds,
         }
 
+    def reveals(self) -> list[dict[str, Any]]:
+        """Every call's outcome so far, round by round, as the engine stated it at the
+        reveal: a record's ``reveals``. Each is the scenario form of the reveal (who called
+        on whose bid, the count, the outcome and every seat's dice after it) with the loser
+        and the change, so a reader of the record can follow each seat's dice from round to
+        round without the rules (the browser's fair-dice check does)."""
+        return [reveal.record_json() for reveal in self._reveals]
+
     def copy(self) -> Game:
         """An independent copy that shares the (immutable) rules, ladders and dice source."""
         twin = object.__new__(Game)
@@ -1145,6 +1164,7 @@ class Game:
         twin.bids = list(self.bids)
         twin._record = [{"dice": r["dice"], "actions": list(r["actions"])} for r in self._record]
         twin._actions = twin._record[-1]["actions"] if twin._record else []
+        twin._reveals = list(self._reveals)
         return twin
 
     def __repr__(self) -> str:

@@ -25,7 +25,7 @@ from dudo.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, RulesError
 _TOP_KEYS = {"about", "rules", "players", "start", "rounds"}
 # A finished game's record (GET /api/games/ID) is a scenario with more to say: these keys
 # are accepted and ignored, so the downloaded record replays as it is.
-_RECORD_KEYS = {"game_id", "room", "names", "bots", "fairness"}
+_RECORD_KEYS = {"game_id", "room", "names", "bots", "fairness", "reveals"}
 _START_KEYS = {"dice_counts", "opener", "points", "palifico_used", "rolloff"}
 _CALLS: dict[object, Call] = {"dudo": DUDO, "calza": CALZA}
 

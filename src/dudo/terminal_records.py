@@ -136,6 +136,7 @@ def game_record(
 ) -> dict[str, Any]:
     """The record of a terminal game, in the server's format (``GET /api/games/ID``)."""
     record = game.record()
+    record["reveals"] = game.reveals()
     record["game_id"] = game_id
     record["names"] = list(names)
     record["bots"] = list(bots)

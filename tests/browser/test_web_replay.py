@@ -1,14 +1,16 @@
 """A finished game's page (/g/ID) in a real browser (Debian's Chromium through Playwright,
 as tests/browser/test_web.py): reached from the game-over screen and from "My games", stepped
 through with the keyboard against the engine's counts, the analysis shown, the dice checked
-with Web Crypto (and a record with one die changed failing visibly), on a phone and a big
-screen without sideways scrolling, and axe with every one of its rules finding nothing.
+with Web Crypto (and a record with one die changed, dropped or added, or its counts edited
+with its cups, failing visibly), on a phone and a big screen without sideways scrolling,
+and axe with every one of its rules finding nothing.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import random
 import re
 import threading
 from collections.abc import Coroutine, Iterator
@@ -23,8 +25,14 @@ from playwright.sync_api import Browser, Page, Route, expect
 from test_web import ARTIFACTS, check_fits, chromium, new_page
 from test_web_csp import RECORD_VIOLATIONS
 
+from dudo.bids import Bid
 from dudo.bots import make_bot
+from dudo.bots.table import bot_step
 from dudo.client import Client
+from dudo.fairness import derive_dice, verify_record
+from dudo.game import CALZA, Game, Phase
+from dudo.rules import PRESETS, Rules
+from dudo.terminal_records import CommittedDice, game_record
 from serverkit import server_process, sqlite_url, stored_record
 
 
@@ -298,6 +306,59 @@ def tamper_seat_seed(record: dict[str, Any]) -> int:
     return 3
 
 
+def deal_again(record: dict[str, Any], number: int, counts: list[int]) -> None:
+    """Round ``number``'s cups dealt again from its own seeds with other counts: every die
+    then follows from the published seeds, whatever each seat should have held."""
+    fair = record["fairness"][number - 1]
+    cups = derive_dice(fair["server_seed"], fair["seat_seeds"], number, counts)
+    record["rounds"][number - 1]["dice"] = [list(cup) for cup in cups]
+
+
+def counts_of(record: dict[str, Any], number: int) -> list[int]:
+    return [len(cup) for cup in record["rounds"][number - 1]["dice"]]
+
+
+def tamper_drop_die(record: dict[str, Any]) -> int:
+    """The last die of the last cup of round 2 dropped: every die left still follows from
+    the seeds (the stream is dealt seat by seat), but that seat had one more."""
+    cups = record["rounds"][1]["dice"]
+    last = max(seat for seat, cup in enumerate(cups) if cup)
+    cups[last].pop()
+    assert counts_of(record, 2) != record["reveals"][0]["dice_counts"]
+    return 2
+
+
+def tamper_add_die(record: dict[str, Any]) -> int:
+    """A die more in a cup of round 2, the round dealt again from its seeds to match."""
+    counts = counts_of(record, 2)
+    counts[counts.index(max(counts))] += 1
+    deal_again(record, 2, counts)
+    return 2
+
+
+def tamper_reveal_bidder(record: dict[str, Any]) -> int:
+    """Round 2's outcome said to be of a call on another seat's bid than its moves say
+    (the bidder: the caller would also move the dice of an exact calza to round 3)."""
+    reveal = record["reveals"][1]
+    reveal["bidder"] = next(
+        seat for seat in range(3) if seat not in (reveal["caller"], reveal["bidder"])
+    )
+    return 2
+
+
+def tamper_counts_with_cup(record: dict[str, Any]) -> int:
+    """A die fewer for a seat in the last round, with the count the record states for it
+    (the previous round's outcome) edited to match and the round dealt again: the cups
+    hold what the record says, but that is not what the previous round left."""
+    last = len(record["rounds"])
+    counts = counts_of(record, last)
+    seat = counts.index(max(counts))
+    counts[seat] -= 1
+    record["reveals"][last - 2]["dice_counts"][seat] -= 1
+    deal_again(record, last, counts)
+    return last
+
+
 @pytest.mark.parametrize(
     "tamper,problem",
     [
@@ -305,6 +366,10 @@ def tamper_seat_seed(record: dict[str, Any]) -> int:
         (tamper_bot_seat, "is a bot"),
         (tamper_hide_bot, "bot seats do not match the commitment"),
         (tamper_seat_seed, "does not follow from the committed server seed"),
+        (tamper_drop_die, "in the record, but the record gives it"),
+        (tamper_add_die, "in the record, but the record gives it"),
+        (tamper_counts_with_cup, "for this round, but it had"),
+        (tamper_reveal_bidder, "but its moves end with"),
     ],
 )
 def test_the_dice_are_checked_in_the_browser_and_a_changed_record_fails(
@@ -337,6 +402,127 @@ def test_the_dice_are_checked_in_the_browser_and_a_changed_record_fails(
     expect(page.locator("#stage .fair-problem")).to_contain_text(problem)
     expect(page.locator("#fair-summary")).to_contain_text("NOT VERIFIED")
     page.screenshot(path=str(ARTIFACTS / f"replay-tampered-{tamper.__name__}.png"))
+    page.context.close()
+
+
+def test_a_record_without_outcomes_is_counted_in_round_1_and_says_so(
+    server: str, browser: Browser, finished: dict[str, Any]
+) -> None:
+    """A record stating no outcomes (as records made before them, or one they were taken
+    out of) verifies, saying only round 1's cups were counted; a die dropped from round 1
+    is still caught there (its counts are the record's start), in the page's language."""
+    record = json.loads(json.dumps(finished["record"]))
+    del record["reveals"]
+    served = {"record": record}
+
+    def serve(route: Route) -> None:
+        body = json.dumps(served["record"])
+        route.fulfill(status=200, content_type="application/json", body=body)
+
+    page = new_page(browser, 1280, 800)
+    page.route(re.compile(rf"/api/games/{finished['id']}$"), serve)
+    open_game(page, server, finished["id"])
+    expect(page.locator("#fair-verdict")).to_contain_text("Verified")
+    expect(page.locator("#fair-verdict")).to_contain_text("only the cups of round 1 were counted")
+    page.context.close()
+    dropped = json.loads(json.dumps(record))
+    cups = dropped["rounds"][0]["dice"]
+    cups[max(seat for seat, cup in enumerate(cups) if cup)].pop()
+    served["record"] = dropped
+    for locale, words in [("en-US", "NOT VERIFIED"), ("de-DE", "NICHT BESTÄTIGT")]:
+        page = new_page(browser, 1280, 800, locale=locale)
+        page.route(re.compile(rf"/api/games/{finished['id']}$"), serve)
+        open_game(page, server, finished["id"], fair="failed")
+        expect(page.locator("#fair-verdict")).to_contain_text(words)
+        held = "in the record, but" if locale == "en-US" else "in der Aufzeichnung"
+        expect(page.locator('#fair-rounds li[data-round="1"]')).to_contain_text(held)
+        expect(page.locator('#fair-rounds li[data-ok="true"]')).to_have_count(
+            len(record["rounds"]) - 1
+        )
+        assert not page.js_errors  # type: ignore[attr-defined]
+        page.context.close()
+
+
+# Every preset, and the options that change what a call costs: loss by the difference, a
+# points race (no dice change hands), calza (a die won back, or one lost).
+VARIANTS: list[dict[str, Any]] = [{"preset": name, "starting_dice": 3} for name in PRESETS] + [
+    {"preset": "perudo", "starting_dice": 3, "loss_by_difference": True},
+    {"preset": "perudo", "starting_dice": 3, "format": "points", "points_rounds": 6},
+    {"preset": "perudo", "starting_dice": 2, "calza": "any_time", "calza_min_players": 2},
+]
+
+
+def variant_record(options: dict[str, Any], seed: int) -> dict[str, Any]:
+    """A finished game of four bots under ``options``, recorded as ``dudo play`` does; a
+    seat short of dice calls calza when the bid is exact (and now and then when not), so
+    dice are won back and lost that way too."""
+    players = 4
+    dice = CommittedDice(players, seed=seed, bot_seats=list(range(players)))
+    game = Game(Rules.from_json(options), players, dice=dice)
+    bots = [make_bot("easy", seed=seed * players + seat) for seat in range(players)]
+    lots = random.Random(seed)
+    while game.winners == ():
+        bid = game.standing
+        if game.phase is Phase.BIDDING and isinstance(bid, Bid):
+            exact = game.count(bid.face) == bid.quantity
+            short = [
+                seat for seat in game.alive if game.dice_counts[seat] < game.rules.starting_dice
+            ]
+            callers = [
+                seat
+                for seat in (short if exact else game.alive if lots.random() < 0.03 else [])
+                if game.reason(seat, CALZA) is None
+            ]
+            if callers:
+                game.apply(callers[0], CALZA)
+                continue
+        bot_step(game, bots)
+    record = game_record(game, dice, f"v{seed}", [f"P{seat}" for seat in range(players)], [])
+    verify_record(record)  # the engine's word: this record is right
+    return json.loads(json.dumps(record))
+
+
+def test_every_variants_records_count_up_in_the_browser(server: str, browser: Browser) -> None:
+    """The browser follows the dice counts through the outcomes of every preset's and
+    variant's games without a false alarm (a die lost by the difference, a points race, a
+    die won back or lost by calza), and still catches a die taken from each one's last
+    round."""
+    records = [variant_record(options, seed) for seed in (1, 2) for options in VARIANTS]
+    outcomes = {
+        (reveal["call"], reveal["loser"] is None, reveal["change"])
+        for record in records
+        for reveal in record["reveals"]
+        if record["rules"]["format"] == "elimination"
+    }
+    assert {("calza", True, 1), ("calza", False, 1), ("dudo", False, 2)} <= outcomes, outcomes
+    dropped = []
+    for record in records:
+        changed = json.loads(json.dumps(record))
+        cups = changed["rounds"][-1]["dice"]
+        cups[max(seat for seat, cup in enumerate(cups) if cup)].pop()
+        dropped.append(changed)
+    page = new_page(browser, 1280, 800)
+    page.goto(f"{server}/rules")
+    results = page.evaluate(
+        """async (records) => {
+            const {verifyRecord} = await import('/static/js/verify.js');
+            const found = [];
+            for (const record of records) {
+                const result = await verifyRecord(record);
+                found.push({ok: result.ok, problem: result.problem,
+                    bad: result.rounds.filter((round) => !round.ok).map((round) => round.round)});
+            }
+            return found;
+        }""",
+        records + dropped,
+    )
+    honest, forged = results[: len(records)], results[len(records) :]
+    assert all(result["ok"] for result in honest), [
+        (record["rules"], result) for record, result in zip(records, honest, strict=True)
+    ]
+    for record, result in zip(records, forged, strict=True):
+        assert not result["ok"] and result["bad"] == [len(record["rounds"])], result
+    assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
 
 

@@ -280,6 +280,15 @@ def test_a_real_game_record_verifies_and_hiding_its_bot_fails_dudo_verify(tmp_pa
     honest = dudo_verify(record)
     assert honest.returncode == 0, honest.stdout + honest.stderr
     assert "binds bot seats [1]" in honest.stdout
+    # The server's record states every call's outcome, every seat's dice after it included.
+    assert len(record["reveals"]) == len(record["rounds"])
+    for reveal, following in zip(record["reveals"], record["rounds"][1:], strict=False):
+        assert reveal["dice_counts"] == [len(cup) for cup in following["dice"]]
+    lying = copy.deepcopy(record)
+    lying["reveals"][0]["change"] += 1
+    told = dudo_verify(lying)
+    assert told.returncode == 1
+    assert "round 1: the outcome the record states is not the replay's" in told.stderr
     rigged = copy.deepcopy(record)
     rigged["bots"] = []
     for fair in rigged["fairness"]:
@@ -322,3 +331,59 @@ def test_a_terminal_record_with_a_rolloff_verifies_and_a_changed_pair_does_not()
     forged["start"]["rolloff"][0][0][0] = forged["start"]["rolloff"][0][0][0] % 6 + 1
     with pytest.raises(FairnessError, match="roll-off"):
         verify_record(forged)
+
+
+def test_a_record_states_every_outcome_and_dudo_verify_holds_it_to_the_replay() -> None:
+    """A record's ``reveals`` (each call's outcome and every seat's dice after it, what the
+    browser follows the dice counts through) are the engine's: a changed one, one more or
+    one less is not verified."""
+    from dudo.bots.table import bot_step
+    from dudo.game import Game
+    from dudo.rules import Rules
+    from dudo.terminal_records import CommittedDice, game_record
+
+    dice = CommittedDice(3, seed=5, bot_seats=[0, 1, 2])
+    game = Game(Rules.from_json({"preset": "perudo", "starting_dice": 2}), 3, dice=dice)
+    bots = [make_bot("easy", seed=seat) for seat in range(3)]
+    while game.winners == ():
+        bot_step(game, bots)
+    record = json.loads(json.dumps(game_record(game, dice, "t", ["a", "b", "c"], [0, 1, 2])))
+    reveals = record["reveals"]
+    assert len(reveals) == len(record["rounds"]) == 5
+    first = reveals[0]
+    assert set(first) == {
+        "call",
+        "caller",
+        "bidder",
+        "bid",
+        "count",
+        "outcome",
+        "dice_counts",
+        "loser",
+        "change",
+    }
+    assert first["caller"] == record["rounds"][0]["actions"][-1]["seat"]
+    counts = record["start"]["dice_counts"]
+    for reveal, played in zip(reveals, record["rounds"], strict=True):
+        assert [len(cup) for cup in played["dice"]] == counts
+        counts = reveal["dice_counts"]
+    verify_record(record)
+
+    def other_loser(forged: dict[str, Any]) -> None:
+        reveal = forged["reveals"][1]
+        reveal["loser"] = next(seat for seat in range(3) if seat != reveal["loser"])
+
+    def one_die_more(forged: dict[str, Any]) -> None:
+        forged["reveals"][2]["dice_counts"][0] += 1
+
+    for change, why in [
+        (other_loser, r"round 2: the outcome .* \(loser differ\)"),
+        (one_die_more, r"round 3: the outcome .* \(dice_counts differ\)"),
+        (lambda r: r["reveals"].pop(), "the record states 4 outcomes, but 5 rounds"),
+        (lambda r: r["reveals"].append(r["reveals"][-1]), "the record states 6 outcomes"),
+        (lambda r: r.update(reveals={}), "'reveals' must list"),
+    ]:
+        forged = copy.deepcopy(record)
+        change(forged)
+        with pytest.raises(FairnessError, match=why):
+            verify_record(forged)

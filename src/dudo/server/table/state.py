@@ -321,6 +321,7 @@ class RoomState:
         included: what ``dudo verify`` checks."""
         assert self.game is not None
         record = self.game.record()
+        record["reveals"] = self.game.reveals()
         record["game_id"] = self.game_id
         record["room"] = self.code
         record["names"] = list(self.game_names) or [seat.name for seat in self.seats]

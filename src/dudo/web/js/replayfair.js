@@ -18,6 +18,7 @@ export function renderFair(page) {
   summary.parentElement.className = `fair-summary ${result.ok ? 'ok' : 'bad'}`;
   verdict.textContent = result.ok
     ? t('rp.verdict_ok', {n: result.rounds.length}) + (rolloff.length ? ` ${t('rp.verdict_rolloff', {n: rolloff.length})}` : '')
+      + (result.countsStated || result.rounds.length < 2 ? '' : ` ${t('rp.verdict_no_counts')}`)
     : t('rp.verdict_bad', {problem: result.problem || `${failed[0].attempt ? t('rp.rolloff_attempt', {n: failed[0].attempt}) : t('rp.fair_round', {n: failed[0].round})}: ${failed[0].problem}`});
   page.main.querySelector('#fair-rounds').innerHTML = rolloff.map((attempt) => `<li data-round="${attempt.round}" data-ok="${attempt.ok}" class="${attempt.ok ? 'ok' : 'bad'}">
     <strong>${escapeHtml(t('rp.rolloff_attempt', {n: attempt.attempt}))} ${attempt.ok ? '✓' : escapeHtml(t('rp.fair_round_bad'))}</strong>

@@ -12,6 +12,33 @@
 // "rolloff-<k>" (two dice for each seat rolling, none for the others); its material is the
 // record's rolloff_fairness and its dice are start.rolloff, checked here too.
 // This mirrors dudo.fairness; `dudo verify` also replays the actions through the engine.
+//
+// The seeds fix the stream of dice, not how many each seat takes from it: a cup with its
+// last die dropped, or the stream's next die added, or every cup dealt again from the seeds
+// with other counts, still has every die follow from the seeds. So each cup must also hold
+// as many dice as the record itself says its seat had that round (followCounts): round 1's
+// are start.dice_counts; after each call the outcome the record states (record.reveals,
+// the engine's own words at the reveal, which name the caller and the bidder as the moves
+// do) gives every seat's dice for the next round, and those must follow from the dice
+// before it and the loss or gain it states. No rule of the game is applied here. A changed
+// die fails the seeds; a round taken out of the middle fails the commitments (they bind
+// the round's number) or the counts.
+//
+// What this check still cannot see, and why:
+//  - whether the outcomes the record states are the right ones: judging a call takes the
+//    rules (which dice count, ones wild, palifico, what a loss costs, the cap on a calza's
+//    gain, whether each bid was legal, when the game is over), which are the engine's
+//    alone. So a record rewritten consistently, its cups, counts and outcomes together (a
+//    seat said to lose two dice, or a die it did not lose), still passes here, and so does
+//    one cut short after a whole round, its material and outcome with it. Nothing seen at
+//    the table before the roll commits to the counts (the commitment binds the server
+//    seed, the round and the bot seats), so they are only the record's word;
+//  - a record without reveals: older records have none and one they were taken out of
+//    looks the same, so only round 1 is counted and the verdict says so;
+//  - the points of a points race, which are not followed.
+// `dudo verify` and the server's analysis replay every move through the engine: they
+// catch all of these.
+import {t} from './i18n.js';
 
 const encoder = new TextEncoder();
 const HEX = /^(?:[0-9a-fA-F]{2})+$/;
@@ -66,8 +93,95 @@ export async function deriveDice(key, seatSeeds, round, counts) {
   return cups;
 }
 
+// A seat in the sentences of the count checks, in the page's language.
+function seatWords(seat, names) {
+  return t('rp.fair_seat', {n: seat + 1, name: names[seat] || t('rp.player', {n: seat + 1})});
+}
+
+const CALLS = ['dudo', 'calza'];
+
+function isCounts(value, players) {
+  return Array.isArray(value) && value.length === players && value.every((n) => Number.isInteger(n) && n >= 0);
+}
+
+// The dice each seat held, round by round, as the record states them, and where its
+// statements do not add up: {counts: [per round: every seat's count, or null where the
+// record does not say], problems: [per round: a sentence or null], problem: a sentence
+// about the record or null, stated: whether the record states its outcomes at all}. A
+// round's problem is that its counts do not follow from the round before (the last
+// outcome's, after the last round, is the last round's), or that the outcome it ends with
+// cannot be read or is not of its last moves; a cup that does not hold its count is
+// verifyRound's.
+export function followCounts(record) {
+  const rounds = Array.isArray(record?.rounds) ? record.rounds : [];
+  const names = Array.isArray(record?.names) ? record.names : [];
+  const players = record?.players;
+  const counts = rounds.map(() => null);
+  const problems = rounds.map(() => null);
+  const reveals = record?.reveals;
+  // Without reveals (a record from before the outcomes were stated, or one they were
+  // taken out of: nothing tells the two apart) only round 1 is counted, and the verdict
+  // says so.
+  const found = {counts, problems, problem: null, stated: reveals !== undefined};
+  if (!Number.isInteger(players) || !rounds.length) return found;
+  if (isCounts(record.start?.dice_counts, players)) counts[0] = record.start.dice_counts;
+  if (reveals === undefined) return found;
+  // Every round but the last ends with a call; the last one too, unless the game stopped.
+  if (!Array.isArray(reveals) || reveals.length < rounds.length - 1 || reveals.length > rounds.length) {
+    found.problem = t('rp.fair_reveals_count', {n: Array.isArray(reveals) ? reveals.length : 0, rounds: rounds.length});
+    return found;
+  }
+  const flag = (index, sentence) => { problems[index] = problems[index] || sentence; };
+  const who = (seat) => seatWords(seat, names);
+  const points = record.rules?.format === 'points';
+  reveals.forEach((reveal, i) => {
+    const into = Math.min(i + 1, rounds.length - 1); // the round these counts are for
+    const seat = (n) => Number.isInteger(n) && n >= 0 && n < players;
+    if (!reveal || typeof reveal !== 'object' || !isCounts(reveal.dice_counts, players) || !CALLS.includes(reveal.call)
+        || !seat(reveal.caller) || !seat(reveal.bidder) || !(reveal.loser === null || seat(reveal.loser))
+        || !(Number.isInteger(reveal.change) && reveal.change >= 0)) {
+      flag(i, t('rp.fair_reveal_bad'));
+      return;
+    }
+    // Who called what on whose bid: the round's own moves say it too.
+    const actions = Array.isArray(rounds[i]?.actions) ? rounds[i].actions : [];
+    const call = actions[actions.length - 1];
+    const bid = actions.slice(0, -1).reverse().find((action) => action && 'bid' in action);
+    if (!call || !CALLS.includes(call.call) || !seat(call.seat) || !seat(bid?.seat)) {
+      flag(i, t('rp.fair_reveal_no_call'));
+    } else if (call.seat !== reveal.caller || call.call !== reveal.call || bid.seat !== reveal.bidder) {
+      flag(i, t('rp.fair_reveal_moves', {caller: who(reveal.caller), call: t(`call.${reveal.call}`),
+        bidder: who(reveal.bidder), moveCaller: who(call.seat), moveCall: t(`call.${call.call}`), moveBidder: who(bid.seat)}));
+    }
+    if (i + 1 < rounds.length) counts[i + 1] = reveal.dice_counts;
+    const before = counts[i];
+    if (!before) return;
+    // The outcome as the record states it: the loser lost `change` dice; with no loser
+    // (an exact calza) the caller won `change` back; a points race changes no dice.
+    const expected = [...before];
+    let outcome;
+    if (points) {
+      outcome = t('rp.fair_outcome_points');
+    } else if (reveal.loser === null) {
+      expected[reveal.caller] += reveal.change;
+      outcome = t('rp.fair_outcome_won', {name: who(reveal.caller), n: reveal.change});
+    } else {
+      expected[reveal.loser] -= reveal.change;
+      outcome = t('rp.fair_outcome_lost', {name: who(reveal.loser), n: reveal.change});
+    }
+    const wrong = expected.findIndex((n, s) => n !== reveal.dice_counts[s]);
+    if (wrong < 0) return;
+    const words = {seat: who(wrong), n: reveal.dice_counts[wrong], before: before[wrong], prev: i + 1,
+      outcome, expected: expected[wrong]};
+    flag(into, t(i + 1 < rounds.length ? 'rp.fair_counts_follow' : 'rp.fair_counts_after', words));
+  });
+  return found;
+}
+
 // One round: {round, ok, checks: [sentences that held], problem: sentence | null}.
-export async function verifyRound(number, played, fair, bots, names = []) {
+// `counts`: every seat's dice this round as the record states them (followCounts), if it
+// does: each cup must hold its seat's count.
+export async function verifyRound(number, played, fair, bots, names = [], counts = null) {
   const result = {round: number, ok: false, checks: [], problem: null};
   const v2Only = typeof number === 'string'; // a roll-off attempt: always fairness v2
   const who = (seat) => (names[seat] ? `seat ${seat + 1} (${names[seat]})` : `seat ${seat + 1}`);
@@ -132,6 +246,16 @@ export async function verifyRound(number, played, fair, bots, names = []) {
     }
     const total = cups.reduce((sum, cup) => sum + cup.length, 0);
     result.checks.push(`${total} dice recomputed`);
+    if (counts) {
+      for (let seat = 0; seat < Math.max(cups.length, counts.length); seat += 1) {
+        const held = cups[seat] ? cups[seat].length : 0;
+        const count = counts[seat] ?? 0;
+        if (held !== count) {
+          throw new Error(t('rp.fair_cup_count', {seat: seatWords(seat, names), n: held, count}));
+        }
+      }
+      result.checks.push(t('rp.fair_counts_ok'));
+    }
     result.ok = true;
   } catch (error) {
     result.problem = error.message || String(error);
@@ -185,9 +309,12 @@ export async function verifyRecord(record) {
   const bots = Array.isArray(record?.bots) ? record.bots.filter(Number.isInteger) : [];
   const names = Array.isArray(record?.names) ? record.names : [];
   if (!rounds.length) return {ok: false, rounds: [], problem: 'the record has no rounds'};
+  const stated = followCounts(record);
   const checked = [];
   for (let i = 0; i < rounds.length; i += 1) {
-    checked.push(await verifyRound(i + 1, rounds[i], fairness[i], bots, names));
+    const round = await verifyRound(i + 1, rounds[i], fairness[i], bots, names, stated.counts[i]);
+    if (round.ok && stated.problems[i]) Object.assign(round, {ok: false, problem: stated.problems[i]});
+    checked.push(round);
   }
   const rolloff = [];
   const attempts = rolloffAttempts(record);
@@ -201,7 +328,8 @@ export async function verifyRecord(record) {
   let problem = fairness.length < rounds.length
     ? `${rounds.length} rounds but fairness material for ${fairness.length}` : null;
   problem = problem || attempts.problem || (attempts.attempts.length !== material.length
-    ? `${attempts.attempts.length} roll-off attempts but fairness material for ${material.length}` : null);
+    ? `${attempts.attempts.length} roll-off attempts but fairness material for ${material.length}` : null)
+    || stated.problem;
   return {ok: !problem && checked.every((round) => round.ok) && rolloff.every((a) => a.ok),
-    rounds: checked, rolloff, problem};
+    rounds: checked, rolloff, problem, countsStated: stated.stated};
 }
