@@ -85,6 +85,16 @@ CALZA_WORDS = ("calza", "c", "exact", "spot on")
 LET_GO_WORDS = ("", "n", "no", "pass", "p", "let it go", "go", "skip")
 HELP_WORDS = ("help", "?", "h")
 QUIT_WORDS = ("q", "quit", "exit")
+CALZA_ASK = "Type calza, or Enter to let it go: "
+"""The end of the out-of-turn calza question: with "Calza on twelve 6s? " before it, still
+one line at 60 columns."""
+CALZA_OFFER = (
+    "Not your turn, but you may call calza: say the standing bid is exactly right. "
+    "Type off to stop these questions."
+)
+NO_MORE_CALZA = (
+    "No more calza questions out of turn this game; on your turn you may still call calza."
+)
 ONE_COLUMN = 6
 """Up to this many players the table lists them in one column; more, in two."""
 KEPT_FORMAT = frozenset("\u200c\u200d\ufe0e\ufe0f")
@@ -225,6 +235,11 @@ class TerminalGame:
         self.intro_shown = False
         self.rounds_played = 0
         self.calza_prompts = True
+        self.calza_explained = False
+        """Whether the line explaining the out-of-turn calza question was printed (in a
+        log once is enough; on a terminal it comes on every question's screen)."""
+        self.notice: str | None = None
+        """A line for the top of the next screen (:meth:`tell`), Rich markup."""
         self.poker = game.rules.bids == "poker"
         self.help = (
             HAND_HELP if self.poker else HELP if game.rules.calza != "off" else HELP_NO_CALZA
@@ -428,44 +443,65 @@ class TerminalGame:
 
     def offer_calza(self) -> bool:
         """Ask whether to call calza out of turn; every answer gets a reply. ``off`` stops
-        these questions for the rest of the game (calza on one's turn stays open)."""
+        these questions for the rest of the game (calza on one's turn stays open).
+
+        On a terminal each question comes under the table drawn afresh (the bids, the
+        standing bid, the player's dice), and so does each reply: questions printed one
+        under the other after each bot's bid scrolled the table away. The question itself
+        is short enough for a 60-column line; what it is about is said on the line above.
+        """
         if not self.calza_prompts:
             return False
         standing = self.game.standing
         assert standing is not None
-        prompt = (
-            f"Calza on {standing.words()}? Type calza, or Enter to let it go (off to stop asking): "
-        )
+        seen = view(self.game, 0)
+        prompt = f"Calza on {in_words(standing)}? {CALZA_ASK}"
+        if len(prompt) > self.console.width:
+            prompt = f"Calza? {CALZA_ASK}"  # the standing bid is on the line above
+        if self.clear:
+            self.show_table(seen)
+        if self.clear or not self.calza_explained:
+            self.calza_explained = True
+            self.console.print(self.line(CALZA_OFFER))
         again = "Type calza, or press Enter to let it go."
-        while True:
-            answer = " ".join(self.read(prompt).split()).lower()
-            if answer in CALZA_WORDS or answer in ("y", "yes"):
-                return True
-            if answer in LET_GO_WORDS:
-                return False
-            if answer in ("off", "never", "stop"):
-                self.calza_prompts = False
-                self.console.print(
-                    "No more calza questions out of turn this game; on your "
-                    "turn you may still call calza."
-                )
-                return False
-            if answer in HELP_WORDS:
-                self.console.print(
-                    "It is not your turn, but these rules let anyone call "
-                    "calza: say the bid is exactly right. "
-                    + again
-                    + " Type off to stop these questions."
-                )
-            elif answer == "rules":
-                self.console.print(rules_sheet(self.game.rules))
-            elif answer in CALL_WORDS or self._is_bid(answer) or self._is_hand(answer):
-                self.console.print(
-                    f"[red]Not now:[/] it is {self.named(self.game.turn)}'s "
-                    f"turn; out of turn you may only call calza. {again}"
-                )
-            else:
-                self.console.print(f"[red]Not understood:[/] {escape(repr(answer))}. {again}")
+        try:
+            while True:
+                answer = " ".join(self.read(prompt).split())
+                self.answering = (seen, answer)
+                answer = answer.lower()
+                if answer in CALZA_WORDS or answer in ("y", "yes"):
+                    return True
+                if answer in LET_GO_WORDS:
+                    return False
+                if answer in ("off", "never", "stop"):
+                    self.calza_prompts = False
+                    self.tell(NO_MORE_CALZA)
+                    return False
+                if answer in HELP_WORDS:
+                    self.say(
+                        "It is not your turn, but these rules let anyone call calza: say "
+                        f"the bid is exactly right. {again} Type off to stop these questions."
+                    )
+                elif answer == "rules":
+                    self.show_rules()
+                elif answer in CALL_WORDS or self._is_bid(answer) or self._is_hand(answer):
+                    self.say(
+                        f"[red]Not now:[/] it is {self.named(self.game.turn)}'s "
+                        f"turn; out of turn you may only call calza. {again}"
+                    )
+                else:
+                    self.say(f"[red]Not understood:[/] {escape(repr(answer))}. {again}")
+        finally:
+            self.answering = None
+
+    def tell(self, message: str) -> None:
+        """Say something that follows from the player's answer but needs no reply (Rich
+        markup). On a terminal it waits for the next screen, which is drawn at once and
+        would clear it unread; in a log it follows the answer."""
+        if self.clear:
+            self.notice = message
+        else:
+            self.console.print(self.line(message))
 
     @staticmethod
     def typed(bid: Bid | Hand) -> str:
@@ -499,18 +535,23 @@ class TerminalGame:
         self.print_screen(self.screen_top(title))
 
     def print_screen(self, parts: Sequence[RenderableType]) -> None:
+        """Print a screen's parts (after clearing the terminal); its notice, if it has
+        one (:meth:`screen_top`), has now been shown."""
         if self.clear:
             self.console.clear()
         for part in parts:
             self.console.print(part)
+        self.notice = None
 
     def screen_top(
         self, title: str | list[RenderableType], short_help: bool = False
     ) -> list[RenderableType]:
         """A screen's heading, and the help and who is at the table until the player has
         read them (see :meth:`read`); ``short_help`` for a screen too short for the whole
-        help, one line that says how to get it."""
+        help, one line that says how to get it. A notice (:meth:`tell`) comes first."""
         parts = heading(self.console, title) if isinstance(title, str) else list(title)
+        if self.notice:
+            parts.append(self.line(f"[bold]{self.notice}[/]"))
         if not self.intro_shown:
             # In a log every line stays, so once is enough; on a terminal the next screen
             # clears this one, so the help comes again until a prompt has waited under it.
