@@ -66,6 +66,20 @@ def test_a_whole_game_through_standard_input() -> None:
     assert "Cups up (counted dice in [brackets]):" in out and "Counted:" in out
     assert "Not allowed:" in out
     assert "wins the game" in out or "You win the game!" in out
+    assert "Play again?" not in out  # piped input: the program ends with the game
+
+
+def test_play_again_is_documented_in_the_help_and_the_readme() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "dudo", "play", "--help"],
+        capture_output=True,
+        text=True,
+        env={"COLUMNS": "100", "PATH": "/usr/bin:/bin", "TERM": "dumb", "PYTHONPATH": str(SRC)},
+    )
+    shown = " ".join(result.stdout.replace("│", " ").split())
+    assert "--no-again" in shown and "ask whether to play again" in shown, shown
+    readme = " ".join((SRC.parent / "README.md").read_text().split())
+    assert "Play again? [y/N]" in readme and "--no-again" in readme
 
 
 def test_bids_in_every_spelling_and_a_bad_one() -> None:

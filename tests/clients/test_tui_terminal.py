@@ -331,3 +331,41 @@ def test_calza_questions_keep_the_table_in_view_and_off_is_confirmed_where_it_is
     player.send("quit")
     player.wait()
     assert player.exit_status() == 0
+
+
+AGAIN = r"Play again\? \[y/N\] "
+
+
+def play_to_the_end(player: Player, *prompts: str) -> int:
+    """Open low and call whatever stands until none of the game's prompts comes: returns
+    which of ``prompts`` came instead (len(prompts): the end of the output)."""
+    for _ in range(60):
+        found = player.wait(MOVE, CALZA, NEXT, *prompts)
+        if found == 0:
+            player.send("dudo" if "Standing bid:" in player.text() else "1 6s")
+        elif found in (1, 2):
+            player.send("")
+        else:
+            return found - 3
+    raise AssertionError("the game did not end in 60 prompts")
+
+
+def test_after_a_game_the_terminal_offers_another_with_the_same_table(tmp_path: Path) -> None:
+    table = ("--bots", "easy", "--rules", "dudo", "--set", "starting_dice=1", "--name", "Ana")
+    player = Player(tmp_path, *table, "--seed", "4")
+    assert play_to_the_end(player, AGAIN) == 0
+    assert "wins the game" in player.text() or "You win the game!" in player.text()
+    assert len(list(tmp_path.glob("*.json"))) == 1  # saved before the question
+    player.send("y")
+    assert player.wait(MOVE, CALZA, NEXT, r"Roll-off") < 4
+    assert "Roll-off" in player.text() or "Round 1" in player.text(), player.text()
+    assert play_to_the_end(player, AGAIN) == 0
+    player.send("n")
+    assert player.wait() == 0 and player.exit_status() == 0
+    records = [json.loads(path.read_text()) for path in tmp_path.glob("*.json")]
+    assert len(records) == 2 and len({record["game_id"] for record in records}) == 2
+    assert all(record["names"][0] == "Ana" for record in records)
+    assert records[0]["fairness"] != records[1]["fairness"]  # fresh dice
+    again = Player(tmp_path, *table, "--seed", "4", "--no-again", "--no-record")
+    assert play_to_the_end(again, AGAIN) == 1  # the end, no question
+    assert again.exit_status() == 0
