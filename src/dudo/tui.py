@@ -11,8 +11,11 @@ opens. With ``bids: poker`` (Common Hand) bids are poker hands typed in words, s
 
 The screen reads like a table at 80x24: each turn of the player's starts a fresh screen
 (cleared on a terminal, a rule in a log) with the round, the last round's outcome, the
-players, the bids and the player's dice, drawn once. After a call the reveal gets a screen
-of its own and stays there until the player goes on (Enter, or a pause the caller sets).
+players, the bids and the player's dice, drawn once; so does each out-of-turn calza
+question. After a call the reveal gets a screen of its own, with the round's bids (a round
+the player had no turn in is seen there), and stays until the player goes on (Enter, or a
+pause the caller sets). Lines wrap between words, never inside a name
+(:mod:`dudo.tui_wrap`); the cups are laid out by :mod:`dudo.tui_reveal`.
 """
 
 from __future__ import annotations
