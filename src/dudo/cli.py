@@ -18,6 +18,7 @@ from dudo.rules_text import LANGUAGES, rules_sheet
 from dudo.scenario import ScenarioError, format_output, load_json, load_scenario, run_scenario
 
 if TYPE_CHECKING:
+    from rich.console import Console
     from rich.table import Table
 
 MAX_ERROR_LENGTH = 300
@@ -771,27 +772,29 @@ def play(
     debug: Annotated[
         bool, typer.Option("--debug", help="Show the full traceback when a bot fails.")
     ] = False,
+    again: Annotated[
+        bool,
+        typer.Option(
+            "--again/--no-again",
+            help="When a game ends on a terminal, ask whether to play again: y starts a "
+            "new game with the same bots and rules, fresh dice and a record of its own. "
+            "Never asked when the input is not a terminal.",
+        ),
+    ] = True,
 ) -> None:
     """Play a game in the terminal against bots.
 
     The dice are provably fair, as on the server: each round's seed is sealed (SHA-256)
     before the roll, and the record saved at the end lets dudo verify recompute every die.
-    Exit status 0 when the game ends or you quit, 130 after Ctrl-C, 1 if a bot fails
-    or the record cannot be saved.
+    On a terminal, the end of a game asks whether to play again (--no-again does not);
+    with --seed N the next games use N+1, N+2, ... so that each can be replayed.
+    Exit status 0 when the games end or you quit, 130 after Ctrl-C, 1 if a bot fails
+    or a record cannot be saved.
     """
     from rich.console import Console
 
-    from dudo.bots.registry import BotSpecError, make_bot
-    from dudo.bots.table import BotError
-    from dudo.game import Game
-    from dudo.terminal_records import (
-        CommittedDice,
-        default_folder,
-        game_record,
-        new_game_id,
-        save_record,
-    )
-    from dudo.tui import QuitGame, TerminalGame, printable_name
+    from dudo.terminal_records import default_folder
+    from dudo.tui import printable_name
 
     levels = [level.strip() for level in bots.split(",") if level.strip()]
     if not 1 <= len(levels) <= 9:
@@ -811,6 +814,60 @@ def play(
             f"cannot save game records in {str(folder)!r}: {problem}; choose a folder "
             "with --records DIR (or DUDO_GAMES), or play with --no-record"
         )
+    console = Console(highlight=False)
+    interactive = sys.stdin.isatty() and console.is_terminal
+    if pause is None and not interactive:
+        pause = 0
+    played = 0
+    while True:
+        status, finished = _play_one_game(
+            console,
+            chosen,
+            levels,
+            name,
+            seed=None if seed is None else seed + played,
+            pause=pause,
+            clear=interactive,
+            folder=folder if record else None,
+            debug=debug,
+        )
+        if not (finished and again and interactive and status == 0 and _again(console)):
+            raise typer.Exit(status)
+        played += 1
+
+
+def _again(console: Console) -> bool:
+    """Whether the player wants another game: only a typed yes says so (Enter, the input
+    ending or Ctrl-C end the program, as after a game without the question)."""
+    try:
+        answer = console.input("Play again? [y/N] ", markup=False)
+    except (EOFError, KeyboardInterrupt):
+        console.print()
+        return False
+    return answer.strip().lower() in ("y", "yes")
+
+
+def _play_one_game(
+    console: Console,
+    rules: Rules,
+    levels: list[str],
+    name: str,
+    *,
+    seed: int | None,
+    pause: float | None,
+    clear: bool,
+    folder: Path | None,
+    debug: bool,
+) -> tuple[int, bool]:
+    """One game of ``dudo play`` with fresh bots and fresh dice, its record saved in
+    ``folder`` (None: not saved); returns the exit status so far and whether the game was
+    played to its end (the player did not quit)."""
+    from dudo.bots.registry import BotSpecError, make_bot
+    from dudo.bots.table import BotError
+    from dudo.game import Game
+    from dudo.terminal_records import CommittedDice, game_record, new_game_id, save_record
+    from dudo.tui import QuitGame, TerminalGame
+
     try:
         players = [
             # an endgame solve (seconds, first time only) runs beside the game, not in it
@@ -822,11 +879,7 @@ def play(
     except Exception as error:  # a user's bot that fails to construct
         _fail(f"a bot of --bots could not be created: {error!r}")
     dice = CommittedDice(len(players) + 1, seed)
-    game = Game(chosen, len(players) + 1, dice=dice)
-    console = Console(highlight=False)
-    interactive = sys.stdin.isatty() and console.is_terminal
-    if pause is None and not interactive:
-        pause = 0
+    game = Game(rules, len(players) + 1, dice=dice)
     terminal = TerminalGame(
         game,
         players,
@@ -835,7 +888,7 @@ def play(
         console.input,
         levels=[level.rpartition(":")[2] for level in levels],
         pause=pause,
-        clear=interactive,
+        clear=clear,
         commitment=dice.commitment_for,
     )
     status = 0
@@ -848,7 +901,7 @@ def play(
         status = 130
     except BotError as error:
         _report_bot_error(error, debug)
-    if record and dice.fairness:
+    if folder is not None and dice.fairness:
         data = game_record(game, dice, new_game_id(), terminal.names, range(1, len(players) + 1))
         try:
             path = save_record(data, folder)
@@ -862,7 +915,7 @@ def play(
             status = status or 1
         else:
             console.print(record_lines(path, bool(game.winners)), soft_wrap=True)
-    raise typer.Exit(status)
+    return status, bool(game.winners)
 
 
 def shell_path(path: Path, home: Path | None = None) -> str:

@@ -11,8 +11,11 @@ opens. With ``bids: poker`` (Common Hand) bids are poker hands typed in words, s
 
 The screen reads like a table at 80x24: each turn of the player's starts a fresh screen
 (cleared on a terminal, a rule in a log) with the round, the last round's outcome, the
-players, the bids and the player's dice, drawn once. After a call the reveal gets a screen
-of its own and stays there until the player goes on (Enter, or a pause the caller sets).
+players, the bids and the player's dice, drawn once; so does each out-of-turn calza
+question. After a call the reveal gets a screen of its own, with the round's bids (a round
+the player had no turn in is seen there), and stays until the player goes on (Enter, or a
+pause the caller sets). Lines wrap between words, never inside a name
+(:mod:`dudo.tui_wrap`); the cups are laid out by :mod:`dudo.tui_reveal`.
 """
 
 from __future__ import annotations
@@ -46,7 +49,9 @@ from dudo.game import (
 )
 from dudo.hands import BadHandText, Hand
 from dudo.rules_text import rules_sheet
+from dudo.tui_reveal import cup_rows
 from dudo.tui_screen import dice_in_a_line, first_that_fits, heading
+from dudo.tui_wrap import KeepWhole
 from dudo.view import SeatView, view
 
 PIPS = {
@@ -83,6 +88,16 @@ CALZA_WORDS = ("calza", "c", "exact", "spot on")
 LET_GO_WORDS = ("", "n", "no", "pass", "p", "let it go", "go", "skip")
 HELP_WORDS = ("help", "?", "h")
 QUIT_WORDS = ("q", "quit", "exit")
+CALZA_ASK = "Type calza, or Enter to let it go: "
+"""The end of the out-of-turn calza question: with "Calza on twelve 6s? " before it, still
+one line at 60 columns."""
+CALZA_OFFER = (
+    "Not your turn, but you may call calza: say the standing bid is exactly right. "
+    "Type off to stop these questions."
+)
+NO_MORE_CALZA = (
+    "No more calza questions out of turn this game; on your turn you may still call calza."
+)
 ONE_COLUMN = 6
 """Up to this many players the table lists them in one column; more, in two."""
 KEPT_FORMAT = frozenset("\u200c\u200d\ufe0e\ufe0f")
@@ -115,17 +130,18 @@ def draw_dice(dice: Sequence[int], marked: Callable[[int], bool] | None = None) 
     return text
 
 
-def cup_line(dice: Sequence[int], counted: Callable[[int], bool]) -> Text:
-    """A cup on one line: counted dice in brackets (and green), so the mark sits on the
-    very die it marks, with or without colour."""
-    text = Text()
-    for die in dice:
-        if counted(die):
-            text.append(f"[{die}]", style="bold green")
-        else:
-            text.append(f" {die} ")
-        text.append(" ")
-    return text
+HANDS_WITH_AN_ARTICLE = ("pair ", "low ", "high ", "full ")
+"""The hands said with "a" before them: "a pair of 4s", "a low straight", "a full house
+4s over 2s" (but "two pair 5s and 2s", "three 6s", "four 2s")."""
+
+
+def in_words(bid: Bid | Hand) -> str:
+    """A bid as a sentence says it: ``six 2s``; a hand with its article where it takes
+    one (``a pair of 4s``), so that "the dice lack a pair of 4s" reads as English."""
+    words = bid.words()
+    if isinstance(bid, Hand) and words.startswith(HANDS_WITH_AN_ARTICLE):
+        return f"a {words}"
+    return words
 
 
 def printable_name(name: str) -> str:
@@ -222,6 +238,11 @@ class TerminalGame:
         self.intro_shown = False
         self.rounds_played = 0
         self.calza_prompts = True
+        self.calza_explained = False
+        """Whether the line explaining the out-of-turn calza question was printed (in a
+        log once is enough; on a terminal it comes on every question's screen)."""
+        self.notice: str | None = None
+        """A line for the top of the next screen (:meth:`tell`), Rich markup."""
         self.poker = game.rules.bids == "poker"
         self.help = (
             HAND_HELP if self.poker else HELP if game.rules.calza != "off" else HELP_NO_CALZA
@@ -229,6 +250,10 @@ class TerminalGame:
         self.rolloff_shown = False
         self.answering: tuple[SeatView, str] | None = None
         """The player's turn and the line they typed, while it is being answered."""
+        self.bid_word = "hand" if self.poker else "bid"
+        """What a bid is called on screen: at a Common Hand table, a hand (as in its help)."""
+        self.whole = [*self.names, *self.labels]
+        """Phrases no line breaks inside (:meth:`line`): the players' names and labels."""
 
     def named(self, seat: int) -> str:
         """A seat's name as Rich markup: escaped, so a name such as ``[/]`` or ``[red]``
@@ -240,8 +265,29 @@ class TerminalGame:
         name."""
         return "You" if seat == 0 else self.named(seat)
 
+    def whom(self, seat: int) -> str:
+        """A seat's name after a verb or preposition (Rich markup): "you" for the player
+        ("on six 2s by you", not "by You")."""
+        return "you" if seat == 0 else self.named(seat)
+
     def verb(self, seat: int, plural: str, singular: str) -> str:
         return f"{self.who(seat)} {plural if seat == 0 else singular}"
+
+    def line(self, markup: str, whole: Sequence[str] = ()) -> KeepWhole:
+        """A line of Rich markup that wraps between words but never inside a player's
+        name (nor inside any of ``whole``): see :mod:`dudo.tui_wrap`."""
+        return KeepWhole(self.console.render_str(markup), [*self.whole, *whole])
+
+    def bids_line(self, bids: Sequence[tuple[int, Bid | Hand]], last: int = 0) -> KeepWhole:
+        """Who bid what this round, in order (only the ``last`` few, if given, after how
+        many came before them); each "who: what" kept whole on its line."""
+        label = "Hands" if self.poker else "Bids"
+        shown = list(bids[-last:]) if last and len(bids) > last else list(bids)
+        if len(shown) < len(bids):
+            label = f"{label} (the last {len(shown)} of {len(bids)})"
+        said = ", ".join(f"{self.named(seat)}: {in_words(bid)}" for seat, bid in shown)
+        whole = [f"{self.names[seat]}: {in_words(bid)}" for seat, bid in shown]
+        return self.line(f"{label}: {said}.", whole)
 
     # -- the loop -----------------------------------------------------------------------
 
@@ -400,44 +446,65 @@ class TerminalGame:
 
     def offer_calza(self) -> bool:
         """Ask whether to call calza out of turn; every answer gets a reply. ``off`` stops
-        these questions for the rest of the game (calza on one's turn stays open)."""
+        these questions for the rest of the game (calza on one's turn stays open).
+
+        On a terminal each question comes under the table drawn afresh (the bids, the
+        standing bid, the player's dice), and so does each reply: questions printed one
+        under the other after each bot's bid scrolled the table away. The question itself
+        is short enough for a 60-column line; what it is about is said on the line above.
+        """
         if not self.calza_prompts:
             return False
         standing = self.game.standing
         assert standing is not None
-        prompt = (
-            f"Calza on {standing.words()}? Type calza, or Enter to let it go (off to stop asking): "
-        )
+        seen = view(self.game, 0)
+        prompt = f"Calza on {in_words(standing)}? {CALZA_ASK}"
+        if len(prompt) > self.console.width:
+            prompt = f"Calza? {CALZA_ASK}"  # the standing bid is on the line above
+        if self.clear:
+            self.show_table(seen)
+        if self.clear or not self.calza_explained:
+            self.calza_explained = True
+            self.console.print(self.line(CALZA_OFFER))
         again = "Type calza, or press Enter to let it go."
-        while True:
-            answer = " ".join(self.read(prompt).split()).lower()
-            if answer in CALZA_WORDS or answer in ("y", "yes"):
-                return True
-            if answer in LET_GO_WORDS:
-                return False
-            if answer in ("off", "never", "stop"):
-                self.calza_prompts = False
-                self.console.print(
-                    "No more calza questions out of turn this game; on your "
-                    "turn you may still call calza."
-                )
-                return False
-            if answer in HELP_WORDS:
-                self.console.print(
-                    "It is not your turn, but these rules let anyone call "
-                    "calza: say the bid is exactly right. "
-                    + again
-                    + " Type off to stop these questions."
-                )
-            elif answer == "rules":
-                self.console.print(rules_sheet(self.game.rules))
-            elif answer in CALL_WORDS or self._is_bid(answer) or self._is_hand(answer):
-                self.console.print(
-                    f"[red]Not now:[/] it is {self.named(self.game.turn)}'s "
-                    f"turn; out of turn you may only call calza. {again}"
-                )
-            else:
-                self.console.print(f"[red]Not understood:[/] {escape(repr(answer))}. {again}")
+        try:
+            while True:
+                answer = " ".join(self.read(prompt).split())
+                self.answering = (seen, answer)
+                answer = answer.lower()
+                if answer in CALZA_WORDS or answer in ("y", "yes"):
+                    return True
+                if answer in LET_GO_WORDS:
+                    return False
+                if answer in ("off", "never", "stop"):
+                    self.calza_prompts = False
+                    self.tell(NO_MORE_CALZA)
+                    return False
+                if answer in HELP_WORDS:
+                    self.say(
+                        "It is not your turn, but these rules let anyone call calza: say "
+                        f"the bid is exactly right. {again} Type off to stop these questions."
+                    )
+                elif answer == "rules":
+                    self.show_rules()
+                elif answer in CALL_WORDS or self._is_bid(answer) or self._is_hand(answer):
+                    self.say(
+                        f"[red]Not now:[/] it is {self.named(self.game.turn)}'s "
+                        f"turn; out of turn you may only call calza. {again}"
+                    )
+                else:
+                    self.say(f"[red]Not understood:[/] {escape(repr(answer))}. {again}")
+        finally:
+            self.answering = None
+
+    def tell(self, message: str) -> None:
+        """Say something that follows from the player's answer but needs no reply (Rich
+        markup). On a terminal it waits for the next screen, which is drawn at once and
+        would clear it unread; in a log it follows the answer."""
+        if self.clear:
+            self.notice = message
+        else:
+            self.console.print(self.line(message))
 
     @staticmethod
     def typed(bid: Bid | Hand) -> str:
@@ -471,25 +538,30 @@ class TerminalGame:
         self.print_screen(self.screen_top(title))
 
     def print_screen(self, parts: Sequence[RenderableType]) -> None:
+        """Print a screen's parts (after clearing the terminal); its notice, if it has
+        one (:meth:`screen_top`), has now been shown."""
         if self.clear:
             self.console.clear()
         for part in parts:
             self.console.print(part)
+        self.notice = None
 
     def screen_top(
         self, title: str | list[RenderableType], short_help: bool = False
     ) -> list[RenderableType]:
         """A screen's heading, and the help and who is at the table until the player has
         read them (see :meth:`read`); ``short_help`` for a screen too short for the whole
-        help, one line that says how to get it."""
+        help, one line that says how to get it. A notice (:meth:`tell`) comes first."""
         parts = heading(self.console, title) if isinstance(title, str) else list(title)
+        if self.notice:
+            parts.append(self.line(f"[bold]{self.notice}[/]"))
         if not self.intro_shown:
             # In a log every line stays, so once is enough; on a terminal the next screen
             # clears this one, so the help comes again until a prompt has waited under it.
             self.intro_shown = not self.clear
             parts.append(self.console.render_str(SHORT_HELP if short_help else self.help))
             at_table = "At the table: " + ", ".join(map(escape, self.labels[1:])) + "."
-            parts.append(self.console.render_str(at_table))
+            parts.append(self.line(at_table))
         return parts
 
     def show_rolloff(self) -> None:
@@ -514,10 +586,10 @@ class TerminalGame:
                 result = f"{capitalised(tied)} tie at {best} and roll again."
             else:
                 result = f"{self.verb(attempt.tied[0], 'roll', 'rolls')} the highest, {best}."
-            self.console.print(f"Roll {number}: {rolls}. {result}")
+            self.console.print(self.line(f"Roll {number}: {rolls}. {result}"))
         opener = roll_off.opener
         assert opener is not None
-        self.console.print(f"[bold]{self.verb(opener, 'open', 'opens')} round 1.[/]")
+        self.console.print(self.line(f"[bold]{self.verb(opener, 'open', 'opens')} round 1.[/]"))
         self.wait_for_round(1)
 
     def print_dice(self, dice: Sequence[int]) -> None:
@@ -548,7 +620,7 @@ class TerminalGame:
             sealed = f"Dice sealed: sha256 {self.commitment(header.number)[:16]}…"
         opened = ("open", "opens") if not self.game.bids else ("opened", "opened")
         facts.append(f"{self.verb(header.opener, *opened)}. {sealed}".strip())
-        return [self.console.render_str(fact) for fact in facts]
+        return [self.line(fact) for fact in facts]
 
     def show_round_start(self) -> None:
         """A round the player does not open: the facts and their dice, once."""
@@ -593,19 +665,17 @@ class TerminalGame:
         parts = self.screen_top(self.round_title(), short_help)
         parts += self.round_facts()
         parts.append(self.players_table(seen, halves))
-        lines = []
         if seen.bids:
-            history = ", ".join(f"{self.named(seat)}: {bid.words()}" for seat, bid in seen.bids)
-            lines.append(f"Bids: {history}")
+            parts.append(self.bids_line(seen.bids))
         if seen.standing is not None:
-            lines.append(
-                f"Standing bid: [bold]{seen.standing.words()}[/] by "
-                f"{self.who(seen.bidder or 0)}. "
-                f"{seen.dice_in_play} dice in play."
+            parts.append(
+                self.line(
+                    f"Standing {self.bid_word}: [bold]{in_words(seen.standing)}[/] by "
+                    f"{self.whom(seen.bidder or 0)}. {seen.dice_in_play} dice in play."
+                )
             )
         else:
-            lines.append(f"No bid yet. {seen.dice_in_play} dice in play.")
-        parts += [self.console.render_str(line) for line in lines]
+            parts.append(self.line(f"No {self.bid_word} yet. {seen.dice_in_play} dice in play."))
         if not drawn:
             return [*parts, dice_in_a_line("Your dice:", seen.dice)]
         return [*parts, Text("Your dice:"), *self.dice_rows(seen.dice)]
@@ -646,9 +716,13 @@ class TerminalGame:
                 case Revealed():
                     self.show_reveal(event)
                 case PlayerOut(seat=seat):
-                    self.console.print(f"[bold]{self.verb(seat, 'are', 'is')} out of the game.[/]")
+                    self.console.print(
+                        self.line(f"[bold]{self.verb(seat, 'are', 'is')} out of the game.[/]")
+                    )
                 case BidPlaced(seat=seat, bid=bid) if seat != 0:
-                    self.console.print(f"{self.named(seat)} bids [bold]{bid.words()}[/].")
+                    self.console.print(
+                        self.line(f"{self.named(seat)} bids [bold]{in_words(bid)}[/].")
+                    )
                 case GameOver(winners=winners):
                     self.show_winners(winners)
         if any(isinstance(event, Revealed) for event in events) and (
@@ -677,48 +751,57 @@ class TerminalGame:
         self.console.print(Panel(f"[bold]{line}[/]", expand=False))
 
     def show_reveal(self, reveal: Revealed) -> None:
+        """The call and its outcome on a screen of its own: the round's bids (a round in
+        which the player had no turn, or was out, was otherwise never seen), the call,
+        every cup with its counted dice, and who loses what. On a terminal too short for
+        all the bids, only the last few (the screen must hold the cups and the outcome)."""
         self.rounds_played += 1
+        title = f"Round {self.rounds_played}: the cups are lifted"
         words = "DUDO!" if reveal.call is DUDO else "CALZA!"
-        self.new_screen(f"Round {self.rounds_played}: the cups are lifted")
-        self.console.print(
-            f"[bold]{self.named(reveal.caller)}: {words}[/] on {reveal.bid.words()} by "
-            f"{self.who(reveal.bidder)}. Cups up (counted dice in "
-            "\\[brackets]):"
-        )
-        counted = reveal.counts
-        width = max(len(label) for seat, label in enumerate(self.labels) if reveal.cups[seat])
-        most = max(len(cup) for cup in reveal.cups)
-        # Each cup beside its player's name; on a narrow terminal, under it, so that no
-        # cup's last die and count wrap onto a line of their own.
-        stacked = 2 + width + 2 + 4 * most + 4 > self.console.width
-        for seat, cup in enumerate(reveal.cups):
-            if cup:
-                if stacked:
-                    self.console.print(Text(f"  {self.labels[seat]}"))
-                line = Text("    " if stacked else f"  {self.labels[seat].ljust(width)}  ")
-                line.append_text(cup_line(cup, counted))
-                line.append("    " * (most - len(cup)))
-                line.append(f"  {sum(1 for die in cup if counted(die))}")
-                self.console.print(line)
+        shown, self.last_outcome = self.outcome(reveal)
+        body: list[RenderableType] = [
+            self.line(
+                f"[bold]{self.named(reveal.caller)}: {words}[/] on {in_words(reveal.bid)} "
+                f"by {self.whom(reveal.bidder)}."
+            ),
+            Text("Cups up (counted dice in [brackets]):"),
+            *cup_rows(self.labels, reveal.cups, reveal.counts, self.console.width),
+            self.line(f"[bold]{shown}[/]"),
+        ]
+        intro = not self.intro_shown
+        histories: list[list[RenderableType]] = [[]]
+        if reveal.bids:
+            histories = [[self.bids_line(reveal.bids)], [self.bids_line(reveal.bids, last=3)]]
+        if not self.clear:
+            histories = histories[:1]  # a log has no height to fit
+
+        def screen(history: list[RenderableType]) -> list[RenderableType]:
+            self.intro_shown = not intro
+            return [*self.screen_top(title), *history, *body]
+
+        fitted = first_that_fits(self.console, map(screen, histories), room_below=2)
+        self.print_screen(fitted)
+
+    def outcome(self, reveal: Revealed) -> tuple[str, str]:
+        """What the call found and what follows (Rich markup): as the reveal says it, and
+        as the next round's "Last round: " line goes on (lower case first)."""
+        bid = reveal.bid
         verdict = {
-            "holds": "the bid holds",
-            "fails": "the bid fails",
+            "holds": f"the {self.bid_word} holds",
+            "fails": f"the {self.bid_word} fails",
             "exact": "exactly right",
             "not_exact": "not exact",
         }[reveal.outcome]
-        consequence = self.consequence(reveal)
-        if isinstance(reveal.bid, Hand):
-            held = "the dice contain" if reveal.outcome == "holds" else "the dice lack"
-            counted_line = f"{held.capitalize()} {reveal.bid.words()} — {verdict}. {consequence}"
-            self.last_outcome = counted_line
+        if isinstance(bid, Hand):
+            held = "contain" if reveal.outcome == "holds" else "lack"
+            found = f"the dice {held} {in_words(bid)}"
         else:
-            counted_line = (
-                f"Counted: {reveal.count} against {reveal.bid.quantity} — {verdict}. {consequence}"
-            )
-            self.last_outcome = (
-                f"{reveal.count} counted against {reveal.bid.words()} — {verdict}. {consequence}"
-            )
-        self.console.print(f"[bold]{counted_line}[/]")  # its names are escaped (who)
+            found = f"{reveal.count} counted against {bid.words()}"
+        consequence = self.consequence(reveal)
+        kept = f"{found} — {verdict}. {consequence}"
+        if isinstance(bid, Hand):
+            return capitalised(kept), kept
+        return f"Counted: {reveal.count} against {bid.quantity} — {verdict}. {consequence}", kept
 
     def consequence(self, reveal: Revealed) -> str:
         """Who loses what (or wins a die back, or could not) after a reveal."""

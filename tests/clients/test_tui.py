@@ -23,16 +23,22 @@ SRC = Path(__file__).parents[2] / "src"
 
 
 def play(
-    lines: list[str], *args: str, records: Path | None = None
+    lines: list[str], *args: str, records: Path | None = None, columns: int = 100
 ) -> subprocess.CompletedProcess[str]:
-    """``dudo play`` with ``lines`` as its input; no record unless ``records`` is given."""
+    """``dudo play`` with ``lines`` as its input, ``columns`` wide; no record unless
+    ``records`` is given."""
     where = ["--records", str(records)] if records else ["--no-record"]
     return subprocess.run(
         [sys.executable, "-m", "dudo", "play", *where, *args],
         input="".join(line + "\n" for line in lines),
         capture_output=True,
         text=True,
-        env={"COLUMNS": "100", "PATH": "/usr/bin:/bin", "TERM": "dumb", "PYTHONPATH": str(SRC)},
+        env={
+            "COLUMNS": str(columns),
+            "PATH": "/usr/bin:/bin",
+            "TERM": "dumb",
+            "PYTHONPATH": str(SRC),
+        },
         timeout=120,
     )
 
@@ -60,6 +66,20 @@ def test_a_whole_game_through_standard_input() -> None:
     assert "Cups up (counted dice in [brackets]):" in out and "Counted:" in out
     assert "Not allowed:" in out
     assert "wins the game" in out or "You win the game!" in out
+    assert "Play again?" not in out  # piped input: the program ends with the game
+
+
+def test_play_again_is_documented_in_the_help_and_the_readme() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "dudo", "play", "--help"],
+        capture_output=True,
+        text=True,
+        env={"COLUMNS": "100", "PATH": "/usr/bin:/bin", "TERM": "dumb", "PYTHONPATH": str(SRC)},
+    )
+    shown = " ".join(result.stdout.replace("│", " ").split())
+    assert "--no-again" in shown and "ask whether to play again" in shown, shown
+    readme = " ".join((SRC.parent / "README.md").read_text().split())
+    assert "Play again? [y/N]" in readme and "--no-again" in readme
 
 
 def test_bids_in_every_spelling_and_a_bad_one() -> None:
@@ -251,8 +271,8 @@ def test_the_reveal_brackets_exactly_the_counted_dice() -> None:
     )
     terminal.show_reveal(reveal)
     text = console.export_text()
-    assert "  Ana (you)    [4] [1]  6   3  [4]   3" in text
-    assert f"  {terminal.labels[1].ljust(11)}   2   2   5   6   6    0" in text
+    assert "  Ana (you)    [4] [1]  6   3  [4]  → 3 counted" in text
+    assert f"  {terminal.labels[1].ljust(11)}   2   2   5   6   6   → 0 counted" in text
     assert "Counted: 3 against 3 — the bid holds." in text
     assert f"{terminal.names[1]} loses a die." in text
 
@@ -597,7 +617,9 @@ def test_on_a_narrow_terminal_no_line_wraps_a_die_or_a_cup(columns: int, dice: i
     assert max(len(line.rstrip()) for line in lines) <= columns, "\n".join(lines)
     assert sum(line.startswith("╭") for line in lines) == -(-dice // (columns // DIE_WIDTH))
     counted = sum(die in (1, 4) for die in cups[0])
-    cup_rows = [line for line in lines if line.rstrip().endswith((f"  {counted}", "  0"))]
+    cup_rows = [
+        line for line in lines if line.rstrip().endswith((f"→ {counted} counted", "→ 0 counted"))
+    ]
     assert len(cup_rows) == 2, "\n".join(lines)  # each cup whole on one line, count at its end
 
 
@@ -659,3 +681,87 @@ def test_a_palifico_round_says_its_rule_whole_at_any_width(columns: int) -> None
     assert "PALIFICO: ones are not wild and the face is locked" in " ".join(shown.split())
     assert "…" not in shown, shown
     assert max(len(line) for line in shown.splitlines()) <= columns, shown
+
+
+# -- the follow-up to the audit: every round readable, names whole, hands in words ----------
+
+
+def test_a_round_without_a_turn_of_yours_shows_its_bids_and_call_on_the_reveal() -> None:
+    # Three players: a bot opened and the next bot called before the player's turn came;
+    # the reveal's screen wiped the bids, so the player never learnt what had been bid.
+    cups = [[4, 1, 6, 3, 4], [2, 2, 5, 6, 6], [3, 3, 3, 5, 1]]
+    game = Game(Rules.preset("dudo"), 3, dice=ScriptedDice([cups]), opener=1)
+    game.roll()
+    game.apply(1, Bid(2, 3))
+    events = game.apply(2, DUDO)
+    console = recorded()
+    bots = [make_bot("easy", seed=seat) for seat in (1, 2)]
+    terminal = TerminalGame(game, bots, "Ana", console, input, levels=["easy", "easy"])
+    terminal.show(events)
+    text = " ".join(console.export_text().split())
+    first, second = terminal.names[1:]
+    assert f"Bids: {first}: two 3s." in text, text
+    assert f"{second}: DUDO! on two 3s by {first}." in text, text
+
+
+def test_each_cups_count_is_labelled_not_one_more_die() -> None:
+    game, reveal = reveal_of(
+        Rules.preset("dudo"), [[4, 1, 6, 3, 4], [2, 2, 5, 6, 6]], [(0, Bid(3, 4)), (1, DUDO)]
+    )
+    console = recorded()
+    terminal = TerminalGame(game, [make_bot("easy", seed=1)], "Ana", console, input)
+    terminal.show_reveal(reveal)
+    lines = console.export_text().splitlines()
+    assert any(line.endswith("  [4]  → 3 counted") for line in lines), lines
+    assert any(line.endswith("  6   → 0 counted") for line in lines), lines
+
+
+def test_common_hand_screens_speak_of_hands_in_sentences() -> None:
+    rules = Rules.preset("common-hand")
+    rounds = [[[1, 2, 3, 4, 5], [6, 6, 6, 2, 2]], [[1, 2, 3, 4, 5], [6, 6, 6, 2]]]
+    game = Game(rules, 2, dice=ScriptedDice(rounds), opener=0)
+    game.roll()
+    game.apply(0, Hand.parse("pair of 4s"))
+    game.apply(1, Hand.parse("full house 5s over 3s"))
+    console = recorded()
+    terminal = TerminalGame(game, [make_bot("easy", seed=1)], "Ana", console, input)
+    terminal.intro_shown = True
+    terminal.show_table(view(game, 0))
+    reveal = [event for event in game.apply(0, DUDO) if isinstance(event, Revealed)]
+    terminal.show(reveal)
+    game.roll()
+    terminal.show_table(view(game, 0))
+    text = " ".join(console.export_text().split())
+    bot = terminal.names[1]
+    assert f"Standing hand: a full house 5s over 3s by {bot}." in text, text
+    assert f"Hands: Ana: a pair of 4s, {bot}: a full house 5s over 3s." in text, text
+    assert f"Ana: DUDO! on a full house 5s over 3s by {bot}." in text, text
+    assert "The dice lack a full house 5s over 3s — the hand fails." in text, text
+    assert "Last round: the dice lack a full house 5s over 3s — the hand fails." in text
+    assert "No hand yet." in text and "Standing bid" not in text and "No bid" not in text
+
+
+def test_no_line_breaks_inside_a_name_at_60_columns() -> None:
+    # "Lucy / Anne 2+5=7" and "Lucy / Anne loses a die": the reader took Anne for a player.
+    result = play(
+        ["1 6s", "dudo"] * 200,
+        "--bots",
+        "easy,normal,hard",
+        "--seed",
+        "1",
+        "--rules",
+        "dudo",
+        "--set",
+        "starting_dice=2",
+        "--name",
+        "Lucy Anne",
+        columns=60,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    names = ["Lucy Anne", "Grandpa Tito", "Uncle Bo", "La Condesa", "Dr. Okafor", "El Capitán"]
+    names += ["The Professor", "Dice Monkey"]
+    joined = " ".join(result.stdout.split())
+    for name in names:
+        assert joined.count(name) == sum(line.count(name) for line in lines), name
+    assert joined.count("Lucy Anne") > 3

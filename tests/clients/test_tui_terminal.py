@@ -23,7 +23,7 @@ import pyte
 
 SRC = Path(__file__).parents[2] / "src"
 MOVE = r"Your move: "
-CALZA = r"stop asking\): "
+CALZA = r"(let it go|stop asking\)): "
 NEXT = r"type quit\): "
 
 
@@ -164,10 +164,12 @@ def test_after_a_call_the_outcome_is_on_screen_at_the_next_prompt(tmp_path: Path
     ]
     assert len(cups) >= 3, screen
     # Counted dice carry their mark on the die itself: each cup's bracketed dice are the
-    # number at the end of its line.
+    # number at the end of its line, which says what it is ("→ 2 counted"). The round's
+    # bids are on the screen too.
     for cup in cups:
-        dice, count = cup.rsplit(maxsplit=1)
+        dice, count = cup.removesuffix(" counted").rsplit(" → ", 1)
         assert dice.count("[") == int(count), cup
+    assert any(line.startswith("Bids: ") for line in lines), screen
     # The next round keeps the outcome in view: at the next prompt it is still there.
     player.send("")
     found = player.wait(MOVE, CALZA)
@@ -296,3 +298,74 @@ def test_the_rules_sheet_wraps_between_words_on_a_narrow_terminal(tmp_path: Path
     assert reader.wait() == 0
     assert reader.exit_status() == 0
     assert reader.text().split() == words
+
+
+def test_calza_questions_keep_the_table_in_view_and_off_is_confirmed_where_it_is_read(
+    tmp_path: Path,
+) -> None:
+    # At 60 columns the question wrapped, and each one after a bot's bid was printed under
+    # the last, scrolling the table away; "off" was confirmed on a line the next screen
+    # cleared at once.
+    player = Player(
+        tmp_path,
+        *("--bots", "easy,normal,hard,easy", "--seed", "5", "--no-record"),
+        *("--set", "first_opener=host"),
+        size=(60, 20),
+    )
+    assert player.wait(MOVE) == 0
+    player.send("1 6s")
+    questions = 0
+    while questions < 3:
+        found = player.wait(MOVE, CALZA, NEXT)
+        assert found == 1, player.text()
+        questions += 1
+        lines = [line for line in player.text().splitlines() if line.strip()]
+        assert "Round 1" in lines[0], player.text()
+        assert "Standing bid:" in player.text() and "Your dice" in player.text()
+        assert lines[-1].startswith("Calza on "), player.text()  # the question on one line
+        assert player.text().count("Calza on ") == 1, player.text()
+        player.send("" if questions < 3 else "off")
+    assert player.wait(MOVE, CALZA, NEXT) in (0, 2)
+    text = " ".join(player.text().split())
+    assert "No more calza questions out of turn this game" in text, player.text()
+    player.send("quit")
+    player.wait()
+    assert player.exit_status() == 0
+
+
+AGAIN = r"Play again\? \[y/N\] "
+
+
+def play_to_the_end(player: Player, *prompts: str) -> int:
+    """Open low and call whatever stands until none of the game's prompts comes: returns
+    which of ``prompts`` came instead (len(prompts): the end of the output)."""
+    for _ in range(60):
+        found = player.wait(MOVE, CALZA, NEXT, *prompts)
+        if found == 0:
+            player.send("dudo" if "Standing bid:" in player.text() else "1 6s")
+        elif found in (1, 2):
+            player.send("")
+        else:
+            return found - 3
+    raise AssertionError("the game did not end in 60 prompts")
+
+
+def test_after_a_game_the_terminal_offers_another_with_the_same_table(tmp_path: Path) -> None:
+    table = ("--bots", "easy", "--rules", "dudo", "--set", "starting_dice=1", "--name", "Ana")
+    player = Player(tmp_path, *table, "--seed", "4")
+    assert play_to_the_end(player, AGAIN) == 0
+    assert "wins the game" in player.text() or "You win the game!" in player.text()
+    assert len(list(tmp_path.glob("*.json"))) == 1  # saved before the question
+    player.send("y")
+    assert player.wait(MOVE, CALZA, NEXT, r"Roll-off") < 4
+    assert "Roll-off" in player.text() or "Round 1" in player.text(), player.text()
+    assert play_to_the_end(player, AGAIN) == 0
+    player.send("n")
+    assert player.wait() == 0 and player.exit_status() == 0
+    records = [json.loads(path.read_text()) for path in tmp_path.glob("*.json")]
+    assert len(records) == 2 and len({record["game_id"] for record in records}) == 2
+    assert all(record["names"][0] == "Ana" for record in records)
+    assert records[0]["fairness"] != records[1]["fairness"]  # fresh dice
+    again = Player(tmp_path, *table, "--seed", "4", "--no-again", "--no-record")
+    assert play_to_the_end(again, AGAIN) == 1  # the end, no question
+    assert again.exit_status() == 0
