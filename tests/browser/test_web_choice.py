@@ -753,6 +753,57 @@ def test_bots_speak_from_public_moments_never_from_their_dice(
     page.context.close()
 
 
+# At the end of a real game: the winner (a seat's kind, level and name) and what shows over
+# its seat, with every line a bot of that level and name may say when it wins (its level's
+# and, if it has them, its persona's).
+WINNER_SAYS = """async () => {
+    const src = document.querySelector('script[type=module]').src;
+    const {personaKey} = await import(src.replace(/app\\.js$/, 'voice.js'));
+    const {has, t} = await import(src.replace(/app\\.js$/, 'i18n.js'));
+    const state = window.dudo.view.state;
+    const winner = state.game.winners[0];
+    const seat = state.room.seats[winner];
+    const said = document.querySelector(`.seat[data-seat="${winner}"] .say`);
+    if (seat.kind !== 'bot') return {winner, kind: seat.kind};
+    const own = `voice.persona.${personaKey(seat.name)}.win`;
+    return {winner, kind: seat.kind, name: seat.name, said: said ? said.innerText : null,
+            lines: [...t(`voice.${seat.level}.win`).split('|'),
+                    ...(has(own) ? t(own).split('|') : [])]};
+}"""
+
+
+def test_a_bot_that_wins_a_real_game_says_a_winning_line(server: str, browser: Browser) -> None:
+    from test_web_table import play_to_the_end, seated
+
+    # The game-over state's events are the last reveal, who went out and the game's end:
+    # the end comes first, so the bot that won says a winning line (not a reveal's line).
+    # One die each and two bots: a game is over in a reveal or two; played again until a
+    # bot wins (about two games in three).
+    page, _ = seated(
+        browser,
+        server,
+        [None, "easy", "hard"],
+        rules={"preset": "perudo", "starting_dice": 1},
+        width=1280,
+        height=800,
+    )
+    page.click("#start")
+    seen = []
+    for _ in range(8):
+        play_to_the_end(page)
+        look = page.evaluate(WINNER_SAYS)
+        seen.append(look)
+        if look["kind"] == "bot":
+            assert look["said"] in look["lines"], look
+            break
+        page.click("#rematch")
+        expect(page.locator("body")).not_to_have_attribute("data-phase", "over")
+    else:
+        raise AssertionError(f"no bot won in {len(seen)} games: {seen}")
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
 def test_table_talk_with_a_mute_per_player_and_the_hosts_switch(
     server: str, browser: Browser
 ) -> None:

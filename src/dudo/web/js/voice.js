@@ -3,7 +3,7 @@
 // locales, voice.<level>.<moment>) and, one time in three, in its persona's own manner
 // (Grandpa Tito's old port, Uncle Bo's sixes, Viktor's single words: 2 lines a moment,
 // voice.persona.<name>.<moment>), at public moments only: someone else's big raise, a
-// call, a die it lost, its win.
+// call, a die it lost, its win (at the game's end that comes before the last reveal).
 // Which bot speaks and which line it says follow from what every seat sees (the game, the
 // round, the number of bids, who did what), never from a cup: a line is no tell. Each
 // player can switch the talk off (remembered in this browser), or silence one bot and keep
@@ -45,11 +45,16 @@ export function reactions(state) {
     const others = bots.filter((seat) => seat !== not);
     return others.length ? others[hash(`${gameId}|${round}|${bids}|${salt}`) % others.length] : null;
   };
-  for (const event of state.events || []) {
-    if (event.event === 'game_over') {
-      const winner = event.winners.find((seat) => bots.includes(seat));
-      if (winner != null) return speak(winner, 'win');
-    } else if (event.event === 'reveal') {
+  const events = state.events || [];
+  // The game's end comes first: its state's events are the last reveal, who went out and
+  // the end, in that order, and the reveal always finds a bot to speak, so read in order a
+  // bot that won would never say so. A bot among the winners says a winning line; when no
+  // bot won, the last reveal is the moment, as any other.
+  const over = events.find((event) => event.event === 'game_over');
+  const winner = over?.winners.find((seat) => bots.includes(seat));
+  if (winner != null) return speak(winner, 'win');
+  for (const event of events) {
+    if (event.event === 'reveal') {
       if (event.loser != null && bots.includes(event.loser) && event.change) return speak(event.loser, 'lost');
       const who = bots.includes(event.caller) ? event.caller : someBot(null, 'call');
       if (who != null) return speak(who, 'call');
