@@ -12,7 +12,7 @@ than single cases:
   screen too, at two and at six seats;
 - a bot's speech bubble stays on the felt: it never covers the page's bar or the room's
   head (their controls), nor at game over a button of the head or the middle (rematch, a
-  new room, the game's page);
+  new room, the game's page), the winner's heading or how the last reveal went;
 - on a short wide screen (1024 × 600 and 768) the seats keep off the felt's middle while
   you play, at the reveal and at game over;
 - in the practice round on a phone held sideways, the tip and the picker are both on the
@@ -345,9 +345,10 @@ def test_a_bots_speech_bubble_stays_on_the_felt_on_a_phone(
     page.context.close()
 
 
-# At game over: the bots' bubbles (what they say about the last reveal) and every button a
-# player may want then, the room's head's and the middle's (rematch, a new room, the game's
-# page); null before the game is over or while no bot speaks.
+# At game over: the bots' bubbles (a winning line, or what they say about the last reveal)
+# and what a player wants to see or press then: every button of the room's head and of the
+# middle (rematch, a new room, the game's page), the winner's heading ("Bo wins!") and how
+# the last reveal went; null before the game is over or while no bot speaks.
 OVER_BUBBLES = """() => {
     if (document.body.dataset.phase !== 'over') return null;
     const box = (el) => {
@@ -357,7 +358,7 @@ OVER_BUBBLES = """() => {
     const said = [...document.querySelectorAll('.seat .say')];
     if (!said.length) return null;
     const buttons = [...document.querySelectorAll(
-        '.room-head :is(button, a, select), .centre.over :is(button, a)')]
+        '.room-head :is(button, a, select), .centre.over :is(button, a, .big, .result)')]
         .filter((el) => el.getBoundingClientRect().width > 0);
     return {said: said.map((el) => ({text: el.innerText, box: box(el)})),
             buttons: buttons.map((el) => ({what: el.id || el.textContent.trim(), box: box(el)}))};
@@ -366,14 +367,15 @@ OVER_BUBBLES = """() => {
 
 @pytest.mark.parametrize("players", [3, 6])
 @pytest.mark.parametrize(("width", "height"), [(360, 640), (390, 844), (320, 568), (640, 360)])
-def test_a_bots_speech_bubble_keeps_off_the_buttons_at_game_over_on_a_phone(
+def test_a_bots_speech_bubble_keeps_off_the_buttons_and_the_winner_at_game_over_on_a_phone(
     server: str, browser: Browser, width: int, height: int, players: int
 ) -> None:
     from test_web_table import play_to_the_end
 
     page = phone(browser, width, height)
-    # One die each: a reveal or a few end the game, and the last reveal always has a bot
-    # speak (voice.js), its bubble on screen for a few seconds of the game-over screen.
+    # One die each: a reveal or a few end the game, and a bot always speaks at its end
+    # (voice.js: the winner if a bot, else one about the last reveal), its bubble on screen
+    # for a few seconds of the game-over screen.
     seat_in_a_room(page, server, [None] + ["easy"] * (players - 1), rules={"starting_dice": 1})
     page.click("#start")
     play_to_the_end(page)

@@ -88,6 +88,9 @@ export class Voices {
 
   observe(state, name) {
     if (!this.on) return;
+    // The game's end is the moment: what the bots said just before (the last rounds go
+    // fast with few dice) makes way for it, so one bot at most speaks over the result.
+    if ((state.events || []).some((event) => event.event === 'game_over')) this.said.clear();
     for (const {seat, line} of reactions(state)) {
       if (this.muted.has(seat)) continue; // that bot keeps its line to itself
       this.said.set(seat, [line, Date.now() + SAY_MS]);
