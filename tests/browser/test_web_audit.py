@@ -13,6 +13,8 @@ than single cases:
 - a bot's speech bubble stays on the felt: it never covers the page's bar or the room's
   head (their controls), nor at game over a button of the head or the middle (rematch, a
   new room, the game's page), the winner's heading or how the last reveal went;
+- at game over on a phone held sideways the page stays where the player was, the winner's
+  heading on the screen if the felt was (a late move of 24-30 px is still open: see there);
 - on a short wide screen (1024 × 600 and 768) the seats keep off the felt's middle while
   you play, at the reveal and at game over;
 - in the practice round on a phone held sideways, the tip and the picker are both on the
@@ -395,6 +397,91 @@ def test_a_bots_speech_bubble_keeps_off_the_buttons_and_the_winner_at_game_over_
         page.wait_for_timeout(100)
         seen = page.evaluate(OVER_BUBBLES)
     assert covered == [], covered
+    page.context.close()
+
+
+# The game's end held back on its way in (the server has ended the game; the page still
+# shows the last round) until the test lets it through: the place the player is at when it
+# is drawn is then known, without a race with the bots. Every frame's phase and scroll
+# offset is kept, from a frame callback.
+HOLD_THE_END = """() => {
+    const table = window.dudo.view;
+    const receive = table.receive.bind(table);
+    window.held = null;
+    table.receive = (message) => {
+        if (window.held) { window.held.push(message); return; }
+        if (message.type === 'state' && message.game && message.game.phase === 'over') {
+            window.held = [message];
+            return;
+        }
+        receive(message);
+    };
+    window.letTheEndIn = () => { const held = window.held; table.receive = receive;
+                                 held.forEach(receive); };
+    window.scrolls = [];
+    const look = () => {
+        window.scrolls.push([document.body.dataset.phase, scrollY]);
+        requestAnimationFrame(look);
+    };
+    requestAnimationFrame(look);
+}"""
+PLACES = """() => {
+    const box = (el) => { const b = el.getBoundingClientRect(); return [b.top, b.bottom]; };
+    return {scrollY, height: innerHeight, felt: box(document.querySelector('.felt')),
+            max: document.documentElement.scrollHeight - innerHeight};
+}"""
+
+
+@pytest.mark.parametrize(
+    "place",
+    [
+        "top",
+        pytest.param(
+            "bottom",
+            # Not finished: the big move is gone (before: the page moved up by 45 to 80 px,
+            # or down by about 700), but a second or so after the end the page still moves
+            # down by 24 to 30 px, as the side column grows by 23 px, with no script
+            # scrolling it and scroll anchoring off: not understood yet.
+            marks=pytest.mark.xfail(reason="a late move of 24-30 px, not understood yet"),
+        ),
+    ],
+)
+def test_the_page_stays_where_the_player_was_at_game_over_on_a_phone_held_sideways(
+    server: str, browser: Browser, place: str
+) -> None:
+    from test_web import play_turn
+
+    # At the top the winner's heading is on the screen; at the bottom (the chat, the log)
+    # the felt is off it, and the game's end puts the standings, the series and the next
+    # game above the log: the browser's scroll anchoring kept the log in place, so the
+    # page jumped down by all of that (about 700 px), the heading further off the screen.
+    page = phone(browser, 640, 360)
+    seat_in_a_room(page, server, [None, "easy", "easy"], rules={"starting_dice": 1})
+    page.evaluate(HOLD_THE_END)
+    page.click("#start")
+    calls: dict[str, int] = {}
+    for _ in range(200):
+        if page.evaluate("!!window.held"):
+            break
+        play_turn(page, calls, want_calza=False)
+    assert page.evaluate("!!window.held"), calls
+    page.evaluate("scrollTo(0, 0)" if place == "top" else "scrollTo(0, 1e6)")
+    before = page.evaluate(PLACES)
+    if place == "bottom":
+        assert before["felt"][1] <= 0, before  # the felt is off the screen
+    page.evaluate("letTheEndIn()")
+    wait_until(page, "document.body.dataset.phase === 'over'")
+    page.wait_for_timeout(1000)  # frames to look at, not a time limit
+    shot(page, f"over-place-{place}-640x360")
+    scrolls = page.evaluate("window.scrolls")
+    ended = [y for phase, y in scrolls if phase == "over"]
+    assert ended and set(ended) == {before["scrollY"]}, (before, sorted(set(ended)))
+    if place == "top":
+        heading = page.evaluate(
+            "(() => { const b = document.querySelector('.centre.over .big')"
+            ".getBoundingClientRect(); return [b.top, b.bottom]; })()"
+        )
+        assert 0 <= heading[0] and heading[1] <= 360, heading
     page.context.close()
 
 

@@ -52,6 +52,7 @@ class Table {
     this.pickTurn = null; // the turn the pick was made for (a new turn gets a new default)
     this.emotes = new Map(); // seat -> [emote, until]
     this.drawn = null; // what render last drew: 'lobby' or 'table'
+    this.drawnOver = null; // the game whose end was drawn (room.game)
     this.showOdds = localStorage.getItem('dudo.odds') === '1';
     this.connection = new Connection(code, {
       token: () => this.session?.token,
@@ -252,17 +253,41 @@ class Table {
         <div class="side" data-key="side">${side.join('')}</div></div>`;
     }
     this.keyboard.before();
+    const ending = game?.phase === 'over' && this.drawnOver !== room.game;
+    const place = window.scrollY;
     morph(this.main, html);
     // From the lobby (scrolled down to Start, on a phone) to the felt: the table starts at
     // the top of the page, the felt and your turn on the first screen.
     const view = room.status === 'lobby' ? 'lobby' : 'table';
     if (this.drawn === 'lobby' && view === 'table') window.scrollTo(0, 0);
     this.drawn = view;
+    if (ending) this.keepPlaceAtTheEnd(place);
     this.keyboard.after();
     if (game && game.phase === 'over') {
       const id = this.state.fair?.game_id; // the finished game's page: replay, analysis, dice checked
       if (id) rememberGame({id, room: this.code, names: room.seats.map((_, i) => this.name(i)), seat: you.seat, winners: game.winners.map((s) => this.name(s))});
     }
+  }
+
+  // The game's end is drawn where the player was. The side column grows then (standings,
+  // the series, the next game, over the log): the browser's scroll anchoring kept the log
+  // or the chat a player had scrolled to in place, so the page jumped down by that much
+  // (about 700 px on a phone held sideways) and the winner's heading went off the screen.
+  // The place is kept as it was; if the player was looking at the felt, the winner's
+  // heading is brought in with the least move (none when it is already on the screen).
+  // The heading pops in (a growing scale): its box is taken from the layout, untransformed.
+  keepPlaceAtTheEnd(place) {
+    this.drawnOver = this.state.room.game;
+    window.scrollTo(window.scrollX, place);
+    const felt = this.main.querySelector('.felt')?.getBoundingClientRect();
+    const heading = this.main.querySelector('.centre.over .big');
+    const parent = heading?.offsetParent;
+    if (!felt || !parent || felt.bottom <= 0 || felt.top >= window.innerHeight) return;
+    const top = parent.getBoundingClientRect().top + parent.clientTop + heading.offsetTop;
+    const bottom = top + heading.offsetHeight;
+    const margin = 8;
+    if (top < margin) window.scrollBy(0, top - margin);
+    else if (bottom > window.innerHeight - margin) window.scrollBy(0, bottom - window.innerHeight + margin);
   }
 
   emoteBar() {
