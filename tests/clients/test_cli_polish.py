@@ -119,6 +119,38 @@ def test_help_flows_at_80_columns(command: list[str]) -> None:
             assert not ragged([before[start:end], after[start:end]], end - start), text
 
 
+def help_strings(command: list[str]) -> list[str]:
+    """The help of every option and argument of ``dudo COMMAND`` (of ``dudo`` for [])."""
+    group = typer.main.get_command(app)
+    found = group.commands[command[0]] if command else group  # type: ignore[attr-defined]
+    return [param.help for param in found.params if getattr(param, "help", None)]
+
+
+@pytest.mark.parametrize("columns", [60, 80])
+@pytest.mark.parametrize("command", ALL_HELP, ids=lambda command: " ".join(command) or "dudo")
+def test_no_word_of_the_help_is_split_or_cut_at_60_or_80_columns(
+    command: list[str], columns: int
+) -> None:
+    # At 60 columns the options' table left the help a dozen columns: "OPTION=VALU" over
+    # "E", "comma-separa…", "--forwarded-al…". Each option's help now goes under its names.
+    text = help_at(columns, command)
+    assert max(len(line) for line in text.splitlines()) <= columns, text
+    shown = text.translate(BOX).split()
+    for help_text in help_strings(command):
+        missing = [word for word in help_text.split() if word not in shown]
+        assert missing == [], (missing, text)
+    wide = set(help_at(200, command).translate(BOX).split())
+    assert set(shown) <= wide, (set(shown) - wide, text)
+
+
+def test_wide_help_keeps_typers_table() -> None:
+    assert re.search(r"--bots\s+-b\s+LEVEL,LEVEL,...\s+Opponents", help_at(100, ["play"]))
+    narrow = help_at(60, ["play"]).splitlines()
+    names = next(index for index, line in enumerate(narrow) if "--bots" in line)
+    assert narrow[names].split() == ["│", "--bots", "-b", "LEVEL,LEVEL,...", "│"]
+    assert narrow[names + 1].startswith("│     Opponents, comma-separated")
+
+
 def test_the_help_typer_is_given_has_no_line_break_inside_a_paragraph() -> None:
     group = typer.main.get_command(app)
     for name, command in group.commands.items():  # type: ignore[attr-defined]
