@@ -973,7 +973,7 @@ def _play_one_game(
     from dudo.bots.table import BotError
     from dudo.game import Game
     from dudo.terminal_records import CommittedDice, game_record, new_game_id, save_record
-    from dudo.tui import QuitGame, TerminalGame
+    from dudo.tui import QuitGame, TerminalGame, echoed_input
 
     try:
         players = [
@@ -992,7 +992,7 @@ def _play_one_game(
         players,
         name,
         console,
-        console.input,
+        console.input if clear else echoed_input(console),
         levels=[level.rpartition(":")[2] for level in levels],
         pause=pause,
         clear=clear,

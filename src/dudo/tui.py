@@ -100,6 +100,11 @@ NO_MORE_CALZA = (
 )
 ONE_COLUMN = 6
 """Up to this many players the table lists them in one column; more, in two."""
+LOG_BIDS = 4
+"""How many of the round's bids a turn screen lists when the game is not on a terminal
+(a log, a program reading the output): the last few, after how many came before. A log
+has every bid on a line of its own already, and the whole list grew by a bid a turn."""
+
 KEPT_FORMAT = frozenset("\u200c\u200d\ufe0e\ufe0f")
 """Format characters a name keeps, as on the server: the joiners of emoji sequences and
 Indic or Persian words, and the variation selectors that pick an emoji's look."""
@@ -154,6 +159,22 @@ def printable_name(name: str) -> str:
     kept = "".join(ch for ch in spaced if unicodedata.category(ch)[0] != "C" or ch in KEPT_FORMAT)
     line = " ".join(kept.split())
     return "" if all(ch in KEPT_FORMAT for ch in line) else line
+
+
+def echoed_input(console: Console) -> Callable[[str], str]:
+    """``console.input`` for input that is not a terminal (a pipe, a file): the line read
+    is printed after the prompt, which ends the prompt's line. A terminal echoes what is
+    typed; without it the prompt had no line end, and the reply or the next screen followed
+    it on the same line (``Your move: Not allowed: ...``) in a log or for a program reading
+    the output. The line is shown as :func:`printable_name` shows a name (no control
+    character reaches the output)."""
+
+    def read_line(prompt: str) -> str:
+        line = console.input(prompt)
+        console.print(Text(printable_name(line)), soft_wrap=True)
+        return line
+
+    return read_line
 
 
 def distinct_names(names: Sequence[str]) -> list[str]:
@@ -666,7 +687,7 @@ class TerminalGame:
         parts += self.round_facts()
         parts.append(self.players_table(seen, halves))
         if seen.bids:
-            parts.append(self.bids_line(seen.bids))
+            parts.append(self.bids_line(seen.bids, last=0 if self.clear else LOG_BIDS))
         if seen.standing is not None:
             parts.append(
                 self.line(

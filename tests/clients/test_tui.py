@@ -11,12 +11,21 @@ import pytest
 from rich.console import Console
 
 from dudo.bids import Bid
+from dudo.bots.base import Bot
 from dudo.bots.registry import make_bot
 from dudo.dice import ScriptedDice
 from dudo.game import CALZA, DUDO, Action, Game, Revealed
 from dudo.hands import Hand
 from dudo.rules import Rules
-from dudo.tui import DIE_WIDTH, QuitGame, TerminalGame, distinct_names, draw_dice
+from dudo.tui import (
+    DIE_WIDTH,
+    LOG_BIDS,
+    QuitGame,
+    TerminalGame,
+    distinct_names,
+    draw_dice,
+    echoed_input,
+)
 from dudo.view import view
 
 SRC = Path(__file__).parents[2] / "src"
@@ -765,3 +774,60 @@ def test_no_line_breaks_inside_a_name_at_60_columns() -> None:
     for name in names:
         assert joined.count(name) == sum(line.count(name) for line in lines), name
     assert joined.count("Lucy Anne") > 3
+
+
+def test_piped_input_gives_line_based_output() -> None:
+    # Read from a pipe, the prompt had no line end: the reply or the next screen followed
+    # on its line ("Your move: Not allowed: ..."). Each prompt's line now ends with what
+    # was read, as a terminal shows it.
+    typed = ["3 1s", "zebra", "1 6s", "pass", "dudo", "1 6s", "quit"]
+    result = play(
+        typed, "--bots", "easy", "--seed", "5", "--rules", "tavern", "--set", "first_opener=host"
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    prompts = [line for line in lines if line.startswith(("Your move:", "Calza on"))]
+    assert prompts, result.stdout
+    answers = [line.rpartition(": ")[2] for line in prompts]
+    assert answers == typed[: len(answers)], result.stdout
+    assert any(line.startswith("Not allowed: ones may not be bid now") for line in lines)
+    assert any(line.startswith("Not a bid: 'zebra'") for line in lines), result.stdout
+
+
+def a_long_round() -> tuple[Game, list[Bot]]:
+    """Three players, the player's turn after 12 bids (each the lowest raise)."""
+    bots = [make_bot("easy", seed=seat) for seat in (1, 2)]
+    game = Game(Rules.preset("dudo"), 3, dice=ScriptedDice([[[2, 3, 4, 5, 6]] * 3]), opener=0)
+    game.roll()
+    for _ in range(12):
+        game.apply(game.turn, game.legal_actions(game.turn).bids[0])
+    assert game.turn == 0
+    return game, bots
+
+
+def test_a_log_lists_only_the_last_few_bids_of_a_long_round() -> None:
+    # Not on a terminal, the turn screen listed every bid of the round, a bid longer each
+    # turn; it lists the last few, after how many there were.
+    game, bots = a_long_round()
+    console = recorded()
+    terminal = TerminalGame(game, bots, "Ana", console, input)
+    terminal.show_table(view(game, 0))
+    text = " ".join(console.export_text().split())
+    assert f"Bids (the last {LOG_BIDS} of 12): " in text, text
+    shown = text.split("Bids (")[1].split(". ")[0]
+    assert shown.count(":") == LOG_BIDS + 1, shown  # the label's colon and one a bid
+    # On a terminal the screen is unchanged: every bid.
+    console = recorded()
+    terminal = TerminalGame(game, bots, "Ana", console, input, clear=True)
+    terminal.show_table(view(game, 0))
+    text = " ".join(console.export_text().split())
+    assert "Bids: " in text and "the last" not in text, text
+
+
+def test_echoed_input_ends_the_prompts_line_and_shows_no_control_character() -> None:
+    console = recorded()
+    lines = iter(["four\x1b[2J 5s"])
+    console.input = lambda prompt, **_: (console.print(prompt, end=""), next(lines))[1]  # type: ignore[method-assign]
+    assert echoed_input(console)("Your move: ") == "four\x1b[2J 5s"
+    console.print("Not allowed.")
+    assert console.export_text() == "Your move: four[2J 5s\nNot allowed.\n"
