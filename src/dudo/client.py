@@ -21,6 +21,8 @@ Sit a program in a seat in a few lines::
 :meth:`Table.play` hands the bot a :class:`~dudo.view.SeatView` rebuilt from the server's
 state, exactly what a bot gets inside the server, and sends its answer with a fresh id.
 Every message sent carries an id, so a retry after a dropped connection is applied once.
+A message the room refuses (:meth:`Table.request` and the methods on it: ``bid``, ``call``,
+``start``...) raises :class:`Refused` with the server's code and message.
 """
 
 from __future__ import annotations
@@ -55,11 +57,25 @@ def new_profile_secret() -> str:
 
 
 class ClientError(RuntimeError):
-    """The server refused a request; ``code`` is its machine-readable reason."""
+    """The server refused a request; ``code`` is its machine-readable reason and
+    ``message`` its words."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(f"{code}: {message}")
         self.code = code
+        self.message = message
+
+
+class Refused(ClientError):
+    """The room answered a message of :meth:`Table.request` (a bid, a call, ``start``...)
+    with an ``error``: ``code`` is the server's code (``not_your_turn``, ``not_a_raise``,
+    ``stale``, ``bad_message``...: docs/protocol.md, "Error codes"), ``message`` its words,
+    ``reply`` the whole error message and ``sent`` the message refused."""
+
+    def __init__(self, reply: dict[str, Any], sent: dict[str, Any]) -> None:
+        super().__init__(str(reply.get("code") or "error"), str(reply.get("message") or ""))
+        self.reply = reply
+        self.sent = sent
 
 
 class Unreachable(ClientError):
@@ -373,12 +389,15 @@ class Table:
             raise lost_connection(closed, self.room_code, self.received) from None
 
     async def request(self, message: dict[str, Any], timeout: float = 10.0) -> dict[str, Any]:
-        """Send a message with an id and wait for its ``ack`` or ``error`` (returned, not
-        raised: ``reply["type"] == "error"`` and ``reply["code"]`` say why).
+        """Send a message with an id and wait for its answer: returns the ``ack``, and
+        raises :class:`Refused` (a :class:`ClientError` with the server's ``code`` and
+        ``message``) if the answer is an ``error``, so a refused bid or ``start`` is never
+        taken for a success (catch it to go on: docs/protocol.md, "A program in a seat").
 
         A message the server cannot parse (a mistyped field, an unknown type) is refused
-        without its id; that refusal is the answer too, rather than a wait for an id that
-        never comes back. No answer within ``timeout`` raises :class:`TimeoutError`."""
+        without its id; that refusal is the answer too (raised at once, rather than a wait
+        for an id that never comes back). No answer within ``timeout`` raises
+        :class:`TimeoutError`."""
         message = {"id": self.new_id(), **message}
         await self.send(message)
         loop = asyncio.get_running_loop()
@@ -392,8 +411,11 @@ class Table:
                     f"(id {message['id']}) within {timeout:g} s"
                 ) from None
             if reply["type"] == "error" and "id" not in reply and reply.get("code") in UNPARSED:
-                return reply
-        return self.replies[message["id"]]
+                raise Refused(reply, message)
+        reply = self.replies[message["id"]]
+        if reply["type"] == "error":
+            raise Refused(reply, message)
+        return reply
 
     async def bid(self, quantity: int, face: int) -> dict[str, Any]:
         return await self.request({"type": "bid", "quantity": quantity, "face": face})

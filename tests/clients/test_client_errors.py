@@ -22,6 +22,7 @@ from dudo.client import (
     ClientError,
     ConnectionLost,
     PlayTimeout,
+    Refused,
     Table,
     Unreachable,
 )
@@ -106,10 +107,12 @@ def test_refusals_and_closes_on_a_real_server_are_clear(tmp_path: Path) -> None:
                 # Refused without an id (the server could not parse it): that is the
                 # answer, at once, not a 10-second wait and a bare TimeoutError.
                 started = time.monotonic()
-                reply = await table.call("junk")
-                assert reply["code"] == "bad_message", reply
-                reply = await table.request({"type": "no_such_thing"})
-                assert reply["code"] == "unknown_type", reply
+                with pytest.raises(Refused) as refused:
+                    await table.call("junk")
+                assert refused.value.code == "bad_message", refused.value.reply
+                with pytest.raises(Refused) as refused:
+                    await table.request({"type": "no_such_thing"})
+                assert refused.value.code == "unknown_type", refused.value.reply
                 assert time.monotonic() - started < 5
                 # Four more sockets of the seat: the first is replaced, and says so.
                 others = [client.table(seat) for _ in range(4)]
@@ -134,6 +137,33 @@ def test_refusals_and_closes_on_a_real_server_are_clear(tmp_path: Path) -> None:
 
 
 # -- Table.play against a scripted socket -----------------------------------------------------
+
+
+def test_a_refused_request_raises_with_the_servers_code_and_message(tmp_path: Path) -> None:
+    # request() and the methods on it (bid, call, start...) returned the error: a program
+    # that did not look at reply["type"] took a refused move or start for one made.
+    async def run(base: str) -> None:
+        async with Client(base) as client:
+            seat = await client.create_room("Robo", seats=2, bots=[None, "normal"])
+            async with client.table(seat) as table:
+                with pytest.raises(Refused) as refused:
+                    await table.bid(2, 3)  # no game yet
+                error = refused.value
+                assert isinstance(error, ClientError)
+                assert (error.code, error.reply["type"]) == ("not_now", "error")
+                assert error.message and str(error) == f"not_now: {error.message}"
+                assert error.sent["type"] == "bid" and error.sent["id"] == error.reply["id"]
+                reply = await table.start()
+                assert reply["type"] == "ack", reply  # an answer that is no error: returned
+                with pytest.raises(Refused) as refused:
+                    await table.start()
+                assert refused.value.code == "not_now"
+                with pytest.raises(Refused) as refused:
+                    await table.seed("not hex")
+                assert refused.value.code == "bad_seed"
+
+    with server_process(sqlite_url(tmp_path)) as (base, _process):
+        asyncio.run(run(base))
 
 
 def my_turn_state(version: int) -> dict[str, Any]:
