@@ -33,6 +33,7 @@ UPPER_LAYERS = {
     "dudo.client",
     "dudo.tui",
     "dudo.cli",
+    "dudo.cli_help",
     "dudo.openspiel",
     "dudo.profiles",
 }
