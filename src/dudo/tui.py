@@ -31,13 +31,12 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from dudo.bids import BadBidText, Bid, quantity_limits
+from dudo.bids import BadBidText, Bid
 from dudo.bots.base import Bot
 from dudo.bots.table import ask, out_of_turn_seats
 from dudo.game import (
     CALZA,
     DUDO,
-    REASONS,
     Action,
     BidPlaced,
     Event,
@@ -48,6 +47,7 @@ from dudo.game import (
     Revealed,
 )
 from dudo.hands import BadHandText, Hand
+from dudo.refusals import HANDS_WITH_AN_ARTICLE, explain, in_words
 from dudo.rules_text import rules_sheet
 from dudo.tui_reveal import cup_rows
 from dudo.tui_screen import dice_in_a_line, first_that_fits, heading
@@ -110,6 +110,10 @@ KEPT_FORMAT = frozenset("\u200c\u200d\ufe0e\ufe0f")
 Indic or Persian words, and the variation selectors that pick an emoji's look."""
 
 
+ARTICLED_HANDS = tuple(f"a {start}" for start in HANDS_WITH_AN_ARTICLE)
+"""How a hand that takes an article may start when typed with it: "a pair of 3s"."""
+
+
 class QuitGame(Exception):
     """The player left (typed quit, or the input ended); the message says which."""
 
@@ -133,20 +137,6 @@ def draw_dice(dice: Sequence[int], marked: Callable[[int], bool] | None = None) 
         label = f"   {die}{star}".ljust(DIE_WIDTH)
         text.append(label, style="bold green" if star == "*" else "")
     return text
-
-
-HANDS_WITH_AN_ARTICLE = ("pair ", "low ", "high ", "full ")
-"""The hands said with "a" before them: "a pair of 4s", "a low straight", "a full house
-4s over 2s" (but "two pair 5s and 2s", "three 6s", "four 2s")."""
-
-
-def in_words(bid: Bid | Hand) -> str:
-    """A bid as a sentence says it: ``six 2s``; a hand with its article where it takes
-    one (``a pair of 4s``), so that "the dice lack a pair of 4s" reads as English."""
-    words = bid.words()
-    if isinstance(bid, Hand) and words.startswith(HANDS_WITH_AN_ARTICLE):
-        return f"a {words}"
-    return words
 
 
 def printable_name(name: str) -> str:
@@ -371,7 +361,7 @@ class TerminalGame:
                 reason = self.game.reason(0, action)
                 if reason is None:
                     return action
-                self.say(f"[red]Not allowed:[/] {REASONS[reason]}.{self.hint(seen, reason)}")
+                self.say(f"[red]Not allowed:[/] {self.why(action, reason)}{self.hint(seen)}")
         finally:
             self.answering = None
 
@@ -423,7 +413,10 @@ class TerminalGame:
             return None
 
     def parse_hand(self, text: str) -> Hand | None:
-        """A Common Hand bid typed in words; a clear error (and None) for anything else."""
+        """A Common Hand bid typed in words, with its article or without (``a pair of 3s``,
+        as the refusals' hints say it); a clear error (and None) for anything else."""
+        if text.startswith(ARTICLED_HANDS):
+            text = text[2:]
         try:
             return Hand.parse(text)
         except BadHandText as error:
@@ -437,21 +430,16 @@ class TerminalGame:
                 self.say(refusal(str(error)))
             return None
 
-    def hint(self, seen: SeatView, reason: str) -> str:
+    def why(self, action: Action, reason: str) -> str:
+        """Why the engine refused ``action`` (Rich markup): the cause of ``reason`` in a
+        sentence or two (:func:`dudo.refusals.explain`), to follow "Not allowed:"."""
+        words = explain(self.game, 0, action, reason=reason, names=self.names).words
+        return escape(words[:1].lower() + words[1:])
+
+    def hint(self, seen: SeatView) -> str:
         """What the player may do instead, as full sentences after the refusal."""
         bids = seen.legal.any_bids
         sentences = []
-        if reason == "over_cap" and self.poker:
-            sentences.append(
-                f"With {seen.dice_in_play} dice in play a hand may need at most "
-                f"{seen.dice_in_play} dice"
-            )
-        elif reason == "over_cap":
-            faces, ones = quantity_limits(seen.dice_in_play, seen.rules.cap_at_dice_in_play)
-            sentences.append(
-                f"With {seen.dice_in_play} dice in play a bid names at most "
-                f"{faces} of a face 2 to 6 and {ones} aces"
-            )
         if seen.standing is None:
             if bids:
                 sentences.append(f"You open: the lowest bid is {self.typed(bids[0])}")
@@ -530,8 +518,9 @@ class TerminalGame:
     @staticmethod
     def typed(bid: Bid | Hand) -> str:
         """A bid in words and as it may be typed: ``four 5s (4x5)``; a hand's words are
-        what is typed."""
-        return bid.words() if isinstance(bid, Hand) else f"{bid.words()} ({bid})"
+        what is typed, with its article where it takes one (``a pair of 4s``: the article
+        may be typed too)."""
+        return in_words(bid) if isinstance(bid, Hand) else f"{bid.words()} ({bid})"
 
     @staticmethod
     def _is_bid(text: str) -> bool:

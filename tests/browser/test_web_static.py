@@ -123,6 +123,20 @@ def test_every_server_error_code_is_translated() -> None:
         assert not missing, (path.name, missing)
 
 
+def test_every_cause_of_a_refusal_has_a_sentence_in_every_language() -> None:
+    """The page says why a bid or call was refused (refusal.js): a why.<key> for every key
+    dudo.refusals gives, with no placeholder the engine's params do not fill."""
+    from dudo.refusals import KEYS
+
+    given = {"bid", "least", "face", "min", "alive", "seat", "name", "dice", "limit", "need"}
+    for path in LOCALES:
+        strings = json.loads(path.read_text())
+        missing = {key for key in KEYS if f"why.{key}" not in strings}
+        assert not missing, (path.name, missing)
+        for key in KEYS:
+            assert placeholders(strings[f"why.{key}"]) <= given, (path.name, key)
+
+
 def test_grammar_that_was_wrong() -> None:
     """The second person is never built from a name: "Du muss", "Tú debe" cannot appear."""
     for path in LOCALES:

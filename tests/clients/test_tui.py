@@ -122,7 +122,7 @@ def test_illegal_bid_is_explained_in_words() -> None:
         "--set",
         "first_opener=host",
     )
-    assert "Not allowed: ones may not be bid now" in result.stdout
+    assert "Not allowed: these rules never allow a bid on aces." in result.stdout
 
 
 def test_bad_arguments_fail_cleanly() -> None:
@@ -223,9 +223,8 @@ def test_refusals_are_sentences_with_what_to_do_instead() -> None:
     )
     out = " ".join(result.stdout.split())
     assert (
-        "Not allowed: that names more dice than the rules allow. With 15 dice in play a "
-        "bid names at most 15 of a face 2 to 6 and 15 aces. You open: the lowest bid is "
-        "one 2 (1x2)."
+        "Not allowed: only 15 dice are in play, and a bid may not name more than that. "
+        "You open: the lowest bid is one 2 (1x2)."
     ) in out, out
     assert "lowest raise" not in out
     assert "You open." in out and "You opens" not in out
@@ -493,7 +492,8 @@ def test_a_hand_refused_by_the_engine_says_what_to_bid_instead() -> None:
     game.apply(1, Hand.parse("full house 6s over 2s"))
     assert terminal.ask_player() == DUDO
     text = " ".join(console.export_text().split())
-    assert "Not allowed:" in text and "The lowest raise is full house 6s over 3s" in text
+    assert "Not allowed: a raise on a full house 6s over 2s names a higher hand" in text
+    assert "The lowest raise is a full house 6s over 3s" in text
     assert "you may call dudo" in text
 
 
@@ -790,7 +790,9 @@ def test_piped_input_gives_line_based_output() -> None:
     assert prompts, result.stdout
     answers = [line.rpartition(": ")[2] for line in prompts]
     assert answers == typed[: len(answers)], result.stdout
-    assert any(line.startswith("Not allowed: ones may not be bid now") for line in lines)
+    assert any(
+        line.startswith("Not allowed: these rules never allow a bid on aces") for line in lines
+    )
     assert any(line.startswith("Not a bid: 'zebra'") for line in lines), result.stdout
 
 
@@ -831,3 +833,53 @@ def test_echoed_input_ends_the_prompts_line_and_shows_no_control_character() -> 
     assert echoed_input(console)("Your move: ") == "four\x1b[2J 5s"
     console.print("Not allowed.")
     assert console.export_text() == "Your move: four[2J 5s\nNot allowed.\n"
+
+
+@pytest.mark.parametrize(
+    ("preset", "options", "why"),
+    [
+        ("perudo", {}, "calza needs at least 3 players in the game, and only 2 are left."),
+        ("tavern", {}, "these rules have no calza: a bid is called with dudo."),
+        ("dudo", {"calza_min_players": 3}, "calza needs at least 3 players in the game"),
+    ],
+)
+def test_calza_refused_at_two_players_says_why(
+    preset: str, options: dict[str, object], why: str
+) -> None:
+    # It answered "Not allowed: calza is not allowed now." whatever the cause.
+    game = Game(
+        Rules.preset(preset, **options),
+        2,
+        dice=ScriptedDice([[[1, 2, 3, 4, 5], [6, 6, 6, 2, 2]]]),
+        opener=1,
+    )
+    game.roll()
+    game.apply(1, Bid(2, 5))
+    console = Console(record=True, width=60, color_system=None, highlight=False)
+    answers = iter(["calza", "dudo"])
+    terminal = TerminalGame(
+        game, [make_bot("easy", seed=1)], "Ana", console, lambda _prompt: next(answers)
+    )
+    assert terminal.ask_player() == DUDO
+    shown = console.export_text()
+    assert all(len(line) <= 60 for line in shown.splitlines()), shown
+    text = " ".join(shown.split())
+    assert f"Not allowed: {why}" in text, text
+    assert "The lowest raise is two 6s (2x6) or you may call dudo." in text, text
+
+
+def test_a_hand_may_be_typed_with_its_article_as_the_hints_say_it() -> None:
+    game = Game(
+        Rules.preset("common-hand"),
+        2,
+        dice=ScriptedDice([[[1, 2], [6, 6]]]),
+        opener=0,
+        dice_counts=[2, 2],
+    )
+    game.roll()
+    console = recorded()
+    answers = iter(["a pair of 3s"])
+    terminal = TerminalGame(
+        game, [make_bot("easy", seed=1)], "Ana", console, lambda _prompt: next(answers)
+    )
+    assert terminal.ask_player() == Hand.parse("pair of 3s")

@@ -266,6 +266,9 @@ def test_typos_keep_the_table_and_the_dice_in_view(tmp_path: Path) -> None:
     for typo in ["3x5", "three fives", "5 6 s", "banana", "calza", "1 1s"]:
         player.send(typo)
         assert player.wait(MOVE) == 0
+        if typo == "calza":  # why, at 60 columns: it said "calza is not allowed now"
+            said = " ".join(player.text().split())
+            assert "Not allowed: calza needs at least 3 players in the game, and only 2" in said
     text = player.text()
     lines = text.splitlines()
     assert "Round 1" in lines[0], text

@@ -10,7 +10,10 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).parents[2] / "src" / "dudo"
-ENGINE = ["bids", "hands", "rolloff", "rules", "game", "dice", "view", "scenario", "rules_text"]
+ENGINE = [
+    *("bids", "hands", "rolloff", "rules", "game", "dice", "view", "scenario", "rules_text"),
+    "refusals",
+]
 FORBIDDEN_IN_ENGINE = {
     "asyncio",
     "socket",

@@ -256,8 +256,14 @@ def message_id(message: AnyClientMessage) -> str | None:
             return message.id
 
 
-def error_message(code: str, message: str, action_id: str | None = None) -> dict[str, Any]:
-    """The ``error`` reply: a code for programs and a sentence for people."""
+def error_message(
+    code: str,
+    message: str,
+    action_id: str | None = None,
+    detail: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The ``error`` reply: a code for programs and a sentence for people; for a bid or
+    call the rules refuse, the ``detail`` of its cause (:class:`RefusalDetail`)."""
     reply: dict[str, Any] = {
         "type": "error",
         "v": PROTOCOL_VERSION,
@@ -266,6 +272,8 @@ def error_message(code: str, message: str, action_id: str | None = None) -> dict
     }
     if action_id is not None:
         reply["id"] = action_id
+    if detail is not None:
+        reply["detail"] = detail
     return reply
 
 
@@ -299,15 +307,27 @@ class AckMessage(_SentMessage):
     version: int
 
 
+class RefusalDetail(_Sent):
+    """Which cause of an engine reason code refused a bid or call (dudo.refusals):
+    ``key`` (``code.cause``) and ``params`` to say it in the page's language, ``text`` the
+    same in English."""
+
+    key: str
+    params: dict[str, Any]
+    text: str
+
+
 class ErrorMessage(_SentMessage):
     """A refusal: ``code`` for programs, ``message`` for people; ``id`` if the message had
-    one; ``retry_after`` (seconds) when the store is away and nothing changed."""
+    one; ``retry_after`` (seconds) when the store is away and nothing changed; ``detail``
+    when the rules refused a bid or call."""
 
     type: Literal["error"]
     code: str
     message: str
     id: str | None = None
     retry_after: float | None = None
+    detail: RefusalDetail | None = None
 
 
 class PongMessage(_SentMessage):

@@ -417,6 +417,40 @@ def test_a_refused_action_id_is_answered_with_the_same_refusal() -> None:
         assert live.log_size() == size
 
 
+def test_a_refused_action_says_which_cause_in_a_detail_beside_the_old_fields() -> None:
+    # The error said only "calza is not allowed now": not that perudo's calza needs 3
+    # players. The old fields stay as they were, for older clients.
+    with live_game(2) as live:
+        host, other = live.socks[0], live.socks[1]
+        early = other.reply_to({"type": "call", "id": "early", "call": "dudo"})
+        assert early["code"] == "no_bid" and early["detail"]["key"] == "no_bid.first"
+        out_of_turn = other.reply_to({"type": "bid", "id": "soon", "quantity": 9, "face": 6})
+        assert out_of_turn["code"] == "not_your_turn"
+        assert out_of_turn["message"] == "it is not your turn"
+        assert out_of_turn["detail"] == {
+            "key": "not_your_turn.bid",
+            "params": {"seat": 0, "name": "Host"},
+            "text": "It is Host's turn: you may bid only on your turn.",
+        }
+        host.reply_to({"type": "bid", "id": "opening", "quantity": 2, "face": 5})
+        other.until(lambda m: m["type"] == "state" and m["game"]["turn"] == 1)
+        refusal = other.reply_to({"type": "call", "id": "exact", "call": "calza"})
+        assert refusal["code"] == "calza_not_allowed" and refusal["id"] == "exact"
+        assert refusal["message"] == "calza is not allowed now"
+        assert refusal["detail"] == {
+            "key": "calza_not_allowed.min_players",
+            "params": {"min": 3, "alive": 2},
+            "text": "Calza needs at least 3 players in the game, and only 2 are left.",
+        }
+        again = other.reply_to({"type": "call", "id": "exact", "call": "calza"})
+        assert again == refusal  # remembered under its id, detail and all
+        low = other.reply_to({"type": "bid", "id": "low", "quantity": 2, "face": 4})
+        assert low["detail"]["key"] == "not_a_raise.plain"
+        assert low["detail"]["params"] == {"bid": [2, 5], "face": 4, "least": [3, 4]}
+        ignored = host.reply_to({"type": "rematch", "id": "r"})
+        assert ignored["code"] == "not_now" and "detail" not in ignored
+
+
 def test_an_action_made_against_an_old_version_is_refused() -> None:
     with live_game(2) as live:
         host = live.socks[0]

@@ -23,6 +23,7 @@ from dudo.fairness import (
     server_seat_seed,
 )
 from dudo.game import REASONS, Action, Call, GameOver, Phase
+from dudo.refusals import explain
 from dudo.rolloff import RollOff
 from dudo.server import protocol as p
 from dudo.server.logs import log_event
@@ -59,7 +60,9 @@ class Dealer:
             raise RoomError("not_now", "no game is being played")
         reason = game.reason(seat, action)
         if reason is not None:
-            raise RoomError(reason, REASONS[reason])
+            names = [place.name for place in state.seats]
+            why = explain(game, seat, action, reason=reason, names=names)
+            raise RoomError(reason, REASONS[reason], detail=why.to_json())
         data: dict[str, Any] = {
             "seat": seat,
             "action": action_to_json(action),

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from dudo.server.outage import RETRY_ADVICE
 
 
 class RoomError(Exception):
-    """A request the room refuses; ``code`` for programs, the message for people."""
+    """A request the room refuses; ``code`` for programs, the message for people;
+    ``detail`` for an action the rules refuse: which cause, to localize
+    (:meth:`dudo.refusals.Refusal.to_json`)."""
 
-    def __init__(self, code: str, message: str, stored: bool = True) -> None:
+    def __init__(
+        self, code: str, message: str, stored: bool = True, detail: dict[str, Any] | None = None
+    ) -> None:
         super().__init__(message)
         self.code = code
+        self.detail = detail
         # False: the same message can never be accepted later, so the refusal is answered
         # (and remembered in memory) without a write: a flood of them stores nothing.
         self.stored = stored

@@ -115,7 +115,7 @@ class Requests:
         try:
             acknowledged = await self._act(seat, message)
         except RoomError as error:
-            reply = p.error_message(error.code, str(error), action_id)
+            reply = p.error_message(error.code, str(error), action_id, error.detail)
             if error.code == "unavailable":
                 # Not remembered: the same id, sent again once the store is back, is
                 # judged then (and answered exactly once).

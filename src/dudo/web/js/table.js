@@ -23,6 +23,7 @@ import {Voices} from './voice.js';
 import {Chat} from './chat.js';
 import {loadCatalogue} from './rooms.js';
 import {Connection} from './connection.js';
+import {refusalText} from './refusal.js';
 import {Narrator, outcomeSentence, winnerText} from './narration.js';
 import {joinPage, lobbyPanel, nextGame, roomHead, rulesHref, rulesLine, seatList} from './room.js';
 import {RevealCount, feltHtml, ownDice} from './felt.js';
@@ -163,7 +164,7 @@ class Table {
       if (message.code === 'wrong_round' || message.code === 'seeded') return;
       // Told by the socket's close code (above), once.
       if (message.code === 'removed' || message.code === 'replaced') return;
-      const text = errorText(message);
+      const text = refusalText(message) ?? errorText(message);
       toast(text);
       announce(text);
     } else if (message.type === 'chat') {
