@@ -703,6 +703,91 @@ def test_the_turn_timer_plays_for_the_seat_once() -> None:
         ]
 
 
+def bot_plays(state: dict[str, Any], *seats: int) -> bool:
+    return state["type"] == "state" and all(
+        state["room"]["seats"][seat]["bot_playing"] for seat in seats
+    )
+
+
+def states_within(sock: Sock, seconds: float) -> list[dict[str, Any]]:
+    """Every state the socket receives in the next ``seconds``."""
+    states = []
+    end = time.monotonic() + seconds
+    while (left := end - time.monotonic()) > 0:
+        try:
+            message = sock.recv(timeout=left)
+        except AssertionError:  # nothing more came
+            break
+        if message["type"] == "state":
+            states.append(message)
+    return states
+
+
+def test_the_table_sees_a_bot_take_away_seats_when_their_grace_ends_with_nobody_moving() -> None:
+    """Nothing is logged when a player's grace ends, but the table is told then that a bot
+    plays the seat (it went on showing "away" until the next move before), seat by seat.
+    The real clock and a short grace: the room must wake by itself, nobody pings."""
+    store = MemoryStore()
+    app = make_app(fast_config(grace=0.5), store=store)
+    with TestClient(app) as client, contextlib.ExitStack() as stack:
+        table = seat_table(client, 3, rules=HOST_OPENS)
+        socks = {
+            seat: stack.enter_context(connect(client, table.code, token, f"seat {seat}"))
+            for seat, token in sorted(table.tokens.items())
+        }
+        watcher = stack.enter_context(connect(client, table.code, None, "spectator"))
+        assert socks[0].reply_to({"type": "start", "id": "start"})["type"] == "ack"
+        watcher.wait_for(bidding)
+        socks[1].close()
+        watcher.until(lambda m: m["type"] == "state" and not m["room"]["seats"][1]["connected"])
+        socks[2].close()
+        away = watcher.until(
+            lambda m: m["type"] == "state" and not m["room"]["seats"][2]["connected"]
+        )
+        assert not bot_plays(away, 2)
+        seen = watcher.until(lambda m: bot_plays(m, 1, 2))
+        assert socks[0].wait_for(lambda m: bot_plays(m, 1, 2))["version"] == seen["version"]
+        # Nobody moved: the host (seat 0) is still to open the round.
+        assert seen["game"]["turn"] == 0 and seen["game"]["phase"] == "bidding"
+        assert entries(store, table.code, "action") == []
+        # Told once: no more states while nothing happens.
+        assert states_within(watcher, 1.5) == []
+
+
+def test_a_player_back_within_the_grace_is_never_shown_as_played_by_a_bot() -> None:
+    app = make_app(fast_config(grace=1.0))
+    with TestClient(app) as client, contextlib.ExitStack() as stack:
+        table = seat_table(client, 2, rules=HOST_OPENS)
+        host = stack.enter_context(connect(client, table.code, table.tokens[0], "host"))
+        guest = stack.enter_context(connect(client, table.code, table.tokens[1], "guest"))
+        assert host.reply_to({"type": "start", "id": "start"})["type"] == "ack"
+        host.wait_for(bidding)
+        guest.close()
+        host.until(lambda m: m["type"] == "state" and not m["room"]["seats"][1]["connected"])
+        with connect(client, table.code, table.tokens[1], "guest back"):
+            host.until(lambda m: m["type"] == "state" and m["room"]["seats"][1]["connected"])
+            assert not any(bot_plays(state, 1) for state in states_within(host, 2.5))
+
+
+def test_after_a_restart_the_table_is_told_when_the_grace_of_a_player_not_back_ends() -> None:
+    """A restarted room counts its players away from the restart: one who does not come
+    back is shown played by a bot when that grace ends, with nobody moving."""
+    store, config = MemoryStore(), fast_config(grace=0.5)
+    with TestClient(make_app(config, store=store)) as client:
+        table = seat_table(client, 2, rules=HOST_OPENS)
+        with connect(client, table.code, table.tokens[0]) as host:
+            assert host.reply_to({"type": "start", "id": "start"})["type"] == "ack"
+            host.wait_for(bidding)
+    with (
+        TestClient(make_app(config, store=store)) as client,
+        connect(client, table.code, table.tokens[0], "host after the restart") as host,
+    ):
+        assert not bot_plays(host.state or {}, 1)
+        seen = host.until(lambda m: bot_plays(m, 1))
+        assert seen["game"]["turn"] == 0
+        assert entries(store, table.code, "action") == []
+
+
 # -- spectators ---------------------------------------------------------------------------
 
 

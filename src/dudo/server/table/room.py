@@ -58,7 +58,7 @@ from dudo.server.table.dealer import Dealer
 from dudo.server.table.errors import RoomError, unavailable
 from dudo.server.table.journal import REFUSALS_STORED, Journal
 from dudo.server.table.requests import Requests
-from dudo.server.table.schedule import Fill, Move, Roll, Schedule
+from dudo.server.table.schedule import Fill, GraceOver, Move, Roll, Schedule
 from dudo.server.table.state import (
     REPLIES_KEPT,
     Fair,
@@ -463,6 +463,10 @@ class Room:
                 await self.dealer.roll()
             case Move(seat, action, by):
                 await self.dealer.play(seat, action, None, by)
+            case GraceOver():
+                # Nothing to log: each seat's public state shows a bot playing for it
+                # from now on (Seat.public), and the table sees it without a move.
+                self.audience.broadcast([])
             case None:
                 pass
 

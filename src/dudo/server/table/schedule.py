@@ -3,7 +3,9 @@
 Nobody sends a message for these: the round is dealt when its seed window (or the pause
 after a reveal) is over, a bot moves in its own seat and stands in for a player away
 longer than the grace period, the turn timer moves for a player who lets it run out,
-bots call calza out of turn, and a quick game nobody else joined fills with bots.
+bots call calza out of turn, and a quick game nobody else joined fills with bots. When a
+player's grace period ends the table is told at once that a bot plays the seat now
+(nothing is logged: the room only broadcasts, see :class:`GraceOver`).
 
 The schedule only decides. :meth:`Schedule.next_due` tells the room's loop how long it may
 wait for a message, and :meth:`Schedule.due` what is due now; the room carries that out
@@ -44,6 +46,14 @@ class Roll:
 
 
 @dataclass(frozen=True)
+class GraceOver:
+    """The grace period of these away seats has just ended: a bot plays them from now on,
+    and everyone is to see it (a state broadcast) without waiting for the next move."""
+
+    seats: list[int]
+
+
+@dataclass(frozen=True)
 class Move:
     """Play for a seat: ``by`` is "bot" (its own bot or a stand-in) or "timer"."""
 
@@ -69,6 +79,9 @@ class Schedule:
         # The bids already offered to bots for a calza out of turn (not logged: a restarted
         # room asks them again).
         self.calza_checked = -1
+        # Seat -> the away_since whose grace end the table has been told of (not logged: a
+        # restarted room counts its players away from the restart, and tells again).
+        self.grace_told: dict[int, float] = {}
 
     def controlled_by_bot(self, index: int, now: float) -> bool:
         seat = self.state.seats[index]
@@ -79,8 +92,31 @@ class Schedule:
             or (seat.away_since is not None and now - seat.away_since >= self.config.grace)
         )
 
+    def away_unannounced(self) -> list[tuple[int, float]]:
+        """(Seat, away since) for each away player of a game being played whom the table
+        has not yet been told a bot plays for (a player who left shows that from the
+        start; one who came back is no longer away)."""
+        if self.state.status != "playing":
+            return []
+        return [
+            (index, seat.away_since)
+            for index, seat in enumerate(self.state.seats)
+            if seat.kind == "human"
+            and not seat.left
+            and seat.away_since is not None
+            and self.grace_told.get(index) != seat.away_since
+        ]
+
     def next_due(self) -> float | None:
         """When something is next due (it may be already), or None for nothing timed."""
+        ends = [since + self.config.grace for _, since in self.away_unannounced()]
+        due = self._next_due()
+        if due is not None:
+            ends.append(due)
+        return min(ends, default=None)
+
+    def _next_due(self) -> float | None:
+        """When the next change to the game is due: a fill, a roll or a move."""
         state = self.state
         if state.status == "lobby":
             return state.fill_at
@@ -105,11 +141,21 @@ class Schedule:
             times.append(state.deadline)
         return min(times) if times else None
 
-    def due(self) -> Fill | Roll | Move | None:
+    def due(self) -> Fill | Roll | GraceOver | Move | None:
         """What is due now, if anything (one thing at a time). Bots are asked here, so
-        each is asked once per chance to act."""
+        each is asked once per chance to act; a grace end is returned once (the table
+        is told then, see :class:`GraceOver`), before a move it may be due with."""
         state = self.state
         now = self.clock()
+        # As Seat.public judges it, so the state sent then says bot_playing.
+        over = [
+            (index, since)
+            for index, since in self.away_unannounced()
+            if now - since >= self.config.grace
+        ]
+        if over:
+            self.grace_told.update(over)
+            return GraceOver([index for index, _ in over])
         if state.status == "lobby":
             if state.fill_at is not None and now >= state.fill_at:
                 return Fill(

@@ -172,25 +172,25 @@ class GamePage {
         </div>
       </section>
 
-      <section class="card" aria-labelledby="summary-title" id="analysis-state" data-state="loading">
+      <section class="card replay-summary" aria-labelledby="summary-title" id="analysis-state" data-state="loading">
         <h2 id="summary-title">${escapeHtml(t('rp.how_each'))}</h2>
         <div id="summary"><p class="help">${escapeHtml(t('rp.analysing'))}</p></div>
       </section>
 
-      <section class="card" aria-labelledby="log-title">
+      <section class="card replay-log" aria-labelledby="log-title">
         <h2 id="log-title">${escapeHtml(t('rp.every_move'))}</h2>
         <p class="help">${escapeHtml(t('rp.log_help', {high: pct(0.8), low: pct(0.2), half: pct(0.5)}))}</p>
         <div id="log"></div>
       </section>
 
-      <section class="card" id="fair" data-state="checking" aria-labelledby="fair-title">
+      <section class="card replay-fair" id="fair" data-state="checking" aria-labelledby="fair-title">
         <h2 id="fair-title">${escapeHtml(t('rp.fair_title'))}</h2>
         <p id="fair-verdict" class="verdict">${escapeHtml(t('rp.fair_checking_rounds'))}</p>
         <p class="help">${escapeHtml(t('rp.fair_help'))}</p>
         <ol id="fair-rounds" class="fair-rounds"></ol>
       </section>
 
-      <section class="card" aria-labelledby="rules-title">
+      <section class="card replay-rules" aria-labelledby="rules-title">
         <h2 id="rules-title">${escapeHtml(t('rp.rules_title'))}</h2>
         ${this.rulesList()}
         <p class="solo-link"><a id="rules-sheet" href="${escapeHtml(rulesHref)}">${escapeHtml(t('rp.rules_sheet'))}</a></p>

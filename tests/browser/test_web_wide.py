@@ -1,0 +1,201 @@
+"""A finished game's page (/g/ID) and the profile page (/me) on a big screen use it as the
+table does (dudo.css, table.css: from 1600 px the page widens, two columns): the replay
+beside the moves and the analysis, the numbers beside the games over time, readable lines,
+nothing overlapping; and neither page scrolls sideways from a small phone to a 2560 px
+monitor, phones and a 1024 px tablet keeping their one column."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+pytest.importorskip("playwright")
+from playwright.sync_api import Browser, Page, Route, expect
+from test_web import ARTIFACTS, check_fits, new_page
+from test_web_replay import axe_every_rule, browser, finished, open_game, server
+
+__all__ = ["browser", "finished", "server"]  # the fixtures, shared with test_web_replay
+
+SIZES = [(320, 568), (360, 640), (390, 844), (640, 360), (1024, 768), (1920, 1080), (2560, 1440)]
+
+# The boxes of the page's panels (its head and every card), the width they take together
+# and the widest paragraph of text in them.
+MEASURE = """(selector) => {
+    const boxes = [...document.querySelectorAll(selector)].map((el) => {
+        const box = el.getBoundingClientRect();
+        return {name: el.id || el.className, left: box.left, right: box.right,
+                top: box.top + scrollY, bottom: box.bottom + scrollY};
+    });
+    const left = Math.min(...boxes.map((b) => b.left));
+    const right = Math.max(...boxes.map((b) => b.right));
+    const texts = [...document.querySelectorAll(`:is(${selector}) p`)]
+        .filter((p) => p.textContent.trim().length > 80)
+        .map((p) => p.getBoundingClientRect().width / parseFloat(getComputedStyle(p).fontSize));
+    return {boxes, share: (right - left) / document.documentElement.clientWidth,
+            widest: Math.max(0, ...texts)};
+}"""
+
+
+def overlaps(boxes: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """The pairs of boxes that overlap (by more than a pixel's rounding)."""
+    found = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            if (
+                min(a["right"], b["right"]) - max(a["left"], b["left"]) > 0.5
+                and min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > 0.5
+            ):
+                found.append((a["name"], b["name"]))
+    return found
+
+
+def page_fits(page: Page, name: str) -> None:
+    """As test_web.check_fits, but a table in a box of its own that scrolls sideways
+    (the profile's games per preset at 320 px, as before) may be wider than the screen."""
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    overflow = page.evaluate("""() => {
+        const width = document.documentElement.clientWidth;
+        const wide = [...document.querySelectorAll('body *')].filter((el) => {
+            const box = el.getBoundingClientRect();
+            return box.width > 0 && (box.right > width + 1 || box.left < -1)
+                && !el.closest('.sr-only, .skip, .table-wrap');
+        }).map((el) => el.tagName + '.' + el.className);
+        const wraps = [...document.querySelectorAll('.table-wrap')].filter((el) => {
+            const box = el.getBoundingClientRect();
+            return box.right > width + 1 || box.left < -1;
+        });
+        return {scroll: document.documentElement.scrollWidth - width, wide: wide.slice(0, 5),
+                wraps: wraps.length};
+    }""")
+    assert overflow["scroll"] <= 0 and not overflow["wide"] and not overflow["wraps"], (
+        name,
+        overflow,
+    )
+
+
+def box(page: Page, selector: str) -> dict[str, float]:
+    found: dict[str, float] = page.locator(selector).bounding_box() or {}
+    return found
+
+
+REPLAY_PANELS = ".replay > *"
+PROFILE_PANELS = "main > .card"
+
+
+def test_a_games_page_uses_a_big_screen_and_fits_every_size(
+    server: str, browser: Browser, finished: dict[str, Any]
+) -> None:
+    page = new_page(browser, 1920, 1080)
+    open_game(page, server, finished["id"])
+    page.keyboard.press("ArrowRight")
+    measured = page.evaluate(MEASURE, REPLAY_PANELS)
+    # Half the width before (a 980 px column); the table's 1760 px now.
+    assert measured["share"] > 0.8, measured["share"]
+    assert not overlaps(measured["boxes"]), overlaps(measured["boxes"])
+    stage, log = box(page, ".stage-card"), box(page, ".replay-log")
+    assert stage["x"] + stage["width"] <= log["x"]  # the replay beside the moves
+    assert log["y"] < stage["y"] + stage["height"]
+    assert measured["widest"] <= 48, measured["widest"]  # about 80 characters a line at most
+    # The replay stays in view beside the moves: a step picked at the foot of the log is
+    # shown there without the page leaving the log.
+    steps = page.locator("#log .step-link")
+    last = steps.nth(steps.count() - 2)
+    last.scroll_into_view_if_needed()
+    last.click()
+    expect(page.locator(".step.current .step-link")).to_have_text(last.inner_text())
+    stage = box(page, ".stage-card")
+    assert stage["y"] >= 0 and stage["y"] + stage["height"] <= 1080, stage
+    link = box(page, ".step.current .step-link")
+    assert 0 <= link["y"] <= 1080, link
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        page.evaluate("scrollTo(0, 0)")
+        check_fits(page, f"wide-replay-{width}x{height}")
+        measured = page.evaluate(MEASURE, REPLAY_PANELS)
+        assert not overlaps(measured["boxes"]), (width, overlaps(measured["boxes"]))
+        stage, log = box(page, ".stage-card"), box(page, ".replay-log")
+        if width < 1600:  # one column, as before
+            assert stage["x"] == log["x"] and stage["y"] < log["y"], (width, stage, log)
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
+def profile_with_games(route: Route) -> None:
+    """The profile as the server has it, with a dozen games in three presets and a
+    leaderboard opted into (a new profile has played nothing)."""
+    data = route.fetch().json()
+    counts = {
+        "games": 12,
+        "wins": 5,
+        "rounds": 140,
+        "calls_right": 21,
+        "calls_wrong": 13,
+        "bluffs_caught": 9,
+        "bluffs_survived": 17,
+        "calza_right": 2,
+        "calza_wrong": 3,
+        "best_streak": 3,
+    }
+    presets = ["perudo", "dudo", "custom"]
+    data["profile"]["rating"] = {"games": 12, "shown": 1562.4}
+    data["profile"]["leaderboard"] = True
+    data["stats"] = {
+        "total": counts,
+        "presets": {name: {key: value // 3 for key, value in counts.items()} for name in presets},
+        "timeline": [
+            {
+                "game_id": f"{game:032x}",
+                "at": 1_760_000_000 + game * 3600,
+                "won": game % 3 == 0,
+                "preset": presets[game % 3],
+                "calls_right": game % 4,
+                "calls_wrong": game % 2,
+            }
+            for game in range(12)
+        ],
+    }
+    route.fulfill(response=route.fetch(), body=json.dumps(data))
+
+
+def leaderboard(route: Route) -> None:
+    players = [
+        {
+            "place": place + 1,
+            "name": name,
+            "avatar": None,
+            "rating": {"shown": 1600 - 20 * place, "games": 10 + place},
+        }
+        for place, name in enumerate(["Ana", "Ben", "Carla", "Dmitri", "Eve"])
+    ]
+    route.fulfill(json={"players": players})
+
+
+def test_the_profile_page_uses_a_big_screen_and_fits_every_size(
+    server: str, browser: Browser
+) -> None:
+    page = new_page(browser, 1920, 1080)
+    page.route("**/api/profile/me", profile_with_games)
+    page.route("**/api/leaderboard", leaderboard)
+    page.goto(f"{server}/me")
+    expect(page.locator('[data-stat="games"]')).to_have_text("12")
+    expect(page.locator("#board tbody tr")).to_have_count(5)
+    measured = page.evaluate(MEASURE, PROFILE_PANELS)
+    assert measured["share"] > 0.8, measured["share"]  # half the width before
+    assert not overlaps(measured["boxes"]), overlaps(measured["boxes"])
+    stats, plots = box(page, ".card:has(#stats-title)"), box(page, ".card:has(#plots-title)")
+    assert stats["x"] + stats["width"] <= plots["x"]  # the numbers beside the games
+    assert abs(stats["y"] - plots["y"]) < 1
+    assert measured["widest"] <= 48, measured["widest"]
+    axe_every_rule(page, "profile 1920")
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        page_fits(page, f"wide-profile-{width}x{height}")
+        measured = page.evaluate(MEASURE, PROFILE_PANELS)
+        assert not overlaps(measured["boxes"]), (width, overlaps(measured["boxes"]))
+        stats, plots = box(page, ".card:has(#stats-title)"), box(page, ".card:has(#plots-title)")
+        if width < 1600:  # one column, as before
+            assert stats["x"] == plots["x"] and stats["y"] < plots["y"], (width, stats, plots)
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
