@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
+from itertools import repeat
+from math import floor
 from typing import Protocol
 
 FACES = (1, 2, 3, 4, 5, 6)
@@ -20,11 +22,13 @@ Cups = tuple[tuple[int, ...], ...]
 
 def deal(dice: Sequence[int], dice_counts: Sequence[int]) -> Cups:
     """Cut a row of dice into cups, seat by seat, in seat order."""
+    row = dice if isinstance(dice, tuple) else tuple(dice)
     cups = []
     start = 0
     for count in dice_counts:
-        cups.append(tuple(dice[start : start + count]))
-        start += count
+        end = start + count
+        cups.append(row[start:end])  # a tuple's slice is a tuple: one object per cup
+        start = end
     return tuple(cups)
 
 
@@ -54,12 +58,21 @@ class RandomDice:
         self._generator = generator
 
     def roll(self, dice_counts: Sequence[int], round_number: int) -> Cups:
-        # One draw for the whole table, then cut into cups: a round's roll is on the hot
-        # path of every simulation. Each die is drawn exactly as
-        # ``choices(FACES, k=...)`` draws it (``floor(random() * 6.0)``, in order), so a
-        # seed gives the dice it always gave, without the cost of that call's checks.
+        return deal(self.row(sum(dice_counts)), dice_counts)
+
+    def row(self, dice: int) -> tuple[int, ...]:
+        """The whole table's dice in one row, seat after seat (what :meth:`roll` cuts into
+        cups; the engine takes the row itself, and counts a face in it at the reveal).
+
+        One draw for the whole table: a round's roll is on the hot path of every
+        simulation. Each die is drawn exactly as ``choices(FACES, k=...)`` draws it
+        (``FACES[floor(random() * 6.0)]``, in order), so a seed gives the dice it always
+        gave, without the cost of that call's checks; ``floor(...) + 1`` is that face
+        without the look-up, and ``repeat`` counts the dice without making an int per die
+        (at six cups the roll is a third of a round's time).
+        """
         random = self._generator.random
-        return deal([FACES[int(random() * 6.0)] for _ in range(sum(dice_counts))], dice_counts)
+        return tuple([floor(random() * 6.0) + 1 for _ in repeat(None, dice)])
 
     def draw(self, seats: Sequence[int]) -> int:
         return self._generator.choice(seats)
@@ -82,6 +95,12 @@ class SeededDice(RandomDice):
     def __init__(self, seed: int | str) -> None:
         super().__init__(random.Random(seed))
         self.seed = seed
+
+
+def random_rows(source: DiceSource) -> RandomDice | None:
+    """``source`` if it is one of this module's random sources, whose roll is
+    :meth:`RandomDice.row` cut into cups (a subclass might roll otherwise), else ``None``."""
+    return source if type(source) in (SeededDice, SystemDice) else None  # type: ignore[return-value]
 
 
 class ScriptedDice:

@@ -37,11 +37,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields
 from enum import Enum
 from functools import lru_cache
+from itertools import chain
 from reprlib import repr as _shown  # a value quoted in an error message, cut short
 from typing import Any, Final, Generic, TypeVar, overload
 
 from dudo.bids import Bid, Ladder, Order, ladder, quantity_limits
-from dudo.dice import Cups, DiceSource, SystemDice
+from dudo.dice import Cups, DiceSource, SystemDice, deal, random_rows
 from dudo.hands import Hand, HandLadder, hand_ladder, is_hand
 from dudo.rolloff import RollOff
 from dudo.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
@@ -669,6 +670,10 @@ class Game:
         self.rules: Final = rules
         self.players: Final = players
         self.source: DiceSource = dice if dice is not None else SystemDice()
+        # Our own random sources roll what they are asked for: the game takes their row of
+        # dice and cuts it itself; another source's cups are checked (a round's roll is on
+        # the hot path of every simulation).
+        self._random_dice = random_rows(self.source)
         counts = [rules.starting_dice] * players if dice_counts is None else list(dice_counts)
         if dice_counts is not None or opener is not None or points is not None or palifico_used:
             # (a game from the start, with nothing given, is a valid one: nothing to check)
@@ -767,14 +772,10 @@ class Game:
 
     def count(self, face: int) -> int:
         """How many dice of the current round count for ``face`` (wild ones included)."""
-        total = 0
+        row = self._row  # every cup's dice in one tuple: two counts in C, not two a cup
         if self.wild and face != 1:
-            for cup in self.cups:
-                total += cup.count(face) + cup.count(1)
-        else:
-            for cup in self.cups:
-                total += cup.count(face)
-        return total
+            return row.count(face) + row.count(1)
+        return row.count(face)
 
     # -- legality -------------------------------------------------------------------
 
@@ -894,14 +895,21 @@ class Game:
         and open the bidding. Returns every seat's dice: keep them from the players."""
         if self.phase is not Phase.ROLL:
             raise RuntimeError(f"cannot roll now: the game is in phase {self.phase.value!r}")
-        if cups is None:
-            rolled = self.source.roll(self.dice_counts, self.round_number)
-            if list(map(len, rolled)) != self.dice_counts:
-                raise ValueError(f"the dice source rolled {rolled} for {self.dice_counts}")
-        else:
+        counts = self.dice_counts
+        if cups is not None:
             rolled = tuple(tuple(cup) for cup in cups)
-            check_cups(rolled, self.dice_counts)
+            check_cups(rolled, counts)
+            row = tuple(chain.from_iterable(rolled))
+        elif self._random_dice is not None:
+            row = self._random_dice.row(self._shape.in_play)
+            rolled = deal(row, counts)
+        else:
+            rolled = self.source.roll(counts, self.round_number)
+            if list(map(len, rolled)) != counts:
+                raise ValueError(f"the dice source rolled {rolled} for {counts}")
+            row = tuple(chain.from_iterable(rolled))
         self.cups = rolled
+        self._row = row
         self.phase = Phase.BIDDING
         self._actions = []
         self._record.append({"dice": rolled, "actions": self._actions})
@@ -1007,6 +1015,7 @@ class Game:
             counts[loser] = max(0, before - loss)
             change = before - counts[loser]
             dropped_to_one = before > 1 and counts[loser] == 1
+        counts_after = tuple(counts)
         reveal = _new_reveal(
             call,
             caller,
@@ -1014,7 +1023,7 @@ class Game:
             bid,
             count,
             outcome,
-            tuple(counts),
+            counts_after,
             tuple(self.points) if self._points_race else None,
             self.cups,
             self.wild,
@@ -1051,7 +1060,16 @@ class Game:
             self.palifico_used.add(loser)
         self.phase = Phase.ROLL
         self._set_up_round()
-        events.append(self.round_header())
+        # (round_header's event, with the counts' tuple the reveal already made)
+        events.append(
+            _new_round(
+                self.round_number,
+                next_opener,
+                self.palifico,
+                self.rules.wild_ones and not self.palifico,
+                counts_after,
+            )
+        )
         return events
 
     def _end(self, winners: tuple[int, ...]) -> GameOver:
@@ -1084,6 +1102,7 @@ class Game:
         self.bidder = -1
         self.bids = []
         self.cups = ()
+        self._row = ()
 
     def _next_alive(self, seat: int) -> int:
         counts = self.dice_counts
@@ -1182,6 +1201,8 @@ class Game:
     _calza_allowed: bool
     _next_seat: list[int]
     _next_seat_alive: int = 0
+    # Set by roll (emptied by _set_up_round): the cups' dice in one row, for counting.
+    _row: tuple[int, ...]
 
 
 MAX_ROLLOFF_ATTEMPTS: Final = 1000

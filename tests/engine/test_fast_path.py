@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pickle
 import random
+from collections.abc import Sequence
 from dataclasses import FrozenInstanceError
 
 import pytest
@@ -19,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dudo.bids import Bid
-from dudo.dice import FACES, SeededDice, deal
+from dudo.dice import FACES, Cups, SeededDice, deal
 from dudo.game import (
     DUDO,
     Action,
@@ -97,6 +98,41 @@ def test_seeded_dice_roll_what_random_choices_rolled() -> None:
         for round_number in (1, 2, 3):
             expected = deal(reference.choices(FACES, k=sum(counts)), counts)
             assert dice.roll(counts, round_number) == expected
+
+
+def test_a_game_rolls_its_seeded_dice_as_the_source_rolls_them_and_counts_them() -> None:
+    """The game takes our sources' row of dice and cuts it itself (the fast path): the cups
+    are the ones the source's own ``roll`` gives, and the reveal counts what they hold."""
+    for seed in range(50):
+        players = 2 + seed % 5
+        game = Game(PRESETS["perudo"], players, dice=SeededDice(seed))
+        twin_source = SeededDice(seed)
+        twin_source.draw(game.alive)  # the first opener's draw comes first
+        rolled = game.roll()
+        assert rolled == twin_source.roll(game.dice_counts, 1)
+        for face in FACES:
+            wild = face != 1 and game.wild
+            assert game.count(face) == sum(cup.count(face) + wild * cup.count(1) for cup in rolled)
+
+
+def test_a_source_of_another_kind_is_asked_for_cups_and_checked() -> None:
+    """Only our own two sources take the fast path: a subclass of them may roll otherwise
+    (here loaded dice), and a source that rolls the wrong number of dice is refused."""
+
+    class Loaded(SeededDice):
+        def roll(self, dice_counts: Sequence[int], round_number: int) -> Cups:
+            return tuple((6,) * count for count in dice_counts)
+
+    game = Game(PRESETS["perudo"], 3, dice=Loaded(1), opener=0)
+    assert game.roll() == ((6,) * 5,) * 3
+    assert game.count(6) == 15 and game.count(2) == 0
+
+    class Short(SeededDice):
+        def roll(self, dice_counts: Sequence[int], round_number: int) -> Cups:
+            return tuple((6,) * (count - 1) for count in dice_counts)
+
+    with pytest.raises(ValueError, match="rolled"):
+        Game(PRESETS["perudo"], 3, dice=Short(1), opener=0).roll()
 
 
 def test_the_fast_event_constructors_make_what_the_classes_make() -> None:
