@@ -30,6 +30,7 @@ from dudo.fairness import server_seat_seed
 from dudo.server.guard.gate import GateLimits
 from dudo.server.protocol import MAX_MESSAGE_BYTES
 from dudo.server.site.lobby import CODE_ALPHABET
+from dudo.server.table.schedule import GraceOver, Schedule
 from dudo.store.base import MemoryStore
 from serverkit import (
     CountingEntropy,
@@ -752,6 +753,39 @@ def test_the_table_sees_a_bot_take_away_seats_when_their_grace_ends_with_nobody_
         assert entries(store, table.code, "action") == []
         # Told once: no more states while nothing happens.
         assert states_within(watcher, 1.5) == []
+
+
+def test_a_grace_end_is_told_as_it_was_found_when_the_clock_moves_on_before_the_state(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The state telling of a grace end is judged at the time the end was found. Judged by
+    a later reading of the clock (a busy machine between finding and telling), it showed a
+    second away seat's grace over too, and that seat's own announcement then came with
+    nothing new: an extra state, seen under load."""
+    found_by = Schedule.due
+
+    def due_then_busy(schedule: Schedule) -> Any:
+        found = found_by(schedule)
+        if isinstance(found, GraceOver):
+            live.clock.advance(5.0)  # the machine busy before the state is made
+        return found
+
+    with live_game(3, grace=30.0) as live:
+        monkeypatch.setattr(Schedule, "due", due_then_busy)
+        host = live.socks[0]
+        live.socks[1].close()
+        host.until(lambda m: m["type"] == "state" and not m["room"]["seats"][1]["connected"])
+        live.clock.advance(2.0)
+        live.socks[2].close()
+        host.until(lambda m: m["type"] == "state" and not m["room"]["seats"][2]["connected"])
+        live.clock.advance(28.5)  # seat 1 away 30.5 s (over), seat 2 28.5 s (not yet)
+        host.ping()
+        first = host.until(lambda m: bot_plays(m, 1))
+        assert not bot_plays(first, 2), "seat 2's grace was not over when seat 1's was found"
+        # The busy machine took seat 2 past its grace (33.5 s): its own announcement next.
+        second = host.until(lambda m: m["type"] == "state")
+        assert bot_plays(second, 1, 2)
+        assert second["version"] == first["version"]  # nothing logged, nobody moved
 
 
 def test_a_player_back_within_the_grace_is_never_shown_as_played_by_a_bot() -> None:

@@ -125,9 +125,15 @@ class Audience:
             connection.send(message)
 
     def broadcast(
-        self, events: list[RoomEvent], skip: Connection | None = None, moved_by: str | None = None
+        self,
+        events: list[RoomEvent],
+        skip: Connection | None = None,
+        moved_by: str | None = None,
+        now: float | None = None,
     ) -> None:
         """Send every connection its own state: one view per seat, one for spectators.
+        ``now`` is the time the room's summary is judged at (who is away, whom a bot
+        plays for), if not the clock's (the schedule's, for a grace that just ended).
 
         The parts every recipient shares (room, events, clocks, fairness, and the public
         members of the game view) are encoded once per broadcast; each seat's text is
@@ -138,7 +144,7 @@ class Audience:
         if not connections:
             return
         host = self.state.host_seat()  # once per broadcast, not once per seat
-        shared = self._shared_json(events, moved_by, host)
+        shared = self._shared_json(events, moved_by, host, now)
         views = None if self.state.game is None else ViewTexts(self.state.game)
         cache: dict[int | None, str] = {}
         for connection in connections:
@@ -150,13 +156,18 @@ class Audience:
                 cache[connection.seat] = text
             connection.send(text)
 
-    def summary(self, host: int | None = None) -> dict[str, Any]:
-        """What anyone with the code may know about the room, now (``host``: the host's
-        seat, if the caller has it already)."""
-        return self.state.summary(self.clock(), len(self.spectators), host)
+    def summary(self, host: int | None = None, now: float | None = None) -> dict[str, Any]:
+        """What anyone with the code may know about the room, now or at ``now`` (``host``:
+        the host's seat, if the caller has it already)."""
+        when = self.clock() if now is None else now
+        return self.state.summary(when, len(self.spectators), host)
 
     def _shared_json(
-        self, events: list[RoomEvent], moved_by: str | None = None, host: int | None = None
+        self,
+        events: list[RoomEvent],
+        moved_by: str | None = None,
+        host: int | None = None,
+        now: float | None = None,
     ) -> str:
         """The recipient-independent members of a state message, as JSON text.
         ``moved_by`` marks the action's own event (a bid, or a call's reveal)."""
@@ -167,7 +178,7 @@ class Audience:
                 if data["event"] in ("bid", "reveal"):
                     data["by"] = moved_by
                     break
-        shared: dict[str, Any] = {"room": self.summary(host), "events": encoded}
+        shared: dict[str, Any] = {"room": self.summary(host, now), "events": encoded}
         if state.game is not None:
             fair = state.fair
             shared["deadline"] = state.deadline

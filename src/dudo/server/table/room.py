@@ -463,10 +463,10 @@ class Room:
                 await self.dealer.roll()
             case Move(seat, action, by):
                 await self.dealer.play(seat, action, None, by)
-            case GraceOver():
+            case GraceOver(_, now):
                 # Nothing to log: each seat's public state shows a bot playing for it
                 # from now on (Seat.public), and the table sees it without a move.
-                self.audience.broadcast([])
+                self.audience.broadcast([], now=now)
             case None:
                 pass
 

@@ -48,9 +48,13 @@ class Roll:
 @dataclass(frozen=True)
 class GraceOver:
     """The grace period of these away seats has just ended: a bot plays them from now on,
-    and everyone is to see it (a state broadcast) without waiting for the next move."""
+    and everyone is to see it (a state broadcast) without waiting for the next move. The
+    state is judged at ``now``, the time these ends were found at: judged at a later
+    clock it could show another seat's grace over too, and that seat's own announcement
+    would follow with nothing new."""
 
     seats: list[int]
+    now: float
 
 
 @dataclass(frozen=True)
@@ -155,7 +159,7 @@ class Schedule:
         ]
         if over:
             self.grace_told.update(over)
-            return GraceOver([index for index, _ in over])
+            return GraceOver([index for index, _ in over], now)
         if state.status == "lobby":
             if state.fill_at is not None and now >= state.fill_at:
                 return Fill(
