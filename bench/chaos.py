@@ -485,9 +485,14 @@ class Servers:
         raise SystemExit(f"node {index} did not start")
 
     async def kill_now_and_then(self, every: float, until: float, rng: random.Random) -> None:
-        """SIGKILL a random node every ``every`` seconds and start it again 3 s later."""
-        while time.monotonic() + every < until:
-            await asyncio.sleep(every)
+        """SIGKILL a random node every ``every`` seconds and start it again 3 s later. The
+        kills keep to their times (``every`` from the run's start, not from a node being
+        back): on a busy machine a node takes longer to start, which must not leave a
+        short run with a single kill."""
+        kill_at = time.monotonic() + every
+        while kill_at < until:
+            await asyncio.sleep(max(0.0, kill_at - time.monotonic()))
+            kill_at += every
             index = rng.randrange(len(self.ports))
             process = self.processes[index]
             assert process is not None
