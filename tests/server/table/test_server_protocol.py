@@ -813,9 +813,8 @@ def test_no_bot_plays_for_an_away_player_in_the_lobby_nor_after_the_game() -> No
         version = 0
         for step in range(10):  # one die each: the first call ends the game
             state = host.wait_for(
-                lambda m: (
-                    settled(m, version)
-                    and (m["room"]["status"] == "over" or m["game"]["turn"] == 0)
+                lambda m, after=version: (
+                    settled(m, after) and (m["room"]["status"] == "over" or m["game"]["turn"] == 0)
                 )
             )
             if state["room"]["status"] == "over":
