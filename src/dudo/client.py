@@ -68,14 +68,18 @@ class ClientError(RuntimeError):
 
 class Refused(ClientError):
     """The room answered a message of :meth:`Table.request` (a bid, a call, ``start``...)
-    with an ``error``: ``code`` is the server's code (``not_your_turn``, ``not_a_raise``,
-    ``stale``, ``bad_message``...: docs/protocol.md, "Error codes"), ``message`` its words,
-    ``reply`` the whole error message and ``sent`` the message refused."""
+    or an action :meth:`Table.play` sent for its bot with an ``error``: ``code`` is the
+    server's code (``not_your_turn``, ``not_a_raise``, ``stale``, ``bad_message``...:
+    docs/protocol.md, "Error codes"), ``message`` its words, ``reply`` the whole error
+    message and ``sent`` the message refused. ``context`` goes before the words in the
+    exception's text (``str``) only: :meth:`Table.play` names the room and the action."""
 
-    def __init__(self, reply: dict[str, Any], sent: dict[str, Any]) -> None:
+    def __init__(self, reply: dict[str, Any], sent: dict[str, Any], context: str = "") -> None:
         super().__init__(str(reply.get("code") or "error"), str(reply.get("message") or ""))
         self.reply = reply
         self.sent = sent
+        if context:
+            self.args = (f"{self.code}: {context}{self.message}",)
 
 
 class Unreachable(ClientError):
@@ -517,8 +521,9 @@ class Table:
         at most once); after that, or when the server closed the seat for good (another
         socket took it, the host removed it), :class:`ConnectionLost` names the reason. An
         action the server refuses for any reason but a table that moved on meanwhile
-        (``stale``) raises :class:`ClientError` with the server's code: waiting would
-        only wait for a move that is never coming.
+        (``stale``) raises :class:`Refused` (a :class:`ClientError`) with the server's
+        code and words, its whole ``reply`` and the action ``sent``; its text names the
+        room and the action: waiting would only wait for a move that is never coming.
 
         The bot decides in a thread (:func:`asyncio.to_thread`), one decision at a time,
         while the seat goes on reading the room and answering the server's pings: a bot
@@ -601,7 +606,7 @@ class Table:
     async def _after_reply(self, reply: dict[str, Any]) -> None:
         """What a message means for the action this seat sent: an error for it is sent
         again after the pause the server advises (``rate_limited``, ``unavailable``),
-        ignored for ``stale`` (a new state follows) and otherwise a :class:`ClientError`."""
+        ignored for ``stale`` (a new state follows) and otherwise :class:`Refused`."""
         retry = self._sent.get(reply.get("id", "")) if reply["type"] == "error" else None
         if retry is None:
             return
@@ -613,10 +618,10 @@ class Table:
         elif reply.get("code") != "stale":
             # Every action carries the version it was decided on, so a table that moved
             # on is ``stale``; anything else means no move of ours is coming.
-            raise ClientError(
-                str(reply.get("code")),
-                f"room {self.room_code} refused this seat's {shown_action(retry)}: "
-                f"{reply.get('message', '')}",
+            raise Refused(
+                reply,
+                retry,
+                f"room {self.room_code} refused this seat's {shown_action(retry)}: ",
             )
 
     async def _reconnect(self, lost: ConnectionLost, budget: float) -> None:

@@ -69,9 +69,13 @@ _BIDS_HELP = (
     "[bold]liar[/]) to call the standing bid, "
 )
 _END_HELP = "[bold]rules[/] for the rules, [bold]quit[/] to leave."
-HELP = _BIDS_HELP + "[bold]calza[/] to call it exact, " + _END_HELP
+_CALZA_HELP = "[bold]calza[/] to call it exact, "
+HELP = _BIDS_HELP + _CALZA_HELP + _END_HELP
 HELP_NO_CALZA = _BIDS_HELP + _END_HELP
-"""The help line for rules without calza, which would refuse the word."""
+"""The help line for a round without calza (rules without it, too few players left, a
+palifico round), which would refuse the word: see :meth:`TerminalGame.help`."""
+PALIFICO_RULE = "PALIFICO: ones are not wild and the face is locked"
+PALIFICO_ONE_DIE = ", but you have one die: you may change it"
 SHORT_HELP = (
     "Type [bold]help[/] for how to bid, [bold]rules[/] for the rules, [bold]quit[/] to leave."
 )
@@ -255,9 +259,6 @@ class TerminalGame:
         self.notice: str | None = None
         """A line for the top of the next screen (:meth:`tell`), Rich markup."""
         self.poker = game.rules.bids == "poker"
-        self.help = (
-            HAND_HELP if self.poker else HELP if game.rules.calza != "off" else HELP_NO_CALZA
-        )
         self.rolloff_shown = False
         self.answering: tuple[SeatView, str] | None = None
         """The player's turn and the line they typed, while it is being answered."""
@@ -265,6 +266,15 @@ class TerminalGame:
         """What a bid is called on screen: at a Common Hand table, a hand (as in its help)."""
         self.whole = [*self.names, *self.labels]
         """Phrases no line breaks inside (:meth:`line`): the players' names and labels."""
+
+    @property
+    def help(self) -> str:
+        """The help line for this round (Rich markup): calza only where it may be called
+        this round, not at rules without it, nor with fewer players left than it needs,
+        nor in a palifico round (the engine would refuse the word)."""
+        if self.poker:
+            return HAND_HELP
+        return HELP if self.game.calza_allowed() else HELP_NO_CALZA
 
     def named(self, seat: int) -> str:
         """A seat's name as Rich markup: escaped, so a name such as ``[/]`` or ``[red]``
@@ -614,9 +624,15 @@ class TerminalGame:
 
     def round_title(self) -> list[RenderableType]:
         """The round's heading; a palifico round's rule on its own line if the terminal is
-        too narrow for it in the title, where Rich would cut it short."""
-        header = self.game.round_header()
-        rule = "PALIFICO: ones are not wild and the face is locked" if header.palifico else None
+        too narrow for it in the title, where Rich would cut it short. A player down to one
+        die is told they may change the face where the rules let them."""
+        game = self.game
+        header = game.round_header()
+        rule = None
+        if header.palifico:
+            rule = PALIFICO_RULE
+            if game.dice_counts[0] and game.may_change_face(0):
+                rule += PALIFICO_ONE_DIE
         return heading(self.console, f"Round {header.number}", rule)
 
     def round_facts(self) -> list[RenderableType]:

@@ -166,6 +166,44 @@ def test_a_refused_request_raises_with_the_servers_code_and_message(tmp_path: Pa
         asyncio.run(run(base))
 
 
+class Overbidding(Table):
+    """A seat whose states offer its bot one bid more than the server would take: a bid
+    of more 6s than there are dice, so the bot sends what the server refuses."""
+
+    async def receive(self, timeout: float = 10.0) -> dict[str, Any]:
+        message = await super().receive(timeout)
+        game = message.get("game") if message["type"] == "state" else None
+        if game and game["legal"]["bids"]:
+            game["legal"]["bids"].insert(0, [sum(game["dice_counts"]) + 1, 6])
+        return message
+
+
+def test_an_action_the_server_refuses_stops_play_with_refused(tmp_path: Path) -> None:
+    # Table.play raised a plain ClientError, without the server's reply nor the message
+    # refused, where Table.request raises Refused.
+    async def run(base: str) -> None:
+        async with Client(base) as client:
+            rules = {"preset": "perudo", "first_opener": "host"}
+            seat = await client.create_room("Robo", rules=rules, seats=2, bots=[None, "easy"])
+            plain = client.table(seat)
+            async with Overbidding(plain.url, plain.ticket) as table:
+                await table.start()
+                with pytest.raises(Refused) as refused:
+                    await table.play(Opener(), idle=20)
+        error = refused.value
+        assert isinstance(error, ClientError)  # old handlers still catch it
+        assert error.code == "over_cap" and error.reply["type"] == "error"
+        assert error.message == error.reply["message"] and error.message
+        assert error.sent["type"] == "bid" and error.sent["id"] == error.reply["id"]
+        assert (error.sent["quantity"], error.sent["face"]) == (11, 6)
+        assert str(error) == (
+            f"over_cap: room {seat.code} refused this seat's bid 11x6: {error.message}"
+        )
+
+    with server_process(sqlite_url(tmp_path)) as (base, _process):
+        asyncio.run(run(base))
+
+
 def my_turn_state(version: int) -> dict[str, Any]:
     """Room ABCD in round 1 with this seat (0) to open."""
     rules = Rules()
@@ -227,7 +265,7 @@ def test_an_action_the_server_refuses_stops_play_with_its_code() -> None:
 
     table = Table("ws://nowhere/ws/ABCD", None)
     table.socket = Answering(refuse)
-    with pytest.raises(ClientError) as caught:
+    with pytest.raises(Refused) as caught:
         asyncio.run(table.play(Opener(), idle=5))
     assert caught.value.code == "internal"
     assert str(caught.value).startswith("internal: room ABCD refused this seat's bid ")

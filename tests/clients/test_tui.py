@@ -669,6 +669,90 @@ def test_the_help_line_offers_calza_only_where_the_rules_have_it(
     assert ("calza to call it exact" in out) is offered, out[:400]
 
 
+@pytest.mark.parametrize(
+    ("preset", "bots", "options"),
+    [
+        ("perudo", "easy", []),  # calza needs 3 players
+        ("dudo", "easy", ["--set", "calza_min_players=3"]),
+        ("perudo", "easy,easy", ["--set", "calza=off"]),
+    ],
+)
+def test_the_help_offers_no_calza_where_the_game_would_refuse_it(
+    preset: str, bots: str, options: list[str]
+) -> None:
+    # At a two-player perudo table the intro help and the help command still said "calza
+    # to call it exact", and typing it was refused: calza needs 3 players.
+    result = play(["help", "quit"], "--bots", bots, "--seed", "3", "--rules", preset, *options)
+    assert result.returncode == 0, result.stderr
+    out = " ".join(result.stdout.split())
+    assert "dudo (or liar) to call the standing bid" in out
+    assert "calza" not in out.lower(), out[:600]
+
+
+def palifico_round(preset: str, players: int = 3) -> Game:
+    """A game where Ana (seat 0) has just dropped to one die: the next round is palifico."""
+    rules = Rules.from_json({"preset": preset, "starting_dice": 2})
+    others = [[6, 6], [4, 5], [2, 2]][: players - 1]
+    rounds = [[[2, 3], *others], [[5], *others]]
+    game = Game(rules, players, dice=ScriptedDice(rounds), opener=0)
+    game.roll()
+    game.apply(0, Bid(3, 2))
+    game.apply(1, DUDO)  # Ana is down to one die
+    game.roll()
+    assert game.round_header().palifico
+    return game
+
+
+def test_the_help_in_a_palifico_round_offers_no_calza() -> None:
+    # Perudo with three players has calza, but never in a palifico round: the help said
+    # "calza to call it exact" there too, on the turn screen and when asked for.
+    game = palifico_round("perudo")
+    console = recorded()
+    answers = iter(["help", "1 5s"])
+    bots = [make_bot("easy", seed=seat) for seat in (1, 2)]
+    terminal = TerminalGame(game, bots, "Ana", console, lambda _prompt: next(answers))
+    assert terminal.ask_player() == Bid(1, 5)
+    text = " ".join(console.export_text().split())
+    assert "dudo (or liar) to call the standing bid" in text
+    assert "calza to call it exact" not in text, text
+
+
+def test_the_help_offers_calza_again_when_the_round_allows_it() -> None:
+    # The same table in an ordinary round: calza is offered (three players, perudo).
+    game = Game(
+        Rules.preset("perudo"),
+        3,
+        dice=ScriptedDice([[[2, 3], [6, 6], [4, 5]]]),
+        opener=0,
+        dice_counts=[2, 2, 2],
+    )
+    game.roll()
+    console = recorded()
+    answers = iter(["help", "1 5s"])
+    bots = [make_bot("easy", seed=seat) for seat in (1, 2)]
+    terminal = TerminalGame(game, bots, "Ana", console, lambda _prompt: next(answers))
+    assert terminal.ask_player() == Bid(1, 5)
+    assert "calza to call it exact" in " ".join(console.export_text().split())
+
+
+@pytest.mark.parametrize(("preset", "may_change"), [("dudo", True), ("perudo", False)])
+def test_a_palifico_round_tells_a_one_die_player_they_may_change_the_face(
+    preset: str, may_change: bool
+) -> None:
+    # The dudo preset lets a player down to one die change the locked face; the title said
+    # only "the face is locked", so the player never learnt they could.
+    game = palifico_round(preset)
+    assert game.may_change_face(0) is may_change
+    console = recorded()
+    bots = [make_bot("easy", seed=seat) for seat in (1, 2)]
+    terminal = TerminalGame(game, bots, "Ana", console, input)
+    terminal.intro_shown = True
+    terminal.show_table(view(game, 0))
+    text = " ".join(console.export_text().split())
+    assert "PALIFICO: ones are not wild and the face is locked" in text
+    assert ("you have one die: you may change it" in text) is may_change, text
+
+
 @pytest.mark.parametrize("columns", [60, 80, 160])
 def test_a_palifico_round_says_its_rule_whole_at_any_width(columns: int) -> None:
     # At 60 columns the round's title was cut short by the rule around it: "PALIFICO: ones

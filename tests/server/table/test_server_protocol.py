@@ -822,6 +822,54 @@ def test_after_a_restart_the_table_is_told_when_the_grace_of_a_player_not_back_e
         assert entries(store, table.code, "action") == []
 
 
+def test_no_bot_plays_for_an_away_player_in_the_lobby_nor_after_the_game() -> None:
+    """``bot_playing`` said true for a player away past the grace in the lobby and after
+    the game, when no bot plays for anyone (the browser then said "a bot plays" there):
+    only while the game is played. The real clock and a short grace, as above."""
+    app = make_app(fast_config(grace=0.5))
+    one_round = {**HOST_OPENS, "starting_dice": 1}
+    with TestClient(app) as client, contextlib.ExitStack() as stack:
+        table = seat_table(client, 2, rules=one_round)
+        host = stack.enter_context(connect(client, table.code, table.tokens[0], "host"))
+        with connect(client, table.code, table.tokens[1], "guest"):
+            host.until(lambda m: m["type"] == "state" and m["room"]["seats"][1]["connected"])
+        host.until(lambda m: m["type"] == "state" and not m["room"]["seats"][1]["connected"])
+        time.sleep(1.0)  # twice the grace
+        lobby = client.get(f"/api/rooms/{table.code}").json()
+        assert lobby["status"] == "lobby"
+        assert lobby["seats"][1]["connected"] is False
+        assert lobby["seats"][1]["bot_playing"] is False
+        with connect(client, table.code, None, "spectator") as watcher:
+            assert (watcher.state or {})["room"]["seats"][1]["bot_playing"] is False
+        # The game: a bot plays the away seat from the start, and the table is told so.
+        assert host.reply_to({"type": "start", "id": "start"})["type"] == "ack"
+        assert host.wait_for(lambda m: bot_plays(m, 1))["room"]["status"] == "playing"
+        version = 0
+        for step in range(10):  # one die each: the first call ends the game
+            state = host.wait_for(
+                lambda m, after=version: (
+                    settled(m, after) and (m["room"]["status"] == "over" or m["game"]["turn"] == 0)
+                )
+            )
+            if state["room"]["status"] == "over":
+                break
+            bid = legal_bid(state)
+            message = (
+                {"type": "call", "id": f"h{step}", "call": "dudo"}
+                if state["game"]["standing"] is not None
+                else {"type": "bid", "id": f"h{step}", **(bid or {})}
+            )
+            ack = host.reply_to(message)
+            assert ack["type"] == "ack", ack
+            version = ack["version"]
+        over = host.wait_for(lambda m: m["room"]["status"] == "over")
+        seat = over["room"]["seats"][1]
+        assert seat["kind"] == "human" and seat["connected"] is False
+        assert seat["bot_playing"] is False and "left" not in seat
+        summary = client.get(f"/api/rooms/{table.code}").json()
+        assert summary["status"] == "over" and summary["seats"][1]["bot_playing"] is False
+
+
 # -- spectators ---------------------------------------------------------------------------
 
 

@@ -122,15 +122,22 @@ class Seat:
     last_emote: float = 0.0
     last_chat: float = 0.0
 
-    def public(self, now: float, grace: float) -> dict[str, Any]:
+    def public(self, now: float, grace: float, playing: bool) -> dict[str, Any]:
+        """The seat as anyone with the room's code sees it. ``bot_playing`` only while a
+        game is being played (``playing``): a bot stands in for a player who left, or who
+        has been away for the ``grace`` period; in the lobby and after the game no bot
+        plays for anyone, and an away player is only away."""
         away = self.kind == "human" and not self.connections
         public = {
             "kind": self.kind,
             "name": self.name,
             "level": self.level if self.kind == "bot" else None,
             "connected": bool(self.connections) if self.kind == "human" else None,
-            "bot_playing": self.left
-            or (away and self.away_since is not None and now - self.away_since >= grace),
+            "bot_playing": playing
+            and (
+                self.left
+                or (away and self.away_since is not None and now - self.away_since >= grace)
+            ),
         }
         if self.left:
             public["left"] = True
@@ -281,6 +288,7 @@ class RoomState:
         ``host`` is :meth:`host_seat`, given by a caller that has it already."""
         if self._rules_json[0] is not self.rules:
             self._rules_json = (self.rules, self.rules.to_json())
+        playing = self.status == "playing"
         summary: dict[str, Any] = {
             "code": self.code,
             "status": self.status,
@@ -288,7 +296,7 @@ class RoomState:
             "quick": self.quick,
             "timer": self.timer,
             "rules": self._rules_json[1],
-            "seats": [seat.public(now, self.config.grace) for seat in self.seats],
+            "seats": [seat.public(now, self.config.grace, playing) for seat in self.seats],
             "host": self.host_seat() if host is None else host,
             "game": self.game_number,
             "spectators": spectators,
