@@ -17,6 +17,13 @@ for a short memory on first use (``dudo.bots.window``), 5-12 s of CPU each, five
 per rule set, in every worker's fresh cache. Tests that play hard heads-up for other reasons
 would spend minutes on them, so the session sets ``DUDO_ENDGAME_MAX_WINDOWS=0`` (hard plays
 its heuristic there, as before); ``tests/bots/test_window.py`` turns them on for itself.
+
+Why background work runs at the normal priority: endgame solves and game analyses run in
+Linux's idle scheduling class (``dudo.background``), and with both cores kept busy by the
+suite they got no CPU for minutes (a two-round prefetch took 195 s instead of 4 s, an
+analysis a browser test waited for timed out). The session sets
+``DUDO_BACKGROUND_PRIORITY=normal``; ``test_background.py`` and the analysis worker's own
+test check the idle class with it unset.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ import pytest
 
 _CACHE = "DUDO_ENDGAME_CACHE"
 _WINDOWS = "DUDO_ENDGAME_MAX_WINDOWS"
+_PRIORITY = "DUDO_BACKGROUND_PRIORITY"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -37,6 +45,8 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ[_CACHE] = folder
     config.stash[_windows_key] = os.environ.get(_WINDOWS)
     os.environ[_WINDOWS] = "0"
+    config.stash[_priority_key] = os.environ.get(_PRIORITY)
+    os.environ[_PRIORITY] = "normal"
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -47,15 +57,17 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         os.environ[_CACHE] = before
     if folder:
         shutil.rmtree(folder, ignore_errors=True)
-    windows = config.stash.get(_windows_key, None)
-    if windows is None:
-        os.environ.pop(_WINDOWS, None)
-    else:
-        os.environ[_WINDOWS] = windows
+    for name, key in ((_WINDOWS, _windows_key), (_PRIORITY, _priority_key)):
+        before_value = config.stash.get(key, None)
+        if before_value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = before_value
 
 
 _cache_key = pytest.StashKey[tuple[str | None, str]]()
 _windows_key = pytest.StashKey[str | None]()
+_priority_key = pytest.StashKey[str | None]()
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -37,6 +37,7 @@ UPPER_LAYERS = {
     "dudo.tui",
     "dudo.cli",
     "dudo.cli_help",
+    "dudo.background",
     "dudo.openspiel",
     "dudo.profiles",
 }

@@ -74,6 +74,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dudo.background import lower_priority
 from dudo.bids import quantity_limits
 from dudo.bots.endgame import (
     EndgameTooLarge,
@@ -697,7 +698,7 @@ def _run_child(
 def _main(arguments: list[str]) -> None:
     """The child process: ``RULES_JSON OPENER_DICE RESPONDER_DICE palifico|plain``; prints
     ``{"strategy": table or null}``."""
-    _lower_priority()
+    lower_priority()
     _stop_with_parent()
     rules_json, opener_dice, responder_dice, kind = arguments
     rules = Rules.from_json(json.loads(rules_json))
@@ -718,20 +719,6 @@ def _stop_with_parent() -> None:
         os._exit(0)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
-
-
-def _lower_priority() -> None:
-    """The child runs in Linux's idle scheduling class (else at nice 19): a solve takes only
-    CPU nobody else wants, so the server's event loop never waits for it."""
-    idle = getattr(os, "SCHED_IDLE", None)
-    if idle is not None:
-        try:
-            os.sched_setscheduler(0, idle, os.sched_param(0))
-            return
-        except OSError:
-            pass
-    with contextlib.suppress(OSError):
-        os.nice(19)
 
 
 def heads_up_games(rules: Rules) -> list[tuple[int, int, bool]]:

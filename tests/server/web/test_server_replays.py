@@ -428,9 +428,10 @@ def test_a_flood_of_requests_for_a_cached_analysis_answers_429_too_many_requests
 
 
 @pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="Linux's scheduling classes")
-def test_the_analysis_worker_runs_in_the_idle_class() -> None:
+def test_the_analysis_worker_runs_in_the_idle_class(monkeypatch: pytest.MonkeyPatch) -> None:
     """The worker process that makes analyses runs under SCHED_IDLE, so a live room's event
     loop, waking on a player's message, preempts it at once (bench/analysis_flood.py)."""
+    monkeypatch.delenv("DUDO_BACKGROUND_PRIORITY")  # the default (the suite sets normal)
     pool = replays.worker_pool()
     try:
         policy = pool.submit(os.sched_getscheduler, 0).result(timeout=120)

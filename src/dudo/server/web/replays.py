@@ -23,7 +23,6 @@ Transport only: the analysis is the bots layer's, the record the store's.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import gzip
 import hashlib
@@ -41,6 +40,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from dudo.background import lower_priority
 from dudo.bots.analysis import AnalysisError, analyze
 from dudo.server.guard.gate import Buckets
 from dudo.server.guard.networks import network_of
@@ -109,26 +109,10 @@ def etag_matches(if_none_match: str, etag: str) -> bool:
     return False
 
 
-def _lower_priority() -> None:
-    """The worker yields the CPU to the server's event loop when both want it.
-
-    Linux's SCHED_IDLE first: a task of the normal class that wakes (the event loop, on a
-    player's message) preempts an idle-class task at once, where a nice-19 task may finish
-    its time slice first (milliseconds a live room's ping would wait, on a machine where
-    the worker shares the loop's core). Elsewhere nice 19."""
-    idle = getattr(os, "SCHED_IDLE", None)
-    if idle is not None:
-        with contextlib.suppress(OSError):
-            os.sched_setscheduler(0, idle, os.sched_param(0))
-            return
-    with contextlib.suppress(OSError):  # not allowed: it still runs outside the GIL
-        os.nice(19)
-
-
 def worker_pool() -> Executor:
     """One worker process, started fresh (spawned: the server's threads are not forked)."""
     return ProcessPoolExecutor(
-        max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_lower_priority
+        max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=lower_priority
     )
 
 
