@@ -189,6 +189,19 @@ def test_a_ping_setting_that_is_no_positive_number_is_one_line(
     assert len(result.stderr.splitlines()) == 1 and list(tmp_path.iterdir()) == []
 
 
+def test_a_background_priority_it_does_not_know_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Read by the solves' and analyses' processes as they start: refused at the server's
+    # start, not as a worker that fails later.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DUDO_BACKGROUND_PRIORITY", "high")
+    result = runner.invoke(app, ["serve", "--port", str(free_port())])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("dudo: error: $DUDO_BACKGROUND_PRIORITY must be one of ")
+    assert len(result.stderr.splitlines()) == 1 and list(tmp_path.iterdir()) == []
+
+
 def test_the_ping_settings_reach_uvicorn(monkeypatch: pytest.MonkeyPatch) -> None:
     from dudo.server.host.nodes import Launch, uvicorn_config
     from dudo.server.web.app import ServerSettings

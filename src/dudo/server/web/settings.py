@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from dudo.background import background_priority
 from dudo.server.cluster.presence import ClusterSettings
 from dudo.server.guard.gate import GateLimits
 from dudo.server.site.lobby import SiteLimits
@@ -114,6 +115,9 @@ class ServerSettings:
                 if value.strip().lower() == "none"
                 else _env_number("bot_budget_ms", value, float, "number of milliseconds or none")
             )
+        # Read by the endgame solves' and the analyses' processes as they start: a value
+        # they would refuse is refused here, at the server's start, in one line.
+        background_priority()
         value = os.environ.get("DUDO_MAX_SPECTATORS")
         if value is not None:
             settings.room.max_spectators = _env_number("max_spectators", value, int, "whole number")
