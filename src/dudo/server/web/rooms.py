@@ -234,9 +234,12 @@ async def room_info(request: Request) -> Response:
         room = await locate(request)
         if isinstance(room, Elsewhere):
             return await relay_http(request, room, None)
+        # Asked inside the ``try``: a room found here may stop before it answers (its node
+        # drains, a rolling restart), and that is "moved", never a 500.
+        summary = await room.ask(inbox.Describe())
     except RoomError as error:
         return refused(error)
-    return JSONResponse(await room.ask(inbox.Describe()))
+    return JSONResponse(summary)
 
 
 async def share_origins(request: Request) -> Response:
