@@ -125,8 +125,9 @@ class SeatTicket:
 
 
 UNPARSED = frozenset({"bad_json", "bad_message", "bad_version", "unknown_type", "too_large"})
-"""Error codes of messages the server could not parse: their refusals carry no id
-(docs/protocol.md, "Error codes": the message never reached the room)."""
+"""Error codes of messages the server could not parse (the message never reached the
+room): their refusals carry the message's id only when it could be read (docs/protocol.md,
+``error``), so :meth:`Table.request` takes an id-less one as its answer too."""
 
 NOT_CLOSING = UNPARSED - {"too_large"} | {"rate_limited", None}
 """Id-less errors after which the socket stays open: not the reason for a close."""

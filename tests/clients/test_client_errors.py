@@ -204,6 +204,36 @@ def test_an_action_the_server_refuses_stops_play_with_refused(tmp_path: Path) ->
         asyncio.run(run(base))
 
 
+class SpeakingNewer(Table):
+    """A seat whose bids carry a field this server does not know (as a newer client's
+    might): the server cannot parse them."""
+
+    async def send(self, message: dict[str, Any]) -> None:
+        if message.get("type") == "bid":
+            message = {**message, "note": "from a newer client"}
+        await super().send(message)
+
+
+def test_an_action_the_server_cannot_parse_stops_play_at_once(tmp_path: Path) -> None:
+    # The server's error to a message it could not parse carried no id, so Table.play
+    # never matched it to its action and waited until ``idle`` ran out (PlayTimeout).
+    async def run(base: str) -> None:
+        async with Client(base) as client:
+            rules = {"preset": "perudo", "first_opener": "host"}
+            seat = await client.create_room("Robo", rules=rules, seats=2, bots=[None, "easy"])
+            plain = client.table(seat)
+            async with SpeakingNewer(plain.url, plain.ticket) as table:
+                await table.start()
+                with pytest.raises(Refused) as refused:
+                    await table.play(Opener(), idle=30)
+        error = refused.value
+        assert error.code == "bad_message" and "note" in error.message
+        assert error.sent["type"] == "bid" and error.reply["id"] == error.sent["id"]
+
+    with server_process(sqlite_url(tmp_path)) as (base, _process):
+        asyncio.run(run(base))
+
+
 def my_turn_state(version: int) -> dict[str, Any]:
     """Room ABCD in round 1 with this seat (0) to open."""
     rules = Rules()

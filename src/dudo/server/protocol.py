@@ -19,7 +19,8 @@ MAX_MESSAGE_BYTES = 4096
 EMOTES = ("👍", "😂", "😮", "🤔", "😈", "🎲")
 LEVELS = ("easy", "normal", "hard")
 
-ActionId = Annotated[str, Field(min_length=1, max_length=64)]
+MAX_ACTION_ID = 64
+ActionId = Annotated[str, Field(min_length=1, max_length=MAX_ACTION_ID)]
 Name = Annotated[str, Field(min_length=1, max_length=24)]
 
 
@@ -184,11 +185,23 @@ _ADAPTER: TypeAdapter[Any] = TypeAdapter(ClientMessage)
 
 
 class ProtocolError(ValueError):
-    """A message that is not part of the protocol; ``code`` is machine-readable."""
+    """A message that is not part of the protocol; ``code`` is machine-readable.
+    ``action_id`` is the message's own ``id`` when one could be read (a JSON object with
+    an id of the right form): the error then answers it, and a client waiting on that id
+    is not left waiting."""
 
-    def __init__(self, code: str, message: str) -> None:
+    def __init__(self, code: str, message: str, action_id: str | None = None) -> None:
         super().__init__(message)
         self.code = code
+        self.action_id = action_id
+
+
+def _readable_id(data: dict[str, Any]) -> str | None:
+    """The ``id`` of a message that failed validation, if it is a valid id itself."""
+    action_id = data.get("id")
+    if isinstance(action_id, str) and 1 <= len(action_id) <= MAX_ACTION_ID:
+        return action_id
+    return None
 
 
 def parse_client_message(text: str | bytes) -> AnyClientMessage:
@@ -205,14 +218,15 @@ def parse_client_message(text: str | bytes) -> AnyClientMessage:
         raise ProtocolError("bad_json", "not valid JSON: nested too deeply") from None
     if not isinstance(data, dict):
         raise ProtocolError("bad_message", "a message is a JSON object")
+    action_id = _readable_id(data)
     version = data.get("v", PROTOCOL_VERSION)
     if type(version) is not int or version != PROTOCOL_VERSION:  # true == 1 in Python
         raise ProtocolError(
-            "bad_version", f"this server speaks protocol version {PROTOCOL_VERSION}"
+            "bad_version", f"this server speaks protocol version {PROTOCOL_VERSION}", action_id
         )
     kind = data.get("type")
     if not isinstance(kind, str):
-        raise ProtocolError("bad_message", "a message needs a 'type'")
+        raise ProtocolError("bad_message", "a message needs a 'type'", action_id)
     try:
         parsed: AnyClientMessage = _ADAPTER.validate_python(data)
         return parsed
@@ -220,7 +234,9 @@ def parse_client_message(text: str | bytes) -> AnyClientMessage:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"][1:] if _field_part(part)) or "message"
         if first["type"] == "union_tag_invalid":
-            raise ProtocolError("unknown_type", f"unknown message type {kind!r}") from None
+            raise ProtocolError(
+                "unknown_type", f"unknown message type {kind!r}", action_id
+            ) from None
         detail = first["msg"]
         if first["type"] == "model_type":  # pydantic names its class: say what JSON it wants
             detail = "should be a JSON object"
@@ -233,7 +249,7 @@ def parse_client_message(text: str | bytes) -> AnyClientMessage:
             detail = (
                 "a round's number (1 or more) or a roll-off attempt's label, like \"rolloff-1\""
             )
-        raise ProtocolError("bad_message", f"{kind}: {where}: {detail}") from None
+        raise ProtocolError("bad_message", f"{kind}: {where}: {detail}", action_id) from None
 
 
 _UNION_MEMBERS = {"str", "int", "float", "bool", "list", "dict", "none"}

@@ -255,6 +255,16 @@ BAD_MESSAGES: list[tuple[str, str | bytes, str, str]] = [
 ]
 
 
+def readable_id(sent: str | bytes) -> str | None:
+    """The id a message carries, if it is a JSON object with an id of the protocol's form."""
+    try:
+        data = json.loads(sent)
+    except (ValueError, RecursionError):
+        return None
+    action_id = data.get("id") if isinstance(data, dict) else None
+    return action_id if isinstance(action_id, str) and 1 <= len(action_id) <= 64 else None
+
+
 @pytest.fixture(scope="module")
 def running() -> Iterator[Live]:
     """One game for every bad-input case (they must leave it as it is)."""
@@ -279,6 +289,9 @@ def test_a_bad_message_gets_an_error_naming_the_problem_and_changes_nothing(
         assert reply["type"] == "error", f"{name}: {reply}"
         assert reply["code"] == code, f"{name}: {reply}"
         assert word.lower() in reply["message"].lower(), reply
+        # The error answers the message's id whenever one could be read, so that a client
+        # waiting on it is not left waiting (a message too large is not read at all).
+        assert reply.get("id") == (None if code == "too_large" else readable_id(sent)), reply
         assert sock.ping() == before_version, "the state changed"
         assert running.log_size() == before_log
         # The connection is still usable: an action is still judged and answered.

@@ -185,7 +185,9 @@ async def play(
                 metrics.rejected += 1
                 if not gate.message(address, budget):
                     continue  # a flood of junk gets no answers beyond the limit
-                connection.send(error_message(error.code, str(error)))
+                # Answered under its id when one could be read (not remembered under it:
+                # the same id may come again, corrected).
+                connection.send(error_message(error.code, str(error), error.action_id))
                 continue
             if not gate.message(address, budget):
                 # Not remembered under the id: the same action may be sent again later.
