@@ -46,7 +46,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -58,6 +57,10 @@ from typing import Any
 
 import httpx
 import websockets
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from scratchredis import ScratchRedis, free_port
 
 PRESETS = ("perudo", "dudo", "tavern", "ones-lock", "no-wilds", "common-hand")
 LEVELS = ("easy", "normal", "hard")
@@ -76,12 +79,6 @@ class Findings:
         if len(self.problems) < 200:
             self.problems.append(text)
         print("PROBLEM", text, flush=True)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class Agent:
@@ -418,32 +415,14 @@ class Servers:
         self.bases = [f"http://127.0.0.1:{port}" for port in self.ports]
         self.processes: list[subprocess.Popen[bytes] | None] = [None] * len(self.ports)
         self.starts = [0] * len(self.ports)
-        self.redis: subprocess.Popen[bytes] | None = None
+        self.redis: ScratchRedis | None = None
         self.redis_url: str | None = None
         self.restarting: set[int] = set()
 
     def start(self) -> None:
         if self.nodes:
-            redis_port = free_port()
-            self.redis = subprocess.Popen(
-                [
-                    "redis-server",
-                    "--port",
-                    str(redis_port),
-                    "--bind",
-                    "127.0.0.1",
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "no",
-                    "--dir",
-                    str(self.folder),
-                ],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.STDOUT,
-            )
-            self.redis_url = f"redis://127.0.0.1:{redis_port}/0"
-            time.sleep(0.5)
+            self.redis = ScratchRedis(self.folder).start()
+            self.redis_url = self.redis.url
         for index in range(len(self.ports)):
             self.start_node(index)
         for index in range(len(self.ports)):
@@ -516,8 +495,7 @@ class Servers:
                 process.kill()
                 findings.problem("a server did not stop within 30 s of SIGTERM")
         if self.redis is not None:
-            self.redis.kill()
-            self.redis.wait()
+            self.redis.stop()
 
     def read_logs(self, findings: Findings) -> None:
         for index in range(len(self.ports)):

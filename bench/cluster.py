@@ -108,6 +108,7 @@ from load import (  # noqa: E402  (bench/load.py, next to this file)
     raise_open_files,
     reader,
 )
+from scratchredis import ScratchRedis  # noqa: E402
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 POSTGRES = os.environ.get("DUDO_BENCH_POSTGRES", "postgresql://dudo:dudo@127.0.0.1:5432/dudo")
@@ -282,29 +283,12 @@ async def site(
         raise SystemExit("redis-server is needed (apt-get install redis-server)")
     with tempfile.TemporaryDirectory(prefix="dudo-cluster-") as name:
         directory = Path(name)
-        port = free_port()
-        redis = subprocess.Popen(
-            [
-                binary,
-                "--port",
-                str(port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                str(directory),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.STDOUT,
-        )
+        redis = ScratchRedis(directory, binary).start()
         schema = f"bench_{secrets.token_hex(4)}"
         separator = "&" if "?" in POSTGRES else "?"
         running = Site(
             directory,
-            f"redis://127.0.0.1:{port}/0",
+            redis.url,
             redis.pid,
             f"{POSTGRES}{separator}schema={schema}",
             dict(env or {}),
@@ -313,24 +297,13 @@ async def site(
             quota_weight=quota_weight,
         )
         try:
-            deadline = time.monotonic() + 10
-            while (
-                subprocess.run(
-                    ["redis-cli", "-p", str(port), "ping"], capture_output=True, text=True
-                ).stdout.strip()
-                != "PONG"
-            ):
-                if time.monotonic() > deadline or redis.poll() is not None:
-                    raise RuntimeError("redis-server did not start")
-                await asyncio.sleep(0.05)
             yield running
         finally:
             for node in running.nodes:
                 node.kill()
                 if node.cgroup and quotas:
                     quotas.release(node.cgroup)
-            redis.kill()
-            redis.wait(timeout=10)
+            redis.stop()
             subprocess.run(
                 [
                     "psql",

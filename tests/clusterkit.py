@@ -21,6 +21,9 @@ import pytest
 
 from serverkit import free_port
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from scratchredis import ScratchRedis
+
 POSTGRES = os.environ.get("DUDO_TEST_POSTGRES")
 REDIS_SERVER = shutil.which("redis-server")
 
@@ -56,41 +59,8 @@ def need_redis() -> str:
 @contextlib.contextmanager
 def redis_server(directory: Path) -> Iterator[str]:
     """A throwaway Redis on a free port; yields its URL."""
-    binary = need_redis()
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            binary,
-            "--port",
-            str(port),
-            "--bind",
-            "127.0.0.1",
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-            "--dir",
-            str(directory),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            probe = subprocess.run(
-                ["redis-cli", "-p", str(port), "ping"], capture_output=True, text=True
-            )
-            if probe.stdout.strip() == "PONG":
-                break
-            if time.monotonic() > deadline or process.poll() is not None:
-                raise RuntimeError("redis-server did not start")
-            time.sleep(0.05)
-        yield url
-    finally:
-        process.kill()
-        process.wait(timeout=10)
+    with ScratchRedis(directory, need_redis()) as redis:
+        yield redis.url
 
 
 @contextlib.contextmanager
