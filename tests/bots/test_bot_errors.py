@@ -71,8 +71,9 @@ def bots(tmp_path: Path) -> Path:
         ),
         (
             "Lowball",
-            "bot Lowball at seat 0 returned 1x2 (one 2), which is not legal now: that "
-            "does not raise the standing bid (legal: 1x4, 1x5, 1x6, 2x2, ... (58 bids), dudo)",
+            "bot Lowball at seat 0 returned 1x2 (one 2), which is not legal now: A raise on "
+            "one 3 names more dice, or as many of a higher face; on 2s that is at least two "
+            "2s. (legal: 1x4, 1x5, 1x6, 2x2, ... (58 bids), dudo)",
         ),
         (
             "Crashy",
@@ -149,8 +150,8 @@ def test_the_terminal_game_names_the_bot_too(bots: Path) -> None:
     assert result.returncode == 1
     assert result.stderr == (
         "dudo: error: bot Lowball at seat 1 returned 1x2 (one 2), which "
-        "is not legal now: that does not raise the standing bid "
-        "(legal: 2x2, 2x3, 2x4, 2x5, ... (55 bids), dudo, calza) "
+        "is not legal now: A raise on one 6 names more dice, or as many of a higher face; "
+        "on 2s that is at least two 2s. (legal: 2x2, 2x3, 2x4, 2x5, ... (55 bids), dudo, calza) "
         "(--debug shows the traceback)\n"
     )
 
@@ -192,8 +193,7 @@ def test_a_bid_no_rules_know_is_one_line_with_the_first_legal_actions() -> None:
     first = ", ".join(str(bid) for bid in legal.bids[:LEGAL_SHOWN])
     assert line == (
         f"bot NineSevens at seat {seat} returned 9x7 (nine 7s), which is not legal now: "
-        f"that is not a bid these rules know (a quantity of at least 1 and a face 1..6, "
-        f"or with poker bids one of the hands) (legal: {first}, ... ({len(legal.bids)} bids))"
+        f"A die's faces are 1 to 6. (legal: {first}, ... ({len(legal.bids)} bids))"
     )
 
 

@@ -11,8 +11,9 @@ from collections.abc import Callable, Sequence
 
 from dudo.bids import Bid
 from dudo.bots.base import Bot
-from dudo.game import CALZA, REASONS, Action, Call, Event, Game, IllegalAction, Phase
+from dudo.game import CALZA, Action, Call, Event, Game, IllegalAction, Phase
 from dudo.hands import Hand
+from dudo.refusals import explain
 from dudo.view import SeatView, view
 
 
@@ -80,10 +81,11 @@ def bot_raised(bot: Bot, seat: int, error: Exception) -> BotError:
 
 
 def check_answer(
-    bot: Bot, seat: int, seen: SeatView, action: object, reason: Callable[[Action], str | None]
+    bot: Bot, seat: int, seen: SeatView, action: object, why_not: Callable[[Action], str | None]
 ) -> Action | None:
     """The bot's answer if ``seen`` offers it (``None`` allowed off its turn), else a
-    :class:`BotError` saying what it returned and why that will not do."""
+    :class:`BotError` saying what it returned and why that will not do (``why_not``: the
+    rules' words for an action they refuse, if the caller has the game to ask)."""
     if action is None:
         if seen.my_turn:
             raise BotError(
@@ -98,10 +100,10 @@ def check_answer(
             f"action: return one of view.legal (a {kind}, DUDO or CALZA)"
         )
     if action not in seen.legal:
-        why = reason(action)
+        why = why_not(action)
         raise BotError(
             f"{bot_label(bot, seat)} returned {_action_words(action)}, which is not legal now"
-            + (f": {REASONS[why]}" if why else "")
+            + (f": {why}" if why else "")
             + f" (legal: {legal_summary(seen.legal)})"
         )
     return action
@@ -115,7 +117,14 @@ def ask(bot: Bot, game: Game, seat: int) -> Action | None:
         action = bot.act(seen)
     except Exception as error:
         raise bot_raised(bot, seat, error) from error
-    return check_answer(bot, seat, seen, action, lambda chosen: game.reason(seat, chosen))
+    return check_answer(bot, seat, seen, action, lambda chosen: refused_because(game, seat, chosen))
+
+
+def refused_because(game: Game, seat: int, action: Action) -> str | None:
+    """Why the rules refuse ``action`` from ``seat`` now, in the words a player gets
+    (:func:`dudo.refusals.explain`: the cause, not only the code); None if they take it."""
+    reason = game.reason(seat, action)
+    return None if reason is None else explain(game, seat, action, reason=reason).words
 
 
 def out_of_turn_seats(game: Game) -> list[int]:
