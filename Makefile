@@ -13,7 +13,8 @@ BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
 # pytest-xdist processes for `make unit` (auto: one per core; WORKERS=0 runs in one process);
-# a process that runs out of tests takes some from the other (--dist worksteal)
+# a process that runs out of tests takes some from the other (--dist worksteal); the slowest
+# 25 tests are listed at the end, to see where a run's time went
 WORKERS ?= auto
 
 .PHONY: serve party test lint types unit bench clean
@@ -52,7 +53,7 @@ types: $(BIN)/.test-installed
 	$(BIN)/mypy
 
 unit: $(BIN)/.test-installed
-	$(BIN)/pytest -n $(WORKERS) --dist worksteal
+	$(BIN)/pytest -n $(WORKERS) --dist worksteal --durations=25
 
 bench: $(BIN)/.test-installed
 	$(BIN)/python bench/engine.py
