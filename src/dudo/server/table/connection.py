@@ -54,6 +54,7 @@ class Connection:
     """One socket in a room: a seat's, or a spectator's (``seat is None``)."""
 
     QUEUE_LIMIT = 256
+    FLUSH_PATIENCE = 2.0
 
     def __init__(
         self,
@@ -67,6 +68,7 @@ class Connection:
         self.opened = next(_opened)  # orders a seat's sockets, oldest first
         self.pending: deque[str] = deque()
         self.closed = False
+        self._closed_with_reason = False  # closed by the room with a code (see close)
         # The WebSocket close code the transport should use once the room lets go of
         # us: 1008 (policy) for a reader too slow to keep up, or the room's own reason.
         self.close_code = 1008
@@ -129,12 +131,19 @@ class Connection:
             self.close()
 
     async def write_forever(self) -> None:
-        """Wait until the connection is closed (by the room, or for being too slow)."""
+        """Wait until the connection is closed (by the room, or for being too slow). When
+        the room let it go with a reason, also for a write still in flight then (up to
+        ``FLUSH_PATIENCE`` seconds): the close frame must not overtake the message that
+        says why. A reader too slow to keep up is closed at once."""
         await self.finished.wait()
+        flusher = self._flusher
+        if flusher is not None and self._closed_with_reason:
+            await asyncio.wait({flusher}, timeout=self.FLUSH_PATIENCE)
 
     def close(self, code: int | None = None) -> None:
         if code is not None and not self.closed:
             self.close_code = code
+            self._closed_with_reason = True
         self.closed = True
         self.pending.clear()
         self.finished.set()

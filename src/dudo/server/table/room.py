@@ -399,7 +399,16 @@ class Room:
                     command.answer.set_exception(error)
 
     def tell(self, notice: inbox.Notice) -> None:
-        """Put a notice in the inbox (a socket arrived, sent a message, went away)."""
+        """Put a notice in the inbox (a socket arrived, sent a message, went away). A room
+        that has stopped reads no more notices: a socket that arrives then (found just as
+        its node drained or the room was put away) is sent to reconnect, as the room's own
+        sockets were, rather than left open with nothing ever coming."""
+        if self.closed or (self.task is not None and self.task.done()):
+            if isinstance(notice, inbox.Connect):
+                self.audience.send_away(
+                    p.error_message("moved", self.GONE), CLOSE_MOVED, [notice.connection]
+                )
+            return
         self.inbox.put_nowait(notice)
 
     @overload

@@ -205,7 +205,8 @@ async def play(
         metrics.sockets -= 1
         metrics.closed_sockets += 1
         room.tell(inbox.Disconnect(connection))
-        writer.cancel()
+        if not connection.closed:  # else the room let go of it: the writer closes with its code
+            writer.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await writer
         with contextlib.suppress(Exception):
