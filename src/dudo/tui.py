@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from rich import box
 from rich.console import Console, RenderableType
@@ -50,7 +50,7 @@ from dudo.hands import BadHandText, Hand
 from dudo.refusals import HANDS_WITH_AN_ARTICLE, explain, in_words
 from dudo.rules_text import rules_sheet
 from dudo.tui_reveal import cup_rows
-from dudo.tui_screen import dice_in_a_line, first_that_fits, heading
+from dudo.tui_screen import ROOM_BELOW, dice_in_a_line, first_that_fits, heading, height
 from dudo.tui_wrap import KeepWhole
 from dudo.view import SeatView, view
 
@@ -108,6 +108,10 @@ LOG_BIDS = 4
 """How many of the round's bids a turn screen lists when the game is not on a terminal
 (a log, a program reading the output): the last few, after how many came before. A log
 has every bid on a line of its own already, and the whole list grew by a bid a turn."""
+FEWEST_BIDS = 3
+"""The fewest of the round's latest bids a turn screen on a terminal lists, however short
+the terminal: the standing bid and the two it answers. A longer list is cut to the latest
+that fit the terminal's height (:meth:`TerminalGame.show_table`)."""
 
 KEPT_FORMAT = frozenset("\u200c\u200d\ufe0e\ufe0f")
 """Format characters a name keeps, as on the server: the joiners of emoji sequences and
@@ -301,13 +305,16 @@ class TerminalGame:
 
     def bids_line(self, bids: Sequence[tuple[int, Bid | Hand]], last: int = 0) -> KeepWhole:
         """Who bid what this round, in order (only the ``last`` few, if given, after how
-        many came before them); each "who: what" kept whole on its line."""
+        many earlier ones are not shown: "… 9 earlier bids, then"); each "who: what" kept
+        whole on its line."""
         label = "Hands" if self.poker else "Bids"
         shown = list(bids[-last:]) if last and len(bids) > last else list(bids)
-        if len(shown) < len(bids):
-            label = f"{label} (the last {len(shown)} of {len(bids)})"
         said = ", ".join(f"{self.named(seat)}: {in_words(bid)}" for seat, bid in shown)
         whole = [f"{self.names[seat]}: {in_words(bid)}" for seat, bid in shown]
+        earlier = len(bids) - len(shown)
+        if earlier:
+            plural = "" if earlier == 1 else "s"
+            said = f"… {earlier} earlier {self.bid_word}{plural}, then {said}"
         return self.line(f"{label}: {said}.", whole)
 
     # -- the loop -----------------------------------------------------------------------
@@ -662,9 +669,12 @@ class TerminalGame:
 
     def show_table(self, seen: SeatView) -> None:
         """The player's turn: a fresh screen with everything needed to decide. On a
-        terminal, the roomiest layout that fits its height (:mod:`dudo.tui_screen`)."""
+        terminal, the roomiest layout that fits its height with every bid of the round
+        (:mod:`dudo.tui_screen`); if none does, the most compact one with the latest bids
+        that fit. Every bid made a long round at six players taller than the terminal,
+        and its top (the round, whose turn it is, the standing bid) scrolled away."""
         intro = not self.intro_shown
-        variants = [
+        layouts = [
             (halves, short_help, drawn)
             for halves, short_help, drawn in (
                 (2 if len(self.labels) > ONE_COLUMN else 1, False, True),
@@ -674,25 +684,48 @@ class TerminalGame:
             )
             if halves == 1 or len(self.labels) > 2
         ]
-        if not self.clear:
-            variants = variants[:1]  # a log has no height to fit
 
-        def screen(halves: int, short_help: bool, drawn: bool) -> list[RenderableType]:
+        def screen(layout: tuple[int, bool, bool], last: int) -> list[RenderableType]:
             self.intro_shown = not intro
-            return self.turn_screen(seen, halves, short_help, drawn)
+            return self.turn_screen(seen, *layout, last=last)
 
-        self.print_screen(first_that_fits(self.console, (screen(*v) for v in variants)))
+        if not self.clear:  # a log has no height to fit
+            self.print_screen(screen(layouts[0], LOG_BIDS))
+            return
+
+        def variants() -> Iterator[list[RenderableType]]:
+            for layout in layouts:
+                yield screen(layout, 0)
+            if seen.bids:
+                compact = layouts[-1]
+                yield screen(compact, self.latest_bids_that_fit(seen, screen(compact, 0)))
+
+        self.print_screen(first_that_fits(self.console, variants()))
+
+    def latest_bids_that_fit(self, seen: SeatView, whole_round: list[RenderableType]) -> int:
+        """How many of the round's latest bids the turn screen ``whole_round`` (which lists
+        every one) has room for on the terminal, after how many earlier ones are not
+        shown: as many as fit, never fewer than :data:`FEWEST_BIDS`."""
+        every_bid = height(self.console, [self.bids_line(seen.bids)])
+        room = self.console.height - ROOM_BELOW - height(self.console, whole_round) + every_bid
+        last = FEWEST_BIDS
+        while last < len(seen.bids) and (
+            height(self.console, [self.bids_line(seen.bids, last + 1)]) <= room
+        ):
+            last += 1
+        return last
 
     def turn_screen(
-        self, seen: SeatView, halves: int, short_help: bool, drawn: bool
+        self, seen: SeatView, halves: int, short_help: bool, drawn: bool, last: int = 0
     ) -> list[RenderableType]:
         """The parts of a turn screen: players in ``halves`` columns, the help whole or
-        short, the player's dice ``drawn`` or as numbers on one line."""
+        short, the round's bids (only the ``last`` few, if given), the player's dice
+        ``drawn`` or as numbers on one line."""
         parts = self.screen_top(self.round_title(), short_help)
         parts += self.round_facts()
         parts.append(self.players_table(seen, halves))
         if seen.bids:
-            parts.append(self.bids_line(seen.bids, last=0 if self.clear else LOG_BIDS))
+            parts.append(self.bids_line(seen.bids, last))
         if seen.standing is not None:
             parts.append(
                 self.line(
