@@ -64,14 +64,24 @@ PIPS = {
 }
 DIE_WIDTH = 8
 """Columns one drawn die takes: seven for the box and one space."""
-_BIDS_HELP = (
-    "Type a bid like [bold]4 5s[/] or [bold]4x5[/] (four 5s), [bold]dudo[/] (or "
-    "[bold]liar[/]) to call the standing bid, "
-)
+EXAMPLE_BID = Bid(4, 5)
+"""The help's example bid, wherever the player may bid it: see :meth:`TerminalGame.example`."""
+
+
+def bids_help(example: Bid) -> str:
+    """The help line's start (Rich markup): how to type a bid, shown with ``example`` both
+    ways it may be typed and in words, and how to call the standing bid."""
+    typed = f"{example.quantity} {example.face}s"
+    return (
+        f"Type a bid like [bold]{typed}[/] or [bold]{example}[/] ({example.words()}), "
+        "[bold]dudo[/] (or [bold]liar[/]) to call the standing bid, "
+    )
+
+
 _END_HELP = "[bold]rules[/] for the rules, [bold]quit[/] to leave."
 _CALZA_HELP = "[bold]calza[/] to call it exact, "
-HELP = _BIDS_HELP + _CALZA_HELP + _END_HELP
-HELP_NO_CALZA = _BIDS_HELP + _END_HELP
+HELP = bids_help(EXAMPLE_BID) + _CALZA_HELP + _END_HELP
+HELP_NO_CALZA = bids_help(EXAMPLE_BID) + _END_HELP
 """The help line for a round without calza (rules without it, too few players left, a
 palifico round), which would refuse the word: see :meth:`TerminalGame.help`."""
 PALIFICO_RULE = "PALIFICO: ones are not wild and the face is locked"
@@ -275,10 +285,30 @@ class TerminalGame:
     def help(self) -> str:
         """The help line for this round (Rich markup): calza only where it may be called
         this round, not at rules without it, nor with fewer players left than it needs,
-        nor in a palifico round (the engine would refuse the word)."""
+        nor in a palifico round (the engine would refuse the word); its example bid one
+        the engine would take (:meth:`example`)."""
         if self.poker:
             return HAND_HELP
-        return HELP if self.game.calza_allowed() else HELP_NO_CALZA
+        calza = _CALZA_HELP if self.game.calza_allowed() else ""
+        return bids_help(self.example()) + calza + _END_HELP
+
+    def example(self) -> Bid:
+        """The help's example bid: :data:`EXAMPLE_BID` where it may be bid now, else the
+        lowest bid that may (in a palifico round, on the locked face). "4 5s" was refused
+        when it was no raise on the standing bid, over the dice in play, or on another face
+        than a palifico round's. Bids are those of the seat to act: out of the player's
+        turn, the ones they would have if the standing bid stood when it came."""
+        game = self.game
+        if game.phase is not Phase.BIDDING:
+            return EXAMPLE_BID
+        bids = game.legal_actions(game.turn).bids
+        standing = game.standing
+        if game.palifico and isinstance(standing, Bid):
+            # the seat to act may have one die and leave the face, which the player may not
+            bids = [bid for bid in bids if bid.face == standing.face]
+        if not bids or EXAMPLE_BID in bids:
+            return EXAMPLE_BID
+        return bids[0]
 
     def named(self, seat: int) -> str:
         """A seat's name as Rich markup: escaped, so a name such as ``[/]`` or ``[red]``
