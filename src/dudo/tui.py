@@ -133,7 +133,13 @@ ARTICLED_HANDS = tuple(f"a {start}" for start in HANDS_WITH_AN_ARTICLE)
 
 
 class QuitGame(Exception):
-    """The player left (typed quit, or the input ended); the message says which."""
+    """The player left (typed quit, or the input ended); the message says which.
+    ``prompt_open``: the input ended right after a prompt, whose line nothing has ended
+    (no line was read, nor echoed), so a message printed now needs a line break first."""
+
+    def __init__(self, message: str, *, prompt_open: bool = False) -> None:
+        super().__init__(message)
+        self.prompt_open = prompt_open
 
 
 def draw_dice(dice: Sequence[int], marked: Callable[[int], bool] | None = None) -> Text:
@@ -390,7 +396,7 @@ class TerminalGame:
         try:
             line = self.read_line(prompt)
         except EOFError:
-            raise QuitGame("The input ended, so you left the table") from None
+            raise QuitGame("The input ended, so you left the table", prompt_open=True) from None
         if line.strip().lower() in QUIT_WORDS:
             raise QuitGame("You left the table")
         return line

@@ -984,6 +984,25 @@ def test_a_log_lists_only_the_last_few_bids_of_a_long_round() -> None:
     assert "Bids: " in text and "earlier" not in text, text
 
 
+@pytest.mark.parametrize(
+    ("typed", "end"),
+    [
+        ([], ["Your move: ", "The input ended, so you left the table in round 1."]),
+        (["quit"], ["Your move: quit", "You left the table in round 1."]),
+    ],
+    ids=["input ends", "quit"],
+)
+def test_leaving_from_piped_input_ends_without_a_blank_line(
+    typed: list[str], end: list[str]
+) -> None:
+    # The line that says why the game ended began with a line break, which ends the
+    # prompt's line where the input ended after it; after a line read (and echoed) it left
+    # a blank line.
+    result = play(typed, "--bots", "easy", "--seed", "5", "--set", "first_opener=host")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-2:] == end, result.stdout[-400:]
+
+
 def test_echoed_input_ends_the_prompts_line_and_shows_no_control_character() -> None:
     console = recorded()
     lines = iter(["four\x1b[2J 5s"])
