@@ -848,7 +848,9 @@ def _play_one_game(
     try:
         terminal.play()
     except QuitGame as reason:
-        console.print(f"\n{reason} in round {game.round_number}.")
+        if reason.prompt_open:
+            console.print()  # ends the prompt's line; a typed quit ended its own
+        console.print(f"{reason} in round {game.round_number}.")
     except KeyboardInterrupt:
         console.print(f"\nCtrl-C: you left the table in round {game.round_number}.")
         status = 130

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 from rich import box
 from rich.console import Console, RenderableType
@@ -50,7 +50,7 @@ from dudo.hands import BadHandText, Hand
 from dudo.refusals import HANDS_WITH_AN_ARTICLE, explain, in_words
 from dudo.rules_text import rules_sheet
 from dudo.tui_reveal import cup_rows
-from dudo.tui_screen import dice_in_a_line, first_that_fits, heading
+from dudo.tui_screen import ROOM_BELOW, dice_in_a_line, first_that_fits, heading, height
 from dudo.tui_wrap import KeepWhole
 from dudo.view import SeatView, view
 
@@ -64,14 +64,24 @@ PIPS = {
 }
 DIE_WIDTH = 8
 """Columns one drawn die takes: seven for the box and one space."""
-_BIDS_HELP = (
-    "Type a bid like [bold]4 5s[/] or [bold]4x5[/] (four 5s), [bold]dudo[/] (or "
-    "[bold]liar[/]) to call the standing bid, "
-)
+EXAMPLE_BID = Bid(4, 5)
+"""The help's example bid, wherever the player may bid it: see :meth:`TerminalGame.example`."""
+
+
+def bids_help(example: Bid) -> str:
+    """The help line's start (Rich markup): how to type a bid, shown with ``example`` both
+    ways it may be typed and in words, and how to call the standing bid."""
+    typed = f"{example.quantity} {example.face}s"
+    return (
+        f"Type a bid like [bold]{typed}[/] or [bold]{example}[/] ({example.words()}), "
+        "[bold]dudo[/] (or [bold]liar[/]) to call the standing bid, "
+    )
+
+
 _END_HELP = "[bold]rules[/] for the rules, [bold]quit[/] to leave."
 _CALZA_HELP = "[bold]calza[/] to call it exact, "
-HELP = _BIDS_HELP + _CALZA_HELP + _END_HELP
-HELP_NO_CALZA = _BIDS_HELP + _END_HELP
+HELP = bids_help(EXAMPLE_BID) + _CALZA_HELP + _END_HELP
+HELP_NO_CALZA = bids_help(EXAMPLE_BID) + _END_HELP
 """The help line for a round without calza (rules without it, too few players left, a
 palifico round), which would refuse the word: see :meth:`TerminalGame.help`."""
 PALIFICO_RULE = "PALIFICO: ones are not wild and the face is locked"
@@ -108,6 +118,10 @@ LOG_BIDS = 4
 """How many of the round's bids a turn screen lists when the game is not on a terminal
 (a log, a program reading the output): the last few, after how many came before. A log
 has every bid on a line of its own already, and the whole list grew by a bid a turn."""
+FEWEST_BIDS = 3
+"""The fewest of the round's latest bids a turn screen on a terminal lists, however short
+the terminal: the standing bid and the two it answers. A longer list is cut to the latest
+that fit the terminal's height (:meth:`TerminalGame.show_table`)."""
 
 KEPT_FORMAT = frozenset("\u200c\u200d\ufe0e\ufe0f")
 """Format characters a name keeps, as on the server: the joiners of emoji sequences and
@@ -119,7 +133,13 @@ ARTICLED_HANDS = tuple(f"a {start}" for start in HANDS_WITH_AN_ARTICLE)
 
 
 class QuitGame(Exception):
-    """The player left (typed quit, or the input ended); the message says which."""
+    """The player left (typed quit, or the input ended); the message says which.
+    ``prompt_open``: the input ended right after a prompt, whose line nothing has ended
+    (no line was read, nor echoed), so a message printed now needs a line break first."""
+
+    def __init__(self, message: str, *, prompt_open: bool = False) -> None:
+        super().__init__(message)
+        self.prompt_open = prompt_open
 
 
 def draw_dice(dice: Sequence[int], marked: Callable[[int], bool] | None = None) -> Text:
@@ -271,10 +291,30 @@ class TerminalGame:
     def help(self) -> str:
         """The help line for this round (Rich markup): calza only where it may be called
         this round, not at rules without it, nor with fewer players left than it needs,
-        nor in a palifico round (the engine would refuse the word)."""
+        nor in a palifico round (the engine would refuse the word); its example bid one
+        the engine would take (:meth:`example`)."""
         if self.poker:
             return HAND_HELP
-        return HELP if self.game.calza_allowed() else HELP_NO_CALZA
+        calza = _CALZA_HELP if self.game.calza_allowed() else ""
+        return bids_help(self.example()) + calza + _END_HELP
+
+    def example(self) -> Bid:
+        """The help's example bid: :data:`EXAMPLE_BID` where it may be bid now, else the
+        lowest bid that may (in a palifico round, on the locked face). "4 5s" was refused
+        when it was no raise on the standing bid, over the dice in play, or on another face
+        than a palifico round's. Bids are those of the seat to act: out of the player's
+        turn, the ones they would have if the standing bid stood when it came."""
+        game = self.game
+        if game.phase is not Phase.BIDDING:
+            return EXAMPLE_BID
+        bids = game.legal_actions(game.turn).bids
+        standing = game.standing
+        if game.palifico and isinstance(standing, Bid):
+            # the seat to act may have one die and leave the face, which the player may not
+            bids = [bid for bid in bids if bid.face == standing.face]
+        if not bids or EXAMPLE_BID in bids:
+            return EXAMPLE_BID
+        return bids[0]
 
     def named(self, seat: int) -> str:
         """A seat's name as Rich markup: escaped, so a name such as ``[/]`` or ``[red]``
@@ -301,13 +341,16 @@ class TerminalGame:
 
     def bids_line(self, bids: Sequence[tuple[int, Bid | Hand]], last: int = 0) -> KeepWhole:
         """Who bid what this round, in order (only the ``last`` few, if given, after how
-        many came before them); each "who: what" kept whole on its line."""
+        many earlier ones are not shown: "… 9 earlier bids, then"); each "who: what" kept
+        whole on its line."""
         label = "Hands" if self.poker else "Bids"
         shown = list(bids[-last:]) if last and len(bids) > last else list(bids)
-        if len(shown) < len(bids):
-            label = f"{label} (the last {len(shown)} of {len(bids)})"
         said = ", ".join(f"{self.named(seat)}: {in_words(bid)}" for seat, bid in shown)
         whole = [f"{self.names[seat]}: {in_words(bid)}" for seat, bid in shown]
+        earlier = len(bids) - len(shown)
+        if earlier:
+            plural = "" if earlier == 1 else "s"
+            said = f"… {earlier} earlier {self.bid_word}{plural}, then {said}"
         return self.line(f"{label}: {said}.", whole)
 
     # -- the loop -----------------------------------------------------------------------
@@ -353,7 +396,7 @@ class TerminalGame:
         try:
             line = self.read_line(prompt)
         except EOFError:
-            raise QuitGame("The input ended, so you left the table") from None
+            raise QuitGame("The input ended, so you left the table", prompt_open=True) from None
         if line.strip().lower() in QUIT_WORDS:
             raise QuitGame("You left the table")
         return line
@@ -662,9 +705,12 @@ class TerminalGame:
 
     def show_table(self, seen: SeatView) -> None:
         """The player's turn: a fresh screen with everything needed to decide. On a
-        terminal, the roomiest layout that fits its height (:mod:`dudo.tui_screen`)."""
+        terminal, the roomiest layout that fits its height with every bid of the round
+        (:mod:`dudo.tui_screen`); if none does, the most compact one with the latest bids
+        that fit. Every bid made a long round at six players taller than the terminal,
+        and its top (the round, whose turn it is, the standing bid) scrolled away."""
         intro = not self.intro_shown
-        variants = [
+        layouts = [
             (halves, short_help, drawn)
             for halves, short_help, drawn in (
                 (2 if len(self.labels) > ONE_COLUMN else 1, False, True),
@@ -674,25 +720,48 @@ class TerminalGame:
             )
             if halves == 1 or len(self.labels) > 2
         ]
-        if not self.clear:
-            variants = variants[:1]  # a log has no height to fit
 
-        def screen(halves: int, short_help: bool, drawn: bool) -> list[RenderableType]:
+        def screen(layout: tuple[int, bool, bool], last: int) -> list[RenderableType]:
             self.intro_shown = not intro
-            return self.turn_screen(seen, halves, short_help, drawn)
+            return self.turn_screen(seen, *layout, last=last)
 
-        self.print_screen(first_that_fits(self.console, (screen(*v) for v in variants)))
+        if not self.clear:  # a log has no height to fit
+            self.print_screen(screen(layouts[0], LOG_BIDS))
+            return
+
+        def variants() -> Iterator[list[RenderableType]]:
+            for layout in layouts:
+                yield screen(layout, 0)
+            if seen.bids:
+                compact = layouts[-1]
+                yield screen(compact, self.latest_bids_that_fit(seen, screen(compact, 0)))
+
+        self.print_screen(first_that_fits(self.console, variants()))
+
+    def latest_bids_that_fit(self, seen: SeatView, whole_round: list[RenderableType]) -> int:
+        """How many of the round's latest bids the turn screen ``whole_round`` (which lists
+        every one) has room for on the terminal, after how many earlier ones are not
+        shown: as many as fit, never fewer than :data:`FEWEST_BIDS`."""
+        every_bid = height(self.console, [self.bids_line(seen.bids)])
+        room = self.console.height - ROOM_BELOW - height(self.console, whole_round) + every_bid
+        last = FEWEST_BIDS
+        while last < len(seen.bids) and (
+            height(self.console, [self.bids_line(seen.bids, last + 1)]) <= room
+        ):
+            last += 1
+        return last
 
     def turn_screen(
-        self, seen: SeatView, halves: int, short_help: bool, drawn: bool
+        self, seen: SeatView, halves: int, short_help: bool, drawn: bool, last: int = 0
     ) -> list[RenderableType]:
         """The parts of a turn screen: players in ``halves`` columns, the help whole or
-        short, the player's dice ``drawn`` or as numbers on one line."""
+        short, the round's bids (only the ``last`` few, if given), the player's dice
+        ``drawn`` or as numbers on one line."""
         parts = self.screen_top(self.round_title(), short_help)
         parts += self.round_facts()
         parts.append(self.players_table(seen, halves))
         if seen.bids:
-            parts.append(self.bids_line(seen.bids, last=0 if self.clear else LOG_BIDS))
+            parts.append(self.bids_line(seen.bids, last))
         if seen.standing is not None:
             parts.append(
                 self.line(

@@ -5,7 +5,9 @@ A turn screen holds the round, the players, the bids, the player's dice and the 
 80x24 with six players it fits; on a short terminal (60x20) it did not, and its top (the
 round, the help on how to type a bid) scrolled away before the player could read it. So a
 screen is built in variants, from the roomiest to the most compact, and the first one that
-leaves room for the prompt and a reply under it is drawn (:func:`first_that_fits`).
+leaves room for the prompt and a reply under it is drawn (:func:`first_that_fits`). The
+round's bids are the one part that grows without end: when every bid fits in no variant,
+the most compact one lists only the latest that fit, after how many came earlier.
 
 A title too long for the rule at the top of a screen is shortened by Rich with an ellipsis
 ("the face is l…"); :func:`heading` puts such a title's explanation on a line of its own.

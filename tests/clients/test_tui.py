@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -735,6 +736,79 @@ def test_the_help_offers_calza_again_when_the_round_allows_it() -> None:
     assert "calza to call it exact" in " ".join(console.export_text().split())
 
 
+def help_example(text: str) -> str:
+    """The example bid of the last help in ``text`` ("Type a bid like 4 5s or 4x5 (four
+    5s)") as it says to type it, checked to be the same bid all three ways it is shown."""
+    typed, _, rest = text.rpartition("Type a bid like ")[2].partition(" or ")
+    compact, _, rest = rest.partition(" (")
+    words = rest.partition(")")[0]
+    assert Bid.parse(typed) == Bid.parse(compact) == Bid.parse(words), text
+    return typed
+
+
+def a_palifico_round_on_3s() -> Game:
+    """Perudo, Ana (seat 0) down to one die, so the face is locked for her; she opened on
+    3s and each bot raised them: her turn, on three 3s."""
+    game = palifico_round("perudo")
+    game.apply(0, Bid(1, 3))
+    game.apply(1, Bid(2, 3))
+    game.apply(2, Bid(3, 3))
+    assert game.turn == 0 and not game.may_change_face(0)
+    return game
+
+
+def an_ordinary_round_on_five_2s() -> Game:
+    """Perudo, three players of five dice; Ana's turn on five 2s, which four 5s does not
+    raise."""
+    game = Game(Rules.preset("perudo"), 3, dice=ScriptedDice([[[2, 3, 4, 5, 6]] * 3]), opener=1)
+    game.roll()
+    game.apply(1, Bid(4, 2))
+    game.apply(2, Bid(5, 2))
+    return game
+
+
+@pytest.mark.parametrize(
+    ("round_at", "example"),
+    [(a_palifico_round_on_3s, Bid(4, 3)), (an_ordinary_round_on_five_2s, Bid(5, 3))],
+    ids=["palifico", "ordinary"],
+)
+def test_the_helps_example_bid_is_one_the_game_takes(
+    round_at: Callable[[], Game], example: Bid
+) -> None:
+    # The help said "Type a bid like 4 5s" in every round; typed as shown it was refused
+    # in a palifico round with the face locked on 3s, and over a standing five 2s.
+    game = round_at()
+    assert game.reason(0, Bid(4, 5)) is not None
+    console = recorded()
+    answers = ["help", "the example"]
+
+    def read_line(_prompt: str) -> str:
+        """Answers "help", then the example as the help just shown says to type it; no more."""
+        if not answers:
+            raise EOFError  # the example was refused
+        answer = answers.pop(0)
+        if answer == "the example":
+            return help_example(console.export_text(clear=False))
+        return answer
+
+    bots = [make_bot("easy", seed=seat) for seat in (1, 2)]
+    terminal = TerminalGame(game, bots, "Ana", console, read_line)
+    assert terminal.ask_player() == example
+    text = console.export_text()
+    assert text.count("Type a bid like ") == 2, text  # the turn screen's help, and asked for
+    assert "Not allowed" not in text, text
+
+
+def test_the_helps_example_is_four_5s_wherever_it_may_be_bid() -> None:
+    game = palifico_round("perudo")  # Ana opens the palifico round: any face
+    bots = [make_bot("easy", seed=seat) for seat in (1, 2)]
+    terminal = TerminalGame(game, bots, "Ana", recorded(), input)
+    assert "Type a bid like [bold]4 5s[/] or [bold]4x5[/] (four 5s), " in terminal.help
+    game.apply(0, Bid(1, 5))
+    game.apply(1, Bid(2, 5))  # on 5s, bot 2 to bid: four 5s for Ana if it stood
+    assert help_example(terminal.console.render_str(terminal.help).plain) == "4 5s"
+
+
 @pytest.mark.parametrize(("preset", "may_change"), [("dudo", True), ("perudo", False)])
 def test_a_palifico_round_tells_a_one_die_player_they_may_change_the_face(
     preset: str, may_change: bool
@@ -899,15 +973,34 @@ def test_a_log_lists_only_the_last_few_bids_of_a_long_round() -> None:
     terminal = TerminalGame(game, bots, "Ana", console, input)
     terminal.show_table(view(game, 0))
     text = " ".join(console.export_text().split())
-    assert f"Bids (the last {LOG_BIDS} of 12): " in text, text
-    shown = text.split("Bids (")[1].split(". ")[0]
-    assert shown.count(":") == LOG_BIDS + 1, shown  # the label's colon and one a bid
-    # On a terminal the screen is unchanged: every bid.
-    console = recorded()
+    assert f"Bids: … {12 - LOG_BIDS} earlier bids, then " in text, text
+    shown = text.split("Bids: ")[1].split(". ")[0]
+    assert shown.count(":") == LOG_BIDS, shown  # one a bid
+    # On a terminal tall enough for them (80x25), every bid.
+    console = Console(record=True, width=80, height=25, color_system=None, highlight=False)
     terminal = TerminalGame(game, bots, "Ana", console, input, clear=True)
     terminal.show_table(view(game, 0))
     text = " ".join(console.export_text().split())
-    assert "Bids: " in text and "the last" not in text, text
+    assert "Bids: " in text and "earlier" not in text, text
+
+
+@pytest.mark.parametrize(
+    ("typed", "end"),
+    [
+        ([], ["Your move: ", "The input ended, so you left the table in round 1."]),
+        (["quit"], ["Your move: quit", "You left the table in round 1."]),
+    ],
+    ids=["input ends", "quit"],
+)
+def test_leaving_from_piped_input_ends_without_a_blank_line(
+    typed: list[str], end: list[str]
+) -> None:
+    # The line that says why the game ended began with a line break, which ends the
+    # prompt's line where the input ended after it; after a line read (and echoed) it left
+    # a blank line.
+    result = play(typed, "--bots", "easy", "--seed", "5", "--set", "first_opener=host")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-2:] == end, result.stdout[-400:]
 
 
 def test_echoed_input_ends_the_prompts_line_and_shows_no_control_character() -> None:

@@ -20,6 +20,9 @@ from pathlib import Path
 
 import pexpect  # both in the dev extra
 import pyte
+import pytest
+
+from dudo.bids import Bid
 
 SRC = Path(__file__).parents[2] / "src"
 MOVE = r"Your move: "
@@ -53,8 +56,11 @@ class Player:
         """Records go to ``records``, or with None to the default folder under ``home``;
         ``size`` is the terminal's columns and lines."""
         columns, lines = size
+        self.size = size
         self.screen = pyte.Screen(columns, lines)
         self.stream = pyte.ByteStream(self.screen)
+        self.output = bytearray()
+        """Everything the game wrote so far, for what scrolled off the emulated screen."""
         env = {
             **os.environ,
             "PYTHONPATH": str(SRC),
@@ -83,9 +89,20 @@ class Player:
         """Read until one of ``patterns`` (or the end); returns which (len: the end)."""
         index: int = self.child.expect([*patterns, pexpect.EOF])
         self.stream.feed(self.child.before)
+        self.output += self.child.before
         if index < len(patterns):
             self.stream.feed(self.child.after)
+            self.output += self.child.after
         return index
+
+    def lines_since_clear(self) -> int:
+        """How many lines the game wrote since it last cleared the screen, down to the
+        cursor's line: drawn on a screen as wide as this one but tall enough for all, so
+        a screen taller than the terminal counts the lines that scrolled off its top."""
+        columns, _ = self.size
+        tall = pyte.Screen(columns, 1000)
+        pyte.ByteStream(tall).feed(bytes(self.output.rpartition(b"\x1b[2J")[2]))
+        return tall.cursor.y + 1
 
     def interrupt(self) -> None:
         """Ctrl-C once the game is blocked reading the player's line.
@@ -372,3 +389,56 @@ def test_after_a_game_the_terminal_offers_another_with_the_same_table(tmp_path: 
     again = Player(tmp_path, *table, "--seed", "4", "--no-again", "--no-record")
     assert play_to_the_end(again, AGAIN) == 1  # the end, no question
     assert again.exit_status() == 0
+
+
+LOWBALL = '''
+class Lowball:
+    """Raises by the smallest step there is on its turn, never calls, never asks calza."""
+
+    name = "Lowball"
+
+    def act(self, view):
+        if view.turn != view.seat:
+            return None
+        return view.legal.any_bids[0]
+'''
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24)])
+def test_a_long_round_lists_the_latest_bids_that_fit_the_terminal(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    # On a terminal the turn screen listed every bid of the round, a line longer every few
+    # bids: in a long round at six players the screen grew taller than the terminal, and
+    # the round, whose turn it is and the standing bid scrolled off its top.
+    (tmp_path / "lowball.py").write_text(LOWBALL)
+    bots = ",".join([f"{tmp_path / 'lowball.py'}:Lowball"] * 5)
+    player = Player(
+        tmp_path,
+        *("--bots", bots, "--set", "first_opener=host", "--seed", "1", "--no-record"),
+        size=size,
+    )
+    _, height = size
+    bids = 0
+    while bids < 60:  # ten turns of six bids
+        found = player.wait(MOVE, CALZA)
+        if found == 1:
+            player.send("off")  # the first question out of turn; no more after it
+            continue
+        assert found == 0, player.text()
+        screen = player.text()
+        flat = " ".join(screen.split())
+        assert player.lines_since_clear() <= height, (bids, flat)
+        assert "Round 1" in screen.splitlines()[0], screen
+        assert "You ◀" in flat and "Your dice:" in flat, flat
+        if bids:
+            standing = flat.split("Standing bid: ")[1].split(" by ")[0]
+            assert f"Lowball 5: {standing}." in flat, flat  # the newest bid, last listed
+            bid = Bid.parse(standing)
+            player.send(f"{bid.quantity + 1}x{bid.face}")
+        else:
+            player.send("1x2")
+        bids += 6
+    assert " earlier bids, then " in flat, flat
+    player.send("quit")
+    assert player.wait() == 0 and player.exit_status() == 0
