@@ -1,8 +1,10 @@
 """A finished game's page (/g/ID) and the profile page (/me) on a big screen use it as the
-table does (dudo.css, table.css: from 1600 px the page widens, two columns): the replay
-beside the moves and the analysis, the numbers beside the games over time, readable lines,
-nothing overlapping; and neither page scrolls sideways from a small phone to a 2560 px
-monitor, phones and a 1024 px tablet keeping their one column."""
+table does (dudo.css, table.css: from 1600 px the page widens, two columns), and so does a
+laptop's from 1280 px (1280x720, 1366x768, 1440x900): the replay beside the moves and the
+analysis, the numbers beside the games over time (below 1600 px the numbers across, the
+games over time beside the leaderboard), the profile's head card a line across its width,
+readable lines, nothing overlapping; and neither page scrolls sideways from a small phone
+to a 2560 px monitor, phones and a 1024 px tablet keeping their one column."""
 
 from __future__ import annotations
 
@@ -18,7 +20,19 @@ from test_web_replay import axe_every_rule, browser, finished, open_game, server
 
 __all__ = ["browser", "finished", "server"]  # the fixtures, shared with test_web_replay
 
-SIZES = [(320, 568), (360, 640), (390, 844), (640, 360), (1024, 768), (1920, 1080), (2560, 1440)]
+SIZES = [
+    (320, 568),
+    (360, 640),
+    (390, 844),
+    (640, 360),
+    (1024, 768),
+    (1280, 720),
+    (1366, 768),
+    (1440, 900),
+    (1920, 1080),
+    (2560, 1440),
+]
+TWO_COLUMNS = 1280  # from a laptop's width; a 1024 px tablet keeps its one column
 
 # The boxes of the page's panels (its head and every card), the width they take together
 # and the widest paragraph of text in them.
@@ -36,6 +50,36 @@ MEASURE = """(selector) => {
     return {boxes, share: (right - left) / document.documentElement.clientWidth,
             widest: Math.max(0, ...texts)};
 }"""
+
+
+# How much of the profile's head card its content spans: from the left of its first words
+# (or the avatar) to the right of its last, a share of the card's width inside its padding.
+# Form fields are left out, as a field stretched across would fill the card with nothing.
+HEAD_SPAN = """() => {
+    const card = document.querySelector('.profile-head-card');
+    const style = getComputedStyle(card);
+    const inner = card.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const rects = [...card.querySelectorAll('svg')].map((el) => el.getBoundingClientRect());
+    const walker = document.createTreeWalker(card, NodeFilter.SHOW_TEXT);
+    const range = document.createRange();
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (!node.textContent.trim() || node.parentElement.closest('.sr-only')) continue;
+        range.selectNodeContents(node);
+        rects.push(...range.getClientRects());
+    }
+    const left = Math.min(...rects.map((r) => r.left));
+    const right = Math.max(...rects.map((r) => r.right));
+    return (right - left) / inner;
+}"""
+
+
+def side_by_side(boxes: list[dict[str, Any]]) -> bool:
+    """Whether two of the boxes share a row, one beside the other."""
+    return any(
+        abs(a["top"] - b["top"]) < 1 and (a["right"] <= b["left"] or b["right"] <= a["left"])
+        for i, a in enumerate(boxes)
+        for b in boxes[i + 1 :]
+    )
 
 
 def overlaps(boxes: list[dict[str, Any]]) -> list[tuple[str, str]]:
@@ -84,6 +128,20 @@ REPLAY_PANELS = ".replay > *"
 PROFILE_PANELS = "main > .card"
 
 
+def replay_stays_in_view(page: Page, height: int) -> None:
+    """The replay stays in view beside the moves: a step picked at the foot of the log is
+    shown there without the page leaving the log."""
+    steps = page.locator("#log .step-link")
+    last = steps.nth(steps.count() - 2)
+    last.scroll_into_view_if_needed()
+    last.click()
+    expect(page.locator(".step.current .step-link")).to_have_text(last.inner_text())
+    stage = box(page, ".stage-card")
+    assert stage["y"] >= 0 and stage["y"] + stage["height"] <= height, (height, stage)
+    link = box(page, ".step.current .step-link")
+    assert 0 <= link["y"] <= height, (height, link)
+
+
 def test_a_games_page_uses_a_big_screen_and_fits_every_size(
     server: str, browser: Browser, finished: dict[str, Any]
 ) -> None:
@@ -98,17 +156,7 @@ def test_a_games_page_uses_a_big_screen_and_fits_every_size(
     assert stage["x"] + stage["width"] <= log["x"]  # the replay beside the moves
     assert log["y"] < stage["y"] + stage["height"]
     assert measured["widest"] <= 48, measured["widest"]  # about 80 characters a line at most
-    # The replay stays in view beside the moves: a step picked at the foot of the log is
-    # shown there without the page leaving the log.
-    steps = page.locator("#log .step-link")
-    last = steps.nth(steps.count() - 2)
-    last.scroll_into_view_if_needed()
-    last.click()
-    expect(page.locator(".step.current .step-link")).to_have_text(last.inner_text())
-    stage = box(page, ".stage-card")
-    assert stage["y"] >= 0 and stage["y"] + stage["height"] <= 1080, stage
-    link = box(page, ".step.current .step-link")
-    assert 0 <= link["y"] <= 1080, link
+    replay_stays_in_view(page, 1080)
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
         page.evaluate("scrollTo(0, 0)")
@@ -116,8 +164,14 @@ def test_a_games_page_uses_a_big_screen_and_fits_every_size(
         measured = page.evaluate(MEASURE, REPLAY_PANELS)
         assert not overlaps(measured["boxes"]), (width, overlaps(measured["boxes"]))
         stage, log = box(page, ".stage-card"), box(page, ".replay-log")
-        if width < 1600:  # one column, as before
+        if width < TWO_COLUMNS:  # one column, as before
             assert stage["x"] == log["x"] and stage["y"] < log["y"], (width, stage, log)
+            continue
+        # A laptop's screen too (a 980 px column before: 0.75 of 1280 px, 0.66 of 1440).
+        assert measured["share"] > 0.8, (width, measured["share"])
+        assert stage["x"] + stage["width"] <= log["x"] and log["y"] < stage["y"] + stage["height"]
+        assert measured["widest"] <= 48, (width, measured["widest"])
+        replay_stays_in_view(page, height)  # 720 px high too
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
 
@@ -188,6 +242,8 @@ def test_the_profile_page_uses_a_big_screen_and_fits_every_size(
     assert stats["x"] + stats["width"] <= plots["x"]  # the numbers beside the games
     assert abs(stats["y"] - plots["y"]) < 1
     assert measured["widest"] <= 48, measured["widest"]
+    # The head card's name, rating and form across it (they took 0.19 of it, the rest empty).
+    assert page.evaluate(HEAD_SPAN) > 0.8, page.evaluate(HEAD_SPAN)
     axe_every_rule(page, "profile 1920")
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
@@ -195,7 +251,18 @@ def test_the_profile_page_uses_a_big_screen_and_fits_every_size(
         measured = page.evaluate(MEASURE, PROFILE_PANELS)
         assert not overlaps(measured["boxes"]), (width, overlaps(measured["boxes"]))
         stats, plots = box(page, ".card:has(#stats-title)"), box(page, ".card:has(#plots-title)")
-        if width < 1600:  # one column, as before
+        if width < TWO_COLUMNS:  # one column, as before
             assert stats["x"] == plots["x"] and stats["y"] < plots["y"], (width, stats, plots)
+            continue
+        # A laptop's screen too (a 980 px column before: 0.75 of 1280 px, 0.66 of 1440), the
+        # cards two by two (below 1600 px the numbers across, for their table's columns).
+        assert measured["share"] > 0.8, (width, measured["share"])
+        assert side_by_side(measured["boxes"]), (width, measured["boxes"])
+        assert measured["widest"] <= 48, (width, measured["widest"])
+        assert page.evaluate(HEAD_SPAN) > 0.8, (width, page.evaluate(HEAD_SPAN))
+        # The numbers' table shows all its columns without scrolling sideways in its box.
+        wrap = page.locator(".presets-table").locator("..")
+        hidden = wrap.evaluate("(el) => el.scrollWidth - el.clientWidth")
+        assert hidden <= 0, (width, hidden)
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
