@@ -3,12 +3,13 @@ Playwright, as tests/browser/test_web.py, against a real server process).
 
 The page offers only legal bids, so the refusal is made on the wire: Playwright routes the
 room's WebSocket, and the player's opening bid, chosen and sent with the ordinary picker,
-leaves the page changed into one the rules refuse (more dice than are in play; a poker
-hand that needs more dice than there are). The server refuses it with `over_cap` and its
-`detail` (dudo.refusals). The page must say that cause (refusal.js: `why.<key>` with its
-params in words), not only the general `err.over_cap`, in a toast and in the live region,
-in English, in German (the browser's language) and in Spanish (the player's pick); and
-the table must stand as it was: our turn still, no bid, and the next bid goes through.
+leaves the page changed into one the rules refuse (more dice than are in play, a poker
+hand that needs more dice than there are, an opening on aces). The server refuses it with
+an engine reason code and its `detail` (dudo.refusals). The page must say that cause
+(refusal.js: `why.<key>` with its params in words), not only the general `err.<code>`, in
+a toast and in the live region, in English, in German (the browser's language) and in
+Spanish (the player's pick); the table must stand as it was: our turn still, no bid, and
+the next bid goes through.
 """
 
 from __future__ import annotations
@@ -31,20 +32,19 @@ from serverkit import server_process, sqlite_url
 
 LOCALES = Path(__file__).resolve().parents[2] / "src" / "dudo" / "web" / "locales"
 
-# Each table: its rules, how the wire changes our opening bid, the key the server gives.
-# Perudo caps a bid at the dice in play (2 seats of 5 dice: 10); Common Hand bids poker
-# hands, and five of a kind needs 5 dice where 2 seats of 2 dice have 4.
+# Each table: its rules, how the wire changes our opening bid, the key the server then
+# gives. Perudo caps a bid at the dice in play (2 seats of 5 dice: 10) and lets no round
+# open on aces; Common Hand bids poker hands, and five of a kind needs 5 dice where 2 seats
+# of 2 dice have 4.
+PERUDO = {"preset": "perudo", "first_opener": "host", "starting_dice": 5}
 TABLES: dict[str, tuple[dict[str, Any], Callable[[dict[str, Any]], None], str]] = {
-    "cap": (
-        {"preset": "perudo", "first_opener": "host", "starting_dice": 5},
-        lambda bid: bid.update(quantity=99),
-        "over_cap.cap",
-    ),
+    "cap": (PERUDO, lambda bid: bid.update(quantity=99), "over_cap.cap"),
     "hand": (
         {"preset": "common-hand", "first_opener": "host", "starting_dice": 2},
         lambda bid: bid.update(bid={"hand": "five", "faces": [6]}),
         "over_cap.hand",
     ),
+    "aces": (PERUDO, lambda bid: bid.update(face=1), "ones_not_allowed.opening"),
 }
 
 # The sentences the page must show: why.<key> of each language with its params filled in
@@ -56,6 +56,17 @@ SAID = {
     ("de", "hand"): "Für fünf 6er braucht es 5 Würfel, und nur 4 sind im Spiel.",
     ("es", "cap"): "Solo hay 10 dados en juego, y una apuesta no puede nombrar más.",
     ("es", "hand"): "Para un repóquer de seises hacen falta 5 dados, y solo hay 4 en juego.",
+    ("en", "aces"): (
+        "Aces may not open a round under these rules; after the opening bid you may raise to aces."
+    ),
+    ("de", "aces"): (
+        "Nach diesen Regeln darf eine Runde nicht mit Einsen eröffnet werden; "
+        "nach dem Eröffnungsgebot darfst du auf Einsen erhöhen."
+    ),
+    ("es", "aces"): (
+        "Con estas reglas no se puede abrir una ronda con ases; "
+        "después de la apuesta inicial puedes subir a ases."
+    ),
 }
 
 # How the page comes to its language: the browser's (navigator.languages, from the
@@ -156,7 +167,8 @@ def test_a_refused_bid_says_why_in_the_pages_language_and_changes_nothing(
 ) -> None:
     rules, change, key = TABLES[table]
     strings = json.loads((LOCALES / f"{language}.json").read_text())
-    said, general = SAID[language, table], strings["err.over_cap"]
+    code = key.split(".")[0]
+    said, general = SAID[language, table], strings[f"err.{code}"]
     page = room_page(browser, server, rules, language)
     wire: Wire = page.wire  # type: ignore[attr-defined]
     page.click("#start")
@@ -170,7 +182,7 @@ def test_a_refused_bid_says_why_in_the_pages_language_and_changes_nothing(
     page.click("#bid-go")
     refused = wait_for_bid(page, wire, None)
     error = wait_for_answer(page, wire, refused)
-    assert error["type"] == "error" and error["code"] == "over_cap", error
+    assert error["type"] == "error" and error["code"] == code, error
     assert error["detail"]["key"] == key, error
     # The cause, in the page's language, with its params filled in; not the general words.
     expect(page.locator(".toast")).to_have_text(said)
