@@ -9,7 +9,7 @@ an engine reason code and its `detail` (dudo.refusals). The page must say that c
 (refusal.js: `why.<key>` with its params in words), not only the general `err.<code>`, in
 a toast and in the live region, in English, in German (the browser's language) and in
 Spanish (the player's pick); the table must stand as it was: our turn still, no bid, and
-the next bid goes through.
+the next bid goes through. And the toast stays long enough to read its sentence.
 """
 
 from __future__ import annotations
@@ -133,9 +133,12 @@ class Wire:
         )
 
 
-def room_page(browser: Browser, server: str, rules: dict[str, Any], language: str) -> Page:
+def room_page(
+    browser: Browser, server: str, rules: dict[str, Any], language: str, clock: bool = False
+) -> Page:
     """A room of two seats, ours (the host) and an easy bot, opened in a page in
-    `language` whose socket goes through a Wire (page.wire)."""
+    `language` whose socket goes through a Wire (page.wire); with `clock`, on Playwright's
+    clock (running as the real one until the test stops it)."""
     body = {"name": "Ana", "seats": 2, "bots": [None, "easy"], "timer": 0, "rules": rules}
     answer = httpx.post(f"{server}/api/rooms", json=body)
     assert answer.status_code == 201, answer.text
@@ -145,6 +148,8 @@ def room_page(browser: Browser, server: str, rules: dict[str, Any], language: st
     wire = Wire()
     page.wire = wire  # type: ignore[attr-defined]
     page.route_web_socket(re.compile(r"/ws/[A-Z]{4}\b"), wire.route)
+    if clock:
+        page.clock.install()
     page.goto(server + "/")
     page.evaluate(
         """([t, picked]) => {
@@ -222,3 +227,37 @@ def wait_for_answer(page: Page, wire: Wire, bid: dict[str, Any]) -> dict[str, An
             return answer
         page.wait_for_timeout(50)
     raise AssertionError(f"no answer to {bid}: {wire.received[-5:]}")
+
+
+def test_a_refusal_stays_on_screen_long_enough_to_read(server: str, browser: Browser) -> None:
+    """A cause runs to 20-odd words: read at 200 words a minute, the 18 of the opening on
+    aces take 5.4 s, after the eye has found the toast. It must not go after 5 s, as every
+    toast did (a few words, such as "Copied", still go then). Measured on the page's own
+    clock (Playwright's, moved by hand), so nothing here depends on the machine's pace."""
+    page = room_page(browser, server, PERUDO, "en", clock=True)
+    wire: Wire = page.wire  # type: ignore[attr-defined]
+    page.click("#start")
+    expect(page.locator("#bid-go")).to_be_visible(timeout=30000)
+    wire.spoil(TABLES["aces"][1])
+    page.click("#bid-go")
+    toast = page.locator(".toast", has_text=SAID["en", "aces"])
+    expect(toast).to_be_visible()
+    # The page's time stands still from here: it moves only as run_for moves it (a
+    # number given to pause_at is in seconds).
+    page.clock.pause_at((page.evaluate("Date.now()") + 1) / 1000)
+    page.clock.run_for(7000)
+    expect(toast).to_be_visible()
+    page.clock.run_for(30000)
+    expect(toast).to_have_count(0)
+    # A short one goes as before, after 5 s.
+    page.evaluate(
+        "import(document.querySelector('script[type=module]').src.replace(/[^/]*$/, 'page.js'))"
+        ".then((page) => page.toast('Copied', 'info'))"
+    )
+    short = page.locator(".toast", has_text="Copied")
+    expect(short).to_be_visible()
+    page.clock.run_for(5100)
+    expect(short).to_have_count(0)
+    page.clock.resume()
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
