@@ -65,6 +65,13 @@ export function announce(text) {
   while (live.childElementCount > 6) live.firstElementChild.remove();
 }
 
+// A toast stays as long as its words take to read: 5 s for a few ("Copied"), longer for a
+// sentence (a refused bid's cause runs to 20-odd words): 2 s to find it, then 70 ms a
+// character (some 150 words a minute), at most 20 s. A click takes it away sooner.
+export function toastTime(text) {
+  return Math.min(20000, Math.max(5000, 2000 + 70 * text.length));
+}
+
 export function toast(text, kind = 'error') {
   const box = document.getElementById('toasts');
   const item = document.createElement('p');
@@ -72,7 +79,7 @@ export function toast(text, kind = 'error') {
   item.textContent = text;
   item.addEventListener('click', () => item.remove());
   box.append(item);
-  setTimeout(() => item.remove(), 5000);
+  setTimeout(() => item.remove(), toastTime(text));
 }
 
 // A random id for this browser, so the server's limit on mistyped room codes counts this
