@@ -71,6 +71,13 @@ SAID = {
 
 # How the page comes to its language: the browser's (navigator.languages, from the
 # context's locale), or the player's pick remembered in localStorage (i18n.js).
+# How many of the page's live regions would say these words: elements holding them inside
+# an aria-live region or role="alert", not hidden from assistive technology.
+SAID_IN_LIVE_REGIONS = """(words) => [...document.querySelectorAll('[aria-live] *, [role=alert] *')]
+    .filter((el) => el.children.length === 0 && el.textContent.includes(words)
+        && !el.closest('[aria-hidden="true"]'))
+    .length"""
+
 LANGUAGES = {
     "en": {"locale": "en-US", "picked": None},
     "de": {"locale": "de-DE", "picked": None},
@@ -193,6 +200,8 @@ def test_a_refused_bid_says_why_in_the_pages_language_and_changes_nothing(
     expect(page.locator(".toast")).to_have_text(said)
     expect(page.locator("#live p", has_text=said)).to_have_count(1)
     expect(page.locator("#live p", has_text=general)).to_have_count(0)
+    # Said once: the toast's own live region (assertive) does not say it again.
+    assert page.evaluate(SAID_IN_LIVE_REGIONS, said) == 1
     assert "{" not in said and said != general
     # Nothing changed: the same state, our turn, no bid; the picker is still there.
     after = state(page)

@@ -90,7 +90,7 @@ export class Narrator {
     const before = this.seatsSeen;
     this.seatsSeen = {left: room.seats.map((seat) => !!seat.left), host: room.host};
     if (!before) return;
-    const tell = (words) => { announce(words); toast(words, 'info'); };
+    const tell = (words) => { announce(words); toast(words, 'info', {announced: true}); };
     room.seats.forEach((seat, index) => {
       if (seat.left && !before.left[index] && index !== state.you.seat) tell(t('say.left', {name: seat.name}));
     });

@@ -72,11 +72,15 @@ export function toastTime(text) {
   return Math.min(20000, Math.max(5000, 2000 + 70 * text.length));
 }
 
-export function toast(text, kind = 'error') {
+// The toasts' box is an assertive live region: a screen reader says each toast. One whose
+// words were just said in the polite region as well (`announced`: announce() first) is kept
+// out of it, so that they are heard once.
+export function toast(text, kind = 'error', {announced = false} = {}) {
   const box = document.getElementById('toasts');
   const item = document.createElement('p');
   item.className = `toast ${kind}`;
   item.textContent = text;
+  if (announced) item.setAttribute('aria-hidden', 'true');
   item.addEventListener('click', () => item.remove());
   box.append(item);
   setTimeout(() => item.remove(), toastTime(text));

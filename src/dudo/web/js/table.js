@@ -165,8 +165,8 @@ class Table {
       // Told by the socket's close code (above), once.
       if (message.code === 'removed' || message.code === 'replaced') return;
       const text = refusalText(message) ?? errorText(message);
-      toast(text);
       announce(text);
+      toast(text, 'error', {announced: true});
     } else if (message.type === 'chat') {
       this.chat.receive(message);
     } else if (message.type === 'emote') {
