@@ -60,3 +60,27 @@ def test_the_warning_says_how_many_since_the_last_one() -> None:
             refusals.refused("too_many_sockets" if second % 2 else "too_many_connects")
     assert [entry["count"] for entry in said] == [1, 60, 60]
     assert refusals.total == 150 and refusals.by_reason["too_many_sockets"] == 75
+
+
+def test_a_socket_to_an_address_that_takes_none_is_a_404_in_the_error_shape(
+    tmp_path: Path,
+) -> None:
+    # Starlette refused them with a bare 403, as if the client were not allowed, where
+    # nothing is there at all; a real dudo serve (uvicorn's own handshake refusal).
+    with server_process(sqlite_url(tmp_path)) as (base, _process):
+        root = "ws" + base.removeprefix("http")
+
+        async def knock(path: str) -> tuple[int, dict[str, str]]:
+            try:
+                async with connect(root + path, origin=base):  # type: ignore[arg-type]
+                    return 101, {}
+            except InvalidStatus as refused:
+                return refused.response.status_code, json.loads(refused.response.body or b"{}")
+
+        for path in ("/ws/", "/ws/ABCD/more", "/", "/api/rooms", "/static/x.js"):
+            status, body = asyncio.run(knock(path))
+            assert status == 404, (path, status, body)
+            assert body["error"] == "not_found" and "/ws/CODE" in body["message"], body
+        # A room's socket is still a room's socket.
+        code = httpx.post(f"{base}/api/rooms", json={"name": "Ana", "seats": 2}).json()["code"]
+        assert asyncio.run(knock(f"/ws/{code}"))[0] == 101

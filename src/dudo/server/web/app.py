@@ -38,7 +38,7 @@ from dudo.server.web.pages import page_routes
 from dudo.server.web.replays import Analyses, replay_routes, worker_pool
 from dudo.server.web.settings import DEFAULT_DATABASE, ServerSettings, parse_origins
 from dudo.server.web.state import Server
-from dudo.server.web.table_socket import SUBPROTOCOL, RoomSocket
+from dudo.server.web.table_socket import SUBPROTOCOL, RoomSocket, no_socket_here
 from dudo.store import Store
 
 __all__ = [
@@ -90,6 +90,7 @@ def create_app(
         Route("/healthz", health.health),
         Route("/metrics", health.metrics_endpoint),
         WebSocketRoute("/ws/{code}", RoomSocket()),
+        WebSocketRoute("/{path:path}", no_socket_here),  # last: any other address
     ]
     application = Starlette(
         routes=routes,

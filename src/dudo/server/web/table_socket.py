@@ -87,6 +87,18 @@ async def room_socket(
         gate.release(address)
 
 
+async def no_socket_here(websocket: WebSocket) -> None:
+    """A WebSocket to an address that takes none (only ``/ws/CODE`` does): refused in the
+    handshake with a 404 in the usual error shape, where Starlette would answer a bare
+    403 that says nothing of what is wrong."""
+    await websocket.send_denial_response(
+        JSONResponse(
+            {"error": "not_found", "message": "there is no WebSocket here: a room's is /ws/CODE"},
+            status_code=404,
+        )
+    )
+
+
 async def refuse(websocket: WebSocket, code: str, message: str, close_code: int) -> None:
     """An error message in the usual shape, then the close with its code."""
     await websocket.send_text(json.dumps(error_message(code, message)))
