@@ -40,6 +40,7 @@ from starlette.routing import BaseRoute, Route
 from dudo.profiles.book import Profile, ProfileBook, TransferRefused
 from dudo.profiles.series import standings
 from dudo.profiles.stats import PlayedGame, profile_stats
+from dudo.server.protocol import clipped
 from dudo.server.site.lobby import normalise_code
 from dudo.server.web.share import clean_origin
 
@@ -345,7 +346,7 @@ class ProfileDesk:
         games = await self.book().series(code) if code else []
         if not games:
             await self.guess_missed(request)
-        return JSONResponse({"room": code or typed.upper(), **standings(games)})
+        return JSONResponse({"room": code or clipped(typed.upper()), **standings(games)})
 
     def routes(self) -> list[BaseRoute]:
         def guarded(
