@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 import string
 from importlib import resources
+from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 from starlette.testclient import TestClient
@@ -23,6 +26,7 @@ from dudo.rules_text import (
     rules_sheet,
     title,
 )
+from dudo.server.web.pages import rules_query
 from serverkit import make_app
 
 # Rule sets that between them take every branch of the sheet.
@@ -201,6 +205,56 @@ def test_the_page_switches_language_and_keeps_the_options() -> None:
         assert 'href="/rules?preset=perudo&amp;embed=1&amp;lang=de"' in embedded.text
         bad = client.get("/rules?preset=nope&lang=es")
         assert bad.status_code == 400 and '<html lang="es">' in bad.text
+
+
+def browser_query(options: dict[str, Any]) -> str:
+    """A /rules query as the browser client writes it from a rules object:
+    ``new URLSearchParams(...)`` of every entry as ``String(value)`` (room.js rulesHref,
+    replay.js renderShell and loadAnalysis), so true is "true" and 5 is "5"."""
+    return urlencode(
+        [
+            (key, str(value).lower() if isinstance(value, bool) else str(value))
+            for key, value in options.items()
+        ]
+    )
+
+
+@pytest.mark.parametrize("rules", VARIANTS, ids=lambda rules: rules_query(rules))
+def test_the_rules_links_of_the_table_and_the_game_page_open_the_sheet(rules: Rules) -> None:
+    links = {
+        # The table: the room's rules (every option, as the state sends them) and the language.
+        f"/rules?{browser_query({**rules.to_json(), 'lang': 'de'})}": "de",
+        # The game page: the record's rules, then the analysis' shortest form.
+        f"/rules?{browser_query(rules.to_json())}": "en",
+        f"/rules?{browser_query(rules.to_overrides())}": "en",
+    }
+    with TestClient(make_app()) as client:
+        for link, lang in links.items():
+            page = client.get(link)
+            assert page.status_code == 200, (link, page.text[-400:])
+            assert f"<h1>{html.escape(title(rules, lang))}</h1>" in page.text, link
+            # The sheet's own link is the shortest query for the same rules.
+            own = f"/rules?{rules_query(rules)}" + ("&lang=de" if "lang=" in link else "")
+            assert f'href="{html.escape(own)}"' in page.text, link
+
+
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("calza=maybe", "option 'calza' must be one of off, in_turn, any_time, not 'maybe'"),
+        ("calza=false", "option 'calza' must be one of off, in_turn, any_time, not 'false'"),
+        ("wild_ones=maybe", "option 'wild_ones' must be true or false, not 'maybe'"),
+        ("palifico=1", "option 'palifico' must be true or false, not '1'"),
+        ("starting_dice=off", "option 'starting_dice' must be a whole number 1..10, not 'off'"),
+        ("starting_dice=11", "option 'starting_dice' must be 1..10, not 11"),
+        ("preset=perudo&shoes=off", "unknown option 'shoes'"),
+    ],
+)
+def test_a_value_the_rules_do_not_have_is_a_clear_400(query: str, message: str) -> None:
+    with TestClient(make_app()) as client:
+        page = client.get(f"/rules?{query}")
+    assert page.status_code == 400
+    assert html.escape(message) in page.text
 
 
 def test_cli_prints_the_sheet_in_a_language() -> None:

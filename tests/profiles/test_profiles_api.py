@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from sqlalchemy import text
@@ -312,6 +313,24 @@ def test_unknown_rooms_have_no_series_and_count_as_guesses() -> None:
         assert answers[0].status_code == 200 and answers[0].json()["games"] == 0
         assert answers[-1].status_code == 429
         assert answers[-1].json()["error"] == "too_many_guesses"
+
+
+def test_a_series_is_found_by_its_code_typed_in_any_case_and_with_spaces() -> None:
+    ana = new_secret()
+    app, holder = app_and_lobby(fast_config(grace=0.0))
+    with TestClient(app) as client:
+        register(client, ana)
+        code, _ = play_table(client, [("Ana", ana)], bots=1)
+        assert holder.lobby is not None
+        misses = holder.lobby.guesses.clients.misses
+        before = sum(len(times) for times in misses.values())
+        exact = client.get(f"/api/rooms/{code}/series").json()
+        assert exact["games"] == 1 and exact["room"] == code
+        for typed in (code.lower(), " ".join(code), f" {code[:2].lower()} {code[2:]} "):
+            answer = client.get(f"/api/rooms/{quote(typed)}/series")
+            assert answer.status_code == 200 and answer.json() == exact, typed
+        # None of them was a miss against the client's budget of unknown codes.
+        assert sum(len(times) for times in misses.values()) == before
 
 
 def test_the_creation_limit_forgets_quiet_addresses() -> None:

@@ -40,6 +40,8 @@ from starlette.routing import BaseRoute, Route
 from dudo.profiles.book import Profile, ProfileBook, TransferRefused
 from dudo.profiles.series import standings
 from dudo.profiles.stats import PlayedGame, profile_stats
+from dudo.server.protocol import clipped
+from dudo.server.site.lobby import normalise_code
 from dudo.server.web.share import clean_origin
 
 SECRET_PATTERN = "^[0-9a-f]{64}$"
@@ -339,11 +341,12 @@ class ProfileDesk:
         unknown room code), so codes cannot be walked here either."""
         if await self.guess_blocked(request):
             raise Refusal("too_many_guesses", "too many unknown room codes: wait a minute", 429)
-        code = request.path_params["code"].upper()
-        games = await self.book().series(code) if code.isascii() and code.isalnum() else []
+        typed = request.path_params["code"]
+        code = normalise_code(typed)  # in any case and with spaces, as everywhere
+        games = await self.book().series(code) if code else []
         if not games:
             await self.guess_missed(request)
-        return JSONResponse({"room": code, **standings(games)})
+        return JSONResponse({"room": code or clipped(typed.upper()), **standings(games)})
 
     def routes(self) -> list[BaseRoute]:
         def guarded(

@@ -20,8 +20,16 @@ EMOTES = ("👍", "😂", "😮", "🤔", "😈", "🎲")
 LEVELS = ("easy", "normal", "hard")
 
 MAX_ACTION_ID = 64
+QUOTED_LENGTH = 40
 ActionId = Annotated[str, Field(min_length=1, max_length=MAX_ACTION_ID)]
 Name = Annotated[str, Field(min_length=1, max_length=24)]
+
+
+def clipped(text: str) -> str:
+    """What an error message quotes back of something a client sent (a room code, a message
+    type, a field name): its first QUOTED_LENGTH characters, then "…" if there was more, so
+    a refusal never repeats a long input whole."""
+    return text if len(text) <= QUOTED_LENGTH else text[:QUOTED_LENGTH] + "…"
 
 
 class _Message(BaseModel):
@@ -232,10 +240,13 @@ def parse_client_message(text: str | bytes) -> AnyClientMessage:
         return parsed
     except ValidationError as error:
         first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"][1:] if _field_part(part)) or "message"
+        where = (
+            ".".join(clipped(str(part)) for part in first["loc"][1:] if _field_part(part))
+            or "message"
+        )
         if first["type"] == "union_tag_invalid":
             raise ProtocolError(
-                "unknown_type", f"unknown message type {kind!r}", action_id
+                "unknown_type", f"unknown message type {clipped(kind)!r}", action_id
             ) from None
         detail = first["msg"]
         if first["type"] == "model_type":  # pydantic names its class: say what JSON it wants

@@ -42,7 +42,7 @@ from dudo.server.protocol import MAX_MESSAGE_BYTES
 from dudo.server.web.app import CONTENT_SECURITY_POLICY, ServerSettings, origin_allowed
 from dudo.server.web.pages import PLACEHOLDER_PAGE, WEB
 from serverkit import LobbyHolder, app_and_lobby, free_port
-from socketkit import Sock, seat_table
+from socketkit import Sock, connect, seat_table
 
 JSON = {"content-type": "application/json"}
 POSTS = ("/api/rooms", "/api/rooms/{code}/join", "/api/quick")
@@ -106,6 +106,32 @@ def test_numbers_in_the_rules_query_never_crash_the_sheet() -> None:
             assert "starting_dice" in response.text and "<h1>" in response.text
         # Leading zeros are still a number, however many.
         assert client.get("/rules", params={"starting_dice": "0" * 5000 + "3"}).status_code == 200
+
+
+def test_refusals_quote_no_more_than_forty_characters_of_what_was_sent() -> None:
+    app, _ = app_and_lobby()
+    short = "'" + "A" * 40 + "…'"  # how a long input is quoted back: cut, then "…"
+    with TestClient(app) as client:
+        table = seat_table(client, 2, humans=1)
+        missing = error_shape(client.get("/api/rooms/" + "A" * 5000))
+        assert missing == {"error": "no_room", "message": f"there is no room {short}"}
+        join = client.post("/api/rooms/" + "A" * 5000 + "/join", json={"name": "Ana"})
+        assert error_shape(join)["message"] == f"there is no room {short}"
+        with connect(client, "A" * 3000) as sock:
+            refusal = json.loads(sock.texts[0])
+            assert (refusal["code"], refusal["message"]) == ("no_room", f"there is no room {short}")
+        # A field name nobody declared, in a request body and in a message on the socket.
+        extra = error_shape(client.post("/api/rooms", json={"name": "Ana", "A" * 3000: 1}))
+        assert extra["message"] == "A" * 40 + "…: Extra inputs are not permitted"
+        with connect(client, table.code, table.tokens[0]) as sock:
+            unknown = sock.reply_to({"type": "A" * 3000, "id": "x"})
+            assert unknown["message"] == f"unknown message type {short}"
+            extra = sock.reply_to({"type": "ping", "A" * 3000: 1})
+            assert extra["message"] == "ping: " + "A" * 40 + "…: Extra inputs are not permitted"
+        # The series of a code that cannot be one names no more of it either.
+        assert client.get("/api/rooms/" + "a" * 5000 + "/series").json()["room"] == "A" * 40 + "…"
+        # Short inputs are quoted whole.
+        assert error_shape(client.get("/api/rooms/QQQQ"))["message"] == "there is no room 'QQQQ'"
 
 
 def test_addresses_and_methods_that_do_not_exist_get_the_error_shape() -> None:

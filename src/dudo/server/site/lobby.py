@@ -34,6 +34,7 @@ from dudo.server.guard.gate import Buckets
 from dudo.server.guard.networks import network_of
 from dudo.server.logs import log_event
 from dudo.server.outage import StoreHealth
+from dudo.server.protocol import clipped
 from dudo.server.site.admission import admit_creation, full
 from dudo.server.site.base import JoinElsewhere, Site, rules_key
 from dudo.server.site.limits import GuessBudget, GuessLimiter, SiteLimits
@@ -304,7 +305,7 @@ class Lobby:
                 if room is not None:
                     return room
         await self.site.guess_missed(client, client_id)
-        raise RoomError("no_room", f"there is no room {code!r}")
+        raise RoomError("no_room", f"there is no room {clipped(code)!r}")
 
     async def guess_blocked(self, client: str, client_id: str | None = None) -> bool:
         """Whether the client spent its budget of unknown codes and wrong keys."""
@@ -329,7 +330,7 @@ class Lobby:
         room = self.rooms.get(canonical) if canonical else None
         if room is None or room.closed:
             self.guesses.miss(client, client_id)
-            raise RoomError("no_room", f"there is no room {code!r}")
+            raise RoomError("no_room", f"there is no room {clipped(code)!r}")
         return room
 
     # -- making rooms and quick games -------------------------------------------------------

@@ -53,21 +53,40 @@ def query_rules(request: Request) -> Rules:
     for key, value in request.query_params.items():
         if key in ("embed", "lang"):
             continue
-        options[key] = _query_value(value)
+        options[key] = _query_value(key, value)
     return Rules.from_json(options)
 
 
-def _query_value(value: str) -> Any:
-    lowered = value.lower()
-    if lowered in ("true", "yes", "on"):
-        return True
-    if lowered in ("false", "no", "off"):
-        return False
-    # ASCII digits only ("²" is a digit to str.isdigit but not to int), and few of them
-    # (int() refuses thousands); anything else stays text, which the rules then refuse.
-    digits = value.lstrip("0") or "0"
-    if value.isascii() and value.isdigit() and len(digits) <= 18:
-        return int(digits)
+def _option_kind(name: str) -> str:
+    """What values a Rules option takes, as the rules check them: ``int``, ``choice``
+    (one of some words) or ``bool``."""
+    if name in _INT_RANGES:
+        return "int"
+    if name in _CHOICES:
+        return "choice"
+    return "bool"
+
+
+_OPTION_KINDS = {field.name: _option_kind(field.name) for field in fields(Rules)}
+
+
+def _query_value(option: str, value: str) -> Any:
+    """The text of ``option=value`` as the type the option has: ``calza=off`` is the
+    choice "off" and ``palifico=off`` is false. Text an option cannot take stays text
+    (and so do ``preset`` and unknown options), for the rules to refuse by name."""
+    kind = _OPTION_KINDS.get(option)
+    if kind == "bool":
+        lowered = value.lower()
+        if lowered in ("true", "yes", "on"):
+            return True
+        if lowered in ("false", "no", "off"):
+            return False
+    elif kind == "int":
+        # ASCII digits only ("²" is a digit to str.isdigit but not to int), and few of them
+        # (int() refuses thousands).
+        digits = value.lstrip("0") or "0"
+        if value.isascii() and value.isdigit() and len(digits) <= 18:
+            return int(digits)
     return value
 
 
@@ -103,14 +122,14 @@ async def game_page(request: Request) -> Response:
 async def presets(request: Request) -> Response:
     """The presets and the options a room can change, for the create-a-room form."""
     options: dict[str, dict[str, Any]] = {}
-    for field in fields(Rules):
-        if field.name in _INT_RANGES:
-            low, high = _INT_RANGES[field.name]
-            options[field.name] = {"type": "int", "min": low, "max": high}
-        elif field.name in _CHOICES:
-            options[field.name] = {"type": "choice", "choices": list(_CHOICES[field.name])}
+    for name, kind in _OPTION_KINDS.items():
+        if kind == "int":
+            low, high = _INT_RANGES[name]
+            options[name] = {"type": "int", "min": low, "max": high}
+        elif kind == "choice":
+            options[name] = {"type": "choice", "choices": list(_CHOICES[name])}
         else:
-            options[field.name] = {"type": "bool"}
+            options[name] = {"type": "bool"}
     return JSONResponse(
         {
             "presets": {

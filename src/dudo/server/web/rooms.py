@@ -17,7 +17,7 @@ from starlette.responses import JSONResponse, Response
 from dudo.profiles.desk import SECRET_PATTERN, key_hash
 from dudo.rules import Rules, RulesError
 from dudo.server.cluster.relay import PROFILE_HEADER
-from dudo.server.protocol import MAX_MESSAGE_BYTES
+from dudo.server.protocol import MAX_MESSAGE_BYTES, clipped
 from dudo.server.site.lobby import Elsewhere
 from dudo.server.table import inbox
 from dudo.server.table.names import clean_name
@@ -100,7 +100,7 @@ async def read_json(request: Request, model: type[BaseModel]) -> Any:
         return model.model_validate_json(body or b"{}")
     except ValidationError as error:
         first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "body"
+        where = ".".join(clipped(str(part)) for part in first["loc"]) or "body"
         raise RoomError("bad_request", f"{where}: {first['msg']}") from None
 
 
