@@ -746,6 +746,7 @@ def play(
     """
     from rich.console import Console
 
+    from dudo.printable import has_visible
     from dudo.terminal_records import default_folder
     from dudo.tui import printable_name
 
@@ -755,7 +756,7 @@ def play(
     if pause is not None and pause > MAX_PAUSE:
         _fail(f"--pause is at most {MAX_PAUSE} seconds, not {pause:g}")
     name = printable_name(name)[:24].rstrip()
-    if not name:
+    if not has_visible(name):  # nothing, or nothing visible in the 24 characters kept
         _fail("--name needs at least one visible character")
     if records is not None and record:
         _given(records, "--records", "name a folder (. for this one), or use --no-record")

@@ -140,8 +140,21 @@ def _not_your_turn(asked: _Asked) -> _Why:
     return "bid", f"{whose}: you may bid only on your turn.", params
 
 
+def explain_bad_bid(action: Action, *, poker: bool) -> Refusal:
+    """Why ``action`` is no bid at a table that bids poker hands (``poker``) or quantities:
+    :func:`explain`'s ``bad_bid`` causes, for an action the game would refuse as
+    ``bad_bid``, without a game. A room refuses a bid of the wrong form, or a hand that
+    does not exist, before it asks the game (dudo.server.table.requests), with this
+    detail."""
+    key, words, params = _bad_bid_cause(action, poker)
+    return Refusal("bad_bid", f"bad_bid.{key}", words, params)
+
+
 def _bad_bid(asked: _Asked) -> _Why:
-    action, poker = asked.action, asked.game.poker
+    return _bad_bid_cause(asked.action, asked.game.poker)
+
+
+def _bad_bid_cause(action: Action, poker: bool) -> _Why:
     if isinstance(action, Bid) and poker:
         return "not_a_hand", "This table bids poker hands, like a pair of 3s.", {}
     if isinstance(action, Hand) and not poker:

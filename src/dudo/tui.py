@@ -21,7 +21,6 @@ pause the caller sets). Lines wrap between words, never inside a name
 from __future__ import annotations
 
 import time
-import unicodedata
 from collections.abc import Callable, Iterator, Sequence
 
 from rich import box
@@ -47,6 +46,7 @@ from dudo.game import (
     Revealed,
 )
 from dudo.hands import BadHandText, Hand
+from dudo.printable import printable
 from dudo.refusals import HANDS_WITH_AN_ARTICLE, explain, in_words
 from dudo.rules_text import rules_sheet
 from dudo.tui_reveal import cup_rows
@@ -123,11 +123,6 @@ FEWEST_BIDS = 3
 the terminal: the standing bid and the two it answers. A longer list is cut to the latest
 that fit the terminal's height (:meth:`TerminalGame.show_table`)."""
 
-KEPT_FORMAT = frozenset("\u200c\u200d\ufe0e\ufe0f")
-"""Format characters a name keeps, as on the server: the joiners of emoji sequences and
-Indic or Persian words, and the variation selectors that pick an emoji's look."""
-
-
 ARTICLED_HANDS = tuple(f"a {start}" for start in HANDS_WITH_AN_ARTICLE)
 """How a hand that takes an article may start when typed with it: "a pair of 3s"."""
 
@@ -164,15 +159,14 @@ def draw_dice(dice: Sequence[int], marked: Callable[[int], bool] | None = None) 
 
 
 def printable_name(name: str) -> str:
-    """``name`` as the terminal may show it: tabs and line breaks as single spaces, and no
+    """``name`` as the terminal may show it, read as the server reads names
+    (:func:`dudo.printable.printable`): tabs and line breaks as single spaces, and no
     control or format character (an ANSI escape, a bell, a bidi override), which would
-    move the cursor, recolour the screen or reorder the line; trimmed ('' if nothing
-    visible is left). A ``--name`` or a plug-in bot's ``name`` is shown as typed otherwise
-    (Rich markup in it is escaped where it is printed)."""
-    spaced = " ".join(name.split())
-    kept = "".join(ch for ch in spaced if unicodedata.category(ch)[0] != "C" or ch in KEPT_FORMAT)
-    line = " ".join(kept.split())
-    return "" if all(ch in KEPT_FORMAT for ch in line) else line
+    move the cursor, recolour the screen or reorder the line, nor a blank one (a Hangul
+    filler), nor a pile of combining marks; trimmed ('' if nothing visible is left). A
+    ``--name`` or a plug-in bot's ``name`` is shown as typed otherwise (Rich markup in it
+    is escaped where it is printed)."""
+    return printable(name)
 
 
 def echoed_input(console: Console) -> Callable[[str], str]:

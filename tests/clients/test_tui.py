@@ -26,6 +26,7 @@ from dudo.tui import (
     distinct_names,
     draw_dice,
     echoed_input,
+    printable_name,
 )
 from dudo.view import view
 
@@ -566,10 +567,25 @@ def test_a_name_with_markup_or_control_characters_is_shown_as_typed_and_harmless
     assert f"{shown}: DUDO!" in out or f"{shown}: CALZA!" in out
 
 
-def test_a_name_with_nothing_visible_is_refused() -> None:
-    result = play([], "--name", "\x1b\t\u200d")
+@pytest.mark.parametrize(
+    "name", ["\x1b\t\u200d", "\u3164", "\u2800", "\u0301\u0301", "\u0301 " * 12 + "Ana"]
+)
+def test_a_name_with_nothing_visible_is_refused(name: str) -> None:
+    # A Hangul filler, a braille blank, accents with no letter: as the server refuses them
+    # (test_names.py). The last shows nothing in the 24 characters a name keeps.
+    result = play([], "--name", name)
     assert result.returncode == 2
     assert result.stderr.strip() == "dudo: error: --name needs at least one visible character"
+
+
+def test_the_terminal_reads_a_name_as_the_server_does() -> None:
+    # One reading of names for both (dudo.printable): the terminal had its own copy.
+    from test_names import LEGIBLE, NOTHING_VISIBLE
+
+    from dudo.server.table.names import clean_chat
+
+    for text in [*NOTHING_VISIBLE, *LEGIBLE, "a" + "\u0301" * 30, "Ana\x1b[31m\x07\nBo\u202e"]:
+        assert printable_name(text) == clean_chat(text), text
 
 
 def test_a_record_folder_that_cannot_be_written_is_refused_before_the_game(

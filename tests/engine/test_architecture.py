@@ -13,6 +13,7 @@ PACKAGE = Path(__file__).parents[2] / "src" / "dudo"
 ENGINE = [
     *("bids", "hands", "rolloff", "rules", "game", "dice", "view", "scenario", "rules_text"),
     "refusals",
+    "printable",
 ]
 FORBIDDEN_IN_ENGINE = {
     "asyncio",

@@ -11,7 +11,7 @@ from dudo.bids import Bid
 from dudo.dice import ScriptedDice
 from dudo.game import CALZA, DUDO, Action, Game
 from dudo.hands import Hand
-from dudo.refusals import KEYS, explain, in_words
+from dudo.refusals import KEYS, explain, explain_bad_bid, in_words
 from dudo.rules import Rules
 from randomplay import snapshot
 
@@ -348,6 +348,19 @@ def test_each_cause_of_a_refusal_is_told_apart(
     assert refusal.to_json() == {"key": key, "params": params, "text": words}
     assert explain(table, seat, action, reason=reason, names=NAMES[: table.players]) == refusal
     assert snapshot(table) == before  # explaining changes nothing
+
+
+@pytest.mark.parametrize(
+    ("make", "seat", "action"),
+    [case[:3] for case in CASES.values() if case[3].startswith("bad_bid.")],
+    ids=[name for name, case in CASES.items() if case[3].startswith("bad_bid.")],
+)
+def test_a_bad_bid_is_explained_the_same_without_a_game(
+    make: Callable[[], Game], seat: int, action: Any
+) -> None:
+    # A room refuses a bid of the wrong form before it asks the game, with this detail.
+    table = make()
+    assert explain_bad_bid(action, poker=table.poker) == explain(table, seat, action)
 
 
 def test_every_key_is_reached_by_a_case() -> None:

@@ -17,6 +17,7 @@ from urllib.parse import quote
 import pytest
 from sqlalchemy import text
 from starlette.testclient import TestClient
+from test_names import LEGIBLE, NOTHING_VISIBLE
 from test_store_contract import POSTGRES, backends
 
 from dudo.profiles.book import TRANSFERS_KEPT
@@ -229,6 +230,25 @@ def test_names_are_cleaned_and_the_leaderboard_is_opt_in() -> None:
             assert "leaderboard" in loose.json()["message"], loose.json()
         me = client.post("/api/profile/me", json={"secret": ana}).json()["profile"]
         assert me["leaderboard"] is False
+
+
+def test_a_profile_name_that_shows_nothing_is_refused() -> None:
+    # "\u3164" (a Hangul filler) was a profile's name, shown on the leaderboard as nothing.
+    ana = new_secret()
+    with app_client() as client:
+        register(client, ana)
+        for name in NOTHING_VISIBLE:
+            made = client.post("/api/profile", json={"secret": new_secret(), "name": name})
+            assert made.status_code == 400, (name, made.text)
+            assert made.json()["error"] == "bad_name", made.json()
+            edited = client.post("/api/profile/edit", json={"secret": ana, "name": name})
+            assert edited.status_code == 400 and edited.json()["error"] == "bad_name"
+        assert me(client, ana)["profile"]["name"] == "Ana"
+        made = client.post("/api/profile", json={"secret": new_secret(), "name": LEGIBLE[0]})
+        assert made.status_code == 201 and made.json()["profile"]["name"] == LEGIBLE[0]
+        for name in LEGIBLE:
+            edited = client.post("/api/profile/edit", json={"secret": ana, "name": name})
+            assert edited.json()["profile"]["name"] == name, edited.text
 
 
 def test_a_game_whose_node_died_at_its_end_is_rated_once_when_the_room_is_rebuilt(

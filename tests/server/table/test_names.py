@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from starlette.testclient import TestClient
 
-from dudo.server.table.names import MAX_NAME, clean_name, distinct_name, skeleton
+from dudo.server.table.names import MAX_NAME, clean_chat, clean_name, distinct_name, skeleton
 from serverkit import app_and_lobby
 
 
@@ -58,3 +58,73 @@ def test_a_table_never_seats_two_names_that_look_alike() -> None:
             joined = client.post(f"/api/rooms/{created['code']}/join", json={"name": name})
             names.append(joined.json()["name"])
         assert len({skeleton(name) for name in names}) == 4, names
+
+
+# Names (and lines of table talk) that show nothing: docs/protocol.md refuses them.
+NOTHING_VISIBLE = [
+    "\u3164",  # HANGUL FILLER: a letter to Unicode, drawn as a blank
+    "\u2800",  # BRAILLE PATTERN BLANK
+    "\u0301\u0301",  # combining marks with nothing to sit on
+    "\u115f\u1160\uffa0",  # the other Hangul fillers
+    " \u3164 \u2800\t",  # blanks among spaces
+    "\u200d\u034f\U0001d159",  # a joiner, the grapheme joiner, the null notehead
+]
+# Names written with combining marks, joiners and variation selectors, kept as typed.
+LEGIBLE = [
+    "Rene\u0301e",  # é as e and an acute accent
+    "Nguye\u0302\u0303n",  # Vietnamese ễ: two marks on one letter
+    "\u0905\u0928\u0941\u0937\u094d\u0915\u093e",  # अनुष्का (Devanagari)
+    "\u0e2a\u0e21\u0e0a\u0e32\u0e22",  # สมชาย (Thai)
+    "\u0628\u0633\u0652\u0645\u064e",  # Arabic with its vowel marks
+    "\u0f56\u0f66\u0f92\u0fb2\u0f74\u0f56\u0f66",  # Tibetan: a stack of three marks
+    "\u0645\u06cc\u200c\u0634\u0627",  # Persian with a zero-width non-joiner
+    "\U0001f3f3\ufe0f\u200d\U0001f308 Ana",  # 🏳️‍🌈: a variation selector and a joiner
+    "#\ufe0f\u20e3 \U0001f469\U0001f3fd\u200d\U0001f680",  # #️⃣ and 👩🏽‍🚀
+    "\uae40\ucca0\uc218",  # 김철수 (Hangul syllables, no filler)
+]
+
+
+@pytest.mark.parametrize("name", NOTHING_VISIBLE)
+def test_a_name_or_a_line_that_shows_nothing_is_refused(name: str) -> None:
+    with pytest.raises(ValueError, match="visible"):
+        clean_name(name)
+    assert clean_chat(name) == ""
+
+
+@pytest.mark.parametrize("name", LEGIBLE)
+def test_names_written_with_marks_and_joiners_are_kept_as_typed(name: str) -> None:
+    assert clean_name(name) == name
+    assert clean_chat(name) == name
+
+
+def test_zalgo_text_is_cut_down_to_a_few_marks_per_letter_not_refused() -> None:
+    assert clean_name("a" + "\u0301" * 63) == "a" + "\u0301" * 4
+    assert clean_chat("Z" + "\u0315\u0322" * 20 + "algo" + "\u0300" * 9) == (
+        "Z" + "\u0315\u0322" * 2 + "algo" + "\u0300" * 4
+    )
+    # Joiners count as marks: they cannot be put between marks to stack more.
+    assert clean_chat("a" + "\u0301\u200d" * 10) == "a\u0301\u200d\u0301\u200d"
+    with pytest.raises(ValueError, match="visible"):  # no letter left in the first 24
+        clean_name("\u0301 " * 12 + "Ana")
+
+
+def test_a_room_refuses_a_name_that_shows_nothing_and_keeps_marked_names() -> None:
+    # "\u3164" (the Hangul filler) once made a room, a seat, a player no one could see.
+    app, _ = app_and_lobby()
+    with TestClient(app) as client:
+        for name in NOTHING_VISIBLE:
+            for path in ("/api/rooms", "/api/quick"):
+                refused = client.post(path, json={"name": name})
+                assert refused.status_code == 400, (path, name, refused.text)
+                assert refused.json()["error"] == "bad_request", refused.json()
+                assert "visible" in refused.json()["message"]
+        created = client.post("/api/rooms", json={"name": LEGIBLE[0], "seats": 6})
+        assert created.status_code == 201 and created.json()["name"] == LEGIBLE[0]
+        code = created.json()["code"]
+        for name in NOTHING_VISIBLE:
+            refused = client.post(f"/api/rooms/{code}/join", json={"name": name})
+            assert refused.status_code == 400, (name, refused.text)
+            assert refused.json()["error"] == "bad_request", refused.json()
+        for name in LEGIBLE[1:6]:
+            joined = client.post(f"/api/rooms/{code}/join", json={"name": name})
+            assert joined.status_code == 200 and joined.json()["name"] == name, joined.text

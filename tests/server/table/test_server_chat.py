@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 from starlette.testclient import TestClient
+from test_names import NOTHING_VISIBLE
 
 from dudo.store import MemoryStore
 from serverkit import FakeClock, app_and_lobby, fast_config
@@ -54,3 +55,27 @@ def test_table_talk_reaches_everyone_with_its_limits() -> None:
     # Nothing of the talk is in the room's log: it is not kept.
     entries = asyncio.run(store.load_log(code))
     assert entries and not any("hola" in str(entry.data) for entry in entries)
+
+
+def test_a_line_that_shows_nothing_is_refused_and_zalgo_is_cut_down() -> None:
+    # A Hangul filler, 140 accents with no letter, 139 accents on one letter: all three
+    # once went to every socket of the room.
+    clock = FakeClock()
+    app, _ = app_and_lobby(fast_config(), clock=clock)
+    with TestClient(app) as client:
+        table = seat_table(client, 2)
+        with (
+            connect(client, table.code, table.tokens[0], "host") as host,
+            connect(client, table.code, table.tokens[1], "guest") as guest,
+        ):
+            for text in [*NOTHING_VISIBLE, "\u0301" * 140, "\u3164" * 140]:
+                blank = host.reply_to({"type": "chat", "text": text})
+                assert blank["code"] == "bad_message", (text, blank)
+                assert blank["message"] == "chat: text: nothing to say", blank
+            host.send({"type": "chat", "text": "a" + "\u0301" * 139})
+            line = guest.until(lambda m: m["type"] == "chat")
+            assert line["text"] == "a" + "\u0301" * 4, line
+            clock.advance(2.1)
+            host.send({"type": "chat", "text": "Rene\u0301e \U0001f3f3\ufe0f\u200d\U0001f308"})
+            line = guest.until(lambda m: m["type"] == "chat" and m["text"] != "a" + "\u0301" * 4)
+            assert line["text"] == "Rene\u0301e \U0001f3f3\ufe0f\u200d\U0001f308", line

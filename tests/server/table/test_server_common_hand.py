@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ from starlette.testclient import TestClient
 from test_server_rolloff import play_out
 
 from dudo.fairness import verify_record
+from dudo.refusals import KEYS
 from dudo.store.base import MemoryStore
 from serverkit import CountingEntropy, FakeClock, make_app
 from serverkit import fast_config as fast
@@ -193,3 +195,64 @@ def test_a_hand_in_a_quantity_game_is_a_bad_bid(hands_table: tuple[Sock, Sock]) 
     assert reply["type"] == "error" and reply["code"] == "bad_bid", reply
     assert "quantity and a face" in reply["message"]
     assert quantities.ping() == version
+
+
+# The room refuses a bid of the wrong form, or a hand that does not exist, before the
+# engine sees it: it once sent no detail, so a translated page fell back to English.
+BAD_BID_DETAILS = [
+    # (the table, what is sent, the detail's key and English text, the message)
+    (
+        "poker",
+        {"quantity": 1, "face": 3},
+        "bad_bid.not_a_hand",
+        "This table bids poker hands, like a pair of 3s.",
+        "this table bids poker hands (Common Hand): send the hand as "
+        '"bid", like {"hand": "pair", "faces": [3]}',
+    ),
+    (
+        "poker",
+        {"bid": {"hand": "pair", "faces": [9]}},
+        "bad_bid.hand",
+        "That is not a hand: 9 is not a face 1..6.",
+        'not a hand: {"hand": "pair", "faces": [9]}: 9 is not a face 1..6',  # JSON, not a dict
+    ),
+    (
+        "poker",
+        {"bid": {"hand": "royal_flush"}},
+        "bad_bid.hand",
+        "That is not a hand: there is no hand 'royal_flush' (hands: pair, two_pair, three, "
+        "low_straight, high_straight, full_house, four, five).",
+        'not a hand: {"hand": "royal_flush"}: there is no hand \'royal_flush\' '
+        "(hands: pair, two_pair, three, low_straight, high_straight, full_house, four, five)",
+    ),
+    (
+        "quantity",
+        {"bid": {"hand": "pair", "faces": [3]}},
+        "bad_bid.not_a_quantity",
+        "This table bids a quantity and a face, like four 5s.",
+        "this table bids a quantity and a face, not a hand",
+    ),
+]
+LOCALES = sorted((Path(__file__).parents[3] / "src" / "dudo" / "web" / "locales").glob("*.json"))
+
+
+@pytest.mark.parametrize("table, sent, key, text, message", BAD_BID_DETAILS)
+def test_a_bid_of_the_wrong_form_says_which_cause_in_a_detail(
+    hands_table: tuple[Sock, Sock],
+    table: str,
+    sent: dict[str, Any],
+    key: str,
+    text: str,
+    message: str,
+) -> None:
+    sock = hands_table[0 if table == "poker" else 1]
+    version = sock.ping()
+    reply = sock.reply_to({"type": "bid", "id": f"form{len(sock.texts)}", **sent})
+    assert reply["type"] == "error" and reply["code"] == "bad_bid", reply
+    assert reply["message"] == message
+    assert reply["detail"] == {"key": key, "params": {}, "text": text}, reply
+    assert key in KEYS
+    assert len(LOCALES) >= 3
+    for path in LOCALES:  # the page says it in its language (refusal.js)
+        assert f"why.{key}" in json.loads(path.read_text()), path.name
+    assert sock.ping() == version

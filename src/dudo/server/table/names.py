@@ -15,19 +15,18 @@ import json
 import unicodedata
 from importlib import resources
 
+from dudo.printable import KEPT_FORMAT, has_visible, printable
+
 MAX_NAME = 24
-# Format characters that belong in names: the joiners that build emoji sequences (👩‍👩‍👧)
-# and Persian or Indic words, and the variation selectors that pick an emoji's look.
-# Every other control or format character (bidi overrides among them) is dropped.
-_KEPT_FORMAT = {"\u200c", "\u200d", "\ufe0e", "\ufe0f"}
 
 
 def clean_name(value: str) -> str:
-    """A display name: no control or stray format characters, trimmed, 1..24 characters
-    (never cut inside an emoji sequence's joiner). Raises ValueError if nothing is left."""
-    kept = "".join(ch for ch in value if unicodedata.category(ch)[0] != "C" or ch in _KEPT_FORMAT)
-    name = _trim(kept.strip())
-    if not name or all(ch in _KEPT_FORMAT for ch in name):
+    """A display name as :func:`dudo.printable.printable` shows it (on one line, no control,
+    stray format or blank character, a few combining marks at most on a letter), 1..24
+    characters (never cut inside an emoji sequence's joiner). Raises ValueError if nothing
+    visible is left."""
+    name = _trim(printable(value))
+    if not has_visible(name):
         raise ValueError("a name needs at least one visible character")
     return name
 
@@ -35,15 +34,12 @@ def clean_name(value: str) -> str:
 def clean_chat(value: str) -> str:
     """A line of table talk as shown: the same characters a name may have, on one line,
     trimmed ('' if nothing visible is left)."""
-    spaced = " ".join(value.split())  # tabs and line breaks are spaces, one line
-    kept = "".join(ch for ch in spaced if unicodedata.category(ch)[0] != "C" or ch in _KEPT_FORMAT)
-    line = " ".join(kept.split())
-    return "" if all(ch in _KEPT_FORMAT for ch in line) else line
+    return printable(value)
 
 
 def _trim(name: str, limit: int = MAX_NAME) -> str:
     name = name[:limit]
-    while name and name[-1] in _KEPT_FORMAT:  # a joiner with nothing after it
+    while name and name[-1] in KEPT_FORMAT:  # a joiner with nothing after it
         name = name[:-1]
     return name.rstrip()
 
@@ -79,7 +75,7 @@ def skeleton(name: str) -> str:
     """What a name looks like: equal skeletons read the same on screen."""
     folded = unicodedata.normalize("NFKC", name)
     table = _representatives()
-    return "".join(table.get(ch, ch) for ch in folded if ch not in _KEPT_FORMAT)
+    return "".join(table.get(ch, ch) for ch in folded if ch not in KEPT_FORMAT)
 
 
 def distinct_name(name: str, taken: list[str]) -> str:

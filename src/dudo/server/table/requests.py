@@ -12,13 +12,15 @@ remembered and, if refused, stored, so a retry is answered the same even after a
 from __future__ import annotations
 
 import hmac
+import json
 import secrets
 from collections.abc import Callable
 from typing import Any, assert_never
 
 from dudo.bids import Bid
 from dudo.game import Action, Call, Phase
-from dudo.hands import BadHandText, Hand
+from dudo.hands import Hand
+from dudo.refusals import explain_bad_bid
 from dudo.rules import Rules, RulesError
 from dudo.server import protocol as p
 from dudo.server.outage import RETRY_ADVICE
@@ -173,30 +175,41 @@ class Requests:
         """A bid or a call: read as the engine's action, then played if the player saw
         the table as it is."""
         state = self.state
-        action: Action
-        if isinstance(message, p.CallMessage):
-            action = Call(message.call)
-        elif (message.bid is not None) != (state.rules.bids == "poker"):
-            raise RoomError(
-                "bad_bid",
-                "this table bids poker hands (Common Hand): send "
-                'the hand as "bid", like {"hand": "pair", "faces": [3]}'
-                if state.rules.bids == "poker"
-                else "this table bids a quantity and a face, not a hand",
-            )
-        elif message.bid is not None:
-            try:
-                action = Hand.from_json(message.bid.model_dump())
-            except BadHandText as error:
-                raise RoomError("bad_bid", str(error)) from None
-        else:
-            assert message.quantity is not None and message.face is not None
-            action = Bid(message.quantity, message.face)
+        action: Action = (
+            Call(message.call) if isinstance(message, p.CallMessage) else self._bid_of(message)
+        )
         if message.version is not None and message.version != state.version:
             raise RoomError(
                 "stale", f"the table changed (version {state.version}); look again before acting"
             )
         await self.dealer.play(seat, action, message.id, "player")
+
+    def _bid_of(self, message: p.BidMessage) -> Bid | Hand:
+        """The bid a message names. A bid of the other form than the table's, or a hand
+        that does not exist, is refused here (``bad_bid``, before the game is asked, so at
+        any time) with the engine's detail (:func:`dudo.refusals.explain_bad_bid`), as any
+        refused bid has; the message names the hand as sent, in JSON."""
+        poker = self.state.rules.bids == "poker"
+        bid: Bid | Hand
+        if message.bid is not None:
+            bid = Hand.from_json_lenient(message.bid.model_dump())
+        else:
+            assert message.quantity is not None and message.face is not None
+            bid = Bid(message.quantity, message.face)
+        if isinstance(bid, Bid) and poker:
+            words = (
+                "this table bids poker hands (Common Hand): send "
+                'the hand as "bid", like {"hand": "pair", "faces": [3]}'
+            )
+        elif isinstance(bid, Hand) and not poker:
+            words = "this table bids a quantity and a face, not a hand"
+        elif isinstance(bid, Hand) and not bid.is_valid:
+            assert message.bid is not None
+            sent = json.dumps(message.bid.model_dump(exclude_unset=True))
+            words = f"not a hand: {sent}: {bid.problem()}"
+        else:
+            return bid
+        raise RoomError("bad_bid", words, detail=explain_bad_bid(bid, poker=poker).to_json())
 
     def _emote(self, seat: int, emote: str) -> None:
         """A quick reaction to everyone at the table, one at a time per seat."""
