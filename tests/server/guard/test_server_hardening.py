@@ -363,6 +363,7 @@ def test_fuzz_every_http_route_answers_4xx_in_shape_never_5xx() -> None:
         "/api/games/{game_id}/analysis",
         "/api/games/{game_id}/scenario",
         "/ws/{code}",
+        "/{path:path}",  # a WebSocket anywhere else: refused with a 404
         # profiles (dudo.profiles.desk)
         "/me",
         "/api/profile",
