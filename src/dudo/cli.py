@@ -1043,6 +1043,7 @@ def serve(
     standard error: exit 2 for a bad option, 1 for a machine that is not ready (port in
     use, database or Redis unreachable). No password is ever printed.
     """
+    from dudo.server.guard.proxies import parse_proxies
     from dudo.server.host.addresses import (
         ListenError,
         check_listen,
@@ -1102,7 +1103,10 @@ def serve(
         )
     if cluster is not None:
         _check_cluster_options(cluster, kind, advertise, workers)
-    proxies = [part.strip() for part in forwarded_allow_ips.split(",") if part.strip()]
+    try:
+        proxies = parse_proxies(forwarded_allow_ips)
+    except ValueError as error:
+        _fail(str(error))
     launch = Launch(
         host=host,
         port=port,
