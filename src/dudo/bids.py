@@ -137,7 +137,10 @@ _WORDS_BY_NUMBER = {number: word for word, number in _NUMBER_WORDS.items()}
 
 def _read_number(token: str, words: dict[str, int]) -> int | None:
     if token.isdigit():
-        return int(token)
+        try:
+            return int(token)
+        except ValueError:  # more digits than Python reads (sys.get_int_max_str_digits)
+            return None
     return words.get(token)
 
 

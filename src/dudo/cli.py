@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -123,6 +124,27 @@ def _given(value: str, what: str, hint: str) -> str:
     if not value.strip():
         _fail(f"{what} is empty: {hint}")
     return value
+
+
+def _number_at_least(low: float) -> Callable[[Any], float]:
+    """The parser of an option that takes a number from ``low`` up (``--pause``,
+    ``--budget-ms``, ``--older-than``). ``nan`` is refused as no number: typer's own range
+    check said it "should be greater than or equal to 0", as if it were a negative one."""
+
+    def parse(value: Any) -> float:
+        if isinstance(value, int | float):  # a default, already a number
+            return float(value)
+        try:
+            number = float(value)
+        except ValueError:
+            number = None
+        if number is None or number != number:  # not a number at all, or NaN
+            raise typer.BadParameter(f"must be a number, not {value!r}")
+        if number < low:
+            raise typer.BadParameter(f"must be at least {low:g}, not {value}")
+        return number
+
+    return parse
 
 
 def _read_text(source: str, what: str = "FILE") -> str:
@@ -307,7 +329,7 @@ def arena(
         typer.Option(
             "--budget-ms",
             metavar="MS",
-            min=0,
+            parser=_number_at_least(0),
             help="Decision budget in milliseconds for the hard bot (and any plug-in "
             "whose constructor takes budget_ms): once spent, the raises not yet "
             "weighed are left out. Default: none, so a run replays exactly (a "
@@ -329,11 +351,14 @@ def arena(
 
     if seats is not None and not ladder:
         _fail("--seats needs --ladder (a plain arena seats every entrant at one table)")
-    entrants = [
-        name.strip()
-        for name in (players or ("hard,normal,easy,random" if ladder else "hard,normal")).split(",")
-        if name.strip()
-    ]
+    if players is None:
+        players = "hard,normal,easy,random" if ladder else "hard,normal"
+    entrants = [name.strip() for name in players.split(",") if name.strip()]
+    if not entrants:  # "" ran the default entrants, as if --players had been left out
+        _fail(
+            "--players names no entrant: list them comma separated, like hard,normal "
+            "(or leave --players out for the default)"
+        )
     if ladder:
         _check_ladder(entrants, seats or 2, games)
     elif not 2 <= len(entrants) <= 10:
@@ -662,7 +687,7 @@ def _writable_folder(folder: Path) -> str | None:
     """Why the game's record could not be saved in ``folder`` (created if need be), or
     None if it can: asked before the game, so that nobody plays a whole game to learn at
     its end that its record is lost."""
-    import os
+    import tempfile
 
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -670,8 +695,13 @@ def _writable_folder(folder: Path) -> str | None:
         return error.strerror or str(error)
     if not folder.is_dir():
         return "Not a directory"
-    if not os.access(folder, os.W_OK | os.X_OK):
-        return "Permission denied"
+    # A file made and removed, not os.access: root may "write" anywhere by the permission
+    # bits, /proc and read-only mounts included, and learned otherwise after the game.
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".dudo-check-", suffix=".part"):
+            pass
+    except OSError as error:
+        return error.strerror or str(error)
     return None
 
 
@@ -703,7 +733,7 @@ def play(
         typer.Option(
             "--pause",
             metavar="SECONDS",
-            min=0,
+            parser=_number_at_least(0),
             help="How long the outcome of a call stays on screen before the next round, "
             f"up to {MAX_PAUSE} seconds. Default: until you press Enter (no pause when "
             "the input is not a terminal); 0 for none.",
@@ -1044,6 +1074,7 @@ def serve(
     standard error: exit 2 for a bad option, 1 for a machine that is not ready (port in
     use, database or Redis unreachable). No password is ever printed.
     """
+    from dudo.server.guard.proxies import parse_proxies
     from dudo.server.host.addresses import (
         ListenError,
         check_listen,
@@ -1103,7 +1134,10 @@ def serve(
         )
     if cluster is not None:
         _check_cluster_options(cluster, kind, advertise, workers)
-    proxies = [part.strip() for part in forwarded_allow_ips.split(",") if part.strip()]
+    try:
+        proxies = parse_proxies(forwarded_allow_ips)
+    except ValueError as error:
+        _fail(str(error))
     launch = Launch(
         host=host,
         port=port,
@@ -1196,7 +1230,7 @@ def purge(
     older_than: Annotated[
         float,
         typer.Option(
-            min=0,
+            parser=_number_at_least(0),
             metavar="DAYS",
             help="Delete the logs of rooms closed more than this many days ago.",
         ),
@@ -1238,6 +1272,10 @@ def purge(
     )
 
 
+PROFILE_ID = re.compile(r"[0-9a-fA-F]{16}")
+"""A profile's public id as the server makes it: eight random bytes in hex."""
+
+
 @app.command()
 def forget(
     profile: Annotated[
@@ -1267,9 +1305,13 @@ def forget(
     from dudo.profiles.book import open_book
     from dudo.store import StoreError, open_store
 
-    if not (profile.isascii() and profile.isalnum()) or len(profile) > 32:
-        _fail(f"{profile!r} is not a profile id: 16 letters and digits, as /me shows it")
     _given(database, "--database", "use sqlite:///FILE or postgresql://...")
+    if not PROFILE_ID.fullmatch(profile):  # "zzz" was "no profile 'zzz' in this database"
+        _fail(
+            f"{profile!r} is not a profile id: 16 characters 0-9 and a-f, as /me shows it "
+            "(like 3f9a0c2e71b4d856)"
+        )
+    profile = profile.lower()
     missing = _missing_sqlite_file(database)
     if missing is not None:
         _fail(

@@ -250,7 +250,10 @@ _PATTERNS: Final = tuple(
 
 def _face(token: str) -> int:
     if token.isdigit():
-        return int(token)
+        try:
+            return int(token)
+        except ValueError:  # more digits than Python reads (sys.get_int_max_str_digits)
+            raise BadHandText(f"not a face: {token!r}") from None
     if token in _FACE_WORDS:
         return _FACE_WORDS[token]
     if token + "s" in _FACE_WORDS:  # the pattern's lazy match left the plural s off

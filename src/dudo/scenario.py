@@ -23,9 +23,10 @@ from dudo.rolloff import RollOff, RollOffError
 from dudo.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, RulesError
 
 _TOP_KEYS = {"about", "rules", "players", "start", "rounds"}
-# A finished game's record (GET /api/games/ID) is a scenario with more to say: these keys
-# are accepted and ignored, so the downloaded record replays as it is.
-_RECORD_KEYS = {"game_id", "room", "names", "bots", "fairness", "reveals"}
+# A finished game's record (GET /api/games/ID, or saved by dudo play) is a scenario with
+# more to say: these keys are accepted and ignored, so the downloaded record replays as it
+# is (``rolloff_fairness``: a game whose first opener was rolled off, the dudo preset).
+_RECORD_KEYS = {"game_id", "room", "names", "bots", "fairness", "rolloff_fairness", "reveals"}
 _START_KEYS = {"dice_counts", "opener", "points", "palifico_used", "rolloff"}
 _CALLS: dict[object, Call] = {"dudo": DUDO, "calza": CALZA}
 

@@ -20,6 +20,7 @@ pause the caller sets). Lines wrap between words, never inside a name
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 
@@ -201,6 +202,32 @@ def distinct_names(names: Sequence[str]) -> list[str]:
 
 def capitalised(sentence: str) -> str:
     return sentence[:1].upper() + sentence[1:]
+
+
+MAX_QUOTED = 40
+"""The most characters of a typed line a reply quotes back; a longer one is cut there."""
+
+
+def shortened(typed: str) -> str:
+    """What the player typed as a reply shows it: at most :data:`MAX_QUOTED` characters,
+    then an ellipsis, so that a pasted page is not echoed back in full."""
+    return typed if len(typed) <= MAX_QUOTED else typed[:MAX_QUOTED] + "…"
+
+
+_LONG_WORD = re.compile(rf"[^\s']{{{MAX_QUOTED + 1},}}")
+
+
+def quoted(typed: str) -> str:
+    """What the player typed, quoted in a reply (``'4 5x'``), :func:`shortened`."""
+    return repr(shortened(typed))
+
+
+def parser_refusal(error: Exception, typed: str) -> str:
+    """:func:`refusal` of a parser's error about ``typed``, the line quoted as
+    :func:`quoted` does (the parsers quote it in full), and any other long word it names
+    (a face or a number out of the line) cut the same way."""
+    message = str(error).replace(repr(typed), quoted(typed), 1)
+    return refusal(_LONG_WORD.sub(lambda word: shortened(word[0]), message))
 
 
 def refusal(message: str) -> str:
@@ -421,7 +448,7 @@ class TerminalGame:
             seen, typed = self.answering
             self.show_table(seen)
             if typed:
-                self.console.print(Text(f"You typed: {typed}", style="dim"))
+                self.console.print(Text(f"You typed: {shortened(typed)}", style="dim"))
         self.console.print(message)
 
     def show_rules(self) -> None:
@@ -452,11 +479,11 @@ class TerminalGame:
         except BadBidText as error:
             if self._is_hand(text):
                 self.say(
-                    f"[red]Not a bid here:[/] {escape(text)!r} is a poker hand, "
+                    f"[red]Not a bid here:[/] {escape(quoted(text))} is a poker hand, "
                     "but this table bids a quantity and a face, like 4 5s."
                 )
             else:
-                self.say(refusal(str(error)))
+                self.say(parser_refusal(error, text))
             return None
 
     def parse_hand(self, text: str) -> Hand | None:
@@ -469,12 +496,12 @@ class TerminalGame:
         except BadHandText as error:
             if self._is_bid(text):
                 self.say(
-                    f"[red]Not a hand:[/] {escape(repr(text))} is a quantity "
+                    f"[red]Not a hand:[/] {escape(quoted(text))} is a quantity "
                     "bid, but this table bids poker hands (Common Hand), like "
                     "pair of 3s or full house 4s over 2s."
                 )
             else:
-                self.say(refusal(str(error)))
+                self.say(parser_refusal(error, text))
             return None
 
     def why(self, action: Action, reason: str) -> str:
@@ -549,7 +576,7 @@ class TerminalGame:
                         f"turn; out of turn you may only call calza. {again}"
                     )
                 else:
-                    self.say(f"[red]Not understood:[/] {escape(repr(answer))}. {again}")
+                    self.say(f"[red]Not understood:[/] {escape(quoted(answer))}. {again}")
         finally:
             self.answering = None
 

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 import typer
@@ -240,3 +242,43 @@ def test_all_interfaces_are_still_there_for_the_asking(monkeypatch: pytest.Monke
         )
         assert result.exit_code == 0, result.output
     assert launched == ["0.0.0.0", "0.0.0.0", "0.0.0.0", "127.0.0.1"]
+
+
+def a_record(preset: str, seed: int) -> dict[str, Any]:
+    """The record ``dudo play`` saves of a game of ``preset``, every seat a random bot."""
+    from dudo.bots.registry import make_bot
+    from dudo.bots.table import ask, out_of_turn_seats
+    from dudo.game import CALZA, Game, Phase
+    from dudo.rules import Rules
+    from dudo.terminal_records import CommittedDice, game_record
+
+    rules = Rules.from_json({"preset": preset, "starting_dice": 2})
+    bots = [make_bot("random", seed=seed * 10 + seat) for seat in range(3)]
+    dice = CommittedDice(3, seed)
+    game = Game(rules, 3, dice=dice)
+    while game.phase is not Phase.OVER:
+        if game.phase is Phase.ROLL:
+            game.roll()
+            continue
+        calling = [s for s in out_of_turn_seats(game) if ask(bots[s], game, s) is CALZA]
+        seat = calling[0] if calling else game.turn
+        action = CALZA if calling else ask(bots[seat], game, seat)
+        assert action is not None
+        game.apply(seat, action)
+    return game_record(game, dice, f"g{seed}", ["You", "b1", "b2"], [1, 2])
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_the_record_of_a_game_of_every_preset_plays_with_dudo_scenario(
+    preset: str, tmp_path: Path
+) -> None:
+    # A dudo-preset record (first opener rolled off) has rolloff_fairness, which the
+    # scenario reader refused as an unknown key (exit 2).
+    record = a_record(preset, 5)
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    result = runner.invoke(app, ["scenario", str(path)])
+    assert result.exit_code == 0, result.output
+    assert '"event": "game_over"' in result.stdout
+    if preset == "dudo":
+        assert "rolloff_fairness" in record

@@ -204,3 +204,78 @@ def test_a_record_that_fails_verification_says_so_on_one_bounded_line(tmp_path: 
     line = result.stderr
     assert line.startswith("dudo: NOT VERIFIED: round 1: unknown fairness version")
     assert line.count("\n") == 1 and len(line) < 340
+
+
+# -- messages an audit found wanting ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "expected"),
+    [
+        ("DUDO_BOT_DELAY", "abc", "DUDO_BOT_DELAY must be a number of seconds, not 'abc'"),
+        ("DUDO_GRACE", "nan", "DUDO_GRACE must be a number of seconds, not 'nan'"),
+        ("DUDO_MAX_ROOMS", "nan", "DUDO_MAX_ROOMS must be a whole number, not 'nan'"),
+        ("DUDO_CREATIONS_PER_MINUTE", "nan", "must be a number, not 'nan'"),
+        ("DUDO_BOT_DELAY", "-1", "DUDO_BOT_DELAY must not be negative, not '-1'"),
+    ],
+)
+def test_a_server_setting_that_is_no_number_says_what_it_must_be(
+    variable: str, value: str, expected: str
+) -> None:
+    # "DUDO_BOT_DELAY must be a seconds", and NaN was "must not be negative".
+    result = runner.invoke(
+        app, ["serve", "--database", "memory://", "--port", "1"], env={variable: value}
+    )
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("dudo: error: ") and expected in result.stderr, result.stderr
+    assert len(result.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["arena", "--budget-ms", "nan", "-n", "1"],
+        ["purge", "--older-than", "nan", "--database", "memory://"],
+        ["play", "--pause", "nan", "--no-record"],
+    ],
+)
+def test_nan_is_refused_as_no_number(args: list[str]) -> None:
+    # It was "should be greater than or equal to 0", as if it were negative.
+    result = runner.invoke(app, args, input="")
+    assert result.exit_code == 2, result.output
+    assert "must be a number, not 'nan'" in result.stderr, result.stderr
+    assert "greater than" not in result.stderr and len(result.stderr.splitlines()) == 1
+    negative = runner.invoke(app, [*args[:2], "-1", *args[3:]], input="")
+    assert negative.exit_code == 2 and "must be at least 0, not -1" in negative.stderr
+
+
+def test_forget_says_a_string_is_no_profile_id_before_it_looks(tmp_path: Path) -> None:
+    # "zzz" was looked up: "no profile 'zzz' in this database (forgotten already?)".
+    database = f"sqlite:///{tmp_path / 'dudo.db'}"
+    for text in ("zzz", "", "0123456789abcdeg", "0123456789abcdef0"):
+        result = runner.invoke(app, ["forget", text, "--database", database])
+        assert result.exit_code == 2
+        assert result.stderr.startswith(f"dudo: error: {text!r} is not a profile id: 16 ")
+    result = runner.invoke(app, ["forget", "0123456789ABCDEF", "--database", "memory://"])
+    assert result.exit_code == 2
+    assert "no profile '0123456789abcdef' in this database" in result.stderr
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc")
+def test_a_records_folder_nothing_can_be_written_to_is_refused_before_the_game() -> None:
+    # Root passes os.access on /proc: the game was played, then "cannot save" (exit 1).
+    result = runner.invoke(app, ["play", "--records", "/proc", "--bots", "easy"], input="")
+    assert result.exit_code == 2, result.output
+    assert "Round 1" not in result.stdout
+    assert result.stderr.startswith("dudo: error: cannot save game records in '/proc': ")
+    assert len(result.stderr.splitlines()) == 1
+
+
+@pytest.mark.parametrize("players", ["", " , "])
+def test_arena_with_no_entrant_named_refuses(players: str) -> None:
+    # An empty --players ran the default entrants, as if it had been left out.
+    for extra in ([], ["--ladder"]):
+        result = runner.invoke(app, ["arena", "-p", players, "-n", "2", *extra])
+        assert result.exit_code == 2, result.output
+        assert result.stderr.startswith("dudo: error: --players names no entrant")
+        assert result.stdout == ""

@@ -21,12 +21,14 @@ from dudo.rules import Rules
 from dudo.tui import (
     DIE_WIDTH,
     LOG_BIDS,
+    MAX_QUOTED,
     QuitGame,
     TerminalGame,
     distinct_names,
     draw_dice,
     echoed_input,
     printable_name,
+    quoted,
 )
 from dudo.view import view
 
@@ -525,6 +527,37 @@ def test_the_record_lines_keep_each_path_whole_at_80_columns(tmp_path: Path) -> 
             assert max(len(line) for line in lines) <= 80
         else:  # too long for a line: the terminal may wrap it, Rich does not break it
             assert shown == f"'{elsewhere}'"
+
+
+def test_a_long_typed_line_is_quoted_cut_short() -> None:
+    # A 5000-character line came back in full in "Not a bid: '...'".
+    long_line = "x" * 5000
+    bids = TerminalGame(
+        Game(Rules.preset("perudo"), 2), [make_bot("easy")], "Ana", recorded(), input
+    )
+    assert bids.parse(long_line) is None
+    said = " ".join(bids.console.export_text().split())  # type: ignore[attr-defined]
+    assert said == f"Not a bid: '{'x' * MAX_QUOTED}…' (write it like '4x5' or '4 5s').", said
+    hands = TerminalGame(
+        Game(Rules.preset("common-hand"), 2), [make_bot("easy")], "Ana", recorded(), input
+    )
+    for typed, start in (
+        ("a " + long_line, f"Not a hand: '{('a ' + long_line)[:MAX_QUOTED]}…' (write"),
+        ("pair of " + long_line, f"Not a face: '{'x' * MAX_QUOTED}…'."),
+        # More digits than Python reads as a number was a ValueError: the game crashed.
+        ("pair of " + "9" * 5000, f"Not a face: '{'9' * MAX_QUOTED}…'."),
+        ("pair of " + "9" * 1000, f"Not a hand: '{('pair of ' + '9' * 1000)[:MAX_QUOTED]}…': "),
+    ):
+        hands.console = recorded()
+        assert hands.parse(typed) is None
+        said = " ".join(hands.console.export_text().split())  # type: ignore[attr-defined]
+        assert said.startswith(start) and len(said) < 200, said
+    bids.console = recorded()
+    assert bids.parse("9" * 5000 + " 5s") is None
+    said = " ".join(bids.console.export_text().split())  # type: ignore[attr-defined]
+    assert said == f"Not a bid: '{'9' * MAX_QUOTED}…' (write it like '4x5' or '4 5s').", said
+    # A short line is quoted whole, as before.
+    assert quoted("zebra") == "'zebra'" and quoted("y" * MAX_QUOTED) == repr("y" * MAX_QUOTED)
 
 
 def test_words_that_are_no_bid_or_hand_are_refused_in_a_capitalised_sentence() -> None:

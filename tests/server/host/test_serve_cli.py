@@ -28,6 +28,7 @@ import pytest
 import segno
 from typer.testing import CliRunner
 
+import dudo.server.host.nodes
 from clusterkit import FAST_CLUSTER, need_redis, shared_database
 from dudo.cli import app
 from dudo.server.host.addresses import (
@@ -159,7 +160,26 @@ BAD_INPUT = {
         "not a valid URL",
     ),
     "a SQLite URL without a file": (["--database", "sqlite://"], "names no file"),
+    # uvicorn keeps a proxy address it cannot read as a literal no client ever matches:
+    # the server started and silently believed no proxy.
+    "a proxy that is no address": (
+        ["--forwarded-allow-ips", "not an ip"],
+        "--forwarded-allow-ips (DUDO_FORWARDED_ALLOW_IPS): 'not an ip' is not an IP address",
+    ),
+    "a proxy named by its host name": (
+        ["--forwarded-allow-ips", "127.0.0.1,proxy.local"],
+        "'proxy.local' is not an IP address or network",
+    ),
+    "a proxy network with host bits": (
+        ["--forwarded-allow-ips", "10.0.0.1/8"],
+        "(did you mean 10.0.0.0/8?)",
+    ),
+    "every proxy and one more": (["--forwarded-allow-ips", "*,10.0.0.1"], "stands alone"),
 }
+
+
+def started(launch: object) -> None:
+    raise AssertionError(f"the server started on {launch!r}")
 
 
 @pytest.mark.parametrize("name", BAD_INPUT)
@@ -167,6 +187,7 @@ def test_bad_input_is_one_line_and_changes_nothing(
     name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     args, fragment = BAD_INPUT[name]
+    monkeypatch.setattr(dudo.server.host.nodes, "serve", started)  # a failure, not a hang
     monkeypatch.chdir(tmp_path)  # the default database, sqlite:///dudo.db, would go here
     result = runner.invoke(app, ["serve", "--port", str(free_port()), *args])
     assert result.exit_code == 2, result.output
@@ -187,6 +208,39 @@ def test_a_ping_setting_that_is_no_positive_number_is_one_line(
     assert result.exit_code == 2, result.output
     assert result.stderr.startswith("dudo: error: DUDO_WS_PING_TIMEOUT must ")
     assert len(result.stderr.splitlines()) == 1 and list(tmp_path.iterdir()) == []
+
+
+def test_proxies_from_the_environment_are_checked_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(dudo.server.host.nodes, "serve", started)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("DUDO_FORWARDED_ALLOW_IPS", "10.0.0.5;10.0.0.6")
+    result = runner.invoke(app, ["serve", "--port", str(free_port())])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(
+        "dudo: error: --forwarded-allow-ips (DUDO_FORWARDED_ALLOW_IPS): '10.0.0.5;10.0.0.6' "
+        "is not an IP address or network"
+    )
+    assert len(result.stderr.splitlines()) == 1 and list(tmp_path.iterdir()) == []
+
+
+def test_proxy_addresses_and_networks_reach_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    launched: list[list[str]] = []
+    monkeypatch.setattr(
+        dudo.server.host.nodes, "serve", lambda launch: launched.append(launch.proxies)
+    )
+    for value in ("127.0.0.1", " 10.0.0.5, ::1 ,192.168.0.0/16,fd00::/8,", "*", ""):
+        port = str(free_port())
+        args = ["--port", port, "--database", "memory://", "--forwarded-allow-ips", value]
+        result = runner.invoke(app, ["serve", *args])
+        assert result.exit_code == 0, result.output
+    assert launched == [
+        ["127.0.0.1"],
+        ["10.0.0.5", "::1", "192.168.0.0/16", "fd00::/8"],
+        ["*"],
+        [],
+    ]
 
 
 def test_a_background_priority_it_does_not_know_is_one_line(

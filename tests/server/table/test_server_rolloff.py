@@ -8,6 +8,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -275,3 +276,19 @@ def test_a_room_restarted_during_the_rolloff_carries_on_where_it_stood() -> None
     assert record["start"]["rolloff"][: len(seen[0]["attempts"])] == [
         attempt["rolls"] for attempt in seen[0]["attempts"]
     ]
+
+
+def test_a_rolled_off_games_record_plays_with_dudo_scenario(
+    played: dict[str, Any], tmp_path: Path
+) -> None:
+    # The record's rolloff_fairness was an "unknown key": every record of the dudo preset
+    # was refused (exit 2) while the record of any other preset played.
+    from typer.testing import CliRunner
+
+    from dudo.cli import app as cli
+
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(played))
+    result = CliRunner().invoke(cli, ["scenario", str(path)])
+    assert result.exit_code == 0, result.output
+    assert '"event": "game_over"' in result.stdout

@@ -16,6 +16,7 @@ what was expected and how to fix it (``OriginWarnings``).
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import re
 import time
@@ -36,6 +37,51 @@ SCOPE_KEY = "dudo.forwarded_host"
 # A host as it may appear in Host: a name, an IPv4 address or a bracketed IPv6 one, and a
 # port. Anything else in a forwarded header is ignored.
 HOST = re.compile(r"^(?:[a-z0-9.-]{1,253}|\[[0-9a-f:.]{2,45}\])(?::[0-9]{1,5})?$")
+
+
+def parse_proxies(text: str) -> list[str]:
+    """``--forwarded-allow-ips`` as a list: each comma-separated entry an IP address
+    (``10.0.0.5``, ``::1``) or a network (``10.0.0.0/8``), or ``*`` alone (every address).
+
+    Raises ValueError, in one line, for anything else. uvicorn's middleware would keep an
+    entry it cannot read as a literal that no client address ever equals (``not an ip``,
+    ``10.0.0.1/8``, a host name), and ``*`` beside other entries as such a literal too:
+    a typo that silently believed no proxy at all.
+    """
+    named = "--forwarded-allow-ips (DUDO_FORWARDED_ALLOW_IPS)"
+    entries = [part.strip() for part in text.split(",") if part.strip()]
+    if "*" in entries:
+        if len(entries) > 1:
+            raise ValueError(
+                f"{named}: * believes every address, so it stands alone: "
+                f"give * or a list of addresses, not {text.strip()!r}"
+            )
+        return entries
+    for entry in entries:
+        try:
+            if "/" in entry:
+                ipaddress.ip_network(entry)
+            else:
+                ipaddress.ip_address(entry)
+        except ValueError:
+            meant = _network_meant(entry)
+            hint = f" (did you mean {meant}?)" if meant else ""
+            shown = entry if len(entry) <= 60 else entry[:60] + "…"
+            raise ValueError(
+                f"{named}: {shown!r} is not an IP address or network{hint}: "
+                "give your proxies' addresses, comma separated, like 127.0.0.1,10.0.0.0/8 "
+                "(or * for any)"
+            ) from None
+    return entries
+
+
+def _network_meant(entry: str) -> str | None:
+    """The network an address with a prefix names (``10.0.0.1/8``: ``10.0.0.0/8``), which
+    uvicorn would not read as one (its host bits are set); None for anything else."""
+    try:
+        return str(ipaddress.ip_network(entry, strict=False)) if "/" in entry else None
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True)

@@ -76,7 +76,7 @@ class ServerSettings:
         ):
             value = os.environ.get(f"DUDO_{name.upper()}")
             if value is not None:
-                setattr(settings.room, name, _env_number(name, value, float, "seconds"))
+                setattr(settings.room, name, _env_number(name, value, float, "number of seconds"))
         for name in ("lease", "renew_every", "rescan_every", "stall_limit"):
             value = os.environ.get(f"DUDO_{name.upper()}")
             if value is not None:
@@ -145,12 +145,15 @@ class ServerSettings:
 
 
 def _env_number(name: str, value: str, kind: type[float] | type[int], what: str) -> Any:
-    """A DUDO_* setting as a number, or a ValueError that names the setting."""
+    """A DUDO_* setting as a number, or a ValueError that names the setting; ``what`` says
+    what it must be, after "a" (``number of seconds``, ``whole number``)."""
     try:
         number = kind(value)
     except ValueError:
-        raise ValueError(f"DUDO_{name.upper()} must be a {what}, not {value!r}") from None
-    if number < 0 or number != number:  # negative, or NaN
+        number = None
+    if number is None or number != number:  # not a number at all, or NaN
+        raise ValueError(f"DUDO_{name.upper()} must be a {what}, not {value!r}")
+    if number < 0:
         raise ValueError(f"DUDO_{name.upper()} must not be negative, not {value!r}")
     return number
 
