@@ -69,3 +69,15 @@ def has_visible(text: str) -> bool:
         not ch.isspace() and ch not in BLANK and unicodedata.category(ch)[0] not in "CM"
         for ch in text
     )
+
+
+MOST_QUOTED = 40
+"""The most characters of what someone typed that a reply quotes back (a refusal of the
+server, the terminal game's "Not a bid: ..."); a longer text is cut there."""
+
+
+def clipped(text: str) -> str:
+    """``text`` as a reply quotes it back: its first :data:`MOST_QUOTED` characters, then
+    "…" if there was more, so that a pasted page or a 5,000-character code is never
+    repeated whole."""
+    return text if len(text) <= MOST_QUOTED else text[:MOST_QUOTED] + "…"

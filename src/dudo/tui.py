@@ -47,7 +47,7 @@ from dudo.game import (
     Revealed,
 )
 from dudo.hands import BadHandText, Hand
-from dudo.printable import printable
+from dudo.printable import MOST_QUOTED, clipped, printable
 from dudo.refusals import HANDS_WITH_AN_ARTICLE, explain, in_words
 from dudo.rules_text import rules_sheet
 from dudo.tui_reveal import cup_rows
@@ -204,22 +204,17 @@ def capitalised(sentence: str) -> str:
     return sentence[:1].upper() + sentence[1:]
 
 
-MAX_QUOTED = 40
-"""The most characters of a typed line a reply quotes back; a longer one is cut there."""
-
-
-def shortened(typed: str) -> str:
-    """What the player typed as a reply shows it: at most :data:`MAX_QUOTED` characters,
-    then an ellipsis, so that a pasted page is not echoed back in full."""
-    return typed if len(typed) <= MAX_QUOTED else typed[:MAX_QUOTED] + "…"
+MAX_QUOTED = MOST_QUOTED
+"""The most characters of a typed line a reply quotes back (as the server's refusals do);
+:func:`~dudo.printable.clipped` cuts a longer one there."""
 
 
 _LONG_WORD = re.compile(rf"[^\s']{{{MAX_QUOTED + 1},}}")
 
 
 def quoted(typed: str) -> str:
-    """What the player typed, quoted in a reply (``'4 5x'``), :func:`shortened`."""
-    return repr(shortened(typed))
+    """What the player typed, quoted in a reply (``'4 5x'``), :func:`~dudo.printable.clipped`."""
+    return repr(clipped(typed))
 
 
 def parser_refusal(error: Exception, typed: str) -> str:
@@ -227,7 +222,7 @@ def parser_refusal(error: Exception, typed: str) -> str:
     :func:`quoted` does (the parsers quote it in full), and any other long word it names
     (a face or a number out of the line) cut the same way."""
     message = str(error).replace(repr(typed), quoted(typed), 1)
-    return refusal(_LONG_WORD.sub(lambda word: shortened(word[0]), message))
+    return refusal(_LONG_WORD.sub(lambda word: clipped(word[0]), message))
 
 
 def refusal(message: str) -> str:
@@ -448,7 +443,7 @@ class TerminalGame:
             seen, typed = self.answering
             self.show_table(seen)
             if typed:
-                self.console.print(Text(f"You typed: {shortened(typed)}", style="dim"))
+                self.console.print(Text(f"You typed: {clipped(typed)}", style="dim"))
         self.console.print(message)
 
     def show_rules(self) -> None:

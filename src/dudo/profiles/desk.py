@@ -37,10 +37,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
+from dudo.printable import clipped
 from dudo.profiles.book import Profile, ProfileBook, TransferRefused
 from dudo.profiles.series import standings
 from dudo.profiles.stats import PlayedGame, profile_stats
-from dudo.server.protocol import clipped
 from dudo.server.site.lobby import normalise_code
 from dudo.server.web.share import clean_origin
 

@@ -14,22 +14,16 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
+from dudo.printable import clipped
+
 PROTOCOL_VERSION = 1
 MAX_MESSAGE_BYTES = 4096
 EMOTES = ("👍", "😂", "😮", "🤔", "😈", "🎲")
 LEVELS = ("easy", "normal", "hard")
 
 MAX_ACTION_ID = 64
-QUOTED_LENGTH = 40
 ActionId = Annotated[str, Field(min_length=1, max_length=MAX_ACTION_ID)]
 Name = Annotated[str, Field(min_length=1, max_length=24)]
-
-
-def clipped(text: str) -> str:
-    """What an error message quotes back of something a client sent (a room code, a message
-    type, a field name): its first QUOTED_LENGTH characters, then "…" if there was more, so
-    a refusal never repeats a long input whole."""
-    return text if len(text) <= QUOTED_LENGTH else text[:QUOTED_LENGTH] + "…"
 
 
 class _Message(BaseModel):

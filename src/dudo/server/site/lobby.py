@@ -29,12 +29,12 @@ from typing import Any
 
 from dudo.dice import Cups
 from dudo.fairness import derive_dice
+from dudo.printable import clipped
 from dudo.rules import Rules
 from dudo.server.guard.gate import Buckets
 from dudo.server.guard.networks import network_of
 from dudo.server.logs import log_event
 from dudo.server.outage import StoreHealth
-from dudo.server.protocol import clipped
 from dudo.server.site.admission import admit_creation, full
 from dudo.server.site.base import JoinElsewhere, Site, rules_key
 from dudo.server.site.limits import GuessBudget, GuessLimiter, SiteLimits

@@ -14,10 +14,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from starlette.requests import ClientDisconnect, HTTPConnection, Request
 from starlette.responses import JSONResponse, Response
 
+from dudo.printable import clipped
 from dudo.profiles.desk import SECRET_PATTERN, key_hash
 from dudo.rules import Rules, RulesError
 from dudo.server.cluster.relay import PROFILE_HEADER
-from dudo.server.protocol import MAX_MESSAGE_BYTES, clipped
+from dudo.server.protocol import MAX_MESSAGE_BYTES
 from dudo.server.site.lobby import Elsewhere
 from dudo.server.table import inbox
 from dudo.server.table.names import clean_name
