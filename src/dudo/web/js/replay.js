@@ -180,7 +180,7 @@ class GamePage {
       <section class="card replay-log" aria-labelledby="log-title">
         <h2 id="log-title">${escapeHtml(t('rp.every_move'))}</h2>
         <p class="help">${escapeHtml(t('rp.log_help', {high: pct(0.8), low: pct(0.2), half: pct(0.5)}))}</p>
-        <div id="log"></div>
+        <div id="log" class="log-grid"></div>
       </section>
 
       <section class="card replay-fair" id="fair" data-state="checking" aria-labelledby="fair-title">
