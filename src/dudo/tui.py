@@ -81,6 +81,21 @@ def bids_help(example: Bid) -> str:
 
 _END_HELP = "[bold]rules[/] for the rules, [bold]quit[/] to leave."
 _CALZA_HELP = "[bold]calza[/] to call it exact, "
+
+
+def calls_help(calza: bool, bid_word: str = "bid") -> str:
+    """The help line (Rich markup) where no bid is left to make: the standing ``bid_word``
+    is the highest there is, so the help offers no example to type, only the calls (calza
+    where this round allows it)."""
+    calls = "the calls are" if calza else "the call is"
+    return (
+        f"No {bid_word} is higher than the standing {bid_word}: only {calls} left. "
+        f"Type [bold]dudo[/] (or [bold]liar[/]) to call the standing {bid_word}, "
+        + (_CALZA_HELP if calza else "")
+        + _END_HELP
+    )
+
+
 HELP = bids_help(EXAMPLE_BID) + _CALZA_HELP + _END_HELP
 HELP_NO_CALZA = bids_help(EXAMPLE_BID) + _END_HELP
 """The help line for a round without calza (rules without it, too few players left, a
@@ -308,27 +323,39 @@ class TerminalGame:
         """The help line for this round (Rich markup): calza only where it may be called
         this round, not at rules without it, nor with fewer players left than it needs,
         nor in a palifico round (the engine would refuse the word); its example bid one
-        the engine would take (:meth:`example`)."""
+        the engine would take (:meth:`example`). Where no bid is left (the standing bid
+        is the highest there is) no example at all, only the calls: "4 5s" was offered
+        there too, and refused as every bid was."""
+        calza = self.game.calza_allowed()
+        bids = self.bids_left()
+        if bids is not None and not bids:
+            return calls_help(calza, self.bid_word)
         if self.poker:
             return HAND_HELP
-        calza = _CALZA_HELP if self.game.calza_allowed() else ""
-        return bids_help(self.example()) + calza + _END_HELP
+        return bids_help(self.example()) + (_CALZA_HELP if calza else "") + _END_HELP
 
-    def example(self) -> Bid:
-        """The help's example bid: :data:`EXAMPLE_BID` where it may be bid now, else the
-        lowest bid that may (in a palifico round, on the locked face). "4 5s" was refused
-        when it was no raise on the standing bid, over the dice in play, or on another face
-        than a palifico round's. Bids are those of the seat to act: out of the player's
-        turn, the ones they would have if the standing bid stood when it came."""
+    def bids_left(self) -> Sequence[Bid | Hand] | None:
+        """The bids the help may offer: those of the seat to act, lowest first (in a
+        palifico round, on the locked face); out of the player's turn, the ones they would
+        have if the standing bid stood when it came. ``None`` out of the bidding, where any
+        bid serves as an example; empty when the standing bid is the highest there is."""
         game = self.game
         if game.phase is not Phase.BIDDING:
-            return EXAMPLE_BID
-        bids = game.legal_actions(game.turn).bids
+            return None
+        bids = game.legal_actions(game.turn).any_bids
         standing = game.standing
         if game.palifico and isinstance(standing, Bid):
             # the seat to act may have one die and leave the face, which the player may not
-            bids = [bid for bid in bids if bid.face == standing.face]
-        if not bids or EXAMPLE_BID in bids:
+            bids = [bid for bid in bids if isinstance(bid, Bid) and bid.face == standing.face]
+        return bids
+
+    def example(self) -> Bid:
+        """The help's example bid: :data:`EXAMPLE_BID` where it may be bid now, else the
+        lowest bid that may (:meth:`bids_left`). "4 5s" was refused when it was no raise on
+        the standing bid, over the dice in play, or on another face than a palifico
+        round's. Where no bid is left the help offers none (:func:`calls_help`)."""
+        bids = self.bids_left()
+        if not bids or EXAMPLE_BID in bids or not isinstance(bids[0], Bid):
             return EXAMPLE_BID
         return bids[0]
 
