@@ -138,6 +138,9 @@ FEWEST_BIDS = 3
 """The fewest of the round's latest bids a turn screen on a terminal lists, however short
 the terminal: the standing bid and the two it answers. A longer list is cut to the latest
 that fit the terminal's height (:meth:`TerminalGame.show_table`)."""
+REVEAL_ROOM_BELOW = 2
+"""Lines a reveal screen keeps free under it: a player out of the game ("Rui is out of the
+game."), and the prompt to go on to the next round."""
 
 ARTICLED_HANDS = tuple(f"a {start}" for start in HANDS_WITH_AN_ARTICLE)
 """How a hand that takes an article may start when typed with it: "a pair of 3s"."""
@@ -777,20 +780,24 @@ class TerminalGame:
                 yield screen(layout, 0)
             if seen.bids:
                 compact = layouts[-1]
-                yield screen(compact, self.latest_bids_that_fit(seen, screen(compact, 0)))
+                yield screen(compact, self.latest_bids_that_fit(seen.bids, screen(compact, 0)))
 
         self.print_screen(first_that_fits(self.console, variants()))
 
-    def latest_bids_that_fit(self, seen: SeatView, whole_round: list[RenderableType]) -> int:
-        """How many of the round's latest bids the turn screen ``whole_round`` (which lists
-        every one) has room for on the terminal, after how many earlier ones are not
-        shown: as many as fit, never fewer than :data:`FEWEST_BIDS`."""
-        every_bid = height(self.console, [self.bids_line(seen.bids)])
-        room = self.console.height - ROOM_BELOW - height(self.console, whole_round) + every_bid
+    def latest_bids_that_fit(
+        self,
+        bids: Sequence[tuple[int, Bid | Hand]],
+        whole_round: list[RenderableType],
+        room_below: int = ROOM_BELOW,
+    ) -> int:
+        """How many of the round's latest ``bids`` the screen ``whole_round`` (which lists
+        every one) has room for on the terminal with ``room_below`` lines to spare, after
+        how many earlier ones are not shown: as many as fit, never fewer than
+        :data:`FEWEST_BIDS`. The turn screen's rule, and the reveal's."""
+        every_bid = height(self.console, [self.bids_line(bids)])
+        room = self.console.height - room_below - height(self.console, whole_round) + every_bid
         last = FEWEST_BIDS
-        while last < len(seen.bids) and (
-            height(self.console, [self.bids_line(seen.bids, last + 1)]) <= room
-        ):
+        while last < len(bids) and height(self.console, [self.bids_line(bids, last + 1)]) <= room:
             last += 1
         return last
 
@@ -892,7 +899,8 @@ class TerminalGame:
         """The call and its outcome on a screen of its own: the round's bids (a round in
         which the player had no turn, or was out, was otherwise never seen), the call,
         every cup with its counted dice, and who loses what. On a terminal too short for
-        all the bids, only the last few (the screen must hold the cups and the outcome)."""
+        all the bids, only the latest that fit, as on a turn screen (the screen must hold
+        the cups and the outcome); it used to cut them to the last three, however tall."""
         self.rounds_played += 1
         title = f"Round {self.rounds_played}: the cups are lifted"
         words = "DUDO!" if reveal.call is DUDO else "CALZA!"
@@ -907,17 +915,24 @@ class TerminalGame:
             self.line(f"[bold]{shown}[/]"),
         ]
         intro = not self.intro_shown
-        histories: list[list[RenderableType]] = [[]]
-        if reveal.bids:
-            histories = [[self.bids_line(reveal.bids)], [self.bids_line(reveal.bids, last=3)]]
-        if not self.clear:
-            histories = histories[:1]  # a log has no height to fit
 
-        def screen(history: list[RenderableType]) -> list[RenderableType]:
+        def screen(last: int | None) -> list[RenderableType]:
+            """The reveal with the round's bids (the ``last`` few, if not 0; none if None)."""
             self.intro_shown = not intro
+            history = [] if last is None else [self.bids_line(reveal.bids, last)]
             return [*self.screen_top(title), *history, *body]
 
-        fitted = first_that_fits(self.console, map(screen, histories), room_below=2)
+        def variants() -> Iterator[list[RenderableType]]:
+            if not reveal.bids:
+                yield screen(None)
+                return
+            whole_round = screen(0)
+            yield whole_round
+            if self.clear:  # a log has no height to fit
+                last = self.latest_bids_that_fit(reveal.bids, whole_round, REVEAL_ROOM_BELOW)
+                yield screen(last)
+
+        fitted = first_that_fits(self.console, variants(), room_below=REVEAL_ROOM_BELOW)
         self.print_screen(fitted)
 
     def outcome(self, reveal: Revealed) -> tuple[str, str]:
