@@ -20,7 +20,6 @@ pause the caller sets). Lines wrap between words, never inside a name
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 
@@ -227,26 +226,16 @@ MAX_QUOTED = MOST_QUOTED
 :func:`~dudo.printable.clipped` cuts a longer one there."""
 
 
-_LONG_WORD = re.compile(rf"[^\s']{{{MAX_QUOTED + 1},}}")
-
-
 def quoted(typed: str) -> str:
     """What the player typed, quoted in a reply (``'4 5x'``), :func:`~dudo.printable.clipped`."""
     return repr(clipped(typed))
 
 
-def parser_refusal(error: Exception, typed: str) -> str:
-    """:func:`refusal` of a parser's error about ``typed``, the line quoted as
-    :func:`quoted` does (the parsers quote it in full), and any other long word it names
-    (a face or a number out of the line) cut the same way."""
-    message = str(error).replace(repr(typed), quoted(typed), 1)
-    return refusal(_LONG_WORD.sub(lambda word: clipped(word[0]), message))
-
-
 def refusal(message: str) -> str:
     """A parser's error (``not a bid: 'x' (write it like ...)``) as the table's other
     refusals read: capitalised, its label in red up to the first colon, a full stop at the
-    end. Rich markup, the message itself escaped."""
+    end. Rich markup, the message itself escaped. The parsers quote what was typed as
+    :func:`quoted` does (:func:`~dudo.printable.clipped`), so a long line comes back short."""
     label, colon, rest = message.partition(": ")
     if not colon:
         label, rest = message, ""
@@ -508,7 +497,7 @@ class TerminalGame:
                     "but this table bids a quantity and a face, like 4 5s."
                 )
             else:
-                self.say(parser_refusal(error, text))
+                self.say(refusal(str(error)))
             return None
 
     def parse_hand(self, text: str) -> Hand | None:
@@ -526,7 +515,7 @@ class TerminalGame:
                     "pair of 3s or full house 4s over 2s."
                 )
             else:
-                self.say(parser_refusal(error, text))
+                self.say(refusal(str(error)))
             return None
 
     def why(self, action: Action, reason: str) -> str:
