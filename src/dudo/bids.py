@@ -33,6 +33,8 @@ from enum import Enum
 from functools import cache
 from typing import overload
 
+from dudo.printable import clipped
+
 FACES = (1, 2, 3, 4, 5, 6)
 
 _NUMBER_WORDS = {
@@ -106,11 +108,11 @@ class Bid:
         """
         match = _BID_PATTERN.match(text.lower())
         if match is None:
-            raise BadBidText(f"not a bid: {text!r} (write it like '4x5' or '4 5s')")
+            raise BadBidText(f"not a bid: {clipped(text)!r} (write it like '4x5' or '4 5s')")
         quantity = _read_number(match["quantity"], _NUMBER_WORDS)
         face = _read_number(match["face"], _FACE_WORDS)
         if quantity is None or face is None:
-            raise BadBidText(f"not a bid: {text!r} (write it like '4x5' or '4 5s')")
+            raise BadBidText(f"not a bid: {clipped(text)!r} (write it like '4x5' or '4 5s')")
         return cls(quantity, face)
 
     def __str__(self) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from collections.abc import Callable, Iterator
@@ -126,10 +127,14 @@ def _given(value: str, what: str, hint: str) -> str:
     return value
 
 
-def _number_at_least(low: float) -> Callable[[Any], float]:
+def _number_at_least(low: float, *, finite: bool = True) -> Callable[[Any], float]:
     """The parser of an option that takes a number from ``low`` up (``--pause``,
     ``--budget-ms``, ``--older-than``). ``nan`` is refused as no number: typer's own range
-    check said it "should be greater than or equal to 0", as if it were a negative one."""
+    check said it "should be greater than or equal to 0", as if it were a negative one.
+    ``inf`` (``infinity``, or a number too big for a float, such as ``1e400``) is refused
+    as no finite number: ``--budget-ms inf`` ran as "budget inf ms" and ``--older-than
+    inf`` purged "closed more than inf days ago". ``finite=False`` lets it through, for an
+    option with an upper bound of its own that says more (``--pause``)."""
 
     def parse(value: Any) -> float:
         if isinstance(value, int | float):  # a default, already a number
@@ -140,6 +145,8 @@ def _number_at_least(low: float) -> Callable[[Any], float]:
             number = None
         if number is None or number != number:  # not a number at all, or NaN
             raise typer.BadParameter(f"must be a number, not {value!r}")
+        if finite and not math.isfinite(number):
+            raise typer.BadParameter(f"must be a finite number, not {value!r}")
         if number < low:
             raise typer.BadParameter(f"must be at least {low:g}, not {value}")
         return number
@@ -733,7 +740,7 @@ def play(
         typer.Option(
             "--pause",
             metavar="SECONDS",
-            parser=_number_at_least(0),
+            parser=_number_at_least(0, finite=False),  # inf: "--pause is at most 600 ..."
             help="How long the outcome of a call stays on screen before the next round, "
             f"up to {MAX_PAUSE} seconds. Default: until you press Enter (no pause when "
             "the input is not a terminal); 0 for none.",

@@ -27,6 +27,7 @@ from reprlib import repr as _shown  # a value quoted in an error message, cut sh
 from typing import Any, Final, overload
 
 from dudo.bids import BadBidText
+from dudo.printable import clipped
 
 CATEGORIES: Final = (
     "pair",
@@ -91,7 +92,7 @@ class Hand:
             return f"{category} names {wanted} face{'s' if wanted != 1 else ''}, not {len(faces)}"
         for face in faces:
             if type(face) is not int or not 1 <= face <= 6:
-                return f"{face!r} is not a face 1..6"
+                return f"{clipped(repr(face))} is not a face 1..6"
         if category == "two_pair" and faces[0] <= faces[1]:
             return "two pair names the higher pair first (F1 > F2)"
         if category == "full_house" and faces[0] == faces[1]:
@@ -137,10 +138,10 @@ class Hand:
             hand = cls(category, faces)
             problem = hand.problem()
             if problem is not None:
-                raise BadHandText(f"not a hand: {text!r}: {problem}")
+                raise BadHandText(f"not a hand: {clipped(text)!r}: {problem}")
             return hand
         raise BadHandText(
-            f"not a hand: {text!r} (write it like 'pair of 3s', "
+            f"not a hand: {clipped(text)!r} (write it like 'pair of 3s', "
             "'two pair 5s and 2s', 'low straight' or 'full house 4s over 2s')"
         )
 
@@ -253,12 +254,12 @@ def _face(token: str) -> int:
         try:
             return int(token)
         except ValueError:  # more digits than Python reads (sys.get_int_max_str_digits)
-            raise BadHandText(f"not a face: {token!r}") from None
+            raise BadHandText(f"not a face: {clipped(token)!r}") from None
     if token in _FACE_WORDS:
         return _FACE_WORDS[token]
     if token + "s" in _FACE_WORDS:  # the pattern's lazy match left the plural s off
         return _FACE_WORDS[token + "s"]
-    raise BadHandText(f"not a face: {token!r}")
+    raise BadHandText(f"not a face: {clipped(token)!r}")
 
 
 def _needs(hand: Hand) -> tuple[tuple[int, int], ...]:

@@ -7,7 +7,9 @@ names it prints, so both read a name the same way (docs/protocol.md, "Limits"):
 
 - tabs, line breaks and every other kind of whitespace become single spaces, trimmed;
 - control and format characters are dropped (an ANSI escape, a bidi override, a zero-width
-  space), except :data:`KEPT_FORMAT`;
+  space), except :data:`KEPT_FORMAT` and the tag characters of an emoji tag sequence
+  (England's flag: a black flag, ``gbeng`` in tag characters, CANCEL TAG; see
+  :func:`is_emoji_tag_sequence`); tag characters anywhere else, invisible, are dropped;
 - :data:`BLANK` characters are dropped: they are letters or symbols to Unicode but show
   as nothing, or as an empty space;
 - after a character, at most :data:`MOST_MARKS` combining marks (or joiners) in a row are
@@ -19,6 +21,7 @@ names it prints, so both read a name the same way (docs/protocol.md, "Limits"):
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 
 KEPT_FORMAT = frozenset("\u200c\u200d\ufe0e\ufe0f")
 """Format characters that belong in names: the joiners that build emoji sequences (👩‍👩‍👧)
@@ -34,6 +37,18 @@ empty space (the Hangul fillers are, like the format characters, "default ignora
 Unicode asks that they be drawn as nothing). They are dropped, so that a name of them
 alone has nothing visible."""
 
+TAGS = range(0xE0020, 0xE007F)
+"""The tag characters an emoji tag sequence spells its tag in (U+E0020..U+E007E): they
+show as nothing, so outside such a sequence they could hide text in a name or a line."""
+CANCEL_TAG = "\U000e007f"
+"""The end of an emoji tag sequence."""
+MOST_TAGS = 7
+"""The most tag characters an emoji tag sequence may have to be kept: the flags of
+subdivisions name theirs in at most 7 (a region of 2 letters or 3 digits and up to 4 more,
+``gbeng`` for England). A longer "flag" would carry text nobody sees."""
+EMOJI_MODIFIERS = range(0x1F3FB, 0x1F400)
+"""The skin tones, which may stand between an emoji and its tags."""
+
 MOST_MARKS = 4
 """How many combining marks (or joiners, or variation selectors) in a row a character
 keeps. Real writing stacks few: Vietnamese ``ệ`` two, Thai a vowel and a tone mark, a
@@ -46,7 +61,16 @@ def printable(text: str) -> str:
     if nothing visible is left."""
     kept: list[str] = []
     marks = 0
-    for ch in " ".join(text.split()):
+    line = " ".join(text.split())
+    skip_to = 0
+    for index, ch in enumerate(line):
+        if index < skip_to:
+            continue
+        if ord(ch) in TAGS:
+            skip_to = tags_end(line, index)
+            if is_emoji_tag_sequence(line[index:skip_to], kept):
+                kept.append(line[index:skip_to])
+            continue  # else the run of tags, invisible, is dropped whole
         category = unicodedata.category(ch)
         if ch in BLANK or (category[0] == "C" and ch not in KEPT_FORMAT):
             continue
@@ -59,6 +83,28 @@ def printable(text: str) -> str:
         kept.append(ch)
     line = " ".join("".join(kept).split())
     return line if has_visible(line) else ""
+
+
+def tags_end(text: str, start: int) -> int:
+    """The end of the run of tag characters at ``text[start]``: the index after the
+    :data:`CANCEL_TAG` that ends it, or after its last tag character if none does."""
+    end = start
+    while end < len(text) and ord(text[end]) in TAGS:
+        end += 1
+    return end + 1 if text[end : end + 1] == CANCEL_TAG else end
+
+
+def is_emoji_tag_sequence(tags: str, before: Sequence[str]) -> bool:
+    """Whether the run of ``tags`` (from :func:`tags_end`) after what :func:`printable`
+    kept ``before`` it is a well-formed emoji tag sequence: after an emoji (a symbol,
+    perhaps with a variation selector or a skin tone after it), 1 to :data:`MOST_TAGS` tag
+    characters, then :data:`CANCEL_TAG`. England's, Scotland's and Wales's flags are."""
+    if not tags.endswith(CANCEL_TAG) or not 1 < len(tags) <= MOST_TAGS + 1:
+        return False
+    base = before[-1] if before else ""
+    if len(before) > 1 and (base == "\ufe0f" or (len(base) == 1 and ord(base) in EMOJI_MODIFIERS)):
+        base = before[-2]  # the emoji, before its variation selector or skin tone
+    return len(base) == 1 and unicodedata.category(base) == "So"
 
 
 def has_visible(text: str) -> bool:

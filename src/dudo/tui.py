@@ -20,7 +20,6 @@ pause the caller sets). Lines wrap between words, never inside a name
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 
@@ -81,6 +80,21 @@ def bids_help(example: Bid) -> str:
 
 _END_HELP = "[bold]rules[/] for the rules, [bold]quit[/] to leave."
 _CALZA_HELP = "[bold]calza[/] to call it exact, "
+
+
+def calls_help(calza: bool, bid_word: str = "bid") -> str:
+    """The help line (Rich markup) where no bid is left to make: the standing ``bid_word``
+    is the highest there is, so the help offers no example to type, only the calls (calza
+    where this round allows it)."""
+    calls = "the calls are" if calza else "the call is"
+    return (
+        f"No {bid_word} is higher than the standing {bid_word}: only {calls} left. "
+        f"Type [bold]dudo[/] (or [bold]liar[/]) to call the standing {bid_word}, "
+        + (_CALZA_HELP if calza else "")
+        + _END_HELP
+    )
+
+
 HELP = bids_help(EXAMPLE_BID) + _CALZA_HELP + _END_HELP
 HELP_NO_CALZA = bids_help(EXAMPLE_BID) + _END_HELP
 """The help line for a round without calza (rules without it, too few players left, a
@@ -123,6 +137,9 @@ FEWEST_BIDS = 3
 """The fewest of the round's latest bids a turn screen on a terminal lists, however short
 the terminal: the standing bid and the two it answers. A longer list is cut to the latest
 that fit the terminal's height (:meth:`TerminalGame.show_table`)."""
+REVEAL_ROOM_BELOW = 2
+"""Lines a reveal screen keeps free under it: a player out of the game ("Rui is out of the
+game."), and the prompt to go on to the next round."""
 
 ARTICLED_HANDS = tuple(f"a {start}" for start in HANDS_WITH_AN_ARTICLE)
 """How a hand that takes an article may start when typed with it: "a pair of 3s"."""
@@ -209,26 +226,16 @@ MAX_QUOTED = MOST_QUOTED
 :func:`~dudo.printable.clipped` cuts a longer one there."""
 
 
-_LONG_WORD = re.compile(rf"[^\s']{{{MAX_QUOTED + 1},}}")
-
-
 def quoted(typed: str) -> str:
     """What the player typed, quoted in a reply (``'4 5x'``), :func:`~dudo.printable.clipped`."""
     return repr(clipped(typed))
 
 
-def parser_refusal(error: Exception, typed: str) -> str:
-    """:func:`refusal` of a parser's error about ``typed``, the line quoted as
-    :func:`quoted` does (the parsers quote it in full), and any other long word it names
-    (a face or a number out of the line) cut the same way."""
-    message = str(error).replace(repr(typed), quoted(typed), 1)
-    return refusal(_LONG_WORD.sub(lambda word: clipped(word[0]), message))
-
-
 def refusal(message: str) -> str:
     """A parser's error (``not a bid: 'x' (write it like ...)``) as the table's other
     refusals read: capitalised, its label in red up to the first colon, a full stop at the
-    end. Rich markup, the message itself escaped."""
+    end. Rich markup, the message itself escaped. The parsers quote what was typed as
+    :func:`quoted` does (:func:`~dudo.printable.clipped`), so a long line comes back short."""
     label, colon, rest = message.partition(": ")
     if not colon:
         label, rest = message, ""
@@ -308,27 +315,39 @@ class TerminalGame:
         """The help line for this round (Rich markup): calza only where it may be called
         this round, not at rules without it, nor with fewer players left than it needs,
         nor in a palifico round (the engine would refuse the word); its example bid one
-        the engine would take (:meth:`example`)."""
+        the engine would take (:meth:`example`). Where no bid is left (the standing bid
+        is the highest there is) no example at all, only the calls: "4 5s" was offered
+        there too, and refused as every bid was."""
+        calza = self.game.calza_allowed()
+        bids = self.bids_left()
+        if bids is not None and not bids:
+            return calls_help(calza, self.bid_word)
         if self.poker:
             return HAND_HELP
-        calza = _CALZA_HELP if self.game.calza_allowed() else ""
-        return bids_help(self.example()) + calza + _END_HELP
+        return bids_help(self.example()) + (_CALZA_HELP if calza else "") + _END_HELP
 
-    def example(self) -> Bid:
-        """The help's example bid: :data:`EXAMPLE_BID` where it may be bid now, else the
-        lowest bid that may (in a palifico round, on the locked face). "4 5s" was refused
-        when it was no raise on the standing bid, over the dice in play, or on another face
-        than a palifico round's. Bids are those of the seat to act: out of the player's
-        turn, the ones they would have if the standing bid stood when it came."""
+    def bids_left(self) -> Sequence[Bid | Hand] | None:
+        """The bids the help may offer: those of the seat to act, lowest first (in a
+        palifico round, on the locked face); out of the player's turn, the ones they would
+        have if the standing bid stood when it came. ``None`` out of the bidding, where any
+        bid serves as an example; empty when the standing bid is the highest there is."""
         game = self.game
         if game.phase is not Phase.BIDDING:
-            return EXAMPLE_BID
-        bids = game.legal_actions(game.turn).bids
+            return None
+        bids = game.legal_actions(game.turn).any_bids
         standing = game.standing
         if game.palifico and isinstance(standing, Bid):
             # the seat to act may have one die and leave the face, which the player may not
-            bids = [bid for bid in bids if bid.face == standing.face]
-        if not bids or EXAMPLE_BID in bids:
+            bids = [bid for bid in bids if isinstance(bid, Bid) and bid.face == standing.face]
+        return bids
+
+    def example(self) -> Bid:
+        """The help's example bid: :data:`EXAMPLE_BID` where it may be bid now, else the
+        lowest bid that may (:meth:`bids_left`). "4 5s" was refused when it was no raise on
+        the standing bid, over the dice in play, or on another face than a palifico
+        round's. Where no bid is left the help offers none (:func:`calls_help`)."""
+        bids = self.bids_left()
+        if not bids or EXAMPLE_BID in bids or not isinstance(bids[0], Bid):
             return EXAMPLE_BID
         return bids[0]
 
@@ -478,7 +497,7 @@ class TerminalGame:
                     "but this table bids a quantity and a face, like 4 5s."
                 )
             else:
-                self.say(parser_refusal(error, text))
+                self.say(refusal(str(error)))
             return None
 
     def parse_hand(self, text: str) -> Hand | None:
@@ -496,7 +515,7 @@ class TerminalGame:
                     "pair of 3s or full house 4s over 2s."
                 )
             else:
-                self.say(parser_refusal(error, text))
+                self.say(refusal(str(error)))
             return None
 
     def why(self, action: Action, reason: str) -> str:
@@ -750,20 +769,24 @@ class TerminalGame:
                 yield screen(layout, 0)
             if seen.bids:
                 compact = layouts[-1]
-                yield screen(compact, self.latest_bids_that_fit(seen, screen(compact, 0)))
+                yield screen(compact, self.latest_bids_that_fit(seen.bids, screen(compact, 0)))
 
         self.print_screen(first_that_fits(self.console, variants()))
 
-    def latest_bids_that_fit(self, seen: SeatView, whole_round: list[RenderableType]) -> int:
-        """How many of the round's latest bids the turn screen ``whole_round`` (which lists
-        every one) has room for on the terminal, after how many earlier ones are not
-        shown: as many as fit, never fewer than :data:`FEWEST_BIDS`."""
-        every_bid = height(self.console, [self.bids_line(seen.bids)])
-        room = self.console.height - ROOM_BELOW - height(self.console, whole_round) + every_bid
+    def latest_bids_that_fit(
+        self,
+        bids: Sequence[tuple[int, Bid | Hand]],
+        whole_round: list[RenderableType],
+        room_below: int = ROOM_BELOW,
+    ) -> int:
+        """How many of the round's latest ``bids`` the screen ``whole_round`` (which lists
+        every one) has room for on the terminal with ``room_below`` lines to spare, after
+        how many earlier ones are not shown: as many as fit, never fewer than
+        :data:`FEWEST_BIDS`. The turn screen's rule, and the reveal's."""
+        every_bid = height(self.console, [self.bids_line(bids)])
+        room = self.console.height - room_below - height(self.console, whole_round) + every_bid
         last = FEWEST_BIDS
-        while last < len(seen.bids) and (
-            height(self.console, [self.bids_line(seen.bids, last + 1)]) <= room
-        ):
+        while last < len(bids) and height(self.console, [self.bids_line(bids, last + 1)]) <= room:
             last += 1
         return last
 
@@ -865,7 +888,8 @@ class TerminalGame:
         """The call and its outcome on a screen of its own: the round's bids (a round in
         which the player had no turn, or was out, was otherwise never seen), the call,
         every cup with its counted dice, and who loses what. On a terminal too short for
-        all the bids, only the last few (the screen must hold the cups and the outcome)."""
+        all the bids, only the latest that fit, as on a turn screen (the screen must hold
+        the cups and the outcome); it used to cut them to the last three, however tall."""
         self.rounds_played += 1
         title = f"Round {self.rounds_played}: the cups are lifted"
         words = "DUDO!" if reveal.call is DUDO else "CALZA!"
@@ -880,17 +904,24 @@ class TerminalGame:
             self.line(f"[bold]{shown}[/]"),
         ]
         intro = not self.intro_shown
-        histories: list[list[RenderableType]] = [[]]
-        if reveal.bids:
-            histories = [[self.bids_line(reveal.bids)], [self.bids_line(reveal.bids, last=3)]]
-        if not self.clear:
-            histories = histories[:1]  # a log has no height to fit
 
-        def screen(history: list[RenderableType]) -> list[RenderableType]:
+        def screen(last: int | None) -> list[RenderableType]:
+            """The reveal with the round's bids (the ``last`` few, if not 0; none if None)."""
             self.intro_shown = not intro
+            history = [] if last is None else [self.bids_line(reveal.bids, last)]
             return [*self.screen_top(title), *history, *body]
 
-        fitted = first_that_fits(self.console, map(screen, histories), room_below=2)
+        def variants() -> Iterator[list[RenderableType]]:
+            if not reveal.bids:
+                yield screen(None)
+                return
+            whole_round = screen(0)
+            yield whole_round
+            if self.clear:  # a log has no height to fit
+                last = self.latest_bids_that_fit(reveal.bids, whole_round, REVEAL_ROOM_BELOW)
+                yield screen(last)
+
+        fitted = first_that_fits(self.console, variants(), room_below=REVEAL_ROOM_BELOW)
         self.print_screen(fitted)
 
     def outcome(self, reveal: Revealed) -> tuple[str, str]:

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -247,6 +250,72 @@ def test_nan_is_refused_as_no_number(args: list[str]) -> None:
     assert "greater than" not in result.stderr and len(result.stderr.splitlines()) == 1
     negative = runner.invoke(app, [*args[:2], "-1", *args[3:]], input="")
     assert negative.exit_code == 2 and "must be at least 0, not -1" in negative.stderr
+
+
+@pytest.mark.parametrize("value", ["inf", "infinity", "-inf", "1e400"])
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (["arena", "-p", "random,random", "-n", "1", "--budget-ms"], "--budget-ms"),
+        (["arena", "--ladder", "-p", "random,easy", "-n", "1", "--budget-ms"], "--budget-ms"),
+        (["purge", "--database", "DATABASE", "--older-than"], "--older-than"),
+    ],
+)
+def test_infinity_is_refused_as_no_finite_number(
+    tmp_path: Path, args: list[str], option: str, value: str
+) -> None:
+    # --budget-ms inf ran the games ("budget inf ms"), and --older-than inf purged rooms
+    # "closed more than inf days ago".
+    database = tmp_path / "dudo.db"
+    database.touch()
+    args = [f"sqlite:///{database}" if arg == "DATABASE" else arg for arg in args]
+    result = runner.invoke(app, [*args, value])
+    assert result.exit_code == 2, result.output
+    expected = f"dudo: error: Invalid value for '{option}': must be a finite number, not "
+    assert result.stderr.startswith(f"{expected}{value!r}"), result.stderr
+    assert len(result.stderr.splitlines()) == 1
+    assert result.stdout == "" and database.read_bytes() == b""  # nothing played nor purged
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "expected"),
+    [
+        ("DUDO_BOT_DELAY", "inf", "DUDO_BOT_DELAY must be a finite number of seconds, not 'inf'"),
+        ("DUDO_REVEAL_PAUSE", "infinity", "must be a finite number of seconds, not 'infinity'"),
+        ("DUDO_GRACE", "1e400", "DUDO_GRACE must be a finite number of seconds, not '1e400'"),
+        ("DUDO_CLOSE_WHEN_IDLE", "-inf", "must be a finite number of seconds, not '-inf'"),
+        ("DUDO_SWEEP_INTERVAL", "inf", "DUDO_SWEEP_INTERVAL must be a finite number, not 'inf'"),
+        ("DUDO_BOT_BUDGET_MS", "inf", "must be a finite number of milliseconds or none, not"),
+        ("DUDO_BOT_DELAY", "nan", "DUDO_BOT_DELAY must be a number of seconds, not 'nan'"),
+    ],
+)
+def test_a_server_setting_of_infinity_is_refused(
+    variable: str, value: str, expected: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # DUDO_BOT_DELAY=inf was taken: a bot that never moves (nan was refused already).
+    # Read here without a server: one the old code started would serve until stopped.
+    from dudo.server.web.settings import ServerSettings
+
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ValueError, match=re.escape(expected)):
+        ServerSettings.from_env("memory://")
+
+
+def test_dudo_serve_refuses_an_infinite_delay_on_one_line_before_it_starts() -> None:
+    # A subprocess with a time limit: the old code started the server, and served on.
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "DUDO_BOT_DELAY": "inf"}
+    result = subprocess.run(
+        [sys.executable, "-m", "dudo", "serve", "--database", "memory://", "--port", "1"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stderr == (
+        "dudo: error: DUDO_BOT_DELAY must be a finite number of seconds, not 'inf'\n"
+    )
+    assert result.stdout == ""
 
 
 def test_forget_says_a_string_is_no_profile_id_before_it_looks(tmp_path: Path) -> None:

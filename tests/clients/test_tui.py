@@ -858,6 +858,55 @@ def test_the_helps_example_is_four_5s_wherever_it_may_be_bid() -> None:
     assert help_example(terminal.console.render_str(terminal.help).plain) == "4 5s"
 
 
+def at_the_highest_bid(preset: str, players: int, highest: list[Bid | Hand]) -> Game:
+    """A game of ``players`` with two dice each where the bots bid ``highest`` in turn
+    (the last of them the highest bid there is): Ana's turn (seat 0), with no bid left."""
+    rules = Rules.preset(preset)
+    game = Game(
+        rules,
+        players,
+        dice=ScriptedDice([[[2, 3]] * players]),
+        opener=1,
+        dice_counts=[2] * players,
+    )
+    game.roll()
+    for seat, bid in enumerate(highest, start=1):
+        game.apply(seat, bid)
+    assert game.turn == 0 and not game.legal_actions(0).any_bids
+    return game
+
+
+@pytest.mark.parametrize(
+    ("preset", "players", "highest", "calls"),
+    [
+        ("perudo", 3, [Bid(6, 6), Bid(6, 1)], "the calls are"),  # six 1s of six dice
+        ("tavern", 2, [Bid(4, 6)], "the call is"),  # no ones bids, no calza
+        ("common-hand", 2, [Hand("four", (6,))], "the call is"),  # four dice in play
+    ],
+    ids=["calza", "no-calza", "hands"],
+)
+def test_the_help_offers_no_example_where_no_bid_is_left(
+    preset: str, players: int, highest: list[Bid | Hand], calls: str
+) -> None:
+    # At the highest bid there is (the cap reached) the help still said "Type a bid like
+    # 4 5s", which the game refused as it refused every bid: only the calls were left.
+    game = at_the_highest_bid(preset, players, highest)
+    console = recorded()
+    answers = iter(["help", "liar"])
+    bots = [make_bot("easy", seed=seat) for seat in range(1, players)]
+    terminal = TerminalGame(game, bots, "Ana", console, lambda _prompt: next(answers))
+    assert terminal.ask_player() is DUDO
+    text = " ".join(console.export_text().split())
+    word = "hand" if preset == "common-hand" else "bid"
+    assert "Type a bid like" not in text and "Type a hand like" not in text, text
+    assert "4 5s" not in text and "pair of 3s" not in text, text
+    said = f"No {word} is higher than the standing {word}: only {calls} left."
+    assert text.count(said) == 2, text  # the turn screen's help, and asked for
+    assert f"dudo (or liar) to call the standing {word}" in text
+    assert ("calza to call it exact" in text) is (preset == "perudo"), text
+    assert "Not allowed" not in text, text
+
+
 @pytest.mark.parametrize(("preset", "may_change"), [("dudo", True), ("perudo", False)])
 def test_a_palifico_round_tells_a_one_die_player_they_may_change_the_face(
     preset: str, may_change: bool

@@ -442,3 +442,46 @@ def test_a_long_round_lists_the_latest_bids_that_fit_the_terminal(
     assert " earlier bids, then " in flat, flat
     player.send("quit")
     assert player.wait() == 0 and player.exit_status() == 0
+
+
+@pytest.mark.parametrize("size", [(60, 20), (80, 24)])
+def test_the_reveal_of_a_long_round_lists_the_latest_bids_that_fit_the_terminal(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    # The reveal cut a list of bids too long for the terminal to the last three, however
+    # many more had room: it now keeps as many of the latest as fit, as the turn screen does.
+    (tmp_path / "lowball.py").write_text(LOWBALL)
+    bots = ",".join([f"{tmp_path / 'lowball.py'}:Lowball"] * 5)
+    player = Player(
+        tmp_path,
+        *("--bots", bots, "--set", "first_opener=host", "--seed", "1", "--no-record"),
+        *("--name", "Ana"),
+        size=size,
+    )
+    _, height = size
+    made = 0
+    while True:
+        found = player.wait(MOVE, CALZA)
+        if found == 1:
+            player.send("off")
+            continue
+        assert found == 0, player.text()
+        if made >= 60:  # ten turns of six bids: Ana calls the standing bid
+            player.send("dudo")
+            break
+        flat = " ".join(player.text().split())
+        standing = flat.split("Standing bid: ")[1].split(" by ")[0] if made else "0 2s"
+        bid = Bid.parse(standing)
+        player.send(f"{bid.quantity + 1}x{bid.face}")
+        made += 6
+    assert player.wait(NEXT) == 0, player.text()
+    flat = " ".join(player.text().split())
+    assert player.lines_since_clear() <= height, flat
+    assert "Ana: DUDO!" in flat and "Press Enter for round 2" in flat, flat
+    earlier, _, listed = flat.split("Bids: … ")[1].partition(" earlier bids, then ")
+    shown = listed.split(".")[0].split(", ")
+    assert int(earlier) + len(shown) == made, flat
+    assert len(shown) > 3, flat  # as many as fit: a few lines of them, not the last three
+    assert shown[-1].startswith("Lowball 5: "), flat  # the bid Ana called, last
+    player.send("quit")
+    assert player.wait() == 0 and player.exit_status() == 0

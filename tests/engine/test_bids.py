@@ -20,6 +20,7 @@ from dudo.bids import (
     plain_rank,
     quantity_limits,
 )
+from dudo.printable import MOST_QUOTED
 
 # -- parsing and printing ------------------------------------------------------------------
 
@@ -261,3 +262,13 @@ def test_a_ladder_is_shared_whichever_way_its_limits_are_given() -> None:
     assert ladder(Order.PLAIN, 4) is ladder(Order.PLAIN, 4, 4) is ladder(Order.PLAIN, 4, 9)
     assert ladder(Order.NO_ONES, 4) is ladder(Order.NO_ONES, 4, 2)
     assert ladder(Order.NO_ONES, 4).column(1) == ()
+
+
+@pytest.mark.parametrize("text", ["9" * 5000 + " 5s", "x" * 5000, "4x" + "9" * 5000])
+def test_parse_quotes_a_long_input_cut_short(text: str) -> None:
+    # The error repeated the input whole: a 5,000-digit number gave a 5,000-digit message.
+    with pytest.raises(BadBidText) as caught:
+        Bid.parse(text)
+    assert str(caught.value) == (
+        f"not a bid: {text[:MOST_QUOTED] + '…'!r} (write it like '4x5' or '4 5s')"
+    )

@@ -32,6 +32,7 @@ from dudo.hands import (
     hands_in,
     is_hand,
 )
+from dudo.printable import MOST_QUOTED
 from dudo.rules import Rules
 from dudo.view import SeatView, view
 
@@ -444,3 +445,30 @@ def test_the_openspiel_bridge_refuses_common_hand() -> None:
     openspiel = pytest.importorskip("dudo.openspiel")
     with pytest.raises(ValueError, match="Common Hand"):
         openspiel.load_game("common-hand", (1, 1))
+
+
+@pytest.mark.parametrize(
+    ("text", "quoted"),
+    [
+        ("9" * 5000, "9" * MOST_QUOTED),  # no hand at all
+        ("pair of " + "9" * 5000, "9" * MOST_QUOTED),  # more digits than Python reads
+        ("pair of " + "9" * 1000, ("pair of " + "9" * 1000)[:MOST_QUOTED]),  # 999...9 no face
+        ("pair of " + "x" * 5000, "x" * MOST_QUOTED),  # no face word
+    ],
+)
+def test_parse_quotes_a_long_input_cut_short(text: str, quoted: str) -> None:
+    # The error repeated the input whole: a 5,000-digit number gave a 5,000-digit message.
+    with pytest.raises(BadHandText) as error:
+        Hand.parse(text)
+    message = str(error.value)
+    assert f"{quoted}…'" in message and len(message) < 200, message
+    assert "9" * (MOST_QUOTED + 1) not in message and "x" * (MOST_QUOTED + 1) not in message
+
+
+def test_parse_quotes_a_short_input_whole() -> None:
+    with pytest.raises(BadHandText) as error:
+        Hand.parse("pair of 7s")
+    assert str(error.value) == "not a hand: 'pair of 7s': 7 is not a face 1..6"
+    with pytest.raises(BadHandText) as error:
+        Hand.parse("x" * MOST_QUOTED)
+    assert str(error.value).startswith(f"not a hand: '{'x' * MOST_QUOTED}' (write")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from starlette.testclient import TestClient
 
+from dudo.printable import printable
 from dudo.server.table.names import MAX_NAME, clean_chat, clean_name, distinct_name, skeleton
 from serverkit import app_and_lobby
 
@@ -81,7 +82,58 @@ LEGIBLE = [
     "\U0001f3f3\ufe0f\u200d\U0001f308 Ana",  # 🏳️‍🌈: a variation selector and a joiner
     "#\ufe0f\u20e3 \U0001f469\U0001f3fd\u200d\U0001f680",  # #️⃣ and 👩🏽‍🚀
     "\uae40\ucca0\uc218",  # 김철수 (Hangul syllables, no filler)
+    "Ana \U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f",  # England
 ]
+
+
+def tags(text: str) -> str:
+    """``text`` in tag characters (U+E0020..U+E007E), as an emoji tag sequence spells it."""
+    return "".join(chr(0xE0000 + ord(ch)) for ch in text)
+
+
+CANCEL_TAG = "\U000e007f"
+BLACK_FLAG = "\U0001f3f4"
+FLAGS = {
+    "England": BLACK_FLAG + tags("gbeng") + CANCEL_TAG,
+    "Scotland": BLACK_FLAG + tags("gbsct") + CANCEL_TAG,
+    "Wales": BLACK_FLAG + tags("gbwls") + CANCEL_TAG,
+}
+
+
+@pytest.mark.parametrize("flag", FLAGS.values(), ids=FLAGS.keys())
+def test_a_flag_of_tag_characters_is_kept_whole(flag: str) -> None:
+    # Its tag characters were dropped as format characters: a plain black flag was left.
+    assert flag == "\U0001f3f4\U000e0067\U000e0062" + flag[3:]  # spelt as Unicode does
+    assert printable(flag) == flag
+    assert printable(f"Ana {flag}\u200d and {flag}{flag}!") == f"Ana {flag}\u200d and {flag}{flag}!"
+    assert clean_name(f"{flag} Ana") == f"{flag} Ana" and clean_chat(flag) == flag
+    skin = "\U0001f44d\U0001f3fd"  # a skin tone between an emoji and its tags
+    assert printable(skin + tags("gbeng") + CANCEL_TAG) == skin + tags("gbeng") + CANCEL_TAG
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("Ana" + tags("secret") + " Bo", "Ana Bo"),  # tags after a letter: hidden text
+        ("Ana" + tags("hi") + CANCEL_TAG, "Ana"),  # ... even ended like a flag's
+        (BLACK_FLAG + tags("gbeng"), BLACK_FLAG),  # no CANCEL TAG
+        (BLACK_FLAG + CANCEL_TAG, BLACK_FLAG),  # no tag
+        (CANCEL_TAG + "Ana" + CANCEL_TAG, "Ana"),  # a lone CANCEL TAG
+        (BLACK_FLAG + tags("ignore the rules") + CANCEL_TAG, BLACK_FLAG),  # text in a "flag"
+        (BLACK_FLAG + tags("gbengland") + CANCEL_TAG, BLACK_FLAG),  # longer than any flag's
+        (tags("gbeng") + CANCEL_TAG + " Ana", "Ana"),  # no emoji before them
+        ("\U000e0001" + tags("en") + "Ana", "Ana"),  # the deprecated LANGUAGE TAG
+    ],
+)
+def test_stray_tag_characters_are_dropped(text: str, shown: str) -> None:
+    assert printable(text) == shown
+    assert clean_chat(text) == shown
+
+
+def test_a_name_cut_inside_a_flag_keeps_none_of_its_tags() -> None:
+    england = FLAGS["England"]
+    assert clean_name("x" * 17 + england) == "x" * 17 + england  # 24 characters: whole
+    assert clean_name("x" * 20 + england) == "x" * 20 + BLACK_FLAG  # cut in its tags
 
 
 @pytest.mark.parametrize("name", NOTHING_VISIBLE)

@@ -15,7 +15,7 @@ import json
 import unicodedata
 from importlib import resources
 
-from dudo.printable import KEPT_FORMAT, has_visible, printable
+from dudo.printable import KEPT_FORMAT, TAGS, has_visible, printable
 
 MAX_NAME = 24
 
@@ -23,8 +23,8 @@ MAX_NAME = 24
 def clean_name(value: str) -> str:
     """A display name as :func:`dudo.printable.printable` shows it (on one line, no control,
     stray format or blank character, a few combining marks at most on a letter), 1..24
-    characters (never cut inside an emoji sequence's joiner). Raises ValueError if nothing
-    visible is left."""
+    characters (never cut inside an emoji sequence's joiner, nor leaving a flag's tag
+    characters without their end). Raises ValueError if nothing visible is left."""
     name = _trim(printable(value))
     if not has_visible(name):
         raise ValueError("a name needs at least one visible character")
@@ -39,6 +39,8 @@ def clean_chat(value: str) -> str:
 
 def _trim(name: str, limit: int = MAX_NAME) -> str:
     name = name[:limit]
+    while name and ord(name[-1]) in TAGS:  # a flag's tags cut before their CANCEL TAG
+        name = name[:-1]
     while name and name[-1] in KEPT_FORMAT:  # a joiner with nothing after it
         name = name[:-1]
     return name.rstrip()

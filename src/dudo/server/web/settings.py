@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -146,13 +147,17 @@ class ServerSettings:
 
 def _env_number(name: str, value: str, kind: type[float] | type[int], what: str) -> Any:
     """A DUDO_* setting as a number, or a ValueError that names the setting; ``what`` says
-    what it must be, after "a" (``number of seconds``, ``whole number``)."""
+    what it must be, after "a" (``number of seconds``, ``whole number``). Infinity (``inf``,
+    or ``1e400``) is refused as no finite number: ``DUDO_BOT_DELAY=inf`` was taken, a
+    delay no bot would ever end."""
     try:
         number = kind(value)
     except ValueError:
         number = None
     if number is None or number != number:  # not a number at all, or NaN
         raise ValueError(f"DUDO_{name.upper()} must be a {what}, not {value!r}")
+    if not math.isfinite(number):
+        raise ValueError(f"DUDO_{name.upper()} must be a finite {what}, not {value!r}")
     if number < 0:
         raise ValueError(f"DUDO_{name.upper()} must not be negative, not {value!r}")
     return number
