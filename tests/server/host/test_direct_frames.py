@@ -175,6 +175,22 @@ def test_a_full_write_buffer_sends_through_asgi() -> None:
     asyncio.run(run())
 
 
+def test_several_frames_go_out_in_one_write_or_not_at_all() -> None:
+    """An ack and its state: both frames in one write to the transport, in order; when the
+    socket cannot take them, neither is written (the caller sends both through ASGI)."""
+
+    async def run() -> None:
+        protocol, written = protocol_on_a_fake_transport()
+        long = b"s" * 200  # a 16-bit length after a 7-bit one
+        assert protocol.write_text(b"ack", long)
+        assert written == [frame_header(3) + b"ack" + frame_header(200) + long]
+        protocol.pause_writing()
+        assert not protocol.write_text(b"ack", b"state")
+        assert len(written) == 1
+
+    asyncio.run(run())
+
+
 def test_nothing_is_written_directly_after_a_close() -> None:
     async def run() -> None:
         protocol, written = protocol_on_a_fake_transport()
@@ -213,12 +229,14 @@ def test_a_room_writes_its_messages_directly_and_a_whole_game_plays(deflate: boo
     protocol = direct_frames_protocol()
     assert not isinstance(protocol, str)
     written: list[bytes] = []
+    writes: list[list[str]] = []  # the kinds of message each write carried
 
     class Counting(protocol):  # type: ignore[misc,valid-type]
-        def write_text(self, payload: bytes) -> bool:
-            wrote: bool = super().write_text(payload)
+        def write_text(self, *payloads: bytes) -> bool:
+            wrote: bool = super().write_text(*payloads)
             if wrote:
-                written.append(payload)
+                written.extend(payloads)
+                writes.append([json.loads(payload)["type"] for payload in payloads])
             return wrote
 
     async def run() -> tuple[list[int], int]:
@@ -238,6 +256,9 @@ def test_a_room_writes_its_messages_directly_and_a_whole_game_plays(deflate: boo
         return
     kinds = [json.loads(payload)["type"] for payload in written]
     assert kinds.count("state") >= 10 and "ack" in kinds, kinds[:20]
+    # The ack of each of the seat's bids and calls went out with the state it led to, in
+    # one write (only other answers, such as the start's, come alone).
+    assert writes.count(["ack", "state"]) > writes.count(["ack"]), writes
     # The seat's messages came this way (a few, such as the first state on connecting,
     # may still go through ASGI): at least most of what the client received.
     assert len(written) >= received * 0.8, (len(written), received)

@@ -163,3 +163,59 @@ def test_a_cancelled_write_closes_the_connection() -> None:
 
     asyncio.run(scenario(0))  # cancelled before its first step
     asyncio.run(scenario(1))  # cancelled inside the socket's send
+
+
+class DirectWriter:
+    """The server's direct frame writer as a Connection sees it: takes frames (one or
+    more, in one write) while ``can`` is set, else refuses them all."""
+
+    def __init__(self) -> None:
+        self.can = True
+        self.writes: list[tuple[bytes, ...]] = []
+
+    def __call__(self, *payloads: bytes) -> bool:
+        if not self.can:
+            return False
+        self.writes.append(payloads)
+        return True
+
+
+def test_an_ack_and_its_state_go_out_in_one_write() -> None:
+    """send_both hands both texts to the direct writer at once (one system call), in order;
+    where it cannot take them, they go the usual way, still in order, each once."""
+
+    async def scenario() -> None:
+        socket = Socket()
+        direct = DirectWriter()
+        connection = Connection(socket.send, 0, direct)
+        connection.send_both("ack", "state")
+        assert direct.writes == [(b"ack", b"state")]
+        assert socket.written == []
+        direct.can = False  # a full buffer: through ASGI, one message after the other
+        connection.send_both("ack 2", "state 2")
+        assert socket.written == ["ack 2", "state 2"]
+        assert direct.writes == [(b"ack", b"state")]
+
+    asyncio.run(scenario())
+
+
+def test_an_ack_and_its_state_queue_behind_a_write_in_flight() -> None:
+    """While an earlier message waits for a slow reader, send_both must not overtake it."""
+
+    async def scenario() -> None:
+        socket = Socket(writable=False)
+        direct = DirectWriter()
+        direct.can = False
+        connection = Connection(socket.send, 0, direct)
+        connection.send("earlier")
+        direct.can = True  # the buffer drained, but a write is still in flight
+        connection.send_both("ack", "state")
+        assert direct.writes == []
+        socket.open_.set()
+        await settle(connection)
+        assert socket.written == ["earlier", "ack", "state"]
+        connection.close()
+        connection.send_both("late ack", "late state")  # closed: nothing more
+        assert direct.writes == [] and socket.written == ["earlier", "ack", "state"]
+
+    asyncio.run(scenario())

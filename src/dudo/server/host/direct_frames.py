@@ -12,7 +12,8 @@ other send still go through uvicorn and websockets as before.
 
 The addition is an ASGI extension (the scope's ``extensions`` are how a server offers more
 than the spec): ``scope["extensions"][DIRECT_TEXT]`` is a plain function that takes the
-frame's text as bytes and returns True when it wrote it, or False when it did not (the
+frames' texts as bytes (one or more, written in order in one write) and returns True when
+it wrote them, or False when it wrote none (the
 socket is closing or closed, its write buffer is full, or something negotiated on it
 changes the frames): the caller then sends through ASGI as usual, which waits for the
 buffer and raises on a closed socket as before. Apps and servers without it (the test
@@ -94,9 +95,10 @@ def direct_frames_protocol() -> type[asyncio.Protocol] | str:
             if scope is not None:  # an accepted upgrade (a refused one has no scope)
                 scope["extensions"][DIRECT_TEXT] = self.write_text
 
-        def write_text(self, payload: bytes) -> bool:
-            """Write one text frame now; False (nothing written) when it must go through
-            ASGI instead."""
+        def write_text(self, *payloads: bytes) -> bool:
+            """Write text frames now, one for each payload, in one write to the socket (so
+            an action's ack and the state after it go out in one system call); False
+            (nothing written) when they must go through ASGI instead."""
             conn = self.conn
             if (
                 not self.handshake_complete  # accepted (the room writes only after that)
@@ -109,7 +111,11 @@ def direct_frames_protocol() -> type[asyncio.Protocol] | str:
                 or self.transport.is_closing()
             ):
                 return False
-            self.transport.write(frame_header(len(payload)) + payload)
+            if len(payloads) == 1:
+                payload = payloads[0]
+                self.transport.write(frame_header(len(payload)) + payload)
+            else:
+                self.transport.write(b"".join(frame_header(len(p)) + p for p in payloads))
             return True
 
     return DirectFramesProtocol

@@ -130,10 +130,13 @@ class Audience:
         skip: Connection | None = None,
         moved_by: str | None = None,
         now: float | None = None,
+        ack: tuple[int, str] | None = None,
     ) -> None:
         """Send every connection its own state: one view per seat, one for spectators.
         ``now`` is the time the room's summary is judged at (who is away, whom a bot
         plays for), if not the clock's (the schedule's, for a grace that just ended).
+        ``ack`` (seat, text) is the answer to that seat's move: each of the seat's sockets
+        gets it just before its state, in the same write where the socket allows.
 
         The parts every recipient shares (room, events, clocks, fairness, and the public
         members of the game view) are encoded once per broadcast; each seat's text is
@@ -143,18 +146,25 @@ class Audience:
         connections = self.connections()
         if not connections:
             return
+        acked, ack_text = ack if ack is not None else (None, "")
         host = self.state.host_seat()  # once per broadcast, not once per seat
         shared = self._shared_json(events, moved_by, host, now)
         views = None if self.state.game is None else ViewTexts(self.state.game)
         cache: dict[int | None, str] = {}
         for connection in connections:
+            seat = connection.seat
             if connection is skip:
+                if seat is not None and seat == acked:
+                    connection.send(ack_text)
                 continue
-            text = cache.get(connection.seat)
+            text = cache.get(seat)
             if text is None:
-                text = self._state_text(connection.seat, shared, views, host)
-                cache[connection.seat] = text
-            connection.send(text)
+                text = self._state_text(seat, shared, views, host)
+                cache[seat] = text
+            if seat is not None and seat == acked:
+                connection.send_both(ack_text, text)
+            else:
+                connection.send(text)
 
     def summary(self, host: int | None = None, now: float | None = None) -> dict[str, Any]:
         """What anyone with the code may know about the room, now or at ``now`` (``host``:

@@ -22,9 +22,16 @@ import itertools
 import types
 from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Generator
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
+
+
+class WriteNow(Protocol):
+    """Writes text frames at once, in one write to the socket: False (none written) when
+    the socket cannot take them now (see dudo.server.host.direct_frames)."""
+
+    def __call__(self, *payloads: bytes) -> bool: ...
 
 
 def dumps(data: Any) -> str:
@@ -60,7 +67,7 @@ class Connection:
         self,
         send: Callable[[str], Awaitable[Any]],
         seat: int | None,
-        write_now: Callable[[bytes], bool] | None = None,
+        write_now: WriteNow | None = None,
     ) -> None:
         self._send = send
         self._write_now = write_now
@@ -109,6 +116,20 @@ class Connection:
             self.close()
             return
         self._start_flusher(_carry_on(write, waiting_on))
+
+    def send_both(self, first: str, second: str) -> None:
+        """Send two messages in order (an action's ack, then the state it led to): in one
+        write to the socket when the server writes frames directly and the socket can take
+        them now (one system call instead of two), else as two :meth:`send`."""
+        if not self.closed and self._flusher is None and self._write_now is not None:
+            try:
+                if self._write_now(first.encode(), second.encode()):
+                    return  # both written
+            except Exception:  # the socket went away
+                self.close()
+                return
+        self.send(first)
+        self.send(second)
 
     def _start_flusher(self, first: Awaitable[Any]) -> None:
         self._flusher = asyncio.get_running_loop().create_task(self._flush(first))

@@ -80,9 +80,9 @@ class Dealer:
                 "commitment": commitment(seed, game.round_number + 1, bots),
             }
         events = await self.journal.commit("action", data)
-        if action_id is not None:
-            # Remembered as the entry was applied.
-            self.audience.tell_seat(seat, state.seats[seat].replies[action_id])
+        # The ack (remembered as the entry was applied) goes to the seat's sockets just
+        # before their state.
+        ack = None if action_id is None else (seat, state.seats[seat].replies[action_id])
         # A move the player did not make is marked, so the table can say so: a bot
         # standing in for an absent player, or the turn timer running out.
         moved_by = (
@@ -92,7 +92,7 @@ class Dealer:
             if by == "bot" and state.seats[seat].kind == "human"
             else None
         )
-        self.audience.broadcast(events, moved_by=moved_by)
+        self.audience.broadcast(events, moved_by=moved_by, ack=ack)
         if any(isinstance(event, GameOver) for event in events):
             await self.journal.save_game()
             log_event(

@@ -21,7 +21,7 @@ from dudo.server.guard.proxies import SCOPE_KEY
 from dudo.server.protocol import ProtocolError, error_message, parse_client_message
 from dudo.server.site.lobby import Elsewhere
 from dudo.server.table import inbox
-from dudo.server.table.connection import Connection
+from dudo.server.table.connection import Connection, WriteNow
 from dudo.server.table.room import Room, RoomError
 from dudo.server.web.callers import client_id_of, client_of, own_origin
 from dudo.server.web.rooms import locate
@@ -61,7 +61,7 @@ def text_writer(send: Send) -> Callable[[str], Awaitable[None]]:
 async def room_socket(
     websocket: WebSocket,
     write: Callable[[str], Awaitable[None]] | None = None,
-    write_now: Callable[[bytes], bool] | None = None,
+    write_now: WriteNow | None = None,
 ) -> None:
     """One socket at a table, from the handshake to its close; ``write`` sends a text
     frame (``websocket.send_text`` if not given), ``write_now`` writes one at once when it
@@ -110,7 +110,7 @@ async def seated_socket(
     address: str,
     offered: list[str],
     write: Callable[[str], Awaitable[None]],
-    write_now: Callable[[bytes], bool] | None = None,
+    write_now: WriteNow | None = None,
 ) -> None:
     server = server_of(websocket)
     # Any page may open a WebSocket anywhere (no same-origin rule for sockets): only
