@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -160,6 +161,37 @@ def test_bad_settings_are_named(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DUDO_ENDGAME_MAX_NODES", "0")
     with pytest.raises(ValueError, match="DUDO_ENDGAME_MAX_NODES must be at least 1"):
         solved.max_nodes()
+
+
+@pytest.mark.parametrize("text", ["inf", "infinity", "-inf", "1e400", "nan", "-1"])
+@pytest.mark.parametrize(
+    ("name", "read"),
+    [
+        ("DUDO_ENDGAME_CACHE_MB", solved.cache_limit_bytes),
+        ("DUDO_ENDGAME_MAX_NODES", solved.max_nodes),
+        ("DUDO_ENDGAME_MAX_WINDOWS", solved.max_windows),
+    ],
+)
+def test_infinite_nan_and_negative_settings_are_refused_by_name(
+    monkeypatch: pytest.MonkeyPatch, name: str, read: Callable[[], int], text: str
+) -> None:
+    # inf was let through, then int(inf * 2**20) failed as an OverflowError
+    monkeypatch.setenv(name, text)
+    with pytest.raises(ValueError, match=f"^{name} must be ") as refused:
+        read()
+    assert repr(text) in str(refused.value)
+    if text in ("inf", "infinity", "1e400"):
+        assert str(refused.value) == f"{name} must be a finite number, not {text!r}"
+
+
+def test_an_infinite_cache_bound_is_a_warning_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # As for any bad value: the round's solve is logged as not done, the bot plays on.
+    monkeypatch.setenv("DUDO_ENDGAME_CACHE_MB", "inf")
+    with caplog.at_level("WARNING"):
+        solved.solved_table(QUICK, 1, 1)
+    assert "DUDO_ENDGAME_CACHE_MB must be a finite number, not 'inf'" in caplog.text
 
 
 def test_eviction_deletes_the_least_recently_used_beyond_the_bound(tmp_path: Path) -> None:

@@ -148,6 +148,9 @@ def cache_dir() -> Path | None:
 
 
 def _number(name: str, default: float, minimum: float) -> float:
+    """The setting ``name`` as a number of at least ``minimum``, else ``default`` when unset;
+    a ValueError that names it otherwise. NaN and infinity (``inf``, or ``1e400``) are
+    refused: ``DUDO_ENDGAME_CACHE_MB=inf`` was taken, then failed as an OverflowError."""
     text = os.environ.get(name, "").strip()
     if not text:
         return default
@@ -155,6 +158,10 @@ def _number(name: str, default: float, minimum: float) -> float:
         value = float(text)
     except ValueError:
         raise ValueError(f"{name} must be a number, not {text!r}") from None
+    if math.isnan(value):
+        raise ValueError(f"{name} must be a number, not {text!r}")
+    if math.isinf(value):
+        raise ValueError(f"{name} must be a finite number, not {text!r}")
     if not value >= minimum:
         raise ValueError(f"{name} must be at least {minimum:g}, not {text!r}")
     return value
