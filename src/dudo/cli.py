@@ -127,14 +127,17 @@ def _given(value: str, what: str, hint: str) -> str:
     return value
 
 
-def _number_at_least(low: float, *, finite: bool = True) -> Callable[[Any], float]:
+def _number_at_least(
+    low: float, *, finite: bool = True, most: tuple[float, str] | None = None
+) -> Callable[[Any], float]:
     """The parser of an option that takes a number from ``low`` up (``--pause``,
     ``--budget-ms``, ``--older-than``). ``nan`` is refused as no number: typer's own range
     check said it "should be greater than or equal to 0", as if it were a negative one.
     ``inf`` (``infinity``, or a number too big for a float, such as ``1e400``) is refused
     as no finite number: ``--budget-ms inf`` ran as "budget inf ms" and ``--older-than
     inf`` purged "closed more than inf days ago". ``finite=False`` lets it through, for an
-    option with an upper bound of its own that says more (``--pause``)."""
+    option with an upper bound of its own that says more (``--pause``). ``most``, a bound
+    and how to say it (``(36525, "100 years")``), refuses a number above the bound."""
 
     def parse(value: Any) -> float:
         if isinstance(value, int | float):  # a default, already a number
@@ -149,6 +152,8 @@ def _number_at_least(low: float, *, finite: bool = True) -> Callable[[Any], floa
             raise typer.BadParameter(f"must be a finite number, not {value!r}")
         if number < low:
             raise typer.BadParameter(f"must be at least {low:g}, not {value}")
+        if most is not None and number > most[0]:
+            raise typer.BadParameter(f"must be at most {most[0]:g} ({most[1]}), not {value}")
         return number
 
     return parse
@@ -1224,6 +1229,11 @@ def backup(
     )
 
 
+MAX_OLDER_THAN = 36_525
+"""The most days ``dudo purge --older-than`` takes: 100 years, before any room was closed.
+A larger number purged nothing without a word, and ``1e305`` days made infinite seconds."""
+
+
 @app.command()
 def purge(
     database: Annotated[
@@ -1237,9 +1247,10 @@ def purge(
     older_than: Annotated[
         float,
         typer.Option(
-            parser=_number_at_least(0),
+            parser=_number_at_least(0, most=(MAX_OLDER_THAN, "100 years")),
             metavar="DAYS",
-            help="Delete the logs of rooms closed more than this many days ago.",
+            help="Delete the logs of rooms closed more than this many days ago "
+            f"(up to {MAX_OLDER_THAN}, 100 years).",
         ),
     ] = 1.0,
 ) -> None:

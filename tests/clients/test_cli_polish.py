@@ -277,6 +277,24 @@ def test_infinity_is_refused_as_no_finite_number(
     assert result.stdout == "" and database.read_bytes() == b""  # nothing played nor purged
 
 
+@pytest.mark.parametrize("value", ["1e305", "1e300", "36526"])
+def test_older_than_more_than_a_hundred_years_is_refused(tmp_path: Path, value: str) -> None:
+    # 1e305 days are infinite seconds (x 86,400): the cutoff was -inf and the purge went
+    # through, purging nothing without a word. 36,525 days (100 years) is the bound.
+    database = tmp_path / "dudo.db"
+    database.touch()
+    args = ["purge", "--database", f"sqlite:///{database}", "--older-than"]
+    result = runner.invoke(app, [*args, value])
+    assert result.exit_code == 2, result.output
+    expected = "dudo: error: Invalid value for '--older-than': must be at most 36525 (100 years)"
+    assert result.stderr.startswith(f"{expected}, not {value}"), result.stderr
+    assert len(result.stderr.splitlines()) == 1
+    assert result.stdout == "" and database.read_bytes() == b""  # nothing purged
+    result = runner.invoke(app, [*args, "36525"])
+    assert result.exit_code == 0, result.output
+    assert "purged 0 closed rooms (closed more than 36525 days ago)" in result.stdout
+
+
 @pytest.mark.parametrize(
     ("variable", "value", "expected"),
     [
