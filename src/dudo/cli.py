@@ -788,7 +788,7 @@ def play(
     """
     from rich.console import Console
 
-    from dudo.printable import has_visible
+    from dudo.printable import cut_name, has_visible
     from dudo.terminal_records import default_folder
     from dudo.tui import printable_name
 
@@ -797,7 +797,7 @@ def play(
         _fail(f"--bots needs 1 to 9 opponents, not {len(levels)}")
     if pause is not None and pause > MAX_PAUSE:
         _fail(f"--pause is at most {MAX_PAUSE} seconds, not {pause:g}")
-    name = printable_name(name)[:24].rstrip()
+    name = cut_name(printable_name(name))  # 24 characters, as the server cuts a name
     if not has_visible(name):  # nothing, or nothing visible in the 24 characters kept
         _fail("--name needs at least one visible character")
     if records is not None and record:

@@ -117,6 +117,25 @@ def has_visible(text: str) -> bool:
     )
 
 
+MOST_NAME = 24
+"""The most characters a player's name keeps (the server's and the terminal game's)."""
+
+
+def cut_name(name: str, limit: int = MOST_NAME) -> str:
+    """``name`` (as :func:`printable` shows it) cut to its first ``limit`` characters
+    without leaving half an emoji sequence that would show broken: no flag's tag characters
+    without their CANCEL TAG (England's flag cut in its tags is a black flag), no joiner
+    or variation selector with nothing after it (a family emoji cut after a joiner keeps
+    the emoji before it); trimmed. The server cuts names with it, and so does ``dudo play
+    --name``."""
+    name = name[:limit]
+    while name and ord(name[-1]) in TAGS:  # a flag's tags cut before their CANCEL TAG
+        name = name[:-1]
+    while name and name[-1] in KEPT_FORMAT:  # a joiner with nothing after it
+        name = name[:-1]
+    return name.rstrip()
+
+
 MOST_QUOTED = 40
 """The most characters of what someone typed that a reply quotes back (a refusal of the
 server, the terminal game's "Not a bid: ..."); a longer text is cut there."""

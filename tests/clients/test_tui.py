@@ -611,6 +611,31 @@ def test_a_name_with_nothing_visible_is_refused(name: str) -> None:
     assert result.stderr.strip() == "dudo: error: --name needs at least one visible character"
 
 
+FAMILY = "\U0001f469\u200d\U0001f469\u200d\U0001f467"  # 👩‍👩‍👧: three emoji, two joiners
+ENGLAND = "\U0001f3f4\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f"
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"),
+    [
+        ("x" * 22 + FAMILY, "x" * 22 + "\U0001f469"),  # the 24th character: a joiner
+        ("x" * 20 + ENGLAND, "x" * 20 + "\U0001f3f4"),  # the 24th: a tag of "gbeng"
+    ],
+)
+def test_a_long_name_is_cut_as_the_server_cuts_it_not_inside_an_emoji(
+    name: str, shown: str
+) -> None:
+    # --name was cut at 24 characters with [:24]: a family emoji ended in a joiner, and
+    # England's flag in tag characters without their CANCEL TAG, both shown broken.
+    from dudo.server.table.names import clean_name
+
+    assert clean_name(name) == shown
+    result = play(["quit"], "--bots", "easy", "--seed", "3", "--name", name)
+    assert result.returncode == 0, result.stderr
+    assert f"{shown} (you)" in result.stdout
+    assert f"{name[:24]} (you)" not in result.stdout
+
+
 def test_the_terminal_reads_a_name_as_the_server_does() -> None:
     # One reading of names for both (dudo.printable): the terminal had its own copy.
     from test_names import LEGIBLE, NOTHING_VISIBLE

@@ -15,9 +15,9 @@ import json
 import unicodedata
 from importlib import resources
 
-from dudo.printable import KEPT_FORMAT, TAGS, has_visible, printable
+from dudo.printable import KEPT_FORMAT, MOST_NAME, cut_name, has_visible, printable
 
-MAX_NAME = 24
+MAX_NAME = MOST_NAME
 
 
 def clean_name(value: str) -> str:
@@ -25,7 +25,7 @@ def clean_name(value: str) -> str:
     stray format or blank character, a few combining marks at most on a letter), 1..24
     characters (never cut inside an emoji sequence's joiner, nor leaving a flag's tag
     characters without their end). Raises ValueError if nothing visible is left."""
-    name = _trim(printable(value))
+    name = cut_name(printable(value))
     if not has_visible(name):
         raise ValueError("a name needs at least one visible character")
     return name
@@ -35,15 +35,6 @@ def clean_chat(value: str) -> str:
     """A line of table talk as shown: the same characters a name may have, on one line,
     trimmed ('' if nothing visible is left)."""
     return printable(value)
-
-
-def _trim(name: str, limit: int = MAX_NAME) -> str:
-    name = name[:limit]
-    while name and ord(name[-1]) in TAGS:  # a flag's tags cut before their CANCEL TAG
-        name = name[:-1]
-    while name and name[-1] in KEPT_FORMAT:  # a joiner with nothing after it
-        name = name[:-1]
-    return name.rstrip()
 
 
 @functools.cache
@@ -89,7 +80,7 @@ def distinct_name(name: str, taken: list[str]) -> str:
     number = 2
     while True:
         suffix = f" {number}"
-        candidate = _trim(name, MAX_NAME - len(suffix)) + suffix
+        candidate = cut_name(name, MAX_NAME - len(suffix)) + suffix
         if skeleton(candidate) not in seen:
             return candidate
         number += 1
