@@ -247,7 +247,8 @@ def refusal(message: str) -> str:
 class TerminalGame:
     """A game with the person at seat 0 and ``bots`` in the other seats.
 
-    ``levels`` names each bot's level (shown beside its name); ``pause`` is what happens
+    ``levels`` names each bot's level (shown beside its name, unless it is the name:
+    a plug-in bot's level is its class's name); ``pause`` is what happens
     after a reveal: ``None`` waits for Enter, a number waits that many seconds (0: not at
     all). ``clear`` wipes the screen at each new screen (for a terminal); without it a rule
     separates them. ``commitment`` gives the dice commitment of a round, shown at its start.
@@ -275,15 +276,16 @@ class TerminalGame:
         self.bots = list(bots)
         name = printable_name(name) or "You"
         me = name if name.lower() == "you" else f"{name} (you)"
-        self.names = distinct_names(
-            [name, *(printable_name(str(getattr(bot, "name", ""))) or "Bot" for bot in bots)]
-        )
+        own = [printable_name(str(getattr(bot, "name", ""))) or "Bot" for bot in bots]
+        self.names = distinct_names([name, *own])
         levels = list(levels) + [""] * (len(bots) - len(levels))
         self.labels = [
             me,
             *(
-                f"{shown} ({level})" if level else shown
-                for shown, level in zip(self.names[1:], levels, strict=False)
+                # the level only where it says more than the name: a plug-in bot's level
+                # is its class's name, often its name too ("Lowball", not "Lowball (Lowball)")
+                f"{shown} ({level})" if level and level.casefold() != mine.casefold() else shown
+                for shown, mine, level in zip(self.names[1:], own, levels, strict=False)
             ),
         ]
         self.console = console

@@ -289,6 +289,57 @@ def test_the_reveal_brackets_exactly_the_counted_dice() -> None:
     assert f"{terminal.names[1]} loses a die." in text
 
 
+PLUG_INS = """
+from dudo.bids import Bid
+
+
+class Lowball:  # no name: the registry names it after its class
+    def act(self, view):
+        return view.legal.bids[0]
+
+
+class Sly:
+    name = "Sly Sam"
+
+    def act(self, view):
+        return view.legal.bids[0]
+
+
+class Echo:
+    name = "echo"  # its class's name, in other letters
+
+    def act(self, view):
+        return view.legal.bids[0]
+"""
+
+
+def test_the_reveal_shows_a_bots_kind_only_where_it_is_not_its_name(tmp_path: Path) -> None:
+    # A plug-in bot's kind is its class's name, which is also its name unless it has one
+    # of its own: the reveal read "Lowball (Lowball)".
+    (tmp_path / "plug.py").write_text(PLUG_INS)
+    specs = [f"{tmp_path / 'plug.py'}:{kind}" for kind in ("Lowball", "Sly", "Echo", "Lowball")]
+    bots = [make_bot(spec) for spec in specs] + [make_bot("easy", seed=1)]
+    hands = [[4, 1, 6, 3, 4], [2, 2, 5, 6, 6], [2, 3, 3, 5, 5], [6] * 5, [5] * 5, [2] * 5]
+    game, reveal = reveal_of(Rules.preset("dudo"), hands, [(0, Bid(3, 4)), (1, DUDO)])
+    console = recorded()
+    levels = [spec.rpartition(":")[2] for spec in [*specs, "easy"]]
+    terminal = TerminalGame(game, bots, "Ana", console, input, levels=levels)
+    easy = terminal.names[5]
+    assert terminal.labels == [
+        "Ana (you)",
+        "Lowball",
+        "Sly Sam (Sly)",
+        "echo",
+        "Lowball 2",
+        f"{easy} (easy)",  # a built-in bot: its persona's name and its level, as before
+    ]
+    terminal.show_reveal(reveal)
+    text = " ".join(console.export_text().split())
+    assert "Lowball (Lowball)" not in text and "echo (Echo)" not in text
+    assert "Lowball 2 2 5 6 6 → 0 counted Sly Sam (Sly) 2 3 3 5 5" in text, text
+    assert f"echo 6 6 6 6 6 → 0 counted Lowball 2 5 5 5 5 5 → 0 counted {easy} (easy) 2" in text
+
+
 def test_an_exact_calza_at_a_full_cup_says_why_no_die_comes_back() -> None:
     rules = Rules.from_json({"preset": "dudo"})
     game, reveal = reveal_of(
