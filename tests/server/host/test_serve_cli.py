@@ -256,6 +256,28 @@ def test_a_background_priority_it_does_not_know_is_one_line(
     assert len(result.stderr.splitlines()) == 1 and list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize(
+    ("variable", "value"),
+    [
+        ("DUDO_ENDGAME_MAX_NODES", "lots"),
+        ("DUDO_ENDGAME_MAX_WINDOWS", "inf"),
+        ("DUDO_ENDGAME_CACHE_MB", "-1"),
+    ],
+)
+@pytest.mark.timeout(60)  # a server that took the value would run until stopped
+def test_an_endgame_setting_the_bots_would_refuse_is_refused_at_the_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str, value: str
+) -> None:
+    # Read by a hard bot when it first meets an endgame: refused at the server's start, not
+    # by a bot in the middle of someone's game.
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(variable, value)
+    result = runner.invoke(app, ["serve", "--port", str(free_port())])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"dudo: error: {variable} must be "), result.stderr
+    assert len(result.stderr.splitlines()) == 1 and list(tmp_path.iterdir()) == []
+
+
 def test_the_ping_settings_reach_uvicorn(monkeypatch: pytest.MonkeyPatch) -> None:
     from dudo.server.host.nodes import Launch, uvicorn_config
     from dudo.server.web.app import ServerSettings

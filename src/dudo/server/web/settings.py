@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from dudo.background import background_priority
+from dudo.bots import solved
 from dudo.server.cluster.presence import ClusterSettings
 from dudo.server.guard.gate import GateLimits
 from dudo.server.site.lobby import SiteLimits
@@ -116,9 +117,13 @@ class ServerSettings:
                 if value.strip().lower() == "none"
                 else _env_number("bot_budget_ms", value, float, "number of milliseconds or none")
             )
-        # Read by the endgame solves' and the analyses' processes as they start: a value
-        # they would refuse is refused here, at the server's start, in one line.
+        # Read by the endgame solves' and the analyses' processes as they start, and by the
+        # hard bots' endgame solves as they solve: a value they would refuse is refused
+        # here, at the server's start, in one line (not by a bot in the middle of a game).
         background_priority()
+        solved.cache_limit_bytes()
+        solved.max_nodes()
+        solved.max_windows()
         value = os.environ.get("DUDO_MAX_SPECTATORS")
         if value is not None:
             settings.room.max_spectators = _env_number("max_spectators", value, int, "whole number")
