@@ -43,7 +43,19 @@ TAVERN = Rules.preset("tavern", wild_ones=False)  # no ones bids: a small 1v2 tr
 def cache(endgame_cache: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh cache folder and empty memory, windowed solves on at their default bound."""
     monkeypatch.delenv("DUDO_ENDGAME_MAX_WINDOWS", raising=False)
+    monkeypatch.delenv("DUDO_ENDGAME_WINDOW_ITERATIONS", raising=False)
     return endgame_cache
+
+
+QUICK = 20
+"""Windowed solves' iterations in the tests of how solves are made, kept and played (not
+of how good they are): a seventh of the default's time."""
+
+
+@pytest.fixture
+def quick_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windowed solves of :data:`QUICK` iterations, here and in a solve's child process."""
+    monkeypatch.setenv("DUDO_ENDGAME_WINDOW_ITERATIONS", str(QUICK))
 
 
 @pytest.mark.parametrize(
@@ -120,7 +132,10 @@ def test_a_1v2_round_is_solved_near_equilibrium_with_a_short_memory() -> None:
     assert tree.evaluate(tree.uniform()).exploitability > 0.5
 
 
-def test_rounds_over_the_node_limit_are_solved_windowed_and_cached(cache: Path) -> None:
+@pytest.mark.usefixtures("quick_windows")
+def test_rounds_over_the_node_limit_are_solved_windowed_and_cached(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert solved.surely_too_large(ISSUE, 2, 1, False)
     assert solved.window_memory(ISSUE, 2, 1, False) == 4
     assert solved.window_memory(ISSUE, 2, 2, False) == 3
@@ -135,10 +150,16 @@ def test_rounds_over_the_node_limit_are_solved_windowed_and_cached(cache: Path) 
     assert solved.counters["from_disk"] == 1
     # the windowed solver's settings are part of the key: an exact 1v1 key differs
     material = solved.key_material(ISSUE, 2, 1, False)
-    assert material["solver"][0] == "window"
+    assert material["solver"] == ["window", 4, QUICK]
     assert solved.key_material(ISSUE, 1, 1, False)["solver"][0] != "window"
+    # a strategy of other iterations is not taken for this one: solved again
+    monkeypatch.setenv("DUDO_ENDGAME_WINDOW_ITERATIONS", str(QUICK + 1))
+    solved.forget()
+    assert isinstance(solved.solved_table(ISSUE, 2, 1), WindowTable)
+    assert solved.counters["solved"] == 2 and len(list(cache.glob("*.json.gz"))) == 2
 
 
+@pytest.mark.usefixtures("quick_windows")
 def test_a_damaged_windowed_file_is_ignored_and_solved_again(cache: Path) -> None:
     first = solved.solved_table(TAVERN, 1, 2)
     [path] = cache.glob("*.json.gz")
@@ -163,12 +184,23 @@ def test_windowed_solves_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> N
         solved.max_windows()
 
 
+def test_the_iterations_of_a_windowed_solve_are_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert solved.window_iterations() == solved.WINDOW_ITERATIONS == 150
+    monkeypatch.setenv("DUDO_ENDGAME_WINDOW_ITERATIONS", "40")
+    assert solved.window_iterations() == 40
+    for bad in ("0", "-5", "inf", "many"):
+        monkeypatch.setenv("DUDO_ENDGAME_WINDOW_ITERATIONS", bad)
+        with pytest.raises(ValueError, match="DUDO_ENDGAME_WINDOW_ITERATIONS must be"):
+            solved.window_iterations()
+
+
 def _heads_up(rules: Rules, counts: list[int], seed: int) -> Game:
     game = Game(rules, 2, dice=SeededDice(seed), dice_counts=counts, opener=0)
     game.roll()
     return game
 
 
+@pytest.mark.usefixtures("quick_windows")
 def test_hard_plays_the_windowed_strategy_in_a_2v1_round() -> None:
     table = solved.solved_table(ISSUE, 2, 1)
     assert isinstance(table, WindowTable)
@@ -214,6 +246,7 @@ def test_the_server_solves_the_windowed_rounds_ahead() -> None:
     ]
 
 
+@pytest.mark.usefixtures("quick_windows")
 def test_a_bot_that_may_not_wait_gets_the_windowed_strategy_from_its_child(
     cache: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -237,6 +270,7 @@ def test_a_bot_that_may_not_wait_gets_the_windowed_strategy_from_its_child(
     assert dict(zip(weighed.options, weighed.weights, strict=True)) == pytest.approx(policy)
 
 
+@pytest.mark.usefixtures("quick_windows")
 def test_the_arena_solves_hard_s_endgames_first_and_says_so(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

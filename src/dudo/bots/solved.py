@@ -126,8 +126,10 @@ MEMORIES = (4, 3)
 """The bids a windowed strategy remembers: the longest of these that fits
 :func:`max_windows` (1v2 and 2v1 take 4, within 0.002 of equilibrium; 2v2 and 1v3 take 3)."""
 WINDOW_ITERATIONS = 150
-"""Discounted CFR iterations of a windowed solve: measured on 1v2, 100 reach the memory's
-floor (0.010 at three bids), and 600 do no better."""
+"""Default ``$DUDO_ENDGAME_WINDOW_ITERATIONS``: discounted CFR iterations of a windowed
+solve. Measured on 1v2, 100 reach the memory's floor (0.010 at three bids), and 600 do no
+better; fewer solve in proportion quicker and rougher (a slow machine; the tests that check
+how solves are made and kept, not how good they are)."""
 MEMORY_TABLES = 32
 """Solved strategies kept in memory per process (most recently used), a few MB each."""
 STALE_SECONDS = 3600.0
@@ -184,6 +186,12 @@ def max_windows() -> int:
     return int(_number("DUDO_ENDGAME_MAX_WINDOWS", MAX_WINDOWS, 0))
 
 
+def window_iterations() -> int:
+    """Iterations of a windowed solve (``$DUDO_ENDGAME_WINDOW_ITERATIONS``); part of the
+    solved file's key, so a file solved with other iterations is not taken for one."""
+    return int(_number("DUDO_ENDGAME_WINDOW_ITERATIONS", WINDOW_ITERATIONS, 1))
+
+
 def _pairs(opener_dice: int, responder_dice: int) -> int:
     return math.comb(opener_dice + 5, 5) * math.comb(responder_dice + 5, 5)  # sorted hands
 
@@ -232,7 +240,7 @@ def key_material(
         memory = window_memory(rules, opener_dice, responder_dice, palifico)
     solver: list[Any] = [METHOD, TARGET, ITERATIONS, SECONDS]
     if memory is not None:
-        solver = ["window", memory, WINDOW_ITERATIONS]
+        solver = ["window", memory, window_iterations()]
     return {
         "version": FORMAT_VERSION,
         "round": list(round_signature(rules, palifico, (opener_dice, responder_dice))),
@@ -316,7 +324,7 @@ def _solve_windowed(rules: Rules, opener_dice: int, responder_dice: int, palific
         memory=memory,
         max_windows=max_windows() // _pairs(opener_dice, responder_dice),
     )
-    strategy, iterations = round_.solve(WINDOW_ITERATIONS, seconds=SECONDS)
+    strategy, iterations = round_.solve(window_iterations(), seconds=SECONDS)
     counters["solved"] += 1
     return Solved(round_.to_table(strategy), None, iterations, time.process_time() - started)
 

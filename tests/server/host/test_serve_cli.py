@@ -262,6 +262,7 @@ def test_a_background_priority_it_does_not_know_is_one_line(
         ("DUDO_ENDGAME_MAX_NODES", "lots"),
         ("DUDO_ENDGAME_MAX_WINDOWS", "inf"),
         ("DUDO_ENDGAME_CACHE_MB", "-1"),
+        ("DUDO_ENDGAME_WINDOW_ITERATIONS", "0"),
     ],
 )
 @pytest.mark.timeout(60)  # a server that took the value would run until stopped

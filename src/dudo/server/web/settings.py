@@ -124,6 +124,7 @@ class ServerSettings:
         solved.cache_limit_bytes()
         solved.max_nodes()
         solved.max_windows()
+        solved.window_iterations()
         value = os.environ.get("DUDO_MAX_SPECTATORS")
         if value is not None:
             settings.room.max_spectators = _env_number("max_spectators", value, int, "whole number")
