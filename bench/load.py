@@ -255,6 +255,18 @@ class Server:
         fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
+    def write_calls(self) -> int | None:
+        """The write system calls the server process has made (``syscw`` of
+        /proc/PID/io: the sockets' frames, the database's and the log's writes), or None
+        where the kernel does not tell."""
+        assert self.process is not None
+        with contextlib.suppress(OSError, ValueError):
+            for line in Path(f"/proc/{self.process.pid}/io").read_text().splitlines():
+                key, _, value = line.partition(":")
+                if key == "syscw":
+                    return int(value)
+        return None
+
     def reset_gc_maxima(self) -> None:
         Path(str(self.gc_file) + ".reset").touch()
 
@@ -632,6 +644,7 @@ async def run_load(
             server.reset_gc_maxima()
             await asyncio.sleep(warmup)
             cpu0, driver0, gc0 = server.cpu_seconds(), time.process_time(), server.gc_stats()
+            writes0 = server.write_calls()
             entries0 = await server.store_entries()
             errors0 = sum(stats.errors.values())
             if profile:
@@ -662,6 +675,8 @@ async def run_load(
             elapsed = time.perf_counter() - started
             gc.unfreeze()  # the sockets of this load are garbage once it ends
             cpu1, driver1, gc1 = server.cpu_seconds(), time.process_time(), server.gc_stats()
+            writes1 = server.write_calls()
+            completed = stats.completed
             entries1 = await server.store_entries()
             rss, hwm = server.memory_mb()
             left = None
@@ -706,6 +721,11 @@ async def run_load(
         "entries_per_second": (
             None if entries0 is None or entries1 is None else (entries1 - entries0) / elapsed
         ),
+        "writes_per_action": (
+            None
+            if writes0 is None or writes1 is None
+            else (writes1 - writes0) / max(completed, 1)
+        ),
         "errors": sum(stats.errors.values()) - errors0,
         "error_codes": dict(stats.errors),
         "departures": left,
@@ -718,7 +738,7 @@ def show(results: list[dict[str, Any]]) -> None:
     header = (
         f"{'server':6} {'gc':7} {'load':10} {'rooms':>5} {'actions/s':>9} {'p50 ms':>7} "
         f"{'p99 ms':>7} {'RSS MB':>7} {'srv CPU':>7} {'CPU ms/act':>10} {'drv CPU':>7} "
-        f"{'entries/s':>9} "
+        f"{'entries/s':>9} {'writes/act':>10} "
         f"{'gen2 GCs':>8} {'max GC ms':>9} {'errors':>6}"
     )
     print(header)
@@ -728,6 +748,7 @@ def show(results: list[dict[str, Any]]) -> None:
         gen2 = pauses.get("2", {})
         maxima = [p["max"] for p in pauses.values()] if pauses else []
         entries = r["entries_per_second"]
+        writes = r.get("writes_per_action")
         server = r["server"] + ("*" if r.get("profiled") else "")
         print(
             f"{server:6} {r['gc']:7} {r['load']:10} {r['rooms']:5d} "
@@ -736,6 +757,7 @@ def show(results: list[dict[str, Any]]) -> None:
             f"{1000 * r['server_cpu'] / max(r['actions_per_second'], 1e-9):10.2f} "
             f"{r['driver_cpu']:7.0%} "
             f"{'' if entries is None else f'{entries:.0f}':>9} "
+            f"{'' if writes is None else f'{writes:.2f}':>10} "
             f"{gen2.get('count', '') if pauses else '':>8} "
             f"{f'{max(maxima) * 1000:.1f}' if maxima else '':>9} {r['errors']:6d}"
         )
