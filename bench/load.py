@@ -722,9 +722,7 @@ async def run_load(
             None if entries0 is None or entries1 is None else (entries1 - entries0) / elapsed
         ),
         "writes_per_action": (
-            None
-            if writes0 is None or writes1 is None
-            else (writes1 - writes0) / max(completed, 1)
+            None if writes0 is None or writes1 is None else (writes1 - writes0) / max(completed, 1)
         ),
         "errors": sum(stats.errors.values()) - errors0,
         "error_codes": dict(stats.errors),
