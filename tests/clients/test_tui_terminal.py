@@ -404,6 +404,19 @@ class Lowball:
 '''
 
 
+def at_a_table_of_lowballs(tmp_path: Path, size: tuple[int, int], *more: str) -> Player:
+    """`dudo play` at a terminal of ``size`` against five Lowballs, the player opening:
+    rounds as long as the player makes them."""
+    (tmp_path / "lowball.py").write_text(LOWBALL)
+    bots = ",".join([f"{tmp_path / 'lowball.py'}:Lowball"] * 5)
+    return Player(
+        tmp_path,
+        *("--bots", bots, "--set", "first_opener=host", "--seed", "1", "--no-record"),
+        *more,
+        size=size,
+    )
+
+
 @pytest.mark.parametrize("size", [(60, 20), (80, 24)])
 def test_a_long_round_lists_the_latest_bids_that_fit_the_terminal(
     tmp_path: Path, size: tuple[int, int]
@@ -411,13 +424,7 @@ def test_a_long_round_lists_the_latest_bids_that_fit_the_terminal(
     # On a terminal the turn screen listed every bid of the round, a line longer every few
     # bids: in a long round at six players the screen grew taller than the terminal, and
     # the round, whose turn it is and the standing bid scrolled off its top.
-    (tmp_path / "lowball.py").write_text(LOWBALL)
-    bots = ",".join([f"{tmp_path / 'lowball.py'}:Lowball"] * 5)
-    player = Player(
-        tmp_path,
-        *("--bots", bots, "--set", "first_opener=host", "--seed", "1", "--no-record"),
-        size=size,
-    )
+    player = at_a_table_of_lowballs(tmp_path, size)
     _, height = size
     bids = 0
     while bids < 60:  # ten turns of six bids
@@ -450,14 +457,7 @@ def test_the_reveal_of_a_long_round_lists_the_latest_bids_that_fit_the_terminal(
 ) -> None:
     # The reveal cut a list of bids too long for the terminal to the last three, however
     # many more had room: it now keeps as many of the latest as fit, as the turn screen does.
-    (tmp_path / "lowball.py").write_text(LOWBALL)
-    bots = ",".join([f"{tmp_path / 'lowball.py'}:Lowball"] * 5)
-    player = Player(
-        tmp_path,
-        *("--bots", bots, "--set", "first_opener=host", "--seed", "1", "--no-record"),
-        *("--name", "Ana"),
-        size=size,
-    )
+    player = at_a_table_of_lowballs(tmp_path, size, "--name", "Ana")
     _, height = size
     made = 0
     while True:
