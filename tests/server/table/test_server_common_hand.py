@@ -186,6 +186,37 @@ def test_a_bad_hand_is_refused_clearly_and_changes_nothing(
     assert hands.state is not None and hands.state["game"]["bids"] == []
 
 
+def test_a_hand_that_does_not_exist_is_refused_without_a_write() -> None:
+    """It can never be accepted, so a flood of them stores nothing; a bid of the other form
+    (which a change of rules could make right) is stored, answered the same after a
+    restart. Each is answered exactly once all the same."""
+    store = MemoryStore()
+    app = make_app(fast(), store=store, clock=FakeClock(), entropy=CountingEntropy("floods"))
+    with TestClient(app) as client:
+        table = seat_table(client, 2, rules=COMMON_HAND, bots=[None, "easy"])
+        with connect(client, table.code, table.tokens[0], "host") as host:
+            host.reply_to({"type": "start", "id": "go"})
+            host.wait_for(lambda m: bidding(m) and m["game"]["turn"] == 0)
+
+            def refused() -> int:
+                return sum(1 for entry in store.logs[table.code] if entry.kind == "refused")
+
+            before = refused()
+            for number in range(20):
+                reply = host.reply_to(
+                    {"type": "bid", "id": f"no{number}", "bid": {"hand": "pair", "faces": [9]}}
+                )
+                assert reply["code"] == "bad_bid", reply
+            again = host.reply_to(
+                {"type": "bid", "id": "no3", "bid": {"hand": "pair", "faces": [2]}}
+            )
+            assert again["code"] == "bad_bid" and again.get("id") == "no3"  # exactly once
+            assert refused() == before
+            reply = host.reply_to({"type": "bid", "id": "form", "quantity": 2, "face": 3})
+            assert reply["code"] == "bad_bid", reply
+            assert refused() == before + 1
+
+
 def test_a_hand_in_a_quantity_game_is_a_bad_bid(hands_table: tuple[Sock, Sock]) -> None:
     _, quantities = hands_table
     version = quantities.ping()

@@ -209,7 +209,16 @@ class Requests:
             words = f"not a hand: {sent}: {bid.problem()}"
         else:
             return bid
-        raise RoomError("bad_bid", words, detail=explain_bad_bid(bid, poker=poker).to_json())
+        # A hand that does not exist can never be accepted: answered without a write (a
+        # flood of them stores nothing). A bid of the other form could be, once the host
+        # changes the rules between games: stored, as the rules' refusals are.
+        never = isinstance(bid, Hand) and not bid.is_valid
+        raise RoomError(
+            "bad_bid",
+            words,
+            stored=not never,
+            detail=explain_bad_bid(bid, poker=poker).to_json(),
+        )
 
     def _emote(self, seat: int, emote: str) -> None:
         """A quick reaction to everyone at the table, one at a time per seat."""
