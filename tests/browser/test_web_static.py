@@ -102,21 +102,33 @@ def test_every_bot_persona_has_a_manner_of_its_own() -> None:
                     seen |= set(lines)
 
 
+# Every way the server (and the profile desk) names an error code in its source: a room's
+# or a profile's refusal, a message the socket cannot read, an error message sent on a
+# socket, a refused handshake, and a JSON error answered directly.
+CODE_IN_SOURCE = re.compile(
+    r'(?:RoomError|ProtocolError|Refusal|error_message|refuse)\(\s*(?:websocket,\s*)?"([a-z_]+)"'
+    r'|"error":\s*"([a-z_]+)"'
+)
+
+
 def test_every_server_error_code_is_translated() -> None:
     """The page shows refusals in its own language: a key err.<code> for every code the
     server or the engine can send (docs/protocol.md, "Error codes")."""
     from dudo.game import REASONS
 
     codes = set(REASONS)
-    server = Path(__file__).resolve().parents[2] / "src" / "dudo" / "server"
-    for source in server.rglob("*.py"):
+    src = Path(__file__).resolve().parents[2] / "src" / "dudo"
+    for source in [*(src / "server").rglob("*.py"), *(src / "profiles").rglob("*.py")]:
         text = source.read_text()
-        codes |= set(re.findall(r'RoomError\(\s*"([a-z_]+)"', text))
-        codes |= set(re.findall(r'error_message\(\s*"([a-z_]+)"', text))
+        codes |= {a or b for a, b in CODE_IN_SOURCE.findall(text)}
+        # A transfer code refused: Refusal(f"code_{reason}") for each TransferRefused reason.
+        codes |= {f"code_{why}" for why in re.findall(r'TransferRefused\("([a-z_]+)"\)', text)}
     protocol = (Path(__file__).resolve().parents[2] / "docs" / "protocol.md").read_text()
     codes |= set(re.findall(r"^\| [0-9]{3} \| `([a-z_]+)`", protocol, re.MULTILINE))
     codes |= set(re.findall(r"^\| [0-9]{4} \| `([a-z_]+)`", protocol, re.MULTILINE))
-    assert {"not_a_raise", "not_ready", "locked", "full", "removed"} <= codes, codes
+    expected = {"not_a_raise", "not_ready", "locked", "full", "removed", "bad_origin"}
+    expected |= {"bad_json", "bad_record", "too_many_profiles", "code_used", "internal"}
+    assert expected <= codes, expected - codes
     for path in LOCALES:
         strings = json.loads(path.read_text())
         missing = {code for code in codes if f"err.{code}" not in strings}
