@@ -1,4 +1,4 @@
-"""The layers point one way (../shared/DESIGN.md): the engine touches no I/O, clock,
+"""The layers point one way (docs/architecture.md): the engine touches no I/O, clock,
 asyncio or global randomness, and imports nothing above it."""
 
 from __future__ import annotations
