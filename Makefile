@@ -4,7 +4,8 @@
 #              addresses to share, with a QR code for phones (dudo serve --lan)
 # make test  - add the test tools to .venv, then lint and check the format (ruff), lint the
 #              browser client (Biome, from npm), type-check (mypy, strict) and test (pytest)
-# make bench - the engine benchmark against OpenSpiel (figures go to docs/benchmarks.md)
+# make bench - the engine benchmark against OpenSpiel: prints the figures (docs/benchmarks.md
+#              records them, with the command)
 
 PYTHON ?= python3
 VENV := .venv
