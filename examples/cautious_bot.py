@@ -1,8 +1,9 @@
 """An example of bringing your own bot to the arena.
 
-A bot is any class with a ``name`` and an ``act(view)`` method that returns one of
-``view.legal`` (or ``None`` to let an out-of-turn calza go by). Its constructor may take a
-``seed``. Try it:
+A bot is any class with an ``act(view)`` method that returns one of ``view.legal`` (or
+``None`` to let an out-of-turn calza go by). A ``name`` is optional: without one the bot is
+named after its class (``CautiousBot``). Its constructor may take a ``seed`` (and
+``budget_ms``, ``wait_for_solves``). Try it:
 
     dudo arena --players examples/cautious_bot.py:CautiousBot,normal --games 500
 
