@@ -252,7 +252,7 @@ def test_a_background_priority_it_does_not_know_is_one_line(
     monkeypatch.setenv("DUDO_BACKGROUND_PRIORITY", "high")
     result = runner.invoke(app, ["serve", "--port", str(free_port())])
     assert result.exit_code == 2, result.output
-    assert result.stderr.startswith("dudo: error: $DUDO_BACKGROUND_PRIORITY must be one of ")
+    assert result.stderr.startswith("dudo: error: DUDO_BACKGROUND_PRIORITY must be one of ")
     assert len(result.stderr.splitlines()) == 1 and list(tmp_path.iterdir()) == []
 
 
