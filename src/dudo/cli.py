@@ -1202,7 +1202,9 @@ def backup(
     path: Annotated[
         str,
         typer.Argument(
-            help="The new file to write the copy to (it must not exist yet).", metavar="PATH"
+            help="The new file to write the copy to (it must not exist yet; folders "
+            "missing on the way are made).",
+            metavar="PATH",
         ),
     ],
     database: Annotated[
