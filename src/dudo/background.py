@@ -28,7 +28,7 @@ def background_priority() -> str:
     asked = os.environ.get(PRIORITY_VARIABLE, "idle").strip().lower() or "idle"
     if asked not in PRIORITIES:
         raise ValueError(
-            f"${PRIORITY_VARIABLE} must be one of {', '.join(PRIORITIES)}, not {asked!r}"
+            f"{PRIORITY_VARIABLE} must be one of {', '.join(PRIORITIES)}, not {asked!r}"
         )
     return asked
 

@@ -299,7 +299,14 @@ def arena(
     ] = DEFAULT_PRESET,
     settings: SetOption = None,
     seed: Annotated[
-        int, typer.Option("--seed", metavar="N", help="Seed: the same seed replays the run.")
+        int,
+        typer.Option(
+            "--seed",
+            metavar="N",
+            help="Seed: with the same options, the same seed replays a run of the built-in "
+            "bots (unless a --budget-ms binds). A bot of your own gets a fresh dice key each "
+            "run, so its run replays only with the --dice-key it printed as well.",
+        ),
     ] = 0,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, max=64, help="Worker processes.")] = 1,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
@@ -1019,7 +1026,7 @@ def serve(
         typer.Option(
             envvar="DUDO_DATABASE",
             metavar="URL",
-            help="sqlite:///FILE (default sqlite:///dudo.db), postgresql://... or memory://.",
+            help="sqlite:///FILE, postgresql://... or memory://.",
         ),
     ] = "sqlite:///dudo.db",
     log_level: Annotated[
@@ -1195,7 +1202,9 @@ def backup(
     path: Annotated[
         str,
         typer.Argument(
-            help="The new file to write the copy to (it must not exist yet).", metavar="PATH"
+            help="The new file to write the copy to (it must not exist yet; folders "
+            "missing on the way are made).",
+            metavar="PATH",
         ),
     ],
     database: Annotated[
@@ -1241,7 +1250,7 @@ def purge(
         typer.Option(
             envvar="DUDO_DATABASE",
             metavar="URL",
-            help="sqlite:///FILE (default sqlite:///dudo.db) or postgresql://...",
+            help="sqlite:///FILE or postgresql://...",
         ),
     ] = "sqlite:///dudo.db",
     older_than: Annotated[
@@ -1252,7 +1261,7 @@ def purge(
             help="Delete the logs of rooms closed more than this many days ago "
             f"(up to {MAX_OLDER_THAN}, 100 years).",
         ),
-    ] = 1.0,
+    ] = 1,  # shown as [default: 1], where 1.0 read as a fraction of a day
 ) -> None:
     """Apply the retention policy now: delete closed rooms' logs.
 
@@ -1308,7 +1317,7 @@ def forget(
         typer.Option(
             envvar="DUDO_DATABASE",
             metavar="URL",
-            help="sqlite:///FILE (default sqlite:///dudo.db) or postgresql://...",
+            help="sqlite:///FILE or postgresql://...",
         ),
     ] = "sqlite:///dudo.db",
 ) -> None:
@@ -1383,12 +1392,18 @@ def verify(
     record: Annotated[
         str,
         typer.Argument(
-            help="A finished game's record (JSON from /api/games/ID), or - for standard input.",
+            help="A game's record: the JSON of a server's /api/games/ID, or a file dudo play "
+            "saved (by default in ~/.local/share/dudo/games), or - for standard input.",
             metavar="GAME_RECORD|-",
         ),
     ],
 ) -> None:
-    """Recompute every die of a finished game from its seeds and replay its actions."""
+    """Recompute every die of a game from its seeds and replay its actions.
+
+    Reads a server's record (/api/games/ID) or one dudo play saved. Exit status: 0 when
+    every die follows from the published seeds, 1 when the record does not verify (dudo:
+    NOT VERIFIED: ... on standard error), 2 when the input is no game record.
+    """
     from dudo.fairness import FairnessError, verify_record
 
     data = _read_record(record, "GAME_RECORD")

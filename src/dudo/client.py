@@ -31,17 +31,19 @@ import asyncio
 import contextlib
 import itertools
 import json
+import re
 import secrets
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import websockets
 from websockets.exceptions import ConnectionClosed
 
+from dudo.bids import Bid
 from dudo.bots.base import Bot
 from dudo.bots.table import bot_raised, check_answer
 from dudo.game import Call
@@ -116,11 +118,13 @@ class PlayTimeout(TimeoutError):
 
 @dataclass(frozen=True, slots=True)
 class SeatTicket:
-    """What joining gives: the room code, the seat, and the seat's secret token."""
+    """What joining gives: the room code, the seat, and the seat's secret token (kept out
+    of the ticket's ``repr``, so that printing or logging a ticket does not give the seat
+    away)."""
 
     code: str
     seat: int
-    token: str
+    token: str = field(repr=False)
     name: str
 
 
@@ -229,8 +233,13 @@ class Client:
         )
         return SeatTicket(data["code"], data["seat"], data["token"], data["name"])
 
-    async def join(self, code: str, name: str) -> SeatTicket:
-        data = await self._post(f"/api/rooms/{code}/join", {"name": name, **self._profile()})
+    async def join(self, code: str, name: str, invite: str | None = None) -> SeatTicket:
+        """A seat in the room ``code``. A locked room takes only a join that carries its
+        ``invite`` key (the host's state has it in ``you.invite``); ``code`` may also be
+        the link the host shares, ``http://HOST/r/CODE?invite=KEY``, which carries both."""
+        code, invite = room_and_invite(code, invite)
+        body = {"name": name, **({"invite": invite} if invite else {}), **self._profile()}
+        data = await self._post(f"/api/rooms/{code}/join", body)
         return SeatTicket(data["code"], data["seat"], data["token"], data["name"])
 
     async def quick(self, name: str, rules: dict[str, Any] | None = None) -> SeatTicket:
@@ -253,7 +262,9 @@ class Client:
 
     async def my_profile(self) -> dict[str, Any]:
         """The profile, its rating and its stats (docs/protocol.md, "Profiles")."""
-        return await self._post("/api/profile/me", {"secret": self.profile or ""})
+        if not self.profile:
+            raise ClientError("no_profile", "make the Client with profile=new_profile_secret()")
+        return await self._post("/api/profile/me", {"secret": self.profile})
 
     async def _get(self, path: str) -> dict[str, Any]:
         return await self._answer("GET", path, None)
@@ -273,6 +284,25 @@ class Client:
         if room is None:
             raise ValueError("give a seat ticket, or a room code to watch")
         return Table(f"{ws_base}/ws/{room}", ticket)
+
+
+def room_and_invite(code: str, invite: str | None) -> tuple[str, str | None]:
+    """The room code and invite key of :meth:`Client.join`'s ``code``: a code as it is,
+    or a room's link (``http://HOST/r/CODE?invite=KEY``, as the share panel gives it)
+    taken apart. A key given besides a link's must be the same key."""
+    if "/" not in code and "?" not in code:
+        return code, invite
+    parts = urlsplit(code)
+    match = re.fullmatch(r"(?:.*/)?r/([^/?#]+)/?", parts.path)
+    if match is None:
+        raise ValueError(
+            f"{code!r} is neither a room code nor a room's link like "
+            "http://localhost:8000/r/ABCD?invite=KEY"
+        )
+    linked: str | None = next(iter(parse_qs(parts.query).get("invite", [])), None)
+    if invite is not None and linked is not None and linked != invite:
+        raise ValueError("the link carries another invite key than the one given: give one")
+    return match.group(1), invite if invite is not None else linked
 
 
 class Table:
@@ -422,8 +452,10 @@ class Table:
             raise Refused(reply, message)
         return reply
 
-    async def bid(self, quantity: int, face: int) -> dict[str, Any]:
-        return await self.request({"type": "bid", "quantity": quantity, "face": face})
+    async def bid(self, quantity: int | Hand, face: int | None = None) -> dict[str, Any]:
+        """Bid ``quantity`` dice of ``face`` (``bid(4, 5)``) or, at a Common Hand table, a
+        :class:`~dudo.hands.Hand`: ``bid(Hand.parse("pair of 3s"))`` sends its hand object."""
+        return await self.request(bid_message(quantity, face))
 
     async def call(self, call: str) -> dict[str, Any]:
         return await self.request({"type": "call", "call": call})
@@ -670,12 +702,24 @@ class Table:
         message: dict[str, Any] = {"id": self.new_id(), "version": version}
         if isinstance(action, Call):
             message.update(type="call", call=action.value)
-        elif isinstance(action, Hand):  # Common Hand: the hand object as the bid
-            message.update(type="bid", bid=action.to_json())
-        else:
-            message.update(type="bid", quantity=action.quantity, face=action.face)
+        else:  # a Bid, or at a Common Hand table a Hand
+            message.update(bid_message(action))
         self._sent = {message["id"]: message}
         await self.send(message)
+
+
+def bid_message(bid: Bid | Hand | int, face: int | None = None) -> dict[str, Any]:
+    """A bid's message, without its id: a :class:`~dudo.bids.Bid` (or a quantity and a
+    face) as both, and at a Common Hand table a hand as the hand object."""
+    if isinstance(bid, Hand | Bid) != (face is None):
+        raise TypeError(
+            'a bid is bid(quantity, face) or bid(hand): bid(4, 5), bid(Hand.parse("pair of 3s"))'
+        )
+    if isinstance(bid, Hand):
+        return {"type": "bid", "bid": bid.to_json()}
+    if isinstance(bid, Bid):
+        return {"type": "bid", "quantity": bid.quantity, "face": bid.face}
+    return {"type": "bid", "quantity": bid, "face": face}
 
 
 async def messages(table: Table) -> AsyncIterator[dict[str, Any]]:

@@ -260,7 +260,8 @@ def _check_entry(
     binds = f"binds bot seats {sorted(bound)}, " if scheme == SCHEME else "matches, "
     return (
         f"{name}: commitment {fair['commitment'][:16]}… {binds}"
-        f"{len(server_seats)} server seat seeds bound to it, "
+        f"{len(server_seats)} server seat seed{'' if len(server_seats) == 1 else 's'} bound "
+        "to it, "
         f"{sum(len(cup) for cup in dice)} dice recomputed"
     )
 
@@ -315,7 +316,10 @@ def _verify_rolloff(record: dict[str, Any], bots: Sequence[int]) -> list[str]:
         pairs = dict(zip(attempt.seats, attempt.rolls, strict=True))
         dice = [list(pairs.get(seat, ())) for seat in range(players)]
         lines.append(_check_entry(fair, label, dice, bots, require_v2=True))
-    lines.append(f"roll-off: {len(roll_off.attempts)} attempt(s), seat {roll_off.opener} opens")
+    tries = len(roll_off.attempts)
+    lines.append(
+        f"roll-off: {tries} attempt{'' if tries == 1 else 's'}, seat {roll_off.opener} opens"
+    )
     return lines
 
 
@@ -381,8 +385,9 @@ def verify_record(record: dict[str, Any]) -> list[str]:
         raise FairnessError(f"the actions do not replay: {error}") from None
     if "reveals" in record:  # records since the outcomes were stated (the browser reads them)
         _check_reveals(record["reveals"], game.reveals())
+    played = f"{len(rounds)} round{'' if len(rounds) == 1 else 's'}"
     if game.winners:
-        lines.append(f"replayed {len(rounds)} rounds: winners {list(game.winners)}")
+        lines.append(f"replayed {played}: winners {list(game.winners)}")
     else:
-        lines.append(f"replayed {len(rounds)} rounds: the game is not finished")
+        lines.append(f"replayed {played}: the game is not finished")
     return lines

@@ -259,7 +259,9 @@ def _over_cap(asked: _Asked) -> _Why:
     return "faces", words, {"dice": dice, "limit": faces}
 
 
-def _round_over(_: _Asked) -> _Why:
+def _round_over(asked: _Asked) -> _Why:
+    if asked.game.round_number == 1:  # no round played yet: the game has just started
+        return "first", "The first round has not been rolled yet.", {}
     return "waiting", "This round is over: the next one has not been rolled yet.", {}
 
 
@@ -317,6 +319,7 @@ KEYS: tuple[str, ...] = (
     "over_cap.cap",
     "over_cap.ones",
     "over_cap.faces",
+    "round_over.first",
     "round_over.waiting",
     "game_over.over",
 )

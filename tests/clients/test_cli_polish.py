@@ -366,3 +366,58 @@ def test_arena_with_no_entrant_named_refuses(players: str) -> None:
         assert result.exit_code == 2, result.output
         assert result.stderr.startswith("dudo: error: --players names no entrant")
         assert result.stdout == ""
+
+
+def test_the_arena_seed_says_when_a_run_replays() -> None:
+    # "the same seed replays the run" was untrue of a run with a bot of one's own: it draws
+    # a fresh dice key unless --dice-key gives the one the run printed.
+    group = typer.main.get_command(app)
+    seed = next(
+        param
+        for param in group.commands["arena"].params  # type: ignore[attr-defined]
+        if param.name == "seed"
+    )
+    text = seed.help or ""
+    assert "the same seed replays the run." not in text
+    assert "built-in bots" in text and "--dice-key" in text and "--budget-ms" in text
+
+
+def test_verify_says_it_reads_dudo_play_records_and_what_its_exit_statuses_mean() -> None:
+    text = " ".join(help_at(200, ["verify"]).translate(BOX).split())
+    assert "dudo play" in text and "/api/games/ID" in text
+    for status in ("0 when every die follows", "1 when the record does not verify", "2 when"):
+        assert status in text, text
+
+
+@pytest.mark.parametrize("command", ["serve", "purge", "forget"])
+def test_the_database_default_is_shown_once(command: str) -> None:
+    text = help_at(200, [command])
+    assert text.count("sqlite:///dudo.db") == 1, text
+
+
+def test_a_whole_number_of_days_is_shown_as_one() -> None:
+    text = help_at(200, ["purge"])
+    assert re.search(r"\[default: 1\]", text), text
+    assert "1.0" not in text
+
+
+def test_verify_counts_one_seat_seed_and_one_round_in_the_singular(tmp_path: Path) -> None:
+    # "1 server seat seeds bound to it", "replayed 1 rounds", "1 attempt(s)".
+    from dudo.game import Game
+    from dudo.rules import Rules
+    from dudo.terminal_records import CommittedDice, game_record
+
+    dice = CommittedDice(2, seed=1)
+    game = Game(Rules.preset("perudo", first_opener="rolloff"), 2, dice=dice)
+    game.roll()
+    record = game_record(game, dice, "g1", ["Ana", "Bo"], [1])
+    for entry in [*record["fairness"], *record["rolloff_fairness"]]:
+        entry["server_seats"] = [1]  # seat 0 sent its own seed, as a program's seat does
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    result = CliRunner().invoke(app, ["verify", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "1 server seat seed bound to it," in result.stdout
+    assert "seat seeds" not in result.stdout
+    assert "roll-off: 1 attempt, seat " in result.stdout
+    assert "replayed 1 round: the game is not finished" in result.stdout

@@ -66,3 +66,19 @@ def test_a_program_without_a_profile_secret_is_told_so() -> None:
         assert error.code == "no_profile"
     else:
         raise AssertionError("no error")
+
+
+def test_asking_for_my_profile_without_a_profile_secret_is_told_so() -> None:
+    # It asked the server with an empty secret, which answered a bad_request quoting the
+    # pattern a secret must match; register_profile() said what to do.
+    async def ask() -> None:
+        async with Client("http://127.0.0.1:9") as client:
+            await client.my_profile()
+
+    try:
+        asyncio.run(ask())
+    except ClientError as error:
+        assert error.code == "no_profile"
+        assert error.message == "make the Client with profile=new_profile_secret()"
+    else:
+        raise AssertionError("no error")

@@ -313,6 +313,15 @@ CASES: dict[str, tuple[Callable[[], Game], int, Any, str, str, dict[str, Any]]] 
         "A full house 4s over 2s needs 5 dice, and only 4 are in play.",
         {"bid": {"hand": "full_house", "faces": [4, 2]}, "need": 5, "dice": 4},
     ),
+    "before the first round": (
+        # A bid sent after the start, before round 1 is rolled: no round is over yet.
+        lambda: game("dudo", 3, FIVES),
+        0,
+        Bid(1, 2),
+        "round_over.first",
+        "The first round has not been rolled yet.",
+        {},
+    ),
     "between rounds": (
         between_rounds,
         2,

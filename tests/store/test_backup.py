@@ -158,14 +158,39 @@ def test_a_backup_never_overwrites_a_file(tmp_path: Path, source: Path) -> None:
     assert not (tmp_path / "nowhere.db").exists()
 
 
-@pytest.mark.parametrize("where", ["missing directory", "under a file", "read-only place"])
+def test_a_backup_makes_the_folders_missing_on_its_way(tmp_path: Path, source: Path) -> None:
+    # The README's `dudo backup backups/dudo-2026-12-01.db` failed as written: "the
+    # directory backups does not exist".
+    result = backup("backups/dudo-2026-12-01.db", "--database", f"sqlite:///{source}", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"backed up {source} to backups/dudo-2026-12-01.db (")
+    deeper = tmp_path / "a" / "b" / "copy.db"
+    assert backup(str(deeper), "--database", f"sqlite:///{source}").returncode == 0
+    for copy in (tmp_path / "backups" / "dudo-2026-12-01.db", deeper):
+        with sqlite3.connect(copy) as connection:
+            assert connection.execute("PRAGMA quick_check").fetchone()[0] == "ok"
+
+
+def test_a_backup_that_fails_leaves_no_folder_it_made(tmp_path: Path) -> None:
+    (tmp_path / "notes.db").write_text("not a database at all, just some words " * 50)
+    before = listing(tmp_path)
+    target = tmp_path / "new" / "copy.db"
+    result = backup(str(target), "--database", f"sqlite:///{tmp_path / 'notes.db'}")
+    assert_refused(result, "not a database")
+    assert listing(tmp_path) == before
+    result = backup(str(target), "--database", f"sqlite:///{tmp_path / 'missing.db'}")
+    assert_refused(result, "no database at")
+    assert listing(tmp_path) == before
+
+
+@pytest.mark.parametrize("where", ["under a file", "deeper under a file", "read-only place"])
 def test_a_backup_path_that_cannot_be_written_is_refused(
     tmp_path: Path, source: Path, where: str
 ) -> None:
     (tmp_path / "a-file").write_text("x")
     target = {
-        "missing directory": tmp_path / "no" / "such" / "copy.db",
         "under a file": tmp_path / "a-file" / "copy.db",
+        "deeper under a file": tmp_path / "a-file" / "no" / "copy.db",
         # /proc takes no new files, even from root (the tests may run as root, whom
         # no permission bit stops)
         "read-only place": Path("/proc/dudo-backup-test.db"),

@@ -53,18 +53,41 @@ def sqlite_database(url: str) -> Path:
     return Path(name)
 
 
-def check_target(target: Path) -> None:
+def check_target(target: Path) -> list[Path]:
     """The backup may be written at ``target``: nothing there yet (not even a broken
-    link), and a directory this user can write."""
+    link), in a directory this user can write or make. Returns the directories to make
+    first, outermost first (``backups/`` for ``backups/dudo.db``, as the README's example
+    writes it)."""
     if target.exists() or target.is_symlink():
         raise BackupError(
             f"{target} already exists: give the backup a new name (nothing was overwritten)"
         )
+    missing: list[Path] = []
     directory = target.parent
+    while not directory.exists() and not directory.is_symlink() and directory != directory.parent:
+        missing.insert(0, directory)
+        directory = directory.parent
     if not directory.is_dir():
-        raise BackupError(f"cannot write {target}: the directory {directory} does not exist")
+        raise BackupError(f"cannot write {target}: {directory} is not a directory")
     if not os.access(directory, os.W_OK | os.X_OK):
         raise BackupError(f"cannot write {target}: no permission to write in {directory}")
+    return missing
+
+
+def _make_directories(target: Path, missing: list[Path]) -> None:
+    for directory in missing:
+        try:
+            directory.mkdir()
+        except FileExistsError:  # made meanwhile (another backup): fine if a directory
+            if not directory.is_dir():
+                raise BackupError(
+                    f"cannot write {target}: {directory} is not a directory"
+                ) from None
+        except OSError as error:
+            raise BackupError(
+                f"cannot write {target}: cannot make the directory {directory}: "
+                f"{error.strerror or error}"
+            ) from None
 
 
 def _open_source(source: Path) -> sqlite3.Connection:
@@ -91,14 +114,18 @@ def _count(connection: sqlite3.Connection, query: str) -> int:
 
 def backup_sqlite(source: Path, target: Path) -> BackupReport:
     """Copy the live SQLite database ``source`` to the new file ``target``."""
-    check_target(target)
-    reader = _open_source(source)
+    missing = check_target(target)
+    reader = _open_source(source)  # before any directory is made for a copy of nothing
     try:
+        _make_directories(target, missing)
         handle, temporary = tempfile.mkstemp(
             prefix=f".{target.name}.", suffix=".partial", dir=target.parent
         )
-    except OSError as error:
+    except (OSError, BackupError) as error:
         reader.close()
+        _remove_made(missing)
+        if isinstance(error, BackupError):
+            raise
         raise BackupError(f"cannot write {target}: {error.strerror or error}") from None
     os.close(handle)
     part = Path(temporary)
@@ -124,7 +151,16 @@ def backup_sqlite(source: Path, target: Path) -> BackupReport:
         reader.close()
         with contextlib.suppress(FileNotFoundError):
             part.unlink()
+        if not target.exists():  # a copy that failed leaves no empty directory behind
+            _remove_made(missing)
     return BackupReport(target, target.stat().st_size, live, games)
+
+
+def _remove_made(made: list[Path]) -> None:
+    """Remove the directories a failed backup made (innermost first), if still empty."""
+    for directory in reversed(made):
+        with contextlib.suppress(OSError):
+            directory.rmdir()
 
 
 def _publish(part: Path, target: Path) -> None:

@@ -252,8 +252,46 @@ def test_a_background_priority_it_does_not_know_is_one_line(
     monkeypatch.setenv("DUDO_BACKGROUND_PRIORITY", "high")
     result = runner.invoke(app, ["serve", "--port", str(free_port())])
     assert result.exit_code == 2, result.output
-    assert result.stderr.startswith("dudo: error: $DUDO_BACKGROUND_PRIORITY must be one of ")
+    assert result.stderr.startswith("dudo: error: DUDO_BACKGROUND_PRIORITY must be one of ")
     assert len(result.stderr.splitlines()) == 1 and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "words"),
+    [
+        ("DUDO_ANALYSIS_CACHE", "abc", "must be a whole number, not 'abc'"),
+        ("DUDO_ANALYSIS_CACHE", "0", "must be at least 1, not '0'"),
+        ("DUDO_ANALYSES_PER_CLIENT", "-1", "must not be negative, not '-1'"),
+        ("DUDO_ANALYSES_PER_CLIENT", "0", "must be at least 1, not '0'"),
+        ("DUDO_ANALYSIS_REQUESTS", "1.5", "must be a whole number, not '1.5'"),
+    ],
+)
+@pytest.mark.timeout(60)  # a server that took the value would run until stopped
+def test_an_analysis_setting_it_cannot_use_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, variable: str, value: str, words: str
+) -> None:
+    # DUDO_ANALYSIS_CACHE=abc was a 67-line traceback as the server imported its analyses,
+    # and DUDO_ANALYSES_PER_CLIENT=-1 was taken without a word.
+    monkeypatch.setattr(dudo.server.host.nodes, "serve", started)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv(variable, value)
+    result = runner.invoke(app, ["serve", "--port", str(free_port())])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"dudo: error: {variable} {words}\n", result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_analysis_settings_reach_the_servers_analyses(monkeypatch: pytest.MonkeyPatch) -> None:
+    from dudo.server.web.app import create_app
+    from dudo.server.web.settings import ServerSettings
+
+    assert create_app(ServerSettings(database="memory://")).state.server.analyses.size == 128
+    monkeypatch.setenv("DUDO_ANALYSIS_CACHE", "3")
+    monkeypatch.setenv("DUDO_ANALYSES_PER_CLIENT", "5")
+    monkeypatch.setenv("DUDO_ANALYSIS_REQUESTS", "7")
+    analyses = create_app(ServerSettings.from_env("memory://")).state.server.analyses
+    assert analyses.size == 3
+    assert (analyses.clients.burst, analyses.requests.burst) == (5, 7)
 
 
 @pytest.mark.parametrize(

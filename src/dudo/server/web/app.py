@@ -71,7 +71,10 @@ def create_app(
         # they once were (bench/analysis_flood.py compares the two).
         analyses=Analyses(
             lambda game_id: server.live.store.load_game(game_id),
+            size=settings.analysis_cache,
             executor=None if os.environ.get("DUDO_ANALYSIS_WORKER") == "thread" else worker_pool,
+            per_client_burst=settings.analyses_per_client,
+            requests_per_client=settings.analysis_requests,
         ),
     )
     desk = profile_desk(server)

@@ -30,7 +30,6 @@ import json
 import logging
 import math
 import multiprocessing
-import os
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
@@ -50,20 +49,21 @@ log = logging.getLogger("dudo.server")
 
 LoadGame = Callable[[str], Awaitable[dict[str, Any] | None]]
 
-CACHED_ANALYSES = int(os.environ.get("DUDO_ANALYSIS_CACHE", "128"))
+CACHED_ANALYSES = 128
 """Analyses kept in memory, as encoded JSON (some 50 KB a game; the least recently asked
-for goes first)."""
+for goes first). ``DUDO_ANALYSIS_CACHE`` sets it for ``dudo serve``, read with the other
+settings (dudo.server.web.settings), as are the two below."""
 MAX_WAITING = 8  # games waiting for the worker, beyond the one it is making
 # Analyses made for one client (address) at once, and then a minute (the bench lifts
 # them with DUDO_ANALYSES_PER_CLIENT to show the worker process alone).
-PER_CLIENT_BURST = int(os.environ.get("DUDO_ANALYSES_PER_CLIENT", "4"))
+PER_CLIENT_BURST = 4
 PER_CLIENT_PER_MINUTE = 6.0
 # Requests for analyses (made already or not), per client address and per network (an
 # IPv4 /24, an IPv6 /64): a burst, then so many a minute. A person reading analyses opens
 # one per game page; 20 in a row and then one every 2 s is more than anyone reads, and a
 # network (a household, an office) gets four people's worth. ``DUDO_ANALYSIS_REQUESTS``
 # sets the client's burst (the network's is 3 times as many; the bench lifts both).
-REQUESTS_PER_CLIENT = int(os.environ.get("DUDO_ANALYSIS_REQUESTS", "20"))
+REQUESTS_PER_CLIENT = 20
 REQUESTS_PER_CLIENT_PER_MINUTE = 30.0
 NETWORK_SHARE = 3  # a network's budget, as so many clients'
 IMMUTABLE_FOR = 86_400  # seconds a browser keeps an analysis without asking again

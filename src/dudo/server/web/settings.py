@@ -52,6 +52,12 @@ class ServerSettings:
     cluster: str | None = None
     advertise: str | None = None
     cluster_settings: ClusterSettings = field(default_factory=ClusterSettings)
+    # Games' analyses (dudo.server.web.replays): how many are kept in memory
+    # (DUDO_ANALYSIS_CACHE), made for one client at once (DUDO_ANALYSES_PER_CLIENT), and
+    # asked for by one client in a burst (DUDO_ANALYSIS_REQUESTS).
+    analysis_cache: int = 128
+    analyses_per_client: int = 4
+    analysis_requests: int = 20
 
     @classmethod
     def from_env(cls, database: str | None = None) -> ServerSettings:
@@ -144,6 +150,12 @@ class ServerSettings:
             value = os.environ.get(f"DUDO_{name.upper()}")
             if value is not None:
                 setattr(settings.limits, name, _env_number(name, value, float, "number"))
+        for name in ("analysis_cache", "analyses_per_client", "analysis_requests"):
+            value = os.environ.get(f"DUDO_{name.upper()}")
+            if value is not None:
+                setattr(settings, name, _env_number(name, value, int, "whole number"))
+                if getattr(settings, name) < 1:  # 0 would refuse (or not keep) every one
+                    raise ValueError(f"DUDO_{name.upper()} must be at least 1, not {value!r}")
         if not (0 <= settings.limits.ipv4_prefix <= 32 and 0 <= settings.limits.ipv6_prefix <= 128):
             raise ValueError("DUDO_IPV4_PREFIX is 0..32 and DUDO_IPV6_PREFIX 0..128")
         if not 0 < settings.limits.group_share <= 1:
