@@ -343,9 +343,14 @@ def _check_reveals(stated: object, replayed: list[dict[str, Any]]) -> None:
             )
     if len(stated) != len(replayed):
         raise FairnessError(
-            f"the record states {len(stated)} outcomes, but {len(replayed)} rounds "
-            "ended with a call"
+            f"the record states {_counted(len(stated), 'outcome')}, but "
+            f"{_counted(len(replayed), 'round')} ended with a call"
         )
+
+
+def _counted(number: int, noun: str) -> str:
+    """``1 round``, ``2 rounds``: the nouns of these messages take an s."""
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def verify_record(record: dict[str, Any]) -> list[str]:
@@ -365,7 +370,9 @@ def verify_record(record: dict[str, Any]) -> list[str]:
     ):
         raise FairnessError("not a game record: it needs 'players', 'rounds' and 'fairness'")
     if len(fairness) < len(rounds):
-        raise FairnessError(f"{len(rounds)} rounds but fairness material for {len(fairness)}")
+        raise FairnessError(
+            f"{_counted(len(rounds), 'round')} but fairness material for {len(fairness)}"
+        )
     bots = record.get("bots", [])
     if not isinstance(bots, list) or not all(type(seat) is int for seat in bots):
         raise FairnessError("'bots' must list the seats played by bots")
@@ -385,7 +392,7 @@ def verify_record(record: dict[str, Any]) -> list[str]:
         raise FairnessError(f"the actions do not replay: {error}") from None
     if "reveals" in record:  # records since the outcomes were stated (the browser reads them)
         _check_reveals(record["reveals"], game.reveals())
-    played = f"{len(rounds)} round{'' if len(rounds) == 1 else 's'}"
+    played = _counted(len(rounds), "round")
     if game.winners:
         lines.append(f"replayed {played}: winners {list(game.winners)}")
     else:

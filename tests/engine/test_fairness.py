@@ -381,6 +381,14 @@ def test_a_record_states_every_outcome_and_dudo_verify_holds_it_to_the_replay() 
         (one_die_more, r"round 3: the outcome .* \(dice_counts differ\)"),
         (lambda r: r["reveals"].pop(), "the record states 4 outcomes, but 5 rounds"),
         (lambda r: r["reveals"].append(r["reveals"][-1]), "the record states 6 outcomes"),
+        (
+            lambda r: r.update(reveals=r["reveals"][:1], rounds=r["rounds"][:2]),
+            "the record states 1 outcome, but 2 rounds ended",
+        ),
+        (
+            lambda r: r.update(reveals=[], rounds=r["rounds"][:1]),
+            "the record states 0 outcomes, but 1 round ended",
+        ),
         (lambda r: r.update(reveals={}), "'reveals' must list"),
     ]:
         forged = copy.deepcopy(record)
