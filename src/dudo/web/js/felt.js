@@ -132,11 +132,14 @@ function seatCard(table, index, order) {
   if (index === you.seat) classes.push('me');
   if (game.phase === 'bidding' && game.bidder === index) classes.push('bidder');
   if (game.phase === 'over' && game.winners.includes(index)) classes.push('winner');
+  // The game's last reveal stays on the felt, but a player it put out is drawn as out,
+  // like those out before (not with a cup of dice, as if still playing).
+  const cup = game.phase === 'over' && out ? null : reveal?.cups[index];
   let dice;
   let diceKey;
-  if (reveal?.cups[index]?.length) {
+  if (cup?.length) {
     diceKey = `cup-${revealKey(table.state)}-${index}`;
-    dice = reveal.cups[index].map((d) => {
+    dice = cup.map((d) => {
       const counts = dieCounts(reveal, d);
       return die(d, {size: 24, counts, label: counts ? t('die.counts', {face: d}) : t('die.face', {face: d})});
     }).join('');
@@ -144,8 +147,8 @@ function seatCard(table, index, order) {
     diceKey = `hidden-${index}`;
     // Another player's cup stands on the felt over their dice while they are hidden (a
     // picture only: the row is aria-hidden, and the count is said in words beside it).
-    const cup = count && index !== you.seat ? '<span class="cup"></span>' : '';
-    dice = cup + Array.from({length: count}, () => die(0, {size: 18})).join('')
+    const hidden = count && index !== you.seat ? '<span class="cup"></span>' : '';
+    dice = hidden + Array.from({length: count}, () => die(0, {size: 18})).join('')
       + Array.from({length: lost}, () => die(0, {size: 18, cls: 'lost'})).join('');
   }
   const status = [];
@@ -171,7 +174,7 @@ function seatCard(table, index, order) {
   return `<li class="${classes.join(' ')}" data-seat="${index}" style="${place}">
       <span class="seat-name">${avatar(table.name(index), index)}${turn ? '<span aria-hidden="true">▶ </span>' : ''}${nameHtml(table.name(index))}${index === you.seat ? ` <span class="you-tag">(${escapeHtml(t('seat.you'))})</span>` : ''}</span>
       <span class="seat-status">${escapeHtml(status.join(' · '))}</span>
-      ${reveal?.cups[index]?.length
+      ${cup?.length
     ? `<span class="seat-dice revealed" data-key="${diceKey}" role="group" aria-label="${escapeHtml(t('table.cup_of', {name: table.name(index)}))}">${dice}</span>`
     : `<span class="seat-dice" data-key="${diceKey}" aria-hidden="true">${dice}</span><span class="sr-only">${escapeHtml(diceWords)}</span>`}
       ${points}${changeMark}${bubble}${table.voices.bubble(index)}</li>`;
