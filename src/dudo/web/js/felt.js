@@ -2,7 +2,7 @@
 // (the standing bid and whose turn, the reveal counted up cup by cup, the roll-off line,
 // the winner) and your own dice below it. RevealCount keeps the one piece of state the
 // drawing has of its own: how far a reveal has been counted up, or that it was skipped.
-import {escapeHtml, nameHtml} from './page.js';
+import {announce, escapeHtml, nameHtml} from './page.js';
 import {die} from './dice.js';
 import {bidWords, has, t} from './i18n.js';
 import {bidOdds} from './odds.js';
@@ -67,7 +67,44 @@ export class RevealCount {
   constructor(table) {
     this.table = table;
     this.still = null; // the reveal whose animation the player skipped
-    this.countUp = null; // the reveal being counted up: {key, cups counted so far, timers}
+    this.countUp = null; // the reveal being counted up: {key, cups counted so far, timers, done}
+    this.held = null; // what the live region says of that reveal's result: {key, words}
+  }
+
+  // The key of the reveal that a new state would count up (null: none, or it is drawn
+  // whole at once: skipped, under reduced motion, at the game's end).
+  countable() {
+    const state = this.table.state;
+    const key = state?.game?.phase === 'roll' && showingReveal(state) ? revealKey(state) : null;
+    return !key || key === this.still || reducedMotion() ? null : key;
+  }
+
+  // Words that tell the result of the reveal just called (its count, who lost a die, who
+  // is out): said when the table has counted it up (or the player skipped), not before
+  // the felt shows it. False when the table shows it at once: say them now.
+  hold(words) {
+    const key = this.countable();
+    if (!key || (this.countUp?.key === key && this.countUp.done)) return false;
+    if (this.held?.key !== key) {
+      this.release();
+      this.held = {key, words: []};
+    }
+    this.held.words.push(words);
+    return true;
+  }
+
+  release() {
+    const held = this.held;
+    this.held = null;
+    for (const words of held?.words || []) announce(words);
+  }
+
+  // Whether round `n`'s reveal is still being counted up on the felt (the log keeps its
+  // result back until then).
+  counting(n) {
+    const state = this.table.state;
+    const countUp = this.countUp;
+    return !!countUp && !countUp.done && countUp.key === revealKey(state) && n === GameLog.revealedRound(state.game);
   }
 
   // A reveal drawn for the first time is counted up, one step per cup in drawing order,
@@ -76,14 +113,23 @@ export class RevealCount {
   // the last reveal of a game shows the winner, not the count.)
   follow() {
     const state = this.table.state;
-    const key = state.game?.phase === 'roll' && showingReveal(state) ? revealKey(state) : null;
+    const key = this.countable();
     if (this.countUp && this.countUp.key === key) return;
     this.stop();
-    if (!key || key === this.still || reducedMotion()) return;
-    const countUp = {key, cups: 0, timers: []};
+    if (!key) {
+      this.release();
+      return;
+    }
+    const countUp = {key, cups: 0, timers: [], done: false};
     this.countUp = countUp;
-    countUp.timers = ordered(state).map((_, i) => setTimeout(() => {
+    const seats = ordered(state);
+    countUp.timers = seats.map((_, i) => setTimeout(() => {
       countUp.cups = i + 1;
+      // The last cup counted: the log and the live region tell the result now.
+      if (countUp.cups === seats.length) {
+        countUp.done = true;
+        this.release();
+      }
       this.table.render();
     }, i * CUP_STEP_MS + CUP_COUNTED_MS));
   }
