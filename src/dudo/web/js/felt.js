@@ -2,7 +2,7 @@
 // (the standing bid and whose turn, the reveal counted up cup by cup, the roll-off line,
 // the winner) and your own dice below it. RevealCount keeps the one piece of state the
 // drawing has of its own: how far a reveal has been counted up, or that it was skipped.
-import {escapeHtml, nameHtml} from './page.js';
+import {announce, escapeHtml, nameHtml} from './page.js';
 import {die} from './dice.js';
 import {bidWords, has, t} from './i18n.js';
 import {bidOdds} from './odds.js';
@@ -67,7 +67,44 @@ export class RevealCount {
   constructor(table) {
     this.table = table;
     this.still = null; // the reveal whose animation the player skipped
-    this.countUp = null; // the reveal being counted up: {key, cups counted so far, timers}
+    this.countUp = null; // the reveal being counted up: {key, cups counted so far, timers, done}
+    this.held = null; // what the live region says of that reveal's result: {key, words}
+  }
+
+  // The key of the reveal that a new state would count up (null: none, or it is drawn
+  // whole at once: skipped, under reduced motion, at the game's end).
+  countable() {
+    const state = this.table.state;
+    const key = state?.game?.phase === 'roll' && showingReveal(state) ? revealKey(state) : null;
+    return !key || key === this.still || reducedMotion() ? null : key;
+  }
+
+  // Words that tell the result of the reveal just called (its count, who lost a die, who
+  // is out): said when the table has counted it up (or the player skipped), not before
+  // the felt shows it. False when the table shows it at once: say them now.
+  hold(words) {
+    const key = this.countable();
+    if (!key || (this.countUp?.key === key && this.countUp.done)) return false;
+    if (this.held?.key !== key) {
+      this.release();
+      this.held = {key, words: []};
+    }
+    this.held.words.push(words);
+    return true;
+  }
+
+  release() {
+    const held = this.held;
+    this.held = null;
+    for (const words of held?.words || []) announce(words);
+  }
+
+  // Whether round `n`'s reveal is still being counted up on the felt (the log keeps its
+  // result back until then).
+  counting(n) {
+    const state = this.table.state;
+    const countUp = this.countUp;
+    return !!countUp && !countUp.done && countUp.key === revealKey(state) && n === GameLog.revealedRound(state.game);
   }
 
   // A reveal drawn for the first time is counted up, one step per cup in drawing order,
@@ -76,14 +113,23 @@ export class RevealCount {
   // the last reveal of a game shows the winner, not the count.)
   follow() {
     const state = this.table.state;
-    const key = state.game?.phase === 'roll' && showingReveal(state) ? revealKey(state) : null;
+    const key = this.countable();
     if (this.countUp && this.countUp.key === key) return;
     this.stop();
-    if (!key || key === this.still || reducedMotion()) return;
-    const countUp = {key, cups: 0, timers: []};
+    if (!key) {
+      this.release();
+      return;
+    }
+    const countUp = {key, cups: 0, timers: [], done: false};
     this.countUp = countUp;
-    countUp.timers = ordered(state).map((_, i) => setTimeout(() => {
+    const seats = ordered(state);
+    countUp.timers = seats.map((_, i) => setTimeout(() => {
       countUp.cups = i + 1;
+      // The last cup counted: the log and the live region tell the result now.
+      if (countUp.cups === seats.length) {
+        countUp.done = true;
+        this.release();
+      }
       this.table.render();
     }, i * CUP_STEP_MS + CUP_COUNTED_MS));
   }
@@ -132,11 +178,14 @@ function seatCard(table, index, order) {
   if (index === you.seat) classes.push('me');
   if (game.phase === 'bidding' && game.bidder === index) classes.push('bidder');
   if (game.phase === 'over' && game.winners.includes(index)) classes.push('winner');
+  // The game's last reveal stays on the felt, but a player it put out is drawn as out,
+  // like those out before (not with a cup of dice, as if still playing).
+  const cup = game.phase === 'over' && out ? null : reveal?.cups[index];
   let dice;
   let diceKey;
-  if (reveal?.cups[index]?.length) {
+  if (cup?.length) {
     diceKey = `cup-${revealKey(table.state)}-${index}`;
-    dice = reveal.cups[index].map((d) => {
+    dice = cup.map((d) => {
       const counts = dieCounts(reveal, d);
       return die(d, {size: 24, counts, label: counts ? t('die.counts', {face: d}) : t('die.face', {face: d})});
     }).join('');
@@ -144,8 +193,8 @@ function seatCard(table, index, order) {
     diceKey = `hidden-${index}`;
     // Another player's cup stands on the felt over their dice while they are hidden (a
     // picture only: the row is aria-hidden, and the count is said in words beside it).
-    const cup = count && index !== you.seat ? '<span class="cup"></span>' : '';
-    dice = cup + Array.from({length: count}, () => die(0, {size: 18})).join('')
+    const hidden = count && index !== you.seat ? '<span class="cup"></span>' : '';
+    dice = hidden + Array.from({length: count}, () => die(0, {size: 18})).join('')
       + Array.from({length: lost}, () => die(0, {size: 18, cls: 'lost'})).join('');
   }
   const status = [];
@@ -171,7 +220,7 @@ function seatCard(table, index, order) {
   return `<li class="${classes.join(' ')}" data-seat="${index}" style="${place}">
       <span class="seat-name">${avatar(table.name(index), index)}${turn ? '<span aria-hidden="true">▶ </span>' : ''}${nameHtml(table.name(index))}${index === you.seat ? ` <span class="you-tag">(${escapeHtml(t('seat.you'))})</span>` : ''}</span>
       <span class="seat-status">${escapeHtml(status.join(' · '))}</span>
-      ${reveal?.cups[index]?.length
+      ${cup?.length
     ? `<span class="seat-dice revealed" data-key="${diceKey}" role="group" aria-label="${escapeHtml(t('table.cup_of', {name: table.name(index)}))}">${dice}</span>`
     : `<span class="seat-dice" data-key="${diceKey}" aria-hidden="true">${dice}</span><span class="sr-only">${escapeHtml(diceWords)}</span>`}
       ${points}${changeMark}${bubble}${table.voices.bubble(index)}</li>`;

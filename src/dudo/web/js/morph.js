@@ -53,9 +53,19 @@ function patchChildren(parent, next) {
     const key = keyOf(child);
     if (key) keyed.set(key, child);
   }
+  const wantedKeys = new Set(wanted.map(keyOf).filter(Boolean));
   let index = 0;
   for (const node of wanted) {
     let current = parent.childNodes[index] || null;
+    // A keyed node that is not wanted any more goes first, so that the nodes after it
+    // stay where they are: a node moved in the document replays its animations and those
+    // of everything in it (the whole game log faded in again when the action bar above
+    // it changed from the picker to "waiting").
+    while (current && keyOf(current) && !wantedKeys.has(keyOf(current))) {
+      const gone = current;
+      current = current.nextSibling;
+      gone.remove();
+    }
     const key = keyOf(node);
     const match = key ? keyed.get(key) : null;
     if (match && match !== current && match.nodeName === node.nodeName) {

@@ -16,8 +16,13 @@ export function byWords(by) {
   return by === 'timer' ? t('log.by_timer') : by === 'stand_in' ? t('log.by_stand_in') : '';
 }
 
-// Who lost or won what at a reveal.
-export function outcomeSentence(state, reveal) {
+// Whether the game's last reveal put its loser out (no dice left; never in a points race).
+function putOut(state, reveal) {
+  return reveal.loser != null && !isPoints(state) && state?.game?.dice_counts[reveal.loser] === 0;
+}
+
+// Who lost or won what at a reveal; `out`: the loser lost the last die (and is out).
+export function outcomeSentence(state, reveal, out = putOut(state, reveal)) {
   const name = (seat) => playedName(state, seat);
   if (reveal.loser == null) {
     if (reveal.change) return t('reveal.wins_die', {name: name(reveal.caller)});
@@ -25,21 +30,22 @@ export function outcomeSentence(state, reveal) {
     return t('reveal.exact_no_change', {name: name(reveal.caller), n: state?.room.rules.starting_dice ?? 5});
   }
   if (isPoints(state)) return t('reveal.takes_points', {name: name(reveal.loser), n: reveal.change});
+  if (out) return t('reveal.loses_out', {name: name(reveal.loser), n: reveal.change});
   return t('reveal.loses', {name: name(reveal.loser), n: reveal.change});
 }
 
 // A whole reveal: who called what on which bid, what the cups showed, the outcome.
-export function revealSentence(state, reveal) {
+export function revealSentence(state, reveal, out = putOut(state, reveal)) {
   const name = (seat) => playedName(state, seat);
   const call = reveal.call === 'calza' ? t('call.calza') : t('call.dudo');
   if (isHand(reveal.bid)) {
     const bid = handWords(reveal.bid);
     const there = t(reveal.outcome === 'holds' ? 'reveal.hand_there' : 'reveal.hand_missing', {bid});
-    return `${t('reveal.sentence_hand', {caller: name(reveal.caller), call, bid})} ${there} ${outcomeSentence(state, reveal)}`;
+    return `${t('reveal.sentence_hand', {caller: name(reveal.caller), call, bid})} ${there} ${outcomeSentence(state, reveal, out)}`;
   }
   const [q, f] = reveal.bid;
   return `${t('reveal.sentence', {caller: name(reveal.caller), call, bid: bidWords(q, f),
-    count: reveal.count})} ${outcomeSentence(state, reveal)}`;
+    count: reveal.count})} ${outcomeSentence(state, reveal, out)}`;
 }
 
 // One roll-off attempt in words: who tied (they roll again), or who opens.
@@ -108,11 +114,15 @@ export class Narrator {
   }
 
   // Every event of a new state in words (and sound), your new dice once per round, and
-  // your turn once per turn.
-  narrate(state) {
+  // your turn once per turn. A reveal's result (and who went out at it) is given to
+  // `hold`, which keeps it back while the felt counts the reveal up (felt.js,
+  // RevealCount.hold); then only the call is said at once, as the felt shows it.
+  narrate(state, hold = () => false) {
     this.tellSeats(state);
     const me = state.you.seat;
     const name = (seat) => playedName(state, seat);
+    let held = false;
+    let toldOut = null; // the seat a reveal's sentence said is out
     for (const event of state.events || []) {
       const by = event.by ? ` ${byWords(event.by)}` : '';
       if (event.by === 'timer') this.tellTimedOut(state, event.event === 'bid' ? event.seat : event.caller);
@@ -120,12 +130,17 @@ export class Narrator {
         announce(t('say.bid', {name: name(event.seat), bid: anyBidWords(eventBid(event))}) + by);
         play('bid');
       } else if (event.event === 'reveal') {
-        announce(revealSentence(state, event) + by);
+        const words = revealSentence(state, event) + by;
+        if (putOut(state, event)) toldOut = event.loser;
+        held = hold(words);
+        if (held) announce(t('reveal.caller', {name: name(event.caller), call: event.call === 'calza' ? t('call.calza') : t('call.dudo_shout')}) + by);
+        else announce(words);
         play('call');
         const lost = event.loser === me && me != null;
         setTimeout(() => play(lost ? 'lose' : 'reveal'), 450);
       } else if (event.event === 'out') {
-        announce(t('say.out', {name: name(event.seat)}));
+        const words = t('say.out', {name: name(event.seat)});
+        if (event.seat !== toldOut && (!held || !hold(words))) announce(words);
       } else if (event.event === 'game_over') {
         const names = event.winners.map(name);
         announce(t('say.winner', {names: listNames(names), n: names.length}));

@@ -53,9 +53,12 @@ export function gameLog(table) {
   if (!rounds.length) return '';
   const items = rounds.map((round) => {
     const bids = round.bids.map((bid, i) => `<li data-key="b${round.n}-${i}"><span class="who">${nameHtml(table.name(bid.seat))}</span> ${bidHtml(bid.q, bid.f, bid.hand)}${bid.by ? ` <span class="by">${escapeHtml(byWords(bid.by))}</span>` : ''}</li>`).join('');
-    const reveal = round.reveal;
-    const result = reveal ? `<p class="log-reveal">${escapeHtml(revealSentence(table.state, reveal))}${reveal.by ? ` <span class="by">${escapeHtml(byWords(reveal.by))}</span>` : ''}</p>` : '';
-    const outs = round.outs.map((seat) => `<p class="log-out">${escapeHtml(t('say.out', {name: table.name(seat)}))}</p>`).join('');
+    // While the felt counts the reveal up, the log does not tell its result before it.
+    const counting = table.revealing.counting(round.n);
+    const reveal = counting ? null : round.reveal;
+    const result = reveal ? `<p class="log-reveal">${escapeHtml(revealSentence(table.state, reveal, round.outs.includes(reveal.loser)))}${reveal.by ? ` <span class="by">${escapeHtml(byWords(reveal.by))}</span>` : ''}</p>` : '';
+    // Who went out at the reveal is said in its sentence: a line of its own only otherwise.
+    const outs = counting ? '' : round.outs.filter((seat) => !reveal || seat !== reveal.loser).map((seat) => `<p class="log-out">${escapeHtml(t('say.out', {name: table.name(seat)}))}</p>`).join('');
     const head = `${escapeHtml(t('log.round', {n: round.n}))}${round.palifico ? ` · ${escapeHtml(t('log.palifico'))}` : ''}`;
     return `<li class="log-round" data-key="round-${round.n}"><h3>${head}</h3>${bids ? `<ol class="bids">${bids}</ol>` : ''}${result}${outs}</li>`;
   }).join('');

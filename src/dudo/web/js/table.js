@@ -148,7 +148,7 @@ class Table {
       this.state = message;
       this.log.observe(message);
       this.connection.seed(message);
-      this.narrator.narrate(message);
+      this.narrator.narrate(message, (words) => this.revealing.hold(words));
       this.voices.observe(message, (seat) => this.name(seat));
       if (this.practice && message.you.host && message.room.status === 'lobby' && !this.startSent
           && !message.room.seats.some((seat) => seat.kind === 'open')) {

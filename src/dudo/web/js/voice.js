@@ -75,6 +75,7 @@ export class Voices {
     this.table = table;
     this.announce = announce;
     this.said = new Map(); // seat -> [line, until]
+    this.game = undefined; // the game the lines are said in (fair.game_id)
     this.muted = new Set(readMuted(this.mutedKey));
   }
 
@@ -87,6 +88,13 @@ export class Voices {
   }
 
   observe(state, name) {
+    // A new game (the rematch) starts with nobody speaking: a line said at the last
+    // game's end would hang over the new game's first round.
+    const game = state.game ? state.fair?.game_id ?? null : null;
+    if (game !== this.game) {
+      this.game = game;
+      this.said.clear();
+    }
     if (!this.on) return;
     // The game's end is the moment: what the bots said just before (the last rounds go
     // fast with few dice) makes way for it, so one bot at most speaks over the result.
