@@ -113,7 +113,8 @@ class ProfilePage {
       this.render();
       return;
     }
-    const secret = await ensureProfile(memory.name);
+    // A new profile is named in the page's language (the server would say "Player").
+    const secret = await ensureProfile(memory.name || t('profile.default_name'));
     if (!secret) { this.unknown = true; this.render(); return; }
     const answer = await profileCall('/api/profile/me');
     if (answer.status === 404) { this.unknown = true; this.data = null; }
@@ -125,6 +126,7 @@ class ProfilePage {
   }
 
   render() {
+    document.title = `dudo · ${t('profile.title')}`;
     if (this.gone) {
       main.innerHTML = `<section class="card"><h1>${escapeHtml(t('profile.forgotten'))}</h1><p>${escapeHtml(t('profile.forgotten_help'))}</p><p><a href="/">${escapeHtml(t('table.home'))}</a></p></section>`;
       return;

@@ -184,15 +184,15 @@ export function followCounts(record) {
 export async function verifyRound(number, played, fair, bots, names = [], counts = null) {
   const result = {round: number, ok: false, checks: [], problem: null};
   const v2Only = typeof number === 'string'; // a roll-off attempt: always fairness v2
-  const who = (seat) => (names[seat] ? `seat ${seat + 1} (${names[seat]})` : `seat ${seat + 1}`);
+  const who = (seat) => seatWords(seat, names);
   try {
-    if (!fair || typeof fair !== 'object') throw new Error('no fairness material for this round');
-    if (fair.round !== number) throw new Error(`the material is labelled round ${fair.round}`);
+    if (!fair || typeof fair !== 'object') throw new Error(t('rp.fair_no_material'));
+    if (fair.round !== number) throw new Error(t('rp.fair_labelled', {n: fair.round}));
     const cups = played?.dice;
-    if (!Array.isArray(cups) || !cups.every((cup) => Array.isArray(cup))) throw new Error('no dice');
+    if (!Array.isArray(cups) || !cups.every((cup) => Array.isArray(cup))) throw new Error(t('rp.fair_no_dice'));
     const seeds = fair.seat_seeds;
     if (!Array.isArray(seeds) || seeds.length !== cups.length || !seeds.every((s) => typeof s === 'string')) {
-      throw new Error(`${Array.isArray(seeds) ? seeds.length : 'no'} seat seeds for ${cups.length} seats`);
+      throw new Error(t('rp.fair_seat_seeds', {n: Array.isArray(seeds) ? seeds.length : 0, seats: cups.length}));
     }
     const serverSeed = bytesOf(fair.server_seed, 'the server seed');
     let botSeats = bots;
@@ -200,52 +200,51 @@ export async function verifyRound(number, played, fair, bots, names = [], counts
     if (fair.version === 2) {
       botSeats = fair.bot_seats;
       if (!Array.isArray(botSeats) || !botSeats.every(Number.isInteger)) {
-        throw new Error('the record does not say which seats the commitment binds as bots (bot_seats)');
+        throw new Error(t('rp.fair_no_bot_seats'));
       }
       for (const seat of bots) {
-        if (!botSeats.includes(seat)) throw new Error(`${who(seat)} is a bot, yet the commitment does not bind it as one`);
+        if (!botSeats.includes(seat)) throw new Error(t('rp.fair_bot_not_bound', {seat: who(seat)}));
       }
       const seats = [...botSeats].sort((a, b) => a - b).join(',');
       commitment = await sha256Hex(encoder.encode(`dudo-commit-v2|${number}|${seats}|${fair.server_seed}`));
       if (commitment !== fair.commitment) {
-        throw new Error('the server seed and the bot seats do not match the commitment published before the roll');
+        throw new Error(t('rp.fair_commitment_bad_v2'));
       }
     } else if (fair.version === undefined && !v2Only) {
       commitment = await sha256Hex(serverSeed);
       if (commitment !== fair.commitment) {
-        throw new Error('the server seed does not match the commitment published before the roll');
+        throw new Error(t('rp.fair_commitment_bad'));
       }
     } else {
-      throw new Error(`unknown fairness version ${fair.version}`);
+      throw new Error(t('rp.fair_unknown_version', {version: fair.version}));
     }
-    result.checks.push(`commitment ${commitment.slice(0, 12)}… matches`);
+    result.checks.push(t('rp.fair_commitment_ok', {hash: commitment.slice(0, 12)}));
     const serverSeats = fair.server_seats;
     if (!Array.isArray(serverSeats) || !serverSeats.every(Number.isInteger)) {
-      throw new Error('the record does not say which seeds the server chose (server_seats)');
+      throw new Error(t('rp.fair_no_server_seats'));
     }
     for (const seat of botSeats) {
-      if (!serverSeats.includes(seat)) throw new Error(`${who(seat)} is a bot, yet its seed is not marked as the server's`);
+      if (!serverSeats.includes(seat)) throw new Error(t('rp.fair_bot_seed_not_server', {seat: who(seat)}));
     }
     const key = await hmacKey(fair.server_seed);
     for (const seat of serverSeats) {
-      if (!(seat >= 0 && seat < seeds.length)) throw new Error(`there is no seat ${seat + 1}`);
+      if (!(seat >= 0 && seat < seeds.length)) throw new Error(t('rp.fair_no_seat', {n: seat + 1}));
       if (seeds[seat] !== await serverSeatSeed(key, number, seat)) {
-        throw new Error(`the server's seed for ${who(seat)} does not follow from the committed server seed`);
+        throw new Error(t('rp.fair_seed_not_following', {seat: who(seat)}));
       }
     }
     result.checks.push(serverSeats.length
-      ? `${serverSeats.length} server seed${serverSeats.length === 1 ? '' : 's'} bound`
-      : 'every seat seeded');
+      ? t('rp.fair_server_seeds', {n: serverSeats.length}) : t('rp.fair_every_seat_seeded'));
     const derived = await deriveDice(key, seeds, number, cups.map((cup) => cup.length));
     for (let seat = 0; seat < cups.length; seat += 1) {
       for (let i = 0; i < cups[seat].length; i += 1) {
         if (cups[seat][i] !== derived[seat][i]) {
-          throw new Error(`${who(seat)}, die ${i + 1}: the record shows ${cups[seat][i]}, the seeds give ${derived[seat][i]}`);
+          throw new Error(t('rp.fair_die_wrong', {seat: who(seat), i: i + 1, shown: cups[seat][i], derived: derived[seat][i]}));
         }
       }
     }
     const total = cups.reduce((sum, cup) => sum + cup.length, 0);
-    result.checks.push(`${total} dice recomputed`);
+    result.checks.push(t('rp.fair_dice_recomputed', {n: total}));
     if (counts) {
       for (let seat = 0; seat < Math.max(cups.length, counts.length); seat += 1) {
         const held = cups[seat] ? cups[seat].length : 0;
@@ -308,7 +307,7 @@ export async function verifyRecord(record) {
   const fairness = Array.isArray(record?.fairness) ? record.fairness : [];
   const bots = Array.isArray(record?.bots) ? record.bots.filter(Number.isInteger) : [];
   const names = Array.isArray(record?.names) ? record.names : [];
-  if (!rounds.length) return {ok: false, rounds: [], problem: 'the record has no rounds'};
+  if (!rounds.length) return {ok: false, rounds: [], problem: t('rp.fair_no_rounds')};
   const stated = followCounts(record);
   const checked = [];
   for (let i = 0; i < rounds.length; i += 1) {
@@ -326,7 +325,7 @@ export async function verifyRecord(record) {
     rolloff.push(checkedAttempt);
   }
   let problem = fairness.length < rounds.length
-    ? `${rounds.length} rounds but fairness material for ${fairness.length}` : null;
+    ? t('rp.fair_material_short', {rounds: rounds.length, n: fairness.length}) : null;
   problem = problem || attempts.problem || (attempts.attempts.length !== material.length
     ? `${attempts.attempts.length} roll-off attempts but fairness material for ${material.length}` : null)
     || stated.problem;
