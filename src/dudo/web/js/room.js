@@ -64,7 +64,7 @@ export async function joinPage(table) {
   morph(table.main, `
       <section class="card join">
         <h1>${escapeHtml(t('join.title'))} <span class="code">${table.code}</span></h1>
-        <p class="lead">${escapeHtml(t('join.invite', {name: room.seats[0]?.name || ''}))}</p>
+        <p class="lead">${escapeHtml(t(open ? 'join.invite' : 'join.invite_watch', {name: room.seats[0]?.name || ''}))}</p>
         ${table.joinError ? `<p class="notice">${escapeHtml(table.joinError)}</p>` : ''}
         ${room.status === 'over' && open ? `<p class="notice">${escapeHtml(t('join.between_games'))}</p>` : ''}
         <ol class="seat-list">${seats}</ol>
