@@ -8,6 +8,10 @@ import {DEFAULT_TIMER, DICE_CHOICES, chosenRules, loadCatalogue, optionChanged, 
   presetTitle, timerOptions} from './rooms.js';
 
 const ROOMS_EVERY = 10000;
+// Presets made for a number of players (docs/rules-spec.md: Common Hand is the variant for
+// two); the create form's seats start there when one is picked. Others start at 4.
+const PRESET_SEATS = {'common-hand': 2};
+const DEFAULT_SEATS = 4;
 
 // The game's name in the display face (Bitter Bold, fonts/OFL.txt) drawn as one path: the
 // home page shows it without downloading the font (its weight budget, docs/web.md).
@@ -86,6 +90,7 @@ export function renderHome(main) {
   let timer = null;
   let rooms = null; // the last list of open public rooms (null: not asked yet)
   let timerTouched = false;
+  let seatsFromPreset = false; // the seats were set by a preset (PRESET_SEATS), not by hand
 
   async function refreshRooms(data) {
     const answer = await api('/api/rooms');
@@ -163,8 +168,8 @@ export function renderHome(main) {
             <p class="help"><a id="preset-rules" href="/rules" target="_blank">${escapeHtml(t('create.read_rules'))}</a></p></div>
           <details id="house-rules"><summary>${escapeHtml(t('create.house_rules'))}</summary><div id="options"></div></details>
           <div class="option"><label for="seats">${escapeHtml(t('create.seats'))}</label>
-            <select id="seats">${[2, 3, 4, 5, 6].map((n) => `<option ${n === 4 ? 'selected' : ''}>${n}</option>`).join('')}</select></div>
-          <ol id="seat-list" class="seat-list">${seatRows(4)}</ol></div>
+            <select id="seats">${[2, 3, 4, 5, 6].map((n) => `<option ${n === DEFAULT_SEATS ? 'selected' : ''}>${n}</option>`).join('')}</select></div>
+          <ol id="seat-list" class="seat-list">${seatRows(DEFAULT_SEATS)}</ol></div>
           <div class="create-col"><div class="option"><label for="timer">${escapeHtml(t('create.timer'))}</label>
             <select id="timer">${timerOptions(DEFAULT_TIMER)}</select>
             <p class="help">${escapeHtml(t('create.timer_help'))}</p></div>
@@ -185,6 +190,21 @@ export function renderHome(main) {
         const input = main.querySelector(`#${id}`);
         if (input && value != null) input.value = value;
       }
+      // A preset made for a number of players (Common Hand: for two) sets the seats; the
+      // host may change them, and another preset then goes back to the form's 4 unless
+      // the host changed them by hand.
+      const setSeats = (count) => {
+        const seats = main.querySelector('#seats');
+        if (seats.value === String(count)) return;
+        seats.value = String(count);
+        main.querySelector('#seat-list').innerHTML = seatRows(count);
+        defaultTimer();
+      };
+      const presetSeats = () => {
+        const wanted = PRESET_SEATS[main.querySelector('#preset').value];
+        if (wanted) { setSeats(wanted); seatsFromPreset = true; }
+        else if (seatsFromPreset) { setSeats(DEFAULT_SEATS); seatsFromPreset = false; }
+      };
       const fillOptions = () => {
         const preset = main.querySelector('#preset').value;
         main.querySelector('#options').innerHTML = optionControls(data, data.presets[preset].rules);
@@ -211,9 +231,10 @@ export function renderHome(main) {
       clearInterval(timer);
       refreshRooms(data);
       timer = setInterval(() => { if (!document.hidden) refreshRooms(data); }, ROOMS_EVERY);
-      main.querySelector('#preset').addEventListener('change', fillOptions);
+      main.querySelector('#preset').addEventListener('change', () => { fillOptions(); presetSeats(); });
       main.querySelector('#timer').addEventListener('change', () => { timerTouched = true; });
       main.querySelector('#seats').addEventListener('change', (event) => {
+        seatsFromPreset = false;
         main.querySelector('#seat-list').innerHTML = seatRows(Number(event.target.value));
         defaultTimer();
       });
