@@ -1,6 +1,6 @@
 // The home page: a name, then create a room, join one by code or from the list of open
 // public rooms, a quick game (with a preset and a number of dice) or practice.
-import {api, cutName, errorText, escapeHtml, memory, nameHtml, toast} from './page.js';
+import {MOST_NAME, api, cutName, errorText, escapeHtml, memory, nameHtml, toast} from './page.js';
 import {die} from './dice.js';
 import {lang, t} from './i18n.js';
 import {morph} from './morph.js';
@@ -126,7 +126,7 @@ export function renderHome(main) {
           <p class="pitch">${escapeHtml(t('home.pitch'))}</p>
           <div class="hero-name">
             <label for="name" class="big-label">${escapeHtml(t('home.name'))}</label>
-            <input id="name" autocomplete="nickname" maxlength="64" dir="auto" value="${escapeHtml(memory.name)}" placeholder="${escapeHtml(t('home.name_placeholder'))}">
+            <input id="name" autocomplete="nickname" maxlength="${MOST_NAME}" dir="auto" value="${escapeHtml(memory.name)}" placeholder="${escapeHtml(t('home.name_placeholder'))}">
           </div>
         </div>
         <div class="hero-art" aria-hidden="true"><span class="hero-cup"></span>
