@@ -7,6 +7,7 @@ inputs that hold no more than the server keeps.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from typing import Any
@@ -15,7 +16,7 @@ import httpx
 import pytest
 
 pytest.importorskip("playwright")
-from playwright.sync_api import Browser, Page, expect
+from playwright.sync_api import Browser, Page, Route, expect
 from test_web import ARTIFACTS, axe_check, chromium, new_page
 from test_web_replay import finished, open_game, run_apart, server
 
@@ -215,3 +216,22 @@ def test_every_name_input_holds_what_the_server_keeps(server: str, browser: Brow
     assert typed_name(joining, "#profile-name-input") == "N" * MOST_NAME
     for each in (page, joining):
         each.context.close()
+
+
+def test_a_fair_dice_problem_speaks_the_browsers_language(
+    server: str, browser: Browser, finished: dict[str, Any]
+) -> None:
+    changed = json.loads(json.dumps(finished["record"]))
+    changed["fairness"][0]["server_seed"] = "not hex"
+    page = new_page(browser, locale="de-DE")
+
+    def serve_changed(route: Route) -> None:
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(changed))
+
+    page.route(re.compile(rf"/api/games/{finished['id']}$"), serve_changed)
+    open_game(page, server, finished["id"], fair="failed")
+    expect(page.locator('#fair-rounds li[data-round="1"]')).to_contain_text(
+        "der Seed des Servers ist keine Hex-Bytefolge"
+    )
+    assert "not hex" not in page.inner_text("#fair")
+    page.context.close()

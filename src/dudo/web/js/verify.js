@@ -47,8 +47,9 @@ export function cryptoAvailable() {
   return Boolean(globalThis.crypto && crypto.subtle);
 }
 
-function bytesOf(hex, what) {
-  if (typeof hex !== 'string' || !HEX.test(hex)) throw new Error(`${what} is not hex bytes`);
+// `hex` as bytes; `problem` (in the page's language) is thrown when it is no hex.
+function bytesOf(hex, problem) {
+  if (typeof hex !== 'string' || !HEX.test(hex)) throw new Error(problem);
   const bytes = new Uint8Array(hex.length / 2);
   for (let i = 0; i < bytes.length; i += 1) bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
   return bytes;
@@ -63,7 +64,7 @@ export async function sha256Hex(bytes) {
 }
 
 async function hmacKey(serverSeed) {
-  return crypto.subtle.importKey('raw', bytesOf(serverSeed, 'the server seed'),
+  return crypto.subtle.importKey('raw', bytesOf(serverSeed, t('rp.fair_not_hex')),
     {name: 'HMAC', hash: 'SHA-256'}, false, ['sign']);
 }
 
@@ -194,7 +195,7 @@ export async function verifyRound(number, played, fair, bots, names = [], counts
     if (!Array.isArray(seeds) || seeds.length !== cups.length || !seeds.every((s) => typeof s === 'string')) {
       throw new Error(t('rp.fair_seat_seeds', {n: Array.isArray(seeds) ? seeds.length : 0, seats: cups.length}));
     }
-    const serverSeed = bytesOf(fair.server_seed, 'the server seed');
+    const serverSeed = bytesOf(fair.server_seed, t('rp.fair_not_hex'));
     let botSeats = bots;
     let commitment;
     if (fair.version === 2) {
@@ -271,23 +272,23 @@ export function rolloffAttempts(record) {
   const players = record?.players;
   if (attempts === undefined) {
     if (record?.rules?.first_opener === 'rolloff') {
-      return {attempts: [], problem: 'the rules roll off for the first opener, but the record has no roll-off'};
+      return {attempts: [], problem: t('rp.fair_rolloff_missing')};
     }
     if (Array.isArray(record?.rolloff_fairness) && record.rolloff_fairness.length) {
-      return {attempts: [], problem: 'the record has roll-off fairness material but no roll-off'};
+      return {attempts: [], problem: t('rp.fair_rolloff_unasked')};
     }
     return {attempts: [], problem: null};
   }
-  if (!Array.isArray(attempts) || !Number.isInteger(players)) return {attempts: [], problem: 'the roll-off is not a list of attempts'};
+  if (!Array.isArray(attempts) || !Number.isInteger(players)) return {attempts: [], problem: t('rp.fair_rolloff_not_list')};
   const counts = Array.isArray(start.dice_counts) ? start.dice_counts : Array(players).fill(1);
   let rolling = [...Array(players).keys()].filter((seat) => counts[seat] > 0);
   const found = [];
   for (let k = 0; k < attempts.length; k += 1) {
     const pairs = attempts[k];
-    if (!rolling.length) return {attempts: found, problem: `roll-off attempt ${k + 1} comes after the tie was broken`};
+    if (!rolling.length) return {attempts: found, problem: t('rp.fair_rolloff_after_tie', {n: k + 1})};
     if (!Array.isArray(pairs) || pairs.length !== rolling.length
         || !pairs.every((pair) => Array.isArray(pair) && pair.length === 2 && pair.every((d) => Number.isInteger(d) && d >= 1 && d <= 6))) {
-      return {attempts: found, problem: `roll-off attempt ${k + 1}: ${rolling.length} pairs of dice 1..6 are needed`};
+      return {attempts: found, problem: t('rp.fair_rolloff_pairs', {attempt: k + 1, n: rolling.length})};
     }
     const dice = Array.from({length: players}, () => []);
     rolling.forEach((seat, i) => { dice[seat] = pairs[i]; });
@@ -297,7 +298,7 @@ export function rolloffAttempts(record) {
     const tied = rolling.filter((_, i) => totals[i] === best);
     rolling = tied.length > 1 ? tied : [];
   }
-  if (rolling.length) return {attempts: found, problem: `the roll-off leaves seats ${rolling.map((s) => s + 1).join(', ')} tied`};
+  if (rolling.length) return {attempts: found, problem: t('rp.fair_rolloff_tied', {seats: rolling.map((s) => s + 1).join(', ')})};
   return {attempts: found, problem: null};
 }
 
@@ -327,7 +328,7 @@ export async function verifyRecord(record) {
   let problem = fairness.length < rounds.length
     ? t('rp.fair_material_short', {rounds: rounds.length, n: fairness.length}) : null;
   problem = problem || attempts.problem || (attempts.attempts.length !== material.length
-    ? `${attempts.attempts.length} roll-off attempts but fairness material for ${material.length}` : null)
+    ? t('rp.fair_rolloff_material', {n: attempts.attempts.length, material: material.length}) : null)
     || stated.problem;
   return {ok: !problem && checked.every((round) => round.ok) && rolloff.every((a) => a.ok),
     rounds: checked, rolloff, problem, countsStated: stated.stated};
