@@ -1,6 +1,6 @@
 // The home page: a name, then create a room, join one by code or from the list of open
 // public rooms, a quick game (with a preset and a number of dice) or practice.
-import {api, cutName, errorText, escapeHtml, memory, nameHtml, toast} from './page.js';
+import {MOST_NAME, api, cutName, errorText, escapeHtml, memory, nameHtml, toast} from './page.js';
 import {die} from './dice.js';
 import {lang, t} from './i18n.js';
 import {morph} from './morph.js';
@@ -8,6 +8,10 @@ import {DEFAULT_TIMER, DICE_CHOICES, chosenRules, loadCatalogue, optionChanged, 
   presetTitle, timerOptions} from './rooms.js';
 
 const ROOMS_EVERY = 10000;
+// Presets made for a number of players (docs/rules-spec.md: Common Hand is the variant for
+// two); the create form's seats start there when one is picked. Others start at 4.
+const PRESET_SEATS = {'common-hand': 2};
+const DEFAULT_SEATS = 4;
 
 // The game's name in the display face (Bitter Bold, fonts/OFL.txt) drawn as one path: the
 // home page shows it without downloading the font (its weight budget, docs/web.md).
@@ -86,6 +90,7 @@ export function renderHome(main) {
   let timer = null;
   let rooms = null; // the last list of open public rooms (null: not asked yet)
   let timerTouched = false;
+  let seatsFromPreset = false; // the seats were set by a preset (PRESET_SEATS), not by hand
 
   async function refreshRooms(data) {
     const answer = await api('/api/rooms');
@@ -121,7 +126,7 @@ export function renderHome(main) {
           <p class="pitch">${escapeHtml(t('home.pitch'))}</p>
           <div class="hero-name">
             <label for="name" class="big-label">${escapeHtml(t('home.name'))}</label>
-            <input id="name" autocomplete="nickname" maxlength="64" dir="auto" value="${escapeHtml(memory.name)}" placeholder="${escapeHtml(t('home.name_placeholder'))}">
+            <input id="name" autocomplete="nickname" maxlength="${MOST_NAME}" dir="auto" value="${escapeHtml(memory.name)}" placeholder="${escapeHtml(t('home.name_placeholder'))}">
           </div>
         </div>
         <div class="hero-art" aria-hidden="true"><span class="hero-cup"></span>
@@ -163,8 +168,8 @@ export function renderHome(main) {
             <p class="help"><a id="preset-rules" href="/rules" target="_blank">${escapeHtml(t('create.read_rules'))}</a></p></div>
           <details id="house-rules"><summary>${escapeHtml(t('create.house_rules'))}</summary><div id="options"></div></details>
           <div class="option"><label for="seats">${escapeHtml(t('create.seats'))}</label>
-            <select id="seats">${[2, 3, 4, 5, 6].map((n) => `<option ${n === 4 ? 'selected' : ''}>${n}</option>`).join('')}</select></div>
-          <ol id="seat-list" class="seat-list">${seatRows(4)}</ol></div>
+            <select id="seats">${[2, 3, 4, 5, 6].map((n) => `<option ${n === DEFAULT_SEATS ? 'selected' : ''}>${n}</option>`).join('')}</select></div>
+          <ol id="seat-list" class="seat-list">${seatRows(DEFAULT_SEATS)}</ol></div>
           <div class="create-col"><div class="option"><label for="timer">${escapeHtml(t('create.timer'))}</label>
             <select id="timer">${timerOptions(DEFAULT_TIMER)}</select>
             <p class="help">${escapeHtml(t('create.timer_help'))}</p></div>
@@ -185,6 +190,21 @@ export function renderHome(main) {
         const input = main.querySelector(`#${id}`);
         if (input && value != null) input.value = value;
       }
+      // A preset made for a number of players (Common Hand: for two) sets the seats; the
+      // host may change them, and another preset then goes back to the form's 4 unless
+      // the host changed them by hand.
+      const setSeats = (count) => {
+        const seats = main.querySelector('#seats');
+        if (seats.value === String(count)) return;
+        seats.value = String(count);
+        main.querySelector('#seat-list').innerHTML = seatRows(count);
+        defaultTimer();
+      };
+      const presetSeats = () => {
+        const wanted = PRESET_SEATS[main.querySelector('#preset').value];
+        if (wanted) { setSeats(wanted); seatsFromPreset = true; }
+        else if (seatsFromPreset) { setSeats(DEFAULT_SEATS); seatsFromPreset = false; }
+      };
       const fillOptions = () => {
         const preset = main.querySelector('#preset').value;
         main.querySelector('#options').innerHTML = optionControls(data, data.presets[preset].rules);
@@ -211,9 +231,10 @@ export function renderHome(main) {
       clearInterval(timer);
       refreshRooms(data);
       timer = setInterval(() => { if (!document.hidden) refreshRooms(data); }, ROOMS_EVERY);
-      main.querySelector('#preset').addEventListener('change', fillOptions);
+      main.querySelector('#preset').addEventListener('change', () => { fillOptions(); presetSeats(); });
       main.querySelector('#timer').addEventListener('change', () => { timerTouched = true; });
       main.querySelector('#seats').addEventListener('change', (event) => {
+        seatsFromPreset = false;
         main.querySelector('#seat-list').innerHTML = seatRows(Number(event.target.value));
         defaultTimer();
       });

@@ -2,7 +2,7 @@
 // server's stored game records), two small plots, the leaderboard it may join, moving it
 // to another device with a one-time code, and the player's data: export or forget.
 import {decimal, pickLanguage, presetShortTitle, setLanguage, t} from './i18n.js';
-import {escapeHtml, memory, nameHtml, toast, errorText} from './page.js';
+import {MOST_NAME, escapeHtml, memory, nameHtml, toast, errorText} from './page.js';
 import {avatarSvg, claimProfile, dropProfile, ensureProfile, profileCall, profileId} from './profile.js';
 
 const main = document.getElementById('main');
@@ -113,7 +113,8 @@ class ProfilePage {
       this.render();
       return;
     }
-    const secret = await ensureProfile(memory.name);
+    // A new profile is named in the page's language (the server would say "Player").
+    const secret = await ensureProfile(memory.name || t('profile.default_name'));
     if (!secret) { this.unknown = true; this.render(); return; }
     const answer = await profileCall('/api/profile/me');
     if (answer.status === 404) { this.unknown = true; this.data = null; }
@@ -125,6 +126,7 @@ class ProfilePage {
   }
 
   render() {
+    document.title = `dudo · ${t('profile.title')}`;
     if (this.gone) {
       main.innerHTML = `<section class="card"><h1>${escapeHtml(t('profile.forgotten'))}</h1><p>${escapeHtml(t('profile.forgotten_help'))}</p><p><a href="/">${escapeHtml(t('table.home'))}</a></p></section>`;
       return;
@@ -143,7 +145,7 @@ class ProfilePage {
       <section class="card profile-head-card">
         <div class="profile-head">${avatarSvg(profile.avatar, 56)}<h1 id="profile-name">${nameHtml(profile.name)}</h1></div>
         <p class="profile-id">${escapeHtml(t('profile.id', {id: profile.id}))}</p>
-        <form id="name-form" class="inline-form"><label>${escapeHtml(t('profile.name'))}<input id="profile-name-input" name="name" maxlength="24" autocomplete="nickname" value="${escapeHtml(profile.name)}"></label>
+        <form id="name-form" class="inline-form"><label>${escapeHtml(t('profile.name'))}<input id="profile-name-input" name="name" maxlength="${MOST_NAME}" autocomplete="nickname" value="${escapeHtml(profile.name)}"></label>
           <button class="secondary" type="submit">${escapeHtml(t('profile.save'))}</button></form>
         <p id="rating-line">${escapeHtml(rating.games ? t('profile.rating', {rating: decimal(rating.shown, 1), n: rating.games}) : t('profile.unrated'))}</p>
       </section>

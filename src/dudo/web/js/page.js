@@ -19,9 +19,13 @@ export function nameHtml(name) {
   return `<bdi>${escapeHtml(name)}</bdi>`;
 }
 
+// The most characters a name keeps: the server's limit (dudo/printable.py MOST_NAME).
+// Every name input holds at most this many (maxlength), so the cut is seen while typing.
+export const MOST_NAME = 24;
+
 // At most `limit` characters (code points, as the server counts them), never cutting
 // inside a grapheme: an emoji sequence such as a family stays whole or goes whole.
-export function cutName(text, limit = 24) {
+export function cutName(text, limit = MOST_NAME) {
   const value = String(text ?? '').trim();
   const parts = typeof Intl !== 'undefined' && Intl.Segmenter
     ? Array.from(new Intl.Segmenter(undefined, {granularity: 'grapheme'}).segment(value), (s) => s.segment)

@@ -4,7 +4,7 @@
 // game's seats. Each function draws from the table's state (and the presets catalogue);
 // the table morphs the markup into the page and input.js handles what is pressed.
 import {icon} from './icons.js';
-import {api, cutName, errorText, escapeHtml, memory, nameHtml, toast} from './page.js';
+import {MOST_NAME, api, cutName, errorText, escapeHtml, memory, nameHtml, toast} from './page.js';
 import {lang, t} from './i18n.js';
 import {morph} from './morph.js';
 import {keysButton} from './keyboard.js';
@@ -64,13 +64,13 @@ export async function joinPage(table) {
   morph(table.main, `
       <section class="card join">
         <h1>${escapeHtml(t('join.title'))} <span class="code">${table.code}</span></h1>
-        <p class="lead">${escapeHtml(t('join.invite', {name: room.seats[0]?.name || ''}))}</p>
+        <p class="lead">${escapeHtml(t(open ? 'join.invite' : 'join.invite_watch', {name: room.seats[0]?.name || ''}))}</p>
         ${table.joinError ? `<p class="notice">${escapeHtml(table.joinError)}</p>` : ''}
         ${room.status === 'over' && open ? `<p class="notice">${escapeHtml(t('join.between_games'))}</p>` : ''}
         <ol class="seat-list">${seats}</ol>
         ${open ? `<form id="join-form">
           <label for="name" class="big-label">${escapeHtml(t('home.name'))}</label>
-          <input id="name" maxlength="64" dir="auto" autocomplete="nickname" value="${escapeHtml(memory.name)}" required>
+          <input id="name" maxlength="${MOST_NAME}" dir="auto" autocomplete="nickname" value="${escapeHtml(memory.name)}" required>
           <button class="primary" id="take-seat" type="submit">${escapeHtml(t('join.take_seat'))}</button>
         </form>` : `<p>${escapeHtml(t(why))}</p>`}
         <p><button class="secondary" id="watch">${escapeHtml(t('join.watch'))}</button>
@@ -230,7 +230,7 @@ function takeSeatForm(state, label) {
   if (you.seat != null || !room.seats.some((s) => s.kind === 'open')) return '';
   return `<form id="take-form" class="take-seat">
         <label for="take-name">${escapeHtml(t('home.name'))}</label>
-        <input id="take-name" maxlength="64" dir="auto" autocomplete="nickname" value="${escapeHtml(memory.name)}" required>
+        <input id="take-name" maxlength="${MOST_NAME}" dir="auto" autocomplete="nickname" value="${escapeHtml(memory.name)}" required>
         <button class="primary" id="take-seat" type="submit">${escapeHtml(t(label))}</button></form>`;
 }
 

@@ -93,6 +93,37 @@ const POKER_NEEDS = {ones_bids: 'plain', calza: 'off', palifico: false, loss_by_
 // An option changed under `root`. Poker hands picked by hand (on a preset that bids
 // quantities) also set what Common Hand needs, so the form does not send rules the server
 // refuses; the wild-aces switch follows either way.
+// Options that mean something only while another does: the calza's player minimum with
+// calza on, palifico's own options with palifico on (never in a points race), the rounds
+// of a points race in that format. Otherwise they are disabled (their values kept, and
+// sent as they are: the engine ignores them).
+const DEPENDS = {
+  calza_min_players: (rules) => rules.calza !== 'off',
+  palifico_once_per_player: (rules) => !!rules.palifico && rules.format !== 'points',
+  palifico_min_players: (rules) => !!rules.palifico && rules.format !== 'points',
+  palifico_open_on_ones: (rules) => !!rules.palifico && rules.format !== 'points',
+  palifico_one_die_may_change_face: (rules) => !!rules.palifico && rules.format !== 'points',
+  points_rounds: (rules) => rules.format === 'points',
+};
+
+export function applies(name, rules) {
+  return !DEPENDS[name] || DEPENDS[name](rules);
+}
+
+// Disable (or enable again) the dependent options under `root` by what it shows now.
+export function dependentsChanged(root) {
+  const shown = {};
+  for (const input of root.querySelectorAll('[data-opt]')) {
+    shown[input.dataset.opt] = input.type === 'checkbox' ? input.checked : input.value;
+  }
+  for (const name of Object.keys(DEPENDS)) {
+    const input = root.querySelector(`[data-opt="${name}"]`);
+    if (!input) continue;
+    input.disabled = !applies(name, shown);
+    input.closest('.option')?.classList.toggle('inapplicable', input.disabled);
+  }
+}
+
 export function optionChanged(data, root, preset, name) {
   if (name === 'bids' && root.querySelector('[data-opt="bids"]')?.value === 'poker') {
     for (const [option, value] of Object.entries(POKER_NEEDS)) {
@@ -103,6 +134,7 @@ export function optionChanged(data, root, preset, name) {
   }
   if (name === 'bids' || name === 'wild_ones') wildAcesChanged(data, root, preset);
   if (name === 'format') palificoChanged(data, root, preset);
+  dependentsChanged(root);
 }
 
 export function optionControl(name, spec, value, prefix = 'opt', rules = {}) {
@@ -119,12 +151,15 @@ export function optionControl(name, spec, value, prefix = 'opt', rules = {}) {
   }
   const help = `<p class="help" id="${id}-help">${escapeHtml(t(`opt.${name}.help`))}</p>`;
   const label = escapeHtml(t(`opt.${name}`));
+  const off = !applies(name, rules); // an option its parent option makes meaningless
+  const div = `<div class="option${off ? ' inapplicable' : ''}">`;
+  const disabled = off ? ' disabled' : '';
   if (spec.type === 'bool') {
-    return `<div class="option"><label class="check"><input type="checkbox" id="${id}" data-opt="${name}" aria-describedby="${id}-help" ${value ? 'checked' : ''}> ${label}</label>${help}</div>`;
+    return `${div}<label class="check"><input type="checkbox" id="${id}" data-opt="${name}" aria-describedby="${id}-help" ${value ? 'checked' : ''}${disabled}> ${label}</label>${help}</div>`;
   }
   if (spec.type === 'choice') {
     const options = spec.choices.map((choice) => `<option value="${choice}" ${choice === value ? 'selected' : ''}>${escapeHtml(t(`choice.${name}.${choice}`))}</option>`).join('');
-    return `<div class="option"><label for="${id}">${label}</label><select id="${id}" data-opt="${name}" aria-describedby="${id}-help">${options}</select>${help}</div>`;
+    return `${div}<label for="${id}">${label}</label><select id="${id}" data-opt="${name}" aria-describedby="${id}-help"${disabled}>${options}</select>${help}</div>`;
   }
   if (name === 'starting_dice') {
     const choices = DICE_CHOICES.filter((n) => n >= spec.min && n <= spec.max);
@@ -132,7 +167,7 @@ export function optionControl(name, spec, value, prefix = 'opt', rules = {}) {
     const options = choices.sort((a, b) => a - b).map((n) => `<option value="${n}" ${n === value ? 'selected' : ''}>${n}</option>`).join('');
     return `<div class="option"><label for="${id}">${label}</label><select id="${id}" data-opt="${name}" data-number="1" aria-describedby="${id}-help">${options}</select>${help}</div>`;
   }
-  return `<div class="option"><label for="${id}">${label}</label><input type="number" id="${id}" data-opt="${name}" min="${spec.min}" max="${spec.max}" value="${value}" aria-describedby="${id}-help" inputmode="numeric">${help}</div>`;
+  return `${div}<label for="${id}">${label}</label><input type="number" id="${id}" data-opt="${name}" min="${spec.min}" max="${spec.max}" value="${value}" aria-describedby="${id}-help" inputmode="numeric"${disabled}>${help}</div>`;
 }
 
 export function optionControls(data, rules, prefix = 'opt') {

@@ -47,8 +47,9 @@ export function cryptoAvailable() {
   return Boolean(globalThis.crypto && crypto.subtle);
 }
 
-function bytesOf(hex, what) {
-  if (typeof hex !== 'string' || !HEX.test(hex)) throw new Error(`${what} is not hex bytes`);
+// `hex` as bytes; `problem` (in the page's language) is thrown when it is no hex.
+function bytesOf(hex, problem) {
+  if (typeof hex !== 'string' || !HEX.test(hex)) throw new Error(problem);
   const bytes = new Uint8Array(hex.length / 2);
   for (let i = 0; i < bytes.length; i += 1) bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
   return bytes;
@@ -63,7 +64,7 @@ export async function sha256Hex(bytes) {
 }
 
 async function hmacKey(serverSeed) {
-  return crypto.subtle.importKey('raw', bytesOf(serverSeed, 'the server seed'),
+  return crypto.subtle.importKey('raw', bytesOf(serverSeed, t('rp.fair_not_hex')),
     {name: 'HMAC', hash: 'SHA-256'}, false, ['sign']);
 }
 
@@ -184,68 +185,67 @@ export function followCounts(record) {
 export async function verifyRound(number, played, fair, bots, names = [], counts = null) {
   const result = {round: number, ok: false, checks: [], problem: null};
   const v2Only = typeof number === 'string'; // a roll-off attempt: always fairness v2
-  const who = (seat) => (names[seat] ? `seat ${seat + 1} (${names[seat]})` : `seat ${seat + 1}`);
+  const who = (seat) => seatWords(seat, names);
   try {
-    if (!fair || typeof fair !== 'object') throw new Error('no fairness material for this round');
-    if (fair.round !== number) throw new Error(`the material is labelled round ${fair.round}`);
+    if (!fair || typeof fair !== 'object') throw new Error(t('rp.fair_no_material'));
+    if (fair.round !== number) throw new Error(t('rp.fair_labelled', {n: fair.round}));
     const cups = played?.dice;
-    if (!Array.isArray(cups) || !cups.every((cup) => Array.isArray(cup))) throw new Error('no dice');
+    if (!Array.isArray(cups) || !cups.every((cup) => Array.isArray(cup))) throw new Error(t('rp.fair_no_dice'));
     const seeds = fair.seat_seeds;
     if (!Array.isArray(seeds) || seeds.length !== cups.length || !seeds.every((s) => typeof s === 'string')) {
-      throw new Error(`${Array.isArray(seeds) ? seeds.length : 'no'} seat seeds for ${cups.length} seats`);
+      throw new Error(t('rp.fair_seat_seeds', {n: Array.isArray(seeds) ? seeds.length : 0, seats: cups.length}));
     }
-    const serverSeed = bytesOf(fair.server_seed, 'the server seed');
+    const serverSeed = bytesOf(fair.server_seed, t('rp.fair_not_hex'));
     let botSeats = bots;
     let commitment;
     if (fair.version === 2) {
       botSeats = fair.bot_seats;
       if (!Array.isArray(botSeats) || !botSeats.every(Number.isInteger)) {
-        throw new Error('the record does not say which seats the commitment binds as bots (bot_seats)');
+        throw new Error(t('rp.fair_no_bot_seats'));
       }
       for (const seat of bots) {
-        if (!botSeats.includes(seat)) throw new Error(`${who(seat)} is a bot, yet the commitment does not bind it as one`);
+        if (!botSeats.includes(seat)) throw new Error(t('rp.fair_bot_not_bound', {seat: who(seat)}));
       }
       const seats = [...botSeats].sort((a, b) => a - b).join(',');
       commitment = await sha256Hex(encoder.encode(`dudo-commit-v2|${number}|${seats}|${fair.server_seed}`));
       if (commitment !== fair.commitment) {
-        throw new Error('the server seed and the bot seats do not match the commitment published before the roll');
+        throw new Error(t('rp.fair_commitment_bad_v2'));
       }
     } else if (fair.version === undefined && !v2Only) {
       commitment = await sha256Hex(serverSeed);
       if (commitment !== fair.commitment) {
-        throw new Error('the server seed does not match the commitment published before the roll');
+        throw new Error(t('rp.fair_commitment_bad'));
       }
     } else {
-      throw new Error(`unknown fairness version ${fair.version}`);
+      throw new Error(t('rp.fair_unknown_version', {version: fair.version}));
     }
-    result.checks.push(`commitment ${commitment.slice(0, 12)}… matches`);
+    result.checks.push(t('rp.fair_commitment_ok', {hash: commitment.slice(0, 12)}));
     const serverSeats = fair.server_seats;
     if (!Array.isArray(serverSeats) || !serverSeats.every(Number.isInteger)) {
-      throw new Error('the record does not say which seeds the server chose (server_seats)');
+      throw new Error(t('rp.fair_no_server_seats'));
     }
     for (const seat of botSeats) {
-      if (!serverSeats.includes(seat)) throw new Error(`${who(seat)} is a bot, yet its seed is not marked as the server's`);
+      if (!serverSeats.includes(seat)) throw new Error(t('rp.fair_bot_seed_not_server', {seat: who(seat)}));
     }
     const key = await hmacKey(fair.server_seed);
     for (const seat of serverSeats) {
-      if (!(seat >= 0 && seat < seeds.length)) throw new Error(`there is no seat ${seat + 1}`);
+      if (!(seat >= 0 && seat < seeds.length)) throw new Error(t('rp.fair_no_seat', {n: seat + 1}));
       if (seeds[seat] !== await serverSeatSeed(key, number, seat)) {
-        throw new Error(`the server's seed for ${who(seat)} does not follow from the committed server seed`);
+        throw new Error(t('rp.fair_seed_not_following', {seat: who(seat)}));
       }
     }
     result.checks.push(serverSeats.length
-      ? `${serverSeats.length} server seed${serverSeats.length === 1 ? '' : 's'} bound`
-      : 'every seat seeded');
+      ? t('rp.fair_server_seeds', {n: serverSeats.length}) : t('rp.fair_every_seat_seeded'));
     const derived = await deriveDice(key, seeds, number, cups.map((cup) => cup.length));
     for (let seat = 0; seat < cups.length; seat += 1) {
       for (let i = 0; i < cups[seat].length; i += 1) {
         if (cups[seat][i] !== derived[seat][i]) {
-          throw new Error(`${who(seat)}, die ${i + 1}: the record shows ${cups[seat][i]}, the seeds give ${derived[seat][i]}`);
+          throw new Error(t('rp.fair_die_wrong', {seat: who(seat), i: i + 1, shown: cups[seat][i], derived: derived[seat][i]}));
         }
       }
     }
     const total = cups.reduce((sum, cup) => sum + cup.length, 0);
-    result.checks.push(`${total} dice recomputed`);
+    result.checks.push(t('rp.fair_dice_recomputed', {n: total}));
     if (counts) {
       for (let seat = 0; seat < Math.max(cups.length, counts.length); seat += 1) {
         const held = cups[seat] ? cups[seat].length : 0;
@@ -272,23 +272,23 @@ export function rolloffAttempts(record) {
   const players = record?.players;
   if (attempts === undefined) {
     if (record?.rules?.first_opener === 'rolloff') {
-      return {attempts: [], problem: 'the rules roll off for the first opener, but the record has no roll-off'};
+      return {attempts: [], problem: t('rp.fair_rolloff_missing')};
     }
     if (Array.isArray(record?.rolloff_fairness) && record.rolloff_fairness.length) {
-      return {attempts: [], problem: 'the record has roll-off fairness material but no roll-off'};
+      return {attempts: [], problem: t('rp.fair_rolloff_unasked')};
     }
     return {attempts: [], problem: null};
   }
-  if (!Array.isArray(attempts) || !Number.isInteger(players)) return {attempts: [], problem: 'the roll-off is not a list of attempts'};
+  if (!Array.isArray(attempts) || !Number.isInteger(players)) return {attempts: [], problem: t('rp.fair_rolloff_not_list')};
   const counts = Array.isArray(start.dice_counts) ? start.dice_counts : Array(players).fill(1);
   let rolling = [...Array(players).keys()].filter((seat) => counts[seat] > 0);
   const found = [];
   for (let k = 0; k < attempts.length; k += 1) {
     const pairs = attempts[k];
-    if (!rolling.length) return {attempts: found, problem: `roll-off attempt ${k + 1} comes after the tie was broken`};
+    if (!rolling.length) return {attempts: found, problem: t('rp.fair_rolloff_after_tie', {n: k + 1})};
     if (!Array.isArray(pairs) || pairs.length !== rolling.length
         || !pairs.every((pair) => Array.isArray(pair) && pair.length === 2 && pair.every((d) => Number.isInteger(d) && d >= 1 && d <= 6))) {
-      return {attempts: found, problem: `roll-off attempt ${k + 1}: ${rolling.length} pairs of dice 1..6 are needed`};
+      return {attempts: found, problem: t('rp.fair_rolloff_pairs', {attempt: k + 1, n: rolling.length})};
     }
     const dice = Array.from({length: players}, () => []);
     rolling.forEach((seat, i) => { dice[seat] = pairs[i]; });
@@ -298,7 +298,7 @@ export function rolloffAttempts(record) {
     const tied = rolling.filter((_, i) => totals[i] === best);
     rolling = tied.length > 1 ? tied : [];
   }
-  if (rolling.length) return {attempts: found, problem: `the roll-off leaves seats ${rolling.map((s) => s + 1).join(', ')} tied`};
+  if (rolling.length) return {attempts: found, problem: t('rp.fair_rolloff_tied', {seats: rolling.map((s) => s + 1).join(', ')})};
   return {attempts: found, problem: null};
 }
 
@@ -308,7 +308,7 @@ export async function verifyRecord(record) {
   const fairness = Array.isArray(record?.fairness) ? record.fairness : [];
   const bots = Array.isArray(record?.bots) ? record.bots.filter(Number.isInteger) : [];
   const names = Array.isArray(record?.names) ? record.names : [];
-  if (!rounds.length) return {ok: false, rounds: [], problem: 'the record has no rounds'};
+  if (!rounds.length) return {ok: false, rounds: [], problem: t('rp.fair_no_rounds')};
   const stated = followCounts(record);
   const checked = [];
   for (let i = 0; i < rounds.length; i += 1) {
@@ -326,9 +326,9 @@ export async function verifyRecord(record) {
     rolloff.push(checkedAttempt);
   }
   let problem = fairness.length < rounds.length
-    ? `${rounds.length} rounds but fairness material for ${fairness.length}` : null;
+    ? t('rp.fair_material_short', {rounds: rounds.length, n: fairness.length}) : null;
   problem = problem || attempts.problem || (attempts.attempts.length !== material.length
-    ? `${attempts.attempts.length} roll-off attempts but fairness material for ${material.length}` : null)
+    ? t('rp.fair_rolloff_material', {n: attempts.attempts.length, material: material.length}) : null)
     || stated.problem;
   return {ok: !problem && checked.every((round) => round.ok) && rolloff.every((a) => a.ok),
     rounds: checked, rolloff, problem, countsStated: stated.stated};
