@@ -11,12 +11,18 @@ The price is that background work gets only CPU nobody else wants: on a machine 
 (an arena on every core, a test suite on both) a solve or an analysis may wait minutes.
 ``$DUDO_BACKGROUND_PRIORITY=normal`` leaves such processes at the normal priority, for a
 machine that runs no live rooms; ``idle`` (the default) is the above.
+
+Such a process also ends with the process it works for (:func:`stop_with_parent`): a
+server killed outright (``kill -9``, a crash, the out-of-memory killer) does not leave its
+workers behind, each holding its memory for nothing.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import threading
+import time
 
 PRIORITY_VARIABLE = "DUDO_BACKGROUND_PRIORITY"
 PRIORITIES = ("idle", "normal")
@@ -45,3 +51,25 @@ def lower_priority() -> None:
             return
     with contextlib.suppress(OSError):  # not allowed: it still runs outside the GIL
         os.nice(19)
+
+
+def stop_with_parent() -> None:
+    """Exit once the process that started this one is gone: its work was for that process.
+    A worker of a ``multiprocessing`` pool never hears of its parent's death by itself (it
+    holds both ends of its own call queue's pipe, so no end of file comes), and a killed
+    server's analysis worker stayed for good. Checked once a second by a daemon thread."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def background_worker_started() -> None:
+    """What a background worker process does first: :func:`lower_priority`, then
+    :func:`stop_with_parent` (a pool's ``initializer``)."""
+    lower_priority()
+    stop_with_parent()

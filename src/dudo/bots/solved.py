@@ -74,7 +74,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dudo.background import lower_priority
+from dudo.background import background_worker_started
 from dudo.bids import quantity_limits
 from dudo.bots.endgame import (
     EndgameTooLarge,
@@ -713,27 +713,12 @@ def _run_child(
 def _main(arguments: list[str]) -> None:
     """The child process: ``RULES_JSON OPENER_DICE RESPONDER_DICE palifico|plain``; prints
     ``{"strategy": table or null}``."""
-    lower_priority()
-    _stop_with_parent()
+    background_worker_started()
     rules_json, opener_dice, responder_dice, kind = arguments
     rules = Rules.from_json(json.loads(rules_json))
     table = obtain(rules, int(opener_dice), int(responder_dice), kind == "palifico")
     answer = {"strategy": None} if table is None else strategy_json(table)
     sys.stdout.write(json.dumps(answer, separators=(",", ":")))
-
-
-def _stop_with_parent() -> None:
-    """Exit once the parent process is gone: the answer was for it (a test session that
-    ended, a server that stopped), and a half-done solve leaves only a temporary file,
-    which eviction clears."""
-    parent = os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os._exit(0)
-
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def heads_up_games(rules: Rules) -> list[tuple[int, int, bool]]:

@@ -39,7 +39,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 
-from dudo.background import lower_priority
+from dudo.background import background_worker_started
 from dudo.bots.analysis import AnalysisError, analyze
 from dudo.server.guard.gate import Buckets
 from dudo.server.guard.networks import network_of
@@ -110,9 +110,12 @@ def etag_matches(if_none_match: str, etag: str) -> bool:
 
 
 def worker_pool() -> Executor:
-    """One worker process, started fresh (spawned: the server's threads are not forked)."""
+    """One worker process, started fresh (spawned: the server's threads are not forked),
+    at the background priority, and gone with the server however it ends."""
     return ProcessPoolExecutor(
-        max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=lower_priority
+        max_workers=1,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=background_worker_started,
     )
 
 
