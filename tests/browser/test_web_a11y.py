@@ -300,6 +300,14 @@ def weak_focus_rings(page: Page, stops: int = 60) -> tuple[list[str], list[str]]
             break
         seen.append(name)
         if changed < least:
+            # Measured again a second later: a bot's bubble or a toast passing over the
+            # ring (seen on a phone, face 5 at 219 px of 264, one CI run in several) is not
+            # a weak ring; a ring that is weak stays weak.
+            page.wait_for_timeout(1000)
+            again = focus_ring(page, blank)
+            if again is not None and again[0] == name:
+                changed = max(changed, again[1])
+        if changed < least:
             weak.append(f"{name}: {changed} px change by 3:1, {least} wanted")
             if SHOTS:
                 page.screenshot(path=str(ARTIFACTS / f"a11y-weak-{len(weak)}.png"))
