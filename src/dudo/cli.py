@@ -16,6 +16,7 @@ from typer.core import TyperGroup
 
 import dudo.cli_help  # noqa: F401  (how the help looks: the module adjusts typer on import)
 from dudo import __version__
+from dudo.printable import counted
 from dudo.rules import DEFAULT_PRESET, PRESETS, Rules, RulesError, parse_override
 from dudo.rules_text import LANGUAGES, rules_sheet
 from dudo.scenario import ScenarioError, format_output, load_json, load_scenario, run_scenario
@@ -480,11 +481,6 @@ def _progress(games: int) -> tuple[AbstractContextManager[Any], Callable[[int], 
     return bar, advance
 
 
-def _counted(number: float, noun: str) -> str:
-    """``1 game``, ``2 games``, ``0.5 days``: a number and its noun, singular for one."""
-    return f"{number:g} {noun}{'' if number == 1 else 's'}"
-
-
 def _rules_named(rules: Rules) -> str:
     overrides = rules.to_overrides()
     return str(overrides.pop("preset")) + "".join(
@@ -553,7 +549,7 @@ def _run_arena(
         return
     console = Console()
     console.print(
-        f"[bold]{_counted(games, 'game')}[/], {' vs '.join(labels)}, "
+        f"[bold]{counted(games, 'game')}[/], {' vs '.join(labels)}, "
         f"{_rules_named(rules)}, seed {seed}"
         + ("" if budget_ms is None else f", budget {budget_ms:g} ms"),
         soft_wrap=False,
@@ -661,7 +657,7 @@ def _run_ladder(
         )
     console = Console()
     console.print(
-        f"[bold]Ladder: {_counted(games, 'game')}[/], {kind}, {_rules_named(rules)}, seed {seed}"
+        f"[bold]Ladder: {counted(games, 'game')}[/], {kind}, {_rules_named(rules)}, seed {seed}"
     )
     console.print(table)
     for line in (
@@ -1230,8 +1226,8 @@ def backup(
         report = backup_sqlite(sqlite_database(database), Path(path))
     except BackupError as error:
         _fail(str(error))
-    rooms = f"{report.live_rooms} live room{'s' if report.live_rooms != 1 else ''}"
-    games = f"{report.games} finished game{'s' if report.games != 1 else ''}"
+    rooms = counted(report.live_rooms, "live room")
+    games = counted(report.games, "finished game")
     typer.echo(
         f"backed up {sqlite_database(database)} to {report.path} "
         f"({report.size / 1024:.0f} KB: {rooms}, {games})"
@@ -1294,8 +1290,8 @@ def purge(
     except StoreError as error:
         _fail(str(error))
     typer.echo(
-        f"purged {purged} closed room{'s' if purged != 1 else ''} "
-        f"(closed more than {_counted(older_than, 'day')} ago); game records kept"
+        f"purged {counted(purged, 'closed room')} "
+        f"(closed more than {counted(older_than, 'day')} ago); game records kept"
     )
 
 

@@ -59,6 +59,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from dudo.dice import Cups, deal
+from dudo.printable import counted
 
 DOMAIN = "dudo-dice-v1"
 SEAT_DOMAIN = "dudo-seat-v1"
@@ -260,7 +261,7 @@ def _check_entry(
     binds = f"binds bot seats {sorted(bound)}, " if scheme == SCHEME else "matches, "
     return (
         f"{name}: commitment {fair['commitment'][:16]}… {binds}"
-        f"{len(server_seats)} server seat seed{'' if len(server_seats) == 1 else 's'} bound "
+        f"{counted(len(server_seats), 'server seat seed')} bound "
         "to it, "
         f"{sum(len(cup) for cup in dice)} dice recomputed"
     )
@@ -343,14 +344,9 @@ def _check_reveals(stated: object, replayed: list[dict[str, Any]]) -> None:
             )
     if len(stated) != len(replayed):
         raise FairnessError(
-            f"the record states {_counted(len(stated), 'outcome')}, but "
-            f"{_counted(len(replayed), 'round')} ended with a call"
+            f"the record states {counted(len(stated), 'outcome')}, but "
+            f"{counted(len(replayed), 'round')} ended with a call"
         )
-
-
-def _counted(number: int, noun: str) -> str:
-    """``1 round``, ``2 rounds``: the nouns of these messages take an s."""
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def verify_record(record: dict[str, Any]) -> list[str]:
@@ -371,7 +367,7 @@ def verify_record(record: dict[str, Any]) -> list[str]:
         raise FairnessError("not a game record: it needs 'players', 'rounds' and 'fairness'")
     if len(fairness) < len(rounds):
         raise FairnessError(
-            f"{_counted(len(rounds), 'round')} but fairness material for {len(fairness)}"
+            f"{counted(len(rounds), 'round')} but fairness material for {len(fairness)}"
         )
     bots = record.get("bots", [])
     if not isinstance(bots, list) or not all(type(seat) is int for seat in bots):
@@ -392,7 +388,7 @@ def verify_record(record: dict[str, Any]) -> list[str]:
         raise FairnessError(f"the actions do not replay: {error}") from None
     if "reveals" in record:  # records since the outcomes were stated (the browser reads them)
         _check_reveals(record["reveals"], game.reveals())
-    played = _counted(len(rounds), "round")
+    played = counted(len(rounds), "round")
     if game.winners:
         lines.append(f"replayed {played}: winners {list(game.winners)}")
     else:

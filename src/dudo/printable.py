@@ -146,3 +146,9 @@ def clipped(text: str) -> str:
     "…" if there was more, so that a pasted page or a 5,000-character code is never
     repeated whole."""
     return text if len(text) <= MOST_QUOTED else text[:MOST_QUOTED] + "…"
+
+
+def counted(number: float, noun: str) -> str:
+    """``1 round``, ``2 rounds``, ``0.5 days``: a number and its English noun, singular for
+    one (the CLI's and the record checks' messages; nouns that take an s)."""
+    return f"{number:g} {noun}{'' if number == 1 else 's'}"
