@@ -198,12 +198,17 @@ def test_at_game_over_the_last_one_out_is_drawn_out(server: str, browser: Browse
     page.context.close()
 
 
+def last_loser_and_verdict(page: Page) -> tuple[dict[str, Any], str, str]:
+    """At game over: the game's state, the name of the last reveal's loser, the verdict."""
+    game: dict[str, Any] = state(page)["game"]
+    loser = game["last_reveal"]["loser"]
+    name = str(page.evaluate("(seat) => window.dudo.view.name(seat)", loser))
+    return game, name, page.locator(".centre.over .result").inner_text()
+
+
 def test_the_verdict_says_who_is_out(server: str, browser: Browser) -> None:
     page = game_over(browser, server)
-    game = state(page)["game"]
-    loser = game["last_reveal"]["loser"]
-    name = page.evaluate("(seat) => window.dudo.view.name(seat)", loser)
-    verdict = page.locator(".centre.over .result").inner_text()
+    game, name, verdict = last_loser_and_verdict(page)
     assert f"{name} loses the last die and is out." in verdict, verdict
     assert "loses a die" not in verdict, verdict
     # So does the log, for everyone who went out (and not twice over).
@@ -244,10 +249,7 @@ def test_a_bots_bubble_does_not_carry_into_the_rematch(server: str, browser: Bro
 
 def test_the_verdict_in_german_says_who_is_out(server: str, browser: Browser) -> None:
     page = game_over(browser, server, locale="de-DE")
-    game = state(page)["game"]
-    loser = game["last_reveal"]["loser"]
-    name = page.evaluate("(seat) => window.dudo.view.name(seat)", loser)
-    verdict = page.locator(".centre.over .result").inner_text()
+    _, name, verdict = last_loser_and_verdict(page)
     assert f"{name} verliert den letzten Würfel und ist raus." in verdict, verdict
     assert "verliert einen Würfel" not in verdict, verdict
     assert phase(page) == "over"
