@@ -237,6 +237,9 @@ def test_the_analysis_is_shown(server: str, browser: Browser, finished: dict[str
     page = new_page(browser, 1280, 800)
     open_game(page, server, finished["id"])
     analysis, record = finished["analysis"], finished["record"]
+    # Perudo with 3 dice: the dice count is named, not called "house rules".
+    assert analysis["rules_overrides"] == {"preset": "perudo", "starting_dice": 3}
+    expect(page.locator("#rules-name")).to_have_text("Perudo · 3 dice each")
     names = record["names"]
     cards = page.locator(".player-card")
     expect(cards).to_have_count(record["players"])

@@ -804,9 +804,18 @@ def test_home_lists_open_rooms_and_quick_game_takes_house_rules(
     dice = quick.eval_on_selector_all("#opt-starting_dice option", "o => o.map((x) => x.value)")
     assert dice == ["3", "4", "5", "6"]
     expect(quick.locator("#timer")).to_have_value("30")
+    expect(quick.locator("#timer-help")).to_contain_text("a bot makes the move")
     for seat in (1, 2, 3):
         quick.select_option(f'[data-seat="{seat}"]', "easy")
+    # The timer goes off at a table of bots, and the form says so rather than doing it unseen.
     expect(quick.locator("#timer")).to_have_value("0")
+    expect(quick.locator("#timer-help")).to_contain_text("Only bots sit with you")
+    # The host's own choice stays, and the help goes back to what a timer does.
+    quick.select_option("#timer", "60")
+    expect(quick.locator("#timer-help")).to_contain_text("a bot makes the move")
+    quick.select_option('[data-seat="1"]', "")
+    quick.select_option('[data-seat="1"]', "easy")
+    expect(quick.locator("#timer")).to_have_value("60")
     quick.context.close()
 
 

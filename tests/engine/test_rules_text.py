@@ -111,6 +111,24 @@ def test_every_language_has_the_same_keys_and_placeholders() -> None:
             assert placeholders(template) == placeholders(english[key]), (lang, key)
 
 
+# Each language quotes in its own way, and only that way (a printed sheet once mixed
+# "four 5s" with “Dudo!”).
+QUOTES = {"en": {'"'}, "de": {"„", "“"}, "es": {"«", "»"}}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_a_sheet_and_its_page_quote_in_one_style(lang: str) -> None:
+    with TestClient(make_app()) as client:
+        for rules in VARIANTS:
+            overrides = rules.to_overrides()
+            query = "&".join(f"{key}={str(value).lower()}" for key, value in overrides.items())
+            page = client.get(f"/rules?{query}&lang={lang}").text
+            body = html.unescape(re.sub(r"<style>.*?</style>|<[^>]+>", " ", page, flags=re.S))
+            for text in (rules_sheet(rules, lang), body):
+                used = {mark for mark in text if mark in '"“”„«»'}
+                assert used <= QUOTES[lang], (lang, overrides, used)
+
+
 @pytest.mark.parametrize("rules", VARIANTS, ids=lambda rules: str(rules.to_overrides()))
 @pytest.mark.parametrize("lang", ["de", "es"])
 def test_translated_sheets_have_no_english_left(rules: Rules, lang: str) -> None:

@@ -172,7 +172,7 @@ export function renderHome(main) {
           <ol id="seat-list" class="seat-list">${seatRows(DEFAULT_SEATS)}</ol></div>
           <div class="create-col"><div class="option"><label for="timer">${escapeHtml(t('create.timer'))}</label>
             <select id="timer">${timerOptions(DEFAULT_TIMER)}</select>
-            <p class="help">${escapeHtml(t('create.timer_help'))}</p></div>
+            <p class="help" id="timer-help">${escapeHtml(t('create.timer_help'))}</p></div>
           <div class="option"><label class="check"><input type="checkbox" id="public"> ${escapeHtml(t('create.public'))}</label></div>
           <div class="option"><label class="check"><input type="checkbox" id="show-lost" checked> ${escapeHtml(t('create.show_lost'))}</label></div>
           <button id="create" class="primary" type="submit">${escapeHtml(t('home.create'))}</button></div>
@@ -214,11 +214,13 @@ export function renderHome(main) {
       };
       const rulesNow = () => chosenRules(data, main.querySelector('#options'), main.querySelector('#preset').value);
       // A turn timer by default when someone else may sit down (an open seat); none when
-      // the table is you and bots. The player's own choice is kept once made.
+      // the table is you and bots, and the help under it says why. The player's own choice
+      // is kept once made.
       const defaultTimer = () => {
         if (timerTouched) return;
         const open = [...main.querySelectorAll('[data-seat]')].some((select) => !select.value);
         main.querySelector('#timer').value = String(open ? DEFAULT_TIMER : 0);
+        main.querySelector('#timer-help').textContent = t(open ? 'create.timer_help' : 'create.timer_bots');
       };
       main.querySelector('#options').addEventListener('change', (event) => {
         optionChanged(data, main.querySelector('#options'), main.querySelector('#preset').value,
@@ -232,7 +234,10 @@ export function renderHome(main) {
       refreshRooms(data);
       timer = setInterval(() => { if (!document.hidden) refreshRooms(data); }, ROOMS_EVERY);
       main.querySelector('#preset').addEventListener('change', () => { fillOptions(); presetSeats(); });
-      main.querySelector('#timer').addEventListener('change', () => { timerTouched = true; });
+      main.querySelector('#timer').addEventListener('change', () => {
+        timerTouched = true;
+        main.querySelector('#timer-help').textContent = t('create.timer_help');
+      });
       main.querySelector('#seats').addEventListener('change', (event) => {
         seatsFromPreset = false;
         main.querySelector('#seat-list').innerHTML = seatRows(Number(event.target.value));

@@ -203,7 +203,11 @@ class GamePage {
     const overrides = this.analysis?.rules_overrides;
     const title = presetShortTitle(overrides?.preset);
     if (title) {
-      return Object.keys(overrides).length > 1 ? t('rp.house_rules', {title}) : title;
+      // A dice count is named, not called a house rule: "Perudo · 3 dice each".
+      const named = 'starting_dice' in overrides
+        ? `${title} · ${t('rp.dice_each', {n: overrides.starting_dice})}` : title;
+      const others = Object.keys(overrides).filter((key) => key !== 'preset' && key !== 'starting_dice');
+      return others.length ? t('rp.house_rules', {title: named}) : named;
     }
     return `${t('rp.dice_each', {n: rules.starting_dice ?? 5})}${rules.wild_ones ? t('rp.ones_wild') : ''}`;
   }
