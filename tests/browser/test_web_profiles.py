@@ -188,3 +188,37 @@ def test_profiles_stats_series_transfer_and_forget(server: str, browser: Browser
     for page in (ana, ben, phone, third):
         assert not page.js_errors, page.js_errors  # type: ignore[attr-defined]
         assert page.evaluate("window.__violations") == []
+
+
+@pytest.mark.timeout(120)
+def test_a_profile_refused_for_too_many_from_one_address_is_said(
+    tmp_path_factory: pytest.TempPathFactory, browser: Browser
+) -> None:
+    """Behind one shared address (a school, an office) the server makes at most 10 new
+    profiles in ten minutes. The 11th player still plays, and is told that this game will
+    not count for a profile; their /me page says why and offers to try again."""
+    database = sqlite_url(tmp_path_factory.mktemp("crowded"))
+    with server_process(database, env=TIMINGS) as (base, _):
+        for n in range(10):
+            made = httpx.post(f"{base}/api/profile", json={"secret": f"{n:064x}"}, timeout=10)
+            assert made.status_code == 201, made.text
+        refused = httpx.post(f"{base}/api/profile", json={"secret": "f" * 64}, timeout=10)
+        assert refused.status_code == 429 and refused.json()["error"] == "too_many_profiles"
+        page = new_page(browser)
+        code = create_room(page, base, "Ana", 2, {1: "easy"})
+        note = page.locator(".toast.info")
+        expect(note).to_contain_text("This game will not count in your profile")
+        expect(note).to_contain_text("Too many new profiles from here")
+        assert httpx.get(f"{base}/api/rooms/{code}").json()["status"] == "lobby"
+        page.goto(f"{base}/me")
+        expect(page.locator("h1")).to_have_text("Your profile could not be made just now")
+        expect(page.locator("#profile-refused")).to_have_text(
+            "Too many new profiles from here: try again later."
+        )
+        page.click("#retry-profile")  # still refused: the same words, no other page
+        expect(page.locator("#retry-profile")).to_be_visible()
+        # The note was for one page: the room's page opened again shows none.
+        page.goto(f"{base}/r/{code}")
+        page.wait_for_selector(".share-code", timeout=30000)
+        expect(page.locator(".toast.info")).to_have_count(0)
+        page.context.close()

@@ -2,6 +2,7 @@
 // view is its own module graph, imported only when it is shown: the home page never loads
 // the table's code (docs/web.md, "What a page loads").
 import {pickLanguage, setLanguage} from './i18n.js';
+import {showNextPageNote} from './page.js';
 
 const main = document.getElementById('main');
 let current = null; // the view on screen: {render()} so a language switch can redraw it
@@ -29,6 +30,7 @@ async function start() {
     const {openTable} = await module;
     document.body.classList.add('display-type'); // the table's type (dudo.css), not the home page's
     show(openTable(main, match[1].toUpperCase(), params));
+    showNextPageNote();
   } else {
     const {renderHome} = await module;
     show(renderHome(main));

@@ -3,7 +3,7 @@
 // to another device with a one-time code, and the player's data: export or forget.
 import {decimal, pickLanguage, presetShortTitle, setLanguage, t} from './i18n.js';
 import {MOST_NAME, escapeHtml, memory, nameHtml, toast, errorText} from './page.js';
-import {avatarSvg, claimProfile, dropProfile, ensureProfile, profileCall, profileId} from './profile.js';
+import {avatarSvg, claimProfile, dropProfile, ensureProfile, profileCall, profileId, profileRefusal} from './profile.js';
 
 const main = document.getElementById('main');
 const live = document.getElementById('live');
@@ -115,7 +115,10 @@ class ProfilePage {
     }
     // A new profile is named in the page's language (the server would say "Player").
     const secret = await ensureProfile(memory.name || t('profile.default_name'));
-    if (!secret) { this.unknown = true; this.render(); return; }
+    // Not made just now (too many new profiles from this address, no network): say why,
+    // with a way to try again; it is not a profile the server forgot.
+    this.refused = secret ? null : profileRefusal();
+    if (!secret) { this.unknown = !this.refused; this.render(); return; }
     const answer = await profileCall('/api/profile/me');
     if (answer.status === 404) { this.unknown = true; this.data = null; }
     else if (answer.ok) { this.unknown = false; this.data = answer.data; }
@@ -129,6 +132,12 @@ class ProfilePage {
     document.title = `dudo · ${t('profile.title')}`;
     if (this.gone) {
       main.innerHTML = `<section class="card"><h1>${escapeHtml(t('profile.forgotten'))}</h1><p>${escapeHtml(t('profile.forgotten_help'))}</p><p><a href="/">${escapeHtml(t('table.home'))}</a></p></section>`;
+      return;
+    }
+    if (this.refused) {
+      main.innerHTML = `<section class="card"><h1>${escapeHtml(t('profile.not_made'))}</h1><p id="profile-refused">${escapeHtml(errorText(this.refused))}</p>
+        <button id="retry-profile" class="primary">${escapeHtml(t('profile.retry'))}</button></section>`;
+      this.wire();
       return;
     }
     if (this.unknown) {
@@ -194,6 +203,7 @@ class ProfilePage {
 
   wire() {
     const on = (id, event, handler) => { const el = document.getElementById(id); if (el) el.addEventListener(event, handler); };
+    on('retry-profile', 'click', () => this.load());
     on('start-new', 'click', () => { dropProfile(); this.unknown = false; this.claimCode = ''; this.load(); });
     on('name-form', 'submit', async (event) => {
       event.preventDefault();

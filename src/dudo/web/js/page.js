@@ -1,7 +1,7 @@
 // What every view takes from the page: the server's API, the browser's memory, messages
 // for the player (toasts) and for screen readers (the live region), safe HTML.
 import {has, t} from './i18n.js';
-import {withProfile} from './profile.js';
+import {profileRefusal, withProfile} from './profile.js';
 
 export function randomHex(bytes) {
   const values = crypto.getRandomValues(new Uint8Array(bytes));
@@ -79,6 +79,14 @@ export function toastTime(text) {
 // The toasts' box is an assertive live region: a screen reader says each toast. One whose
 // words were just said in the polite region as well (`announced`: announce() first) is kept
 // out of it, so that they are heard once.
+// The note an earlier page left for this one (see api()), shown once.
+export function showNextPageNote() {
+  const note = sessionStorage.getItem(NEXT_PAGE_NOTE);
+  if (!note) return;
+  sessionStorage.removeItem(NEXT_PAGE_NOTE);
+  toast(note, 'info');
+}
+
 export function toast(text, kind = 'error', {announced = false} = {}) {
   const box = document.getElementById('toasts');
   const item = document.createElement('p');
@@ -98,6 +106,9 @@ export function clientId() {
   return id;
 }
 
+// A note for the next page this tab opens (a join goes on to the room's page at once).
+const NEXT_PAGE_NOTE = 'dudo.note';
+
 export async function api(path, given) {
   const body = await withProfile(path, given);
   const headers = {'X-Dudo-Client': clientId()};
@@ -107,6 +118,11 @@ export async function api(path, given) {
   try {
     const response = await fetch(path, options);
     const data = await response.json().catch(() => ({}));
+    // A seat taken while the profile could not be made: say so, rather than let the game
+    // go missing from the player's stats unseen.
+    if (response.ok && body !== given && !body.profile && profileRefusal()) {
+      sessionStorage.setItem(NEXT_PAGE_NOTE, t('profile.not_counted', {why: errorText(profileRefusal())}));
+    }
     return {ok: response.ok, status: response.status, data};
   } catch {
     return {ok: false, status: 0, data: {error: 'network', message: t('error.network')}};

@@ -39,11 +39,21 @@ async function post(path, body) {
   }
 }
 
+let refusal = null; // the server's answer when it last would not make the profile
+
+// Why the profile could not be made just now (the server's error body), or null.
+export function profileRefusal() {
+  return refusal;
+}
+
 // Registers the profile once; the server answers with it (or with the one it already has).
+// Refused (too many new profiles from one address, the network gone), it is null and
+// profileRefusal() says why: the game goes on, without counting for a profile.
 export async function ensureProfile(name) {
   const secret = profileSecret();
   if (profileId()) return secret;
   const answer = await post('/api/profile', {secret, ...(name ? {name} : {})});
+  refusal = answer.ok ? null : answer.data;
   if (!answer.ok) return null;
   localStorage.setItem(ID, answer.data.profile.id);
   return secret;
@@ -54,7 +64,8 @@ export async function ensureProfile(name) {
 export async function withProfile(path, body) {
   if (!body || typeof body !== 'object' || !JOINS.test(path)) return body;
   const secret = await ensureProfile(body.name);
-  return secret ? {...body, profile: secret} : body;
+  // A copy either way: api() tells a join (a new object) from any other request.
+  return secret ? {...body, profile: secret} : {...body};
 }
 
 export function profileCall(path, extra = {}) {
