@@ -391,6 +391,33 @@ def test_reload_keeps_seat_and_dice_and_only_legal_bids(server: str, browser: Br
     page.context.close()
 
 
+def test_practice_needs_no_name_hides_sharing_and_talk_and_moves_on_with_play(
+    server: str, browser: Browser
+) -> None:
+    """A beginner's practice round: started without typing a name (no error toast over the
+    page), with nothing of a room for friends (a code and link to share, table talk, emotes,
+    bot-talk settings), and its tips moving on when the player plays instead of pressing
+    Got it."""
+    page = new_page(browser, 390, 844)
+    page.goto(server + "/")
+    page.click("#practice")
+    expect(page.locator('#tip[data-tip="welcome"]')).to_be_visible(timeout=30000)
+    expect(page.locator(".toast")).to_have_count(0)
+    expect(page.locator(".room-title")).to_have_text("Practice round")
+    expect(page.locator(".felt")).to_contain_text("Player")
+    for clutter in ("#copy-link", ".room-title .code", "#chat-form", "#voice-toggle", ".emotes"):
+        expect(page.locator(clutter)).to_have_count(0)
+    # Our first turn, the welcome still up: we bid without pressing Got it.
+    wait_until(page, "() => !!document.querySelector('#bid-go:enabled')", timeout=30000)
+    assert tip_on_screen(page) == "welcome"
+    before = version(page)
+    page.click("#bid-go")
+    wait_for_news(page, before)
+    expect(page.locator('#tip[data-tip="welcome"]')).to_have_count(0)
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
 def test_practice_round_from_start_to_end(server: str, browser: Browser) -> None:
     page = new_page(browser, 360, 740)
     page.goto(server + "/")

@@ -267,8 +267,10 @@ export function renderHome(main) {
         if (answer.ok) goTo(answer.data); else toast(errorText(answer.data));
       });
       main.querySelector('#practice').addEventListener('click', async () => {
-        const name = nameOrComplain(main);
-        if (!name) return;
+        // A beginner is not stopped for a name: the one typed, the last one, or "Player".
+        const typed = cutName(main.querySelector('#name').value);
+        if (typed) memory.name = typed;
+        const name = typed || memory.name || t('profile.default_name');
         const preset = main.querySelector('#preset').value || 'perudo';
         const answer = await api('/api/rooms', {
           name, rules: {preset, starting_dice: 3}, seats: 3, bots: [null, 'easy', 'easy'], timer: 0});

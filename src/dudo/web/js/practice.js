@@ -79,6 +79,15 @@ export class Practice {
     </aside>`;
   }
 
+  // The player bid or called: the tip on screen was read (or not wanted), and the next
+  // one may come. Nothing is drawn here: the move's state redraws the table.
+  moved() {
+    const tip = this.current();
+    if (!tip) return;
+    this.seen.add(tip);
+    sessionStorage.setItem(this.key, JSON.stringify([...this.seen]));
+  }
+
   // The table calls this when #tip-ok is pressed (its clicks are handled in one place).
   dismiss(tip) {
     if (!tip) return;

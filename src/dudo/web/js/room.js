@@ -25,7 +25,9 @@ export function rulesHref(rules) {
 export function roomHead(table) {
   const {room, you} = table.state;
   const link = shareLink(table);
-  const title = `<span class="room-word">${escapeHtml(t('table.room'))} </span><span class="code">${table.code}</span>`;
+  // A practice round is nobody else's to join: its name, not a code to share.
+  const title = table.practice ? `<span class="room-word">${escapeHtml(t('home.practice'))}</span>`
+    : `<span class="room-word">${escapeHtml(t('table.room'))} </span><span class="code">${table.code}</span>`;
   const heading = room.status === 'lobby' ? `<p class="room-title">${title}</p>` : `<h1 class="room-title">${title}</h1>`;
   const sound = soundOn();
   const notify = 'Notification' in window
@@ -41,7 +43,7 @@ export function roomHead(table) {
         ${notify}
         ${keysButton()}
         ${leaveButton(table.state)}
-        <button id="copy-link" class="small secondary" data-link="${escapeHtml(link)}">${icon('link')} <span class="wide-only">${escapeHtml(t('table.copy_link'))}</span><span class="sr-only narrow-only">${escapeHtml(t('table.copy_link'))}</span></button>
+        ${table.practice ? '' : `<button id="copy-link" class="small secondary" data-link="${escapeHtml(link)}">${icon('link')} <span class="wide-only">${escapeHtml(t('table.copy_link'))}</span><span class="sr-only narrow-only">${escapeHtml(t('table.copy_link'))}</span></button>`}
         <a class="small button-link" href="${rulesHref(room.rules)}" target="_blank">${icon('rules')} <span class="wide-only">${escapeHtml(t('table.rules'))}</span><span class="sr-only narrow-only">${escapeHtml(t('table.rules'))}</span></a>
       </div></section>`;
 }

@@ -109,6 +109,8 @@ class Table {
   }
 
   act(type, fields = {}) {
+    // Practice: a move made with a tip on screen means it was read; the next one comes.
+    if (this.practice && (type === 'bid' || type === 'call')) this.practice.moved();
     this.connection.act(type, fields, this.state?.version);
   }
 
@@ -235,7 +237,7 @@ class Table {
     if (room.status === 'lobby') {
       const panel = room.quick ? quickLobby(this.state, seatList(this.state), rulesLine(this)) : lobbyPanel(this);
       html = `<div class="table-page lobby">${roomHead(this)}${panel}
-        ${this.practice ? this.practice.panel() : ''}${you.seat != null ? this.emoteBar() : ''}${this.chat.panel()}</div>`;
+        ${this.practice ? this.practice.panel() : `${you.seat != null ? this.emoteBar() : ''}${this.chat.panel()}`}</div>`;
     } else {
       const side = [actionBar(this), rolloffPanel(this)];
       // Practice: during your turn the tip for this step comes first (on a phone, above the
@@ -247,8 +249,11 @@ class Table {
         side.push(standings(this), this.series.panel(), nextGame(this));
       }
       side.push(gameLog(this));
-      if (you.seat != null) side.push(this.emoteBar());
-      side.push(this.voices.toggle(), this.chat.panel());
+      // Practice is a lesson against two bots: no table talk, emotes or bot-talk settings.
+      if (!this.practice) {
+        if (you.seat != null) side.push(this.emoteBar());
+        side.push(this.voices.toggle(), this.chat.panel());
+      }
       html = `<div class="table-page ${room.status}" data-seats="${room.seats.length}">${roomHead(this)}
         <div class="board" data-key="board">${feltHtml(this)}${ownDice(this)}</div>
         <div class="side" data-key="side">${side.join('')}</div></div>`;
