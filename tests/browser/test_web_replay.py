@@ -99,8 +99,10 @@ def finished(server: str) -> dict[str, Any]:
 
 def open_game(page: Page, server: str, game_id: str, fair: str = "verified") -> None:
     page.goto(f"{server}/g/{game_id}")
-    expect(page.locator("#analysis-state")).to_have_attribute("data-state", "ready")
-    expect(page.locator("#fair")).to_have_attribute("data-state", fair)
+    # The analysis is made when first asked for, by a worker process: on a machine busy with
+    # other tests that takes more than expect's 5 s.
+    expect(page.locator("#analysis-state")).to_have_attribute("data-state", "ready", timeout=60_000)
+    expect(page.locator("#fair")).to_have_attribute("data-state", fair, timeout=30_000)
 
 
 def axe_every_rule(page: Page, name: str) -> None:

@@ -55,6 +55,12 @@ def test_an_unknown_game_is_told_at_once_in_the_pages_language(
     page.context.close()
 
 
+LOOKS = """(selectors) => selectors.map((selector) => {
+    const style = getComputedStyle(document.querySelector(selector));
+    return [style.backgroundColor, style.color, style.borderColor, style.opacity];
+})"""
+
+
 def test_the_round_buttons_stop_at_the_ends(
     server: str, browser: Browser, finished: dict[str, Any]
 ) -> None:
@@ -63,6 +69,16 @@ def test_the_round_buttons_stop_at_the_ends(
     for button in ("#first", "#prev", "#prev-round"):
         expect(page.locator(button)).to_be_disabled()
     expect(page.locator("#next-round")).to_be_enabled()
+    # The buttons that cannot be used look alike (Back is a primary button, First and
+    # Round are secondary), and each step's sign is one drawn icon, not an emoji glyph.
+    looks = page.evaluate(LOOKS, ["#first", "#prev", "#prev-round"])
+    assert len({str(look) for look in looks}) == 1, looks
+    signs = page.eval_on_selector_all(
+        ".control-buttons button",
+        "(bs) => bs.map((b) => [b.querySelectorAll('svg').length, b.textContent])",
+    )
+    for count, text in signs:
+        assert count == 1 and not set(text) & set("⏮⏭◀▶«»"), signs
     page.keyboard.press("End")
     for button in ("#last", "#next", "#next-round"):
         expect(page.locator(button)).to_be_disabled()

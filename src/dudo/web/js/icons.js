@@ -2,6 +2,13 @@
 // looks different on every system). Always decorative: the button keeps its own words
 // (visible or for screen readers), so each icon is aria-hidden.
 const PATHS = {
+  // The replay's steps: to the start, a round back, a step back, and the same forward.
+  first: '<path d="M6 5v14M18 5l-7 7 7 7"/>',
+  'prev-round': '<path d="M12 5l-7 7 7 7M19 5l-7 7 7 7"/>',
+  prev: '<path d="M15 5l-7 7 7 7"/>',
+  next: '<path d="M9 5l7 7-7 7"/>',
+  'next-round': '<path d="M5 5l7 7-7 7M12 5l7 7-7 7"/>',
+  last: '<path d="M18 5v14M6 5l7 7-7 7"/>',
   sound: '<path d="M4 9h4l5-4v14l-5-4H4z"/><path d="M16.5 8.5a5 5 0 0 1 0 7M19 6a8.5 8.5 0 0 1 0 12"/>',
   mute: '<path d="M4 9h4l5-4v14l-5-4H4z"/><path d="M17 9.5l5 5M22 9.5l-5 5"/>',
   bell: '<path d="M6 16V11a6 6 0 0 1 12 0v5l1.5 2h-15z"/><path d="M10 20.5a2.2 2.2 0 0 0 4 0"/>',

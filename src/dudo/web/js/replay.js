@@ -9,6 +9,7 @@
 // the words replaywords.js, the fair-dice verdict replayfair.js.
 import {lang, pickLanguage, presetShortTitle, setLanguage, t} from './i18n.js';
 import {api, errorText, escapeHtml, listNames} from './page.js';
+import {icon} from './icons.js';
 import {forgetGame, myGames, rememberGame} from './mygames.js';
 import {cryptoAvailable, verifyRecord} from './verify.js';
 import {pct} from './replaywords.js';
@@ -161,12 +162,12 @@ class GamePage {
           <label for="slider" class="sr-only">${escapeHtml(t('rp.step'))}</label>
           <input type="range" id="slider" min="0" max="${this.positions.length - 1}" value="0" step="1">
           <div class="control-buttons">
-            <button type="button" class="small secondary" id="first"><span aria-hidden="true">⏮</span> ${escapeHtml(t('rp.first'))}</button>
-            <button type="button" class="small secondary" id="prev-round"><span aria-hidden="true">«</span> ${escapeHtml(t('rp.round_button'))}</button>
-            <button type="button" class="small primary" id="prev"><span aria-hidden="true">◀</span> ${escapeHtml(t('rp.back'))}</button>
-            <button type="button" class="small primary" id="next">${escapeHtml(t('rp.next'))} <span aria-hidden="true">▶</span></button>
-            <button type="button" class="small secondary" id="next-round">${escapeHtml(t('rp.round_button'))} <span aria-hidden="true">»</span></button>
-            <button type="button" class="small secondary" id="last">${escapeHtml(t('rp.last'))} <span aria-hidden="true">⏭</span></button>
+            <button type="button" class="small secondary" id="first">${icon('first')} ${escapeHtml(t('rp.first'))}</button>
+            <button type="button" class="small secondary" id="prev-round">${icon('prev-round')} ${escapeHtml(t('rp.round_button'))}</button>
+            <button type="button" class="small primary" id="prev">${icon('prev')} ${escapeHtml(t('rp.back'))}</button>
+            <button type="button" class="small primary" id="next">${escapeHtml(t('rp.next'))} ${icon('next')}</button>
+            <button type="button" class="small secondary" id="next-round">${escapeHtml(t('rp.round_button'))} ${icon('next-round')}</button>
+            <button type="button" class="small secondary" id="last">${escapeHtml(t('rp.last'))} ${icon('last')}</button>
           </div>
           <p class="help keys">${escapeHtml(t('rp.keys'))}</p>
         </div>
