@@ -116,6 +116,43 @@ def test_a_question_carries_its_own_answer() -> None:
     run(test)
 
 
+def test_a_bots_name_is_never_the_first_word_of_a_players() -> None:
+    """A bot "Ana" beside a player "Ana 🎲🔥 la Reina" made the log read "Ana 🎲🔥 la Reina
+    called Dudo ... Ana loses a die": which Ana? In the lobby the bot takes another
+    persona, whichever sat down first, and a rebuild from the log names everyone the same."""
+
+    async def test() -> None:
+        store = MemoryStore()
+        room = await Room.create(
+            "ROOM",
+            store,
+            fast_config(),
+            rules=Rules.preset("perudo"),
+            seats=4,
+            bots=[None, None, "normal", "normal"],
+            timer=0,
+            public=False,
+            clock=FakeClock(),
+            entropy=CountingEntropy(),
+        )
+        assert room is not None
+        room.start_task()
+        bots = [seat.name for seat in room.seats[2:]]
+        assert "Ana" in bots, bots  # the persona this test is about
+        other = bots[1 - bots.index("Ana")]
+        await room.ask(inbox.Join("ana 🎲🔥 la Reina"))
+        await room.ask(inbox.Join(f"{other.upper()} the Second"))
+        names = [seat.name for seat in room.seats]
+        firsts = [name.split()[0].casefold() for name in names]
+        assert len(set(firsts)) == 4, names
+        assert names[:2] == ["ana 🎲🔥 la Reina", f"{other.upper()} the Second"]
+        await room.stop()
+        again = await Room.load("ROOM", store, fast_config(), clock=FakeClock())
+        assert [seat.name for seat in again.seats] == names
+
+    run(test)
+
+
 # -- questions ---------------------------------------------------------------------------
 
 

@@ -71,6 +71,18 @@ def skeleton(name: str) -> str:
     return "".join(table.get(ch, ch) for ch in folded if ch not in KEPT_FORMAT)
 
 
+def reads_alike(name: str, other: str) -> bool:
+    """Whether a bot called ``name`` would be taken for ``other`` in the log: the same
+    look, or the same first word in any case ("Ana" beside "ana 🎲🔥 la Reina": "Ana loses
+    a die" could be either)."""
+    if skeleton(name) == skeleton(other):
+        return True
+    firsts = [
+        skeleton(words[0]) for words in (name.casefold().split(), other.casefold().split()) if words
+    ]
+    return len(firsts) == 2 and firsts[0] == firsts[1]
+
+
 def distinct_name(name: str, taken: list[str]) -> str:
     """``name``, or ``name 2``, ``name 3``... (the name shortened so the number always
     fits) so that it looks like none of ``taken``."""

@@ -27,7 +27,7 @@ from dudo.game import Event, Game, Phase, action_from_json, action_to_json
 from dudo.rolloff import RollOff, RollOffAttempt
 from dudo.rules import Rules
 from dudo.server.table.connection import Connection
-from dudo.server.table.names import skeleton
+from dudo.server.table.names import reads_alike
 from dudo.store import LogEntry
 
 __all__ = [
@@ -394,7 +394,7 @@ class RoomState:
         seat.joined = self.seq
         if self.status == "lobby":  # a bot with the player's name takes another one
             for other in self.seats:
-                if other.kind == "bot" and skeleton(other.name) == skeleton(seat.name):
+                if other.kind == "bot" and reads_alike(other.name, seat.name):
                     other.name = self._bot_name(other)
         return []
 
@@ -595,14 +595,14 @@ class RoomState:
         self.deadline = at + self.timer if self.timer else None
 
     def _bot_name(self, seat: Seat) -> str:
-        """A persona's name no other seat at the table uses."""
-        taken = {skeleton(other.name) for other in self.seats if other is not seat}
+        """A persona's name that reads like no other seat's (names.reads_alike)."""
+        taken = [other.name for other in self.seats if other is not seat and other.name]
         index = self.seats.index(seat)
         personas = list(getattr(LEVELS[seat.level], "personas", ()))
         if not personas:
             return f"Bot {index + 1}"
         for shift in range(len(personas)):
             name: str = personas[(index + shift) % len(personas)].name
-            if skeleton(name) not in taken:
+            if not any(reads_alike(name, other) for other in taken):
                 return name
         return f"{personas[index % len(personas)].name} {index + 1}"
