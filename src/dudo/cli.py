@@ -120,6 +120,14 @@ def _fail(message: str) -> NoReturn:
     raise typer.Exit(2)
 
 
+def _not_done(message: str) -> NoReturn:
+    """A one-line error and exit status 1: what was typed is well formed, but it could not
+    be done (no such database or profile, a file in the way, the database failing). Exit
+    status 2 stays for input that is wrong, as for a bad option."""
+    typer.echo(_error_line(message), err=True)
+    raise typer.Exit(1)
+
+
 def _given(value: str, what: str, hint: str) -> str:
     """``value``, or a one-line error (exit 2) when it is empty or only spaces: an empty
     ``--host`` would listen on every interface, an empty path name the current folder."""
@@ -1217,20 +1225,25 @@ def backup(
     SQLite's online backup API copies one consistent moment, every game in it. `dudo serve
     --database sqlite:///PATH` on the copy carries on every live room. PostgreSQL: use
     pg_dump.
+
+    Exit status: 0 copied, 1 not copied (the error says why), 2 a bad option or argument.
     """
     from dudo.store.backup import BackupError, backup_sqlite, sqlite_database
 
     _given(path, "the backup's PATH", "name the new file to write the copy to")
     _given(database, "--database", "name the SQLite database to copy, sqlite:///FILE")
     try:
-        report = backup_sqlite(sqlite_database(database), Path(path))
+        source = sqlite_database(database)  # not sqlite:///FILE: a bad --database (2)
     except BackupError as error:
         _fail(str(error))
+    try:
+        report = backup_sqlite(source, Path(path))
+    except BackupError as error:
+        _not_done(str(error))
     rooms = counted(report.live_rooms, "live room")
     games = counted(report.games, "finished game")
     typer.echo(
-        f"backed up {sqlite_database(database)} to {report.path} "
-        f"({report.size / 1024:.0f} KB: {rooms}, {games})"
+        f"backed up {source} to {report.path} ({report.size / 1024:.0f} KB: {rooms}, {games})"
     )
 
 
@@ -1263,6 +1276,8 @@ def purge(
 
     Finished games' records are kept; the server also does this once an hour. Safe while
     the server runs.
+
+    Exit status: 0 done, 1 not done (the error says why), 2 a bad option.
     """
     import asyncio
     import time
@@ -1272,7 +1287,7 @@ def purge(
     _given(database, "--database", "use sqlite:///FILE or postgresql://...")
     missing = _missing_sqlite_file(database)
     if missing is not None:
-        _fail(
+        _not_done(
             f"no database at {missing!r}: run dudo purge where the server keeps its "
             "database, or name it with --database sqlite:///FILE (or DUDO_DATABASE)"
         )
@@ -1288,7 +1303,7 @@ def purge(
     try:
         purged = asyncio.run(run())
     except StoreError as error:
-        _fail(str(error))
+        _not_done(str(error))
     typer.echo(
         f"purged {counted(purged, 'closed room')} "
         f"(closed more than {counted(older_than, 'day')} ago); game records kept"
@@ -1322,6 +1337,9 @@ def forget(
     That is the profile, its device keys, transfer codes, rating and links to finished
     games. The games' records stay, as for any player without a profile. Safe while the
     server runs.
+
+    Exit status: 0 forgotten, 1 not done (no such database or profile), 2 not a profile id
+    or a bad option.
     """
     import asyncio
 
@@ -1337,7 +1355,7 @@ def forget(
     profile = profile.lower()
     missing = _missing_sqlite_file(database)
     if missing is not None:
-        _fail(
+        _not_done(
             f"no database at {missing!r}: run dudo forget where the server keeps its "
             "database, or name it with --database sqlite:///FILE (or DUDO_DATABASE)"
         )
@@ -1353,9 +1371,9 @@ def forget(
     try:
         gone = asyncio.run(run())
     except StoreError as error:
-        _fail(str(error))
+        _not_done(str(error))
     if not gone:
-        _fail(f"no profile {profile!r} in this database (forgotten already?)")
+        _not_done(f"no profile {profile!r} in this database (forgotten already?)")
     typer.echo(f"forgot profile {profile}: its keys, rating and game links are deleted")
 
 

@@ -49,7 +49,7 @@ def test_purge_in_the_wrong_folder_makes_no_empty_database(
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("DUDO_DATABASE", raising=False)
     result = runner.invoke(app, ["purge"])
-    assert result.exit_code == 2
+    assert result.exit_code == 1  # not done; 2 is for a bad option
     assert result.stderr.startswith("dudo: error: no database at 'dudo.db'")
     assert list(tmp_path.iterdir()) == []
 
@@ -344,7 +344,7 @@ def test_forget_says_a_string_is_no_profile_id_before_it_looks(tmp_path: Path) -
         assert result.exit_code == 2
         assert result.stderr.startswith(f"dudo: error: {text!r} is not a profile id: 16 ")
     result = runner.invoke(app, ["forget", "0123456789ABCDEF", "--database", "memory://"])
-    assert result.exit_code == 2
+    assert result.exit_code == 1  # a profile id, but no such profile: not done
     assert "no profile '0123456789abcdef' in this database" in result.stderr
 
 
@@ -421,3 +421,12 @@ def test_verify_counts_one_seat_seed_and_one_round_in_the_singular(tmp_path: Pat
     assert "seat seeds" not in result.stdout
     assert "roll-off: 1 attempt, seat " in result.stdout
     assert "replayed 1 round: the game is not finished" in result.stdout
+
+
+@pytest.mark.parametrize("command", ["backup", "purge", "forget"])
+def test_the_operators_commands_say_what_their_exit_statuses_mean(command: str) -> None:
+    # 2 was both "a bad option" and "no such database or profile"; now 1 is "not done".
+    result = runner.invoke(app, [command, "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    text = " ".join(result.stdout.split())
+    assert "Exit status: 0" in text and ", 1 not " in text and ", 2 " in text, text

@@ -134,8 +134,12 @@ def source(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return made_database(tmp_path_factory.mktemp("source"))
 
 
-def assert_refused(result: subprocess.CompletedProcess[str], fragment: str) -> None:
-    assert result.returncode == 2, result
+def assert_refused(
+    result: subprocess.CompletedProcess[str], fragment: str, status: int = 1
+) -> None:
+    """Refused in one line: exit status 1 when the command is well formed but the copy
+    cannot be made, 2 for a bad option or argument."""
+    assert result.returncode == status, result
     assert result.stdout == ""
     assert len(result.stderr.splitlines()) == 1, result.stderr
     assert result.stderr.startswith("dudo: error: ") and fragment in result.stderr, result.stderr
@@ -212,7 +216,7 @@ def test_a_backup_path_that_cannot_be_written_is_refused(
 )
 def test_only_sqlite_databases_are_backed_up(tmp_path: Path, database: str, fragment: str) -> None:
     result = backup(str(tmp_path / "copy.db"), "--database", database)
-    assert_refused(result, fragment)
+    assert_refused(result, fragment, status=2)  # --database is not sqlite:///FILE
     assert "s3cret-pw" not in result.stderr
     assert list(tmp_path.iterdir()) == []
 
