@@ -158,7 +158,7 @@ def _bidding(rules: Rules, t: _Words) -> list[str]:
 
 
 def _ones(rules: Rules, t: _Words) -> list[str]:
-    if rules.bids == "poker":  # RULES.md: poker bids need plain, not wild ones
+    if rules.bids == "poker":  # docs/rules-spec.md: poker bids need plain, not wild ones
         return [t("ones.poker")]
     wild = rules.wild_ones
     kind = "wild" if wild else "plain"
@@ -171,7 +171,7 @@ def _ones(rules: Rules, t: _Words) -> list[str]:
 
 def _dudo(rules: Rules, t: _Words) -> list[str]:
     unit = "points" if rules.format == "points" else "dice"
-    if rules.bids == "poker":  # no count and no loss by difference (RULES.md)
+    if rules.bids == "poker":  # no count and no loss by difference (docs/rules-spec.md)
         return [
             t("dudo.call.poker"),
             t(f"dudo.outcome.poker.{unit}"),
@@ -219,7 +219,7 @@ def _palifico(rules: Rules, t: _Words) -> list[str]:
     wrapped = (
         t("palifico.conditions", list=t("palifico.cond.sep").join(conditions)) if conditions else ""
     )
-    # ``never`` wins over both palifico options (RULES.md), and the sheet says so where a
+    # ``never`` wins over both palifico options (docs/rules-spec.md), and the sheet says so where a
     # reader of the options alone would expect aces.
     never = rules.ones_bids == "never"
     if never:

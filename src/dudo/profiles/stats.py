@@ -2,7 +2,7 @@
 ``/g/{id}`` shows): nothing is counted as it happens, so the stats can always be made
 again from what is kept, and forgetting a profile leaves no counters behind.
 
-Words of the game (RULES.md): a *call* is a dudo (the standing bid is false) or a calza
+Words of the game (docs/rules-spec.md): a *call* is a dudo (the standing bid is false) or a calza
 (it is exact). A call is *right* when the reveal proves it (dudo: the bid fails; calza:
 the count is exact). A *bluff caught* is one of the player's bids doubted with a dudo and
 failing; a *bluff survived* is one of the player's bids doubted with a dudo and holding.
@@ -29,7 +29,7 @@ class PlayedGame:
 
 
 def game_story(record: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The record's events (reveals, seats going out, the end), as RULES.md prints them;
+    """The record's events (reveals, seats going out, the end), as docs/rules-spec.md prints them;
     an unreadable record tells nothing (an empty story)."""
     try:
         return run_scenario(record)

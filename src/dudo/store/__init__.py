@@ -1,6 +1,6 @@
 """Where rooms and games live: one interface, several backends chosen by URL.
 
-A room is its log (DESIGN.md, "games are logs"): an ordered list of entries (created,
+A room is its log (a game is its log): an ordered list of entries (created,
 joined, started, rolled, action, ...) that rebuilds the room when replayed. The server
 appends entries and is told only once they are committed, so nothing a player was shown
 can be lost by a crash. Finished games are also kept whole, as records for replay,

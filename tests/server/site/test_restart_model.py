@@ -1,6 +1,6 @@
 """A model-based restart test: rooms are driven through their whole life while the real
 server is killed with SIGKILL at random points and started again on the same database
-(DESIGN.md, principle 3: a crash loses nothing).
+(a game is its log: a crash loses nothing).
 
 A seeded random walk takes the steps a site sees: create a room (bots, people, or an empty
 lobby nobody comes back to), configure it, start it, bid and call, end a round and stay in

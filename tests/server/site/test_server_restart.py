@@ -1,5 +1,5 @@
 """A crash loses nothing: the real server, killed with SIGKILL mid-round and started again
-on the same database, gives every seat back its game (DESIGN.md, principle 3).
+on the same database, gives every seat back its game (a game is its log).
 
 These tests run ``dudo serve`` as a process (tests/serverkit.py) on SQLite in tmp_path, and
 on PostgreSQL in a schema of their own where ``DUDO_TEST_POSTGRES`` names a server (CI does),

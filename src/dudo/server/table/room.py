@@ -289,7 +289,7 @@ class Room:
     async def hand_off(self, timeout: float = 5.0) -> None:
         """Stop between two commands (never inside a commit) and send every socket away to
         reconnect: another node rebuilds the room from its log and carries on (a node
-        draining before it exits, DESIGN.md "games are logs")."""
+        draining before it exits: a game is its log, so nothing is lost)."""
         if self.task is not None and not self.task.done():
             with contextlib.suppress(TimeoutError, RoomError):
                 await asyncio.wait_for(self.ask(inbox.Stop()), timeout)

@@ -1,7 +1,7 @@
 """The ASGI application: HTTP endpoints for rooms, the WebSocket for play, health, metrics.
 
 Transport code only: it parses, authenticates and forwards to the room's actor, and maps
-refusals to responses. It never changes game state itself (DESIGN.md, principle 5).
+refusals to responses. It never changes game state itself: only a room's actor does.
 
 ``create_app`` only assembles: the settings (dudo.server.web.settings), the typed state the
 endpoints share (state), the lifespan that opens and closes it (lifespan), the rooms API

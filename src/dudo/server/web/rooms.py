@@ -3,7 +3,7 @@ the public rooms, and a finished game's record.
 
 Transport only: each endpoint reads and checks the body, hands the request to the lobby or
 the room's actor (or relays it to the cluster node that holds the room), and maps a
-refusal to its status (DESIGN.md, principle 5).
+refusal to its status: only a room's actor changes a room (docs/architecture.md).
 """
 
 from __future__ import annotations

@@ -87,7 +87,7 @@ export function palificoChanged(data, root, preset) {
   if (help) help.textContent = palificoHelp({format});
 }
 
-// What Common Hand needs besides no wild aces (RULES.md: the engine refuses anything else).
+// What Common Hand needs besides no wild aces (docs/rules-spec.md: the engine refuses anything else).
 const POKER_NEEDS = {ones_bids: 'plain', calza: 'off', palifico: false, loss_by_difference: false};
 
 // An option changed under `root`. Poker hands picked by hand (on a preset that bids
