@@ -47,15 +47,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from dudo.bots import make_bot  # noqa: E402
 from dudo.client import Client  # noqa: E402
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+from ports import free_port  # noqa: E402  (bench/ports.py, next to this file)
 
 
 class Server:

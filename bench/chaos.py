@@ -60,7 +60,8 @@ import websockets
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from scratchredis import ScratchRedis, free_port
+from ports import free_port
+from scratchredis import ScratchRedis
 
 PRESETS = ("perudo", "dudo", "tavern", "ones-lock", "no-wilds", "common-hand")
 LEVELS = ("easy", "normal", "hard")

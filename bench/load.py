@@ -71,7 +71,6 @@ import random
 import resource
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -83,6 +82,8 @@ from typing import Any
 
 import orjson
 
+from ports import free_port  # bench/ports.py, next to this file
+
 HERE = Path(__file__).resolve().parent
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 SOCKET_RATE, SOCKET_BURST = 7.5, 20.0  # the server allows 8/s, bursts of 24
@@ -93,13 +94,6 @@ def raise_open_files() -> int:
     if soft < hard:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     return hard
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 # -- the server, wrapped to watch its garbage collector ------------------------------------

@@ -4,18 +4,12 @@ bench/chaos.py, bench/cluster.py and tests/clusterkit.py (which imports it from 
 
 from __future__ import annotations
 
-import socket
 import subprocess
 import time
 from pathlib import Path
 from types import TracebackType
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+from ports import free_port  # bench/ports.py, next to this file
 
 
 class ScratchRedis:

@@ -37,7 +37,6 @@ import json
 import os
 import resource
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -48,14 +47,9 @@ from typing import Any
 import httpx
 import websockets
 
+from ports import free_port  # bench/ports.py, next to this file
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 class Server:
