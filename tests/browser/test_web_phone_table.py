@@ -93,11 +93,12 @@ def meets(a: list[float], b: list[float]) -> bool:
     return a[0] < b[2] - 1 and b[0] < a[2] - 1 and a[1] < b[3] - 1 and b[1] < a[3] - 1
 
 
-# Lines the bots say (en.json, voice.*), short and long: one on every bot's seat at once.
+# Lines the bots say (en.json and de.json, voice.*), short and long: one on every bot's seat
+# at once (the third, the longest German line, on the seat at the felt's top at six seats).
 LINES = [
     "Count them up.",
     "Oh! I thought that was true.",
-    "Now, who wants to hear how I learned this game?",
+    "Pah, ich habe mehr Würfel verloren, als du je geworfen hast.",
     "Hands off the cups… now lift!",
     "Oh, my heart!",
 ]
