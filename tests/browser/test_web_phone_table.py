@@ -20,7 +20,6 @@ Screenshots go to test-artifacts/ (look at them).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import httpx
 import pytest
@@ -172,7 +171,9 @@ def test_bubbles_keep_off_the_reveal_each_other_and_the_other_seats(
         if not inside:
             faults.append((said, "leaves the felt", felt))
         faults += [(said, "covers", piece) for piece in seen["pieces"] if meets(box, piece["box"])]
-        faults += [(said, "covers", other) for other in seen["said"][i + 1 :] if meets(box, other["box"])]
+        faults += [
+            (said, "covers", other) for other in seen["said"][i + 1 :] if meets(box, other["box"])
+        ]
         for seat in seen["seats"]:
             if seat["seat"] == said["seat"]:
                 continue
