@@ -132,7 +132,7 @@ export class TableInput {
         : bids.find((hand) => handKey(hand) === input.value);
       if (chosen) table.pick = chosen;
       table.render();
-      table.main.querySelector(`#${input.id}`)?.focus();
+      table.main.querySelector(`#${input.id}`)?.focus({preventScroll: true});
       return;
     }
     if (input.id === 'odds-toggle') {

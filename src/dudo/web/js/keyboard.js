@@ -51,11 +51,11 @@ export class Keyboard {
       this.focusedTurn = turn;
       if (this.mayMoveFocus()) {
         const target = main.querySelector('#bid-go:not([disabled])') || main.querySelector('.actions .call');
-        if (target) { target.focus(); return; }
+        if (target) { target.focus({preventScroll: true}); return; }
       }
     }
     // (A round that ended at once has no actions: Next round takes it then.)
-    if (lost && this.wasInActions) (main.querySelector('.actions') || main.querySelector('#next-round'))?.focus();
+    if (lost && this.wasInActions) (main.querySelector('.actions') || main.querySelector('#next-round'))?.focus({preventScroll: true});
   }
 
   showHelp() {
@@ -74,7 +74,7 @@ export class Keyboard {
     });
     dialog.addEventListener('close', () => {
       dialog.remove();
-      if (from?.isConnected && from !== document.body) from.focus();
+      if (from?.isConnected && from !== document.body) from.focus({preventScroll: true});
     });
     document.body.append(dialog);
     dialog.showModal();

@@ -57,8 +57,8 @@ export class Leaving {
     dialog.addEventListener('close', () => {
       dialog.remove();
       if (this.dialog === dialog) this.dialog = null;
-      if (from?.isConnected) from.focus();
-      else this.table.main.querySelector('#leave')?.focus();
+      if (from?.isConnected) from.focus({preventScroll: true});
+      else this.table.main.querySelector('#leave')?.focus({preventScroll: true});
     });
     document.body.append(dialog);
     this.dialog = dialog;

@@ -19,6 +19,20 @@ export function nameHtml(name) {
   return `<bdi>${escapeHtml(name)}</bdi>`;
 }
 
+// A name cut with "…" where its place is narrow (a seat on the felt, a bid in the game log)
+// has the whole name in a title: a tooltip under the pointer (the page's text, and so a
+// screen reader, has it whole anyway). A name shown whole has none. After each drawing.
+export function titleCutNames(root) {
+  for (const element of root.querySelectorAll('.seat-name, .bids .who')) {
+    const name = (element.querySelector('bdi') || element).textContent;
+    if (element.scrollWidth > element.clientWidth + 1) {
+      if (element.getAttribute('title') !== name) element.setAttribute('title', name);
+    } else if (element.hasAttribute('title')) {
+      element.removeAttribute('title');
+    }
+  }
+}
+
 // The most characters a name keeps: the server's limit (dudo/printable.py MOST_NAME).
 // Every name input holds at most this many (maxlength), so the cut is seen while typing.
 export const MOST_NAME = 24;

@@ -94,6 +94,6 @@ export class Practice {
     this.seen.add(tip);
     sessionStorage.setItem(this.key, JSON.stringify([...this.seen]));
     this.table.render();
-    document.getElementById('tip-ok')?.focus();
+    document.getElementById('tip-ok')?.focus({preventScroll: true});
   }
 }

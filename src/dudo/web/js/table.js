@@ -8,7 +8,7 @@
 // of its own: the socket (connection.js), the words and cues (narration.js), the room
 // around the game (room.js), the felt (felt.js), the action bar (actions.js), the log and
 // standings (results.js), the clocks (clock.js) and the player's input (input.js).
-import {announce, errorText, escapeHtml, memory, toast} from './page.js';
+import {announce, errorText, escapeHtml, memory, titleCutNames, toast} from './page.js';
 import {t} from './i18n.js';
 import {Practice} from './practice.js';
 import {rememberGame} from './mygames.js';
@@ -78,6 +78,16 @@ class Table {
     this.tick = setInterval(() => tickClocks(this.main, this.state), 250);
     this.onVisible = () => { if (!document.hidden) document.title = this.title(); };
     document.addEventListener('visibilitychange', this.onVisible);
+    // The bots' bubbles are placed, and cut names given a title, from the boxes on the
+    // page: again when those change without a new state (the window's size, the table's
+    // typeface arriving).
+    this.onResize = () => {
+      if (this.closed) return;
+      this.voices.place(this.main);
+      titleCutNames(this.main);
+    };
+    window.addEventListener('resize', this.onResize);
+    document.fonts?.ready.then(this.onResize);
     this.input = new TableInput(this);
     if (this.session || this.watch) this.connect();
   }
@@ -89,6 +99,7 @@ class Table {
     this.leaving.close();
     this.keyboard.close();
     document.removeEventListener('visibilitychange', this.onVisible);
+    window.removeEventListener('resize', this.onResize);
     this.input.close();
     this.connection.close();
   }
@@ -262,6 +273,8 @@ class Table {
     const ending = game?.phase === 'over' && this.drawnOver !== room.game;
     const place = window.scrollY;
     morph(this.main, html);
+    this.voices.place(this.main);
+    titleCutNames(this.main);
     // From the lobby (scrolled down to Start, on a phone) to the felt: the table starts at
     // the top of the page, the felt and your turn on the first screen.
     const view = room.status === 'lobby' ? 'lobby' : 'table';

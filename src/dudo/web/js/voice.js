@@ -11,6 +11,7 @@
 import {escapeHtml, nameHtml} from './page.js';
 import {has, t} from './i18n.js';
 import {hash} from './avatar.js';
+import {placeBubbles} from './bubbles.js';
 
 const SAY_MS = 3500;
 const KEY = 'dudo.voices';
@@ -77,6 +78,7 @@ export class Voices {
     this.said = new Map(); // seat -> [line, until]
     this.game = undefined; // the game the lines are said in (fair.game_id)
     this.muted = new Set(readMuted(this.mutedKey));
+    this.spots = new Map(); // seat -> [line, where its bubble is] (bubbles.js)
   }
 
   get on() {
@@ -110,7 +112,13 @@ export class Voices {
   bubble(seat) {
     const said = this.said.get(seat);
     if (!this.on || this.muted.has(seat) || !said || said[1] <= Date.now()) return '';
-    return `<span class="say" aria-hidden="true"><bdi>${escapeHtml(said[0])}</bdi></span>`;
+    return `<span class="say" data-since="${said[1] - SAY_MS}" aria-hidden="true"><bdi>${escapeHtml(said[0])}</bdi></span>`;
+  }
+
+  // After each drawing (and when the window changes size): each bubble docked to its seat
+  // where it covers nothing (bubbles.js).
+  place(root) {
+    placeBubbles(root, this.spots);
   }
 
   // The switch, where there are bots at the table; with talk on and two bots or more, a
