@@ -16,7 +16,7 @@ function show(view) {
 
 async function start() {
   const match = location.pathname.match(/^\/r\/([A-Za-z]{4})\/?$/);
-  // The view's modules load while the strings do.
+  // The view's modules (and with the table's, a room's stylesheet) load while the strings do.
   const module = match ? import('./table.js') : import('./lobby.js');
   await setLanguage(pickLanguage());
   const select = document.getElementById('lang-select');
@@ -27,7 +27,8 @@ async function start() {
   });
   const params = new URLSearchParams(location.search);
   if (match) {
-    const {openTable} = await module;
+    const {openTable, roomStyles} = await module;
+    await roomStyles;
     document.body.classList.add('display-type'); // the table's type (dudo.css), not the home page's
     show(openTable(main, match[1].toUpperCase(), params));
     showNextPageNote();

@@ -378,3 +378,17 @@ export function ownDice(table) {
   }
   return `<section class="mine" data-key="mine" aria-labelledby="mine-title"><h2 class="sr-only" id="mine-title">${escapeHtml(t('table.your_dice'))}</h2>${body}${odds}</section>`;
 }
+
+// A name cut with "…" where its place is narrow (a seat on the felt, a bid in the game log)
+// has the whole name in a title: a tooltip under the pointer (the page's text, and so a
+// screen reader, has it whole anyway). A name shown whole has none. After each drawing.
+export function titleCutNames(root) {
+  for (const element of root.querySelectorAll('.seat-name, .bids .who')) {
+    const name = (element.querySelector('bdi') || element).textContent;
+    if (element.scrollWidth > element.clientWidth + 1) {
+      if (element.getAttribute('title') !== name) element.setAttribute('title', name);
+    } else if (element.hasAttribute('title')) {
+      element.removeAttribute('title');
+    }
+  }
+}

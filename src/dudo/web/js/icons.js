@@ -2,13 +2,6 @@
 // looks different on every system). Always decorative: the button keeps its own words
 // (visible or for screen readers), so each icon is aria-hidden.
 const PATHS = {
-  // The replay's steps: to the start, a round back, a step back, and the same forward.
-  first: '<path d="M6 5v14M18 5l-7 7 7 7"/>',
-  'prev-round': '<path d="M12 5l-7 7 7 7M19 5l-7 7 7 7"/>',
-  prev: '<path d="M15 5l-7 7 7 7"/>',
-  next: '<path d="M9 5l7 7-7 7"/>',
-  'next-round': '<path d="M5 5l7 7-7 7M12 5l7 7-7 7"/>',
-  last: '<path d="M18 5v14M6 5l7 7-7 7"/>',
   sound: '<path d="M4 9h4l5-4v14l-5-4H4z"/><path d="M16.5 8.5a5 5 0 0 1 0 7M19 6a8.5 8.5 0 0 1 0 12"/>',
   mute: '<path d="M4 9h4l5-4v14l-5-4H4z"/><path d="M17 9.5l5 5M22 9.5l-5 5"/>',
   bell: '<path d="M6 16V11a6 6 0 0 1 12 0v5l1.5 2h-15z"/><path d="M10 20.5a2.2 2.2 0 0 0 4 0"/>',
@@ -21,6 +14,6 @@ const PATHS = {
   trophy: '<path d="M7 4h10v5a5 5 0 0 1-10 0z"/><path d="M7 6H4a3 3 0 0 0 3 4.5M17 6h3a3 3 0 0 1-3 4.5M12 14v4M8 21h8l-1-3H9z"/>',
 };
 
-export function icon(name) {
-  return `<svg class="ico ico-${name}" viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">${PATHS[name] || ''}</svg>`;
+export function icon(name, paths = PATHS) {
+  return `<svg class="ico ico-${name}" viewBox="0 0 24 24" width="20" height="20" aria-hidden="true" focusable="false">${paths[name] || ''}</svg>`;
 }

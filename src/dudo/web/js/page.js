@@ -19,20 +19,6 @@ export function nameHtml(name) {
   return `<bdi>${escapeHtml(name)}</bdi>`;
 }
 
-// A name cut with "…" where its place is narrow (a seat on the felt, a bid in the game log)
-// has the whole name in a title: a tooltip under the pointer (the page's text, and so a
-// screen reader, has it whole anyway). A name shown whole has none. After each drawing.
-export function titleCutNames(root) {
-  for (const element of root.querySelectorAll('.seat-name, .bids .who')) {
-    const name = (element.querySelector('bdi') || element).textContent;
-    if (element.scrollWidth > element.clientWidth + 1) {
-      if (element.getAttribute('title') !== name) element.setAttribute('title', name);
-    } else if (element.hasAttribute('title')) {
-      element.removeAttribute('title');
-    }
-  }
-}
-
 // The most characters a name keeps: the server's limit (dudo/printable.py MOST_NAME).
 // Every name input holds at most this many (maxlength), so the cut is seen while typing.
 export const MOST_NAME = 24;
@@ -90,9 +76,6 @@ export function toastTime(text) {
   return Math.min(20000, Math.max(5000, 2000 + 70 * text.length));
 }
 
-// The toasts' box is an assertive live region: a screen reader says each toast. One whose
-// words were just said in the polite region as well (`announced`: announce() first) is kept
-// out of it, so that they are heard once.
 // The note an earlier page left for this one (see api()), shown once.
 export function showNextPageNote() {
   const note = sessionStorage.getItem(NEXT_PAGE_NOTE);
@@ -101,6 +84,9 @@ export function showNextPageNote() {
   toast(note, 'info');
 }
 
+// The toasts' box is an assertive live region: a screen reader says each toast. One whose
+// words were just said in the polite region as well (`announced`: announce() first) is kept
+// out of it, so that they are heard once.
 export function toast(text, kind = 'error', {announced = false} = {}) {
   const box = document.getElementById('toasts');
   const item = document.createElement('p');

@@ -10,6 +10,17 @@
 import {lang, pickLanguage, presetShortTitle, setLanguage, t} from './i18n.js';
 import {api, errorText, escapeHtml, listNames} from './page.js';
 import {icon} from './icons.js';
+
+// The replay's steps: to the start, a round back, a step back, and the same forward (here,
+// not in icons.js: the home page loads that one).
+const STEPS = {
+  first: '<path d="M6 5v14M18 5l-7 7 7 7"/>',
+  'prev-round': '<path d="M12 5l-7 7 7 7M19 5l-7 7 7 7"/>',
+  prev: '<path d="M15 5l-7 7 7 7"/>',
+  next: '<path d="M9 5l7 7-7 7"/>',
+  'next-round': '<path d="M5 5l7 7-7 7M12 5l7 7-7 7"/>',
+  last: '<path d="M18 5v14M6 5l7 7-7 7"/>',
+};
 import {forgetGame, myGames, rememberGame} from './mygames.js';
 import {cryptoAvailable, verifyRecord} from './verify.js';
 import {pct} from './replaywords.js';
@@ -162,12 +173,12 @@ class GamePage {
           <label for="slider" class="sr-only">${escapeHtml(t('rp.step'))}</label>
           <input type="range" id="slider" min="0" max="${this.positions.length - 1}" value="0" step="1">
           <div class="control-buttons">
-            <button type="button" class="small secondary" id="first">${icon('first')} ${escapeHtml(t('rp.first'))}</button>
-            <button type="button" class="small secondary" id="prev-round">${icon('prev-round')} ${escapeHtml(t('rp.round_button'))}</button>
-            <button type="button" class="small primary" id="prev">${icon('prev')} ${escapeHtml(t('rp.back'))}</button>
-            <button type="button" class="small primary" id="next">${escapeHtml(t('rp.next'))} ${icon('next')}</button>
-            <button type="button" class="small secondary" id="next-round">${escapeHtml(t('rp.round_button'))} ${icon('next-round')}</button>
-            <button type="button" class="small secondary" id="last">${escapeHtml(t('rp.last'))} ${icon('last')}</button>
+            <button type="button" class="small secondary" id="first">${icon('first', STEPS)} ${escapeHtml(t('rp.first'))}</button>
+            <button type="button" class="small secondary" id="prev-round">${icon('prev-round', STEPS)} ${escapeHtml(t('rp.round_button'))}</button>
+            <button type="button" class="small primary" id="prev">${icon('prev', STEPS)} ${escapeHtml(t('rp.back'))}</button>
+            <button type="button" class="small primary" id="next">${escapeHtml(t('rp.next'))} ${icon('next', STEPS)}</button>
+            <button type="button" class="small secondary" id="next-round">${escapeHtml(t('rp.round_button'))} ${icon('next-round', STEPS)}</button>
+            <button type="button" class="small secondary" id="last">${escapeHtml(t('rp.last'))} ${icon('last', STEPS)}</button>
           </div>
           <p class="help keys">${escapeHtml(t('rp.keys'))}</p>
         </div>

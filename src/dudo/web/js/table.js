@@ -8,7 +8,7 @@
 // of its own: the socket (connection.js), the words and cues (narration.js), the room
 // around the game (room.js), the felt (felt.js), the action bar (actions.js), the log and
 // standings (results.js), the clocks (clock.js) and the player's input (input.js).
-import {announce, errorText, escapeHtml, memory, titleCutNames, toast} from './page.js';
+import {announce, errorText, escapeHtml, memory, toast} from './page.js';
 import {t} from './i18n.js';
 import {Practice} from './practice.js';
 import {rememberGame} from './mygames.js';
@@ -26,10 +26,30 @@ import {Connection} from './connection.js';
 import {refusalText} from './refusal.js';
 import {Narrator, outcomeSentence, winnerText} from './narration.js';
 import {joinPage, lobbyPanel, nextGame, roomHead, rulesHref, rulesLine, seatList} from './room.js';
-import {RevealCount, feltHtml, ownDice} from './felt.js';
+import {RevealCount, feltHtml, ownDice, titleCutNames} from './felt.js';
 import {actionBar, legal} from './actions.js';
 import {gameLog, rolloffPanel, standings} from './results.js';
 import {tickClocks} from './clock.js';
+
+// The table's stylesheets (css/table.css, css/room.css), from the versioned folder of
+// dudo.css: only a room's page loads them, so the home page stays light
+// (tests/browser/test_web_weight.py). app.js waits for them (loaded or failed) before the
+// table is first drawn.
+function loadRoomStyles() {
+  const base = document.querySelector('link[href$="/css/dudo.css"]');
+  if (!base) return Promise.resolve();
+  let after = base;
+  return Promise.all(['table.css', 'room.css'].map((name) => {
+    const link = document.createElement('link');
+    link.rel = 'stylesheet';
+    link.href = base.href.replace(/dudo\.css$/, name);
+    const loaded = new Promise((resolve) => { link.onload = resolve; link.onerror = resolve; });
+    after.after(link);
+    after = link;
+    return loaded;
+  }));
+}
+export const roomStyles = loadRoomStyles();
 import {TableInput} from './input.js';
 
 export {rulesHref};
