@@ -1,13 +1,10 @@
-"""Test-session order: the costliest modules first, on every worker; and a private endgame
-cache.
+"""Test-session order: modules marked ``slow`` run first; and a private endgame cache.
 
 Why the order: ``make test`` runs the tests on both cores (pytest-xdist, ``--dist
 worksteal``). A module of tens of seconds left to the end keeps one core busy while the
 other has run out of work; started first, the long ones overlap the many short ones, and a
-core that runs out takes over short tests from the other. ``tests/costs.py`` deals the
-modules out by their recorded cost (``tests/costs.json``; a module marked ``slow`` counts
-as long even if the file does not know it) so that each worker's share starts with long
-ones and ends with short ones; every module stays in its own order.
+core that runs out takes over short tests from the other. The sort is stable, so every
+module stays whole and in its own order (module fixtures are set up once).
 
 Why the cache: a hard bot that meets a heads-up round no shipped file covers solves it and
 writes the strategy to ``$DUDO_ENDGAME_CACHE`` (``dudo.bots.solved``, default
@@ -36,8 +33,6 @@ import shutil
 import tempfile
 
 import pytest
-
-import costs
 
 _CACHE = "DUDO_ENDGAME_CACHE"
 _WINDOWS = "DUDO_ENDGAME_MAX_WINDOWS"
@@ -75,7 +70,5 @@ _windows_key = pytest.StashKey[str | None]()
 _priority_key = pytest.StashKey[str | None]()
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # In an xdist worker: how many workers share the list (each collects the same order).
-    workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
-    items[:] = costs.order(items, workers, costs.recorded())
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
