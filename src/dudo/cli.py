@@ -1292,8 +1292,12 @@ def purge(
             "database, or name it with --database sqlite:///FILE (or DUDO_DATABASE)"
         )
 
+    try:
+        store = open_store(database)  # an unknown kind of URL is a bad --database (2)
+    except StoreError as error:
+        _fail(str(error))
+
     async def run() -> int:
-        store = open_store(database)
         await store.open()
         try:
             return await store.purge_closed_rooms(time.time() - older_than * 86_400)
@@ -1360,8 +1364,12 @@ def forget(
             "database, or name it with --database sqlite:///FILE (or DUDO_DATABASE)"
         )
 
+    try:
+        store = open_store(database)  # an unknown kind of URL is a bad --database (2)
+    except StoreError as error:
+        _fail(str(error))
+
     async def run() -> bool:
-        store = open_store(database)
         await store.open()
         try:
             return await (await open_book(store)).forget(profile)

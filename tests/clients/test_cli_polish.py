@@ -430,3 +430,10 @@ def test_the_operators_commands_say_what_their_exit_statuses_mean(command: str) 
     assert result.exit_code == 0
     text = " ".join(result.stdout.split())
     assert "Exit status: 0" in text and ", 1 not " in text and ", 2 " in text, text
+
+
+@pytest.mark.parametrize("command", [["purge"], ["forget", "0123456789abcdef"]])
+def test_an_unknown_kind_of_database_url_is_a_bad_option(command: list[str]) -> None:
+    result = runner.invoke(app, [*command, "--database", "nope://x"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("dudo: error: unknown database URL 'nope://x'")
