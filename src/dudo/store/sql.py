@@ -81,6 +81,7 @@ games = Table(
 BATCH = 256
 CONNECT_TIMEOUT = 1.0  # seconds (PostgreSQL)
 COMMAND_TIMEOUT = 3.0
+BUSY_TIMEOUT = 5.0  # seconds a SQLite connection waits for another's lock
 # The log's hot path on SQLite: one prepared statement through the driver's own
 # executemany, which costs a few microseconds per batch where a Core insert() costs tens.
 INSERT_LOG = "INSERT INTO room_log (code, seq, at, kind, data) VALUES (?, ?, ?, ?, ?)"
@@ -88,13 +89,45 @@ INSERT_LOG = "INSERT INTO room_log (code, seq, at, kind, data) VALUES (?, ?, ?, 
 
 def _sqlite_pragmas(connection: Any, _record: Any) -> None:
     cursor = connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT * 1000)}")
+    _use_wal(cursor)
     cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA busy_timeout=5000")
     # No checkpoint inside a commit: the WalCheckpointer's thread does them, so a room never
     # waits for the WAL to be copied into the database file and synced.
     cursor.execute("PRAGMA wal_autocheckpoint=0")
     cursor.close()
+
+
+def _use_wal(cursor: Any) -> None:
+    """Put the database file in WAL mode, waiting for the other processes that open it.
+
+    WAL is a property of the file: once one connection has switched it, the others find it
+    so and take no lock. The switch needs the file to itself, and SQLite does not run the
+    busy handler for it: with several servers opening one fresh file at once (a cluster's
+    nodes starting together), one failed at once with "database is locked". So it is tried
+    again, with a growing pause, for as long as the busy timeout.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT
+    pause = 0.005
+    while True:
+        try:
+            if _pragma(cursor, "journal_mode") == "wal":
+                return
+            if _pragma(cursor, "journal_mode=WAL") == "wal":
+                return
+            # Refused without an error (another connection was reading): try again.
+        except Exception as error:  # sqlite3's OperationalError, or the async driver's
+            if "database is locked" not in str(error) or time.monotonic() > deadline:
+                raise
+        if time.monotonic() > deadline:
+            raise sqlite3.OperationalError("database is locked: could not switch to WAL")
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
+
+
+def _pragma(cursor: Any, pragma: str) -> str:
+    cursor.execute(f"PRAGMA {pragma}")
+    return str(cursor.fetchone()[0]).lower()
 
 
 def _make_tables(connection: Any) -> None:
