@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Callable, Sequence, Sized
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import TYPE_CHECKING, TypeVar
 
 from dudo.bots.registry import make_bot
 from dudo.bots.table import play_bot_game
@@ -134,6 +135,40 @@ def _play_batch(
     return [play_counted(entrants, rules, seed, number, dice_key, budget_ms) for number in numbers]
 
 
+Played = TypeVar("Played", bound=Sized)
+
+
+def play_in_processes(
+    jobs: int,
+    play: Callable[[list[int]], Played],
+    chunks: Sequence[list[int]],
+    progress: Callable[[int], None] | None = None,
+) -> list[Played]:
+    """``play(chunk)`` for every chunk of game numbers, in ``jobs`` processes; the results
+    in the chunks' order, and ``progress`` told the games of each chunk as it finishes.
+
+    An exception (Ctrl-C, a bot that failed) stops the run at once: every chunk not started
+    is cancelled, and only those being played finish. Each future is cancelled here, as
+    ``shutdown(cancel_futures=True)`` alone does not do it: the pool's manager thread
+    cancels them only if it still finds the executor, and once the caller has let go of it
+    (the exception on its way up) the workers went on to play every queued game, minutes of
+    processor behind a run that had already returned.
+    """
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        futures: list[Future[Played]] = []
+        try:
+            futures.extend(pool.submit(play, chunk) for chunk in chunks)
+            for future in as_completed(futures):  # the bar moves as games finish ...
+                if progress is not None:
+                    progress(len(future.result()))
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        return [future.result() for future in futures]  # ... the results in game order
+
+
 def run_arena(
     entrants: Sequence[str],
     games: int,
@@ -172,20 +207,9 @@ def run_arena(
             if progress is not None:
                 progress(len(chunk))
     else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            try:
-                futures = [
-                    pool.submit(_play_batch, entrants, rules, seed, chunk, dice_key, budget_ms)
-                    for chunk in chunks
-                ]
-                for future in as_completed(futures):  # the bar moves as games finish ...
-                    if progress is not None:
-                        progress(len(future.result()))
-                for future in futures:  # ... and the sums are made in game order
-                    add(future.result())
-            except BaseException:  # Ctrl-C, or a bot that failed: stop now, not after
-                pool.shutdown(wait=False, cancel_futures=True)  # every game queued
-                raise
+        play = partial(_play_batch, entrants, rules, seed, dice_key=dice_key, budget_ms=budget_ms)
+        for results in play_in_processes(jobs, play, chunks, progress):
+            add(results)
     if habits is not None:
         habits[:] = counted
     return [Standing(player, wins, games) for player, wins in zip(entrants, totals, strict=True)]

@@ -37,12 +37,19 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, fields
+from functools import partial
 from itertools import combinations
 from typing import Any
 
-from dudo.bots.arena import BATCH, Standing, _derive, bot_seed, dice_seed
+from dudo.bots.arena import (
+    BATCH,
+    Standing,
+    _derive,
+    bot_seed,
+    dice_seed,
+    play_in_processes,
+)
 from dudo.bots.base import quantity_bid
 from dudo.bots.poker import view_odds
 from dudo.bots.registry import make_bot
@@ -461,22 +468,11 @@ def run_ladder(
             if progress is not None:
                 progress(len(chunk))
     else:
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
-            try:
-                futures = [
-                    pool.submit(
-                        _play_batch, entrants, rules, seed, chunk, seats, dice_key, budget_ms
-                    )
-                    for chunk in chunks
-                ]
-                for future in as_completed(futures):  # the bar moves as games finish ...
-                    if progress is not None:
-                        progress(len(future.result()))
-                for future in futures:  # ... and the ratings take the games in order
-                    results.extend(future.result())
-            except BaseException:  # Ctrl-C, or a bot that failed: stop now, not after
-                pool.shutdown(wait=False, cancel_futures=True)  # every game queued
-                raise
+        play = partial(
+            _play_batch, entrants, rules, seed, seats=seats, dice_key=dice_key, budget_ms=budget_ms
+        )
+        for batch in play_in_processes(jobs, play, chunks, progress):
+            results.extend(batch)
     totals = [BotStats() for _ in entrants]
     pair_games: dict[tuple[int, int], list[float]] = {}
     for result in results:
