@@ -118,8 +118,10 @@ def picker(page: Page) -> dict[str, Any]:
 
 
 # The bids of the game so far, as the server's events (null until there is one).
-BID_EVENTS = """() => { const bids = window.dudo.view.state.events.filter((e) => e.event === 'bid');
-    return bids.length ? bids.map(({event, seat, hand, faces}) => ({event, seat, hand, faces})) : null; }"""
+BID_EVENTS = """() => {
+    const bids = window.dudo.view.state.events.filter((e) => e.event === 'bid');
+    return bids.length
+        ? bids.map(({event, seat, hand, faces}) => ({event, seat, hand, faces})) : null; }"""
 
 
 def legal_hands(page: Page) -> list[dict[str, Any]]:
@@ -248,9 +250,7 @@ def test_a_bid_made_by_tapping_reaches_the_server_and_the_log(
     page.context.close()
 
 
-def test_kinds_and_faces_that_cannot_be_bid_cannot_be_chosen(
-    server: str, browser: Browser
-) -> None:
+def test_kinds_and_faces_that_cannot_be_bid_cannot_be_chosen(server: str, browser: Browser) -> None:
     page = hand_table(browser, server, 360, 640)
     page.click("#start")
     page.wait_for_selector(".hand-picker")
