@@ -230,19 +230,34 @@ def key(hand: dict[str, Any]) -> str:
 
 
 def offered(page: Page) -> list[str]:
-    """Every hand the picker offers: each kind, then each of its faces."""
+    """Every hand the picker offers: each kind that can be pressed, each of its first faces,
+    then each of its second faces."""
     found: list[str] = []
-    kinds = page.locator("#hand-kind option").evaluate_all("(os) => os.map((o) => o.value)")
+    picker = page.locator(".hand-picker")
+    kinds = picker.locator("[data-hand-kind]:enabled").evaluate_all(
+        "(bs) => bs.map((b) => b.dataset.handKind)"
+    )
     for kind in kinds:
-        page.select_option("#hand-kind", kind)
-        expect(page.locator("#hand-kind")).to_have_value(kind)
-        if page.locator("#hand-faces").count():
-            found += page.locator("#hand-faces option").evaluate_all(
-                "(os) => os.map((o) => o.value)"
-            )
-        else:
+        press(page, f'[data-hand-kind="{kind}"]')
+        firsts = picker.locator("[data-hand-first]:enabled").evaluate_all(
+            "(bs) => bs.map((b) => b.dataset.handFirst)"
+        )
+        if not firsts:
             found.append(f"{kind}:")
+        for first in firsts:
+            press(page, f'[data-hand-first="{first}"]')
+            seconds = picker.locator("[data-hand-second]:enabled").evaluate_all(
+                "(bs) => bs.map((b) => b.dataset.handSecond)"
+            )
+            found += [f"{kind}:{first},{second}" for second in seconds] or [f"{kind}:{first}"]
     return found
+
+
+def press(page: Page, selector: str) -> None:
+    """Click a choice of the hand picker and wait for it to show as chosen."""
+    button = page.locator(f".hand-picker {selector}")
+    button.click()
+    expect(button).to_have_attribute("aria-pressed", "true")
 
 
 def test_the_hand_picker_offers_only_legal_hands_and_hands_read_in_words(
@@ -252,14 +267,15 @@ def test_the_hand_picker_offers_only_legal_hands_and_hands_read_in_words(
         browser, server, [None, "normal"], rules=COMMON_HAND, width=360, height=640, motion="reduce"
     )
     page.click("#start")
-    page.wait_for_selector("#hand-kind")
+    page.wait_for_selector(".hand-picker [data-hand-kind]")
     opening = legal_hands(page)
     assert len(opening) == 71  # the opener may bid any hand (10 dice in play)
     assert sorted(offered(page)) == sorted(key(hand) for hand in opening)
     axe_check(page, "hand picker, opening")
     # Pick a full house and bid it by clicking; the log and the centre read it in words.
-    page.select_option("#hand-kind", "full_house")
-    page.select_option("#hand-faces", "full_house:4,2")
+    press(page, '[data-hand-kind="full_house"]')
+    press(page, '[data-hand-first="4"]')
+    press(page, '[data-hand-second="2"]')
     expect(page.locator("#bid-go")).to_have_text("Bid a full house, 4s over 2s")
     before = page.evaluate("document.body.dataset.version")
     page.click("#bid-go")

@@ -6,7 +6,7 @@ import {escapeHtml} from './page.js';
 import {die} from './dice.js';
 import {bidWords, t} from './i18n.js';
 import {bidOdds} from './odds.js';
-import {CATEGORIES, facesPart, handDiceHtml, handKey, handWords, isHand} from './hands.js';
+import {CATEGORIES, HAND_COUNTS, facesWord, handDiceHtml, handKey, handWords, isHand} from './hands.js';
 import {timerHtml} from './clock.js';
 
 // What the seat may do now: the legal bids and calls of your turn, else none.
@@ -101,13 +101,33 @@ export function actionBar(table) {
       <div class="picker-foot">${oddsToggle(table)}<p class="help keys">${escapeHtml(t(calza ? 'picker.keys' : 'picker.keys_no_calza'))}</p></div></section>`;
 }
 
-// The hand picker (Common Hand): a hand kind and its faces, both offering only what the
-// seat's legal bids hold, in one row so the picker fits a phone's first screen.
+// The hand picker (Common Hand): the hand's kind as a grid of buttons (each of the eight,
+// those with no legal bid disabled), then its faces as dice like the quantity picker's, a
+// row for each face the hand names (a full house: the three, then the pair), and the hand
+// drawn beside "Your turn". Only what the seat's legal bids hold can be pressed; the pick
+// is always one of those bids, so the bid sent is the server's own hand.
 function defaultHand(game, bids) {
   if (!game.dice.length) return bids[0];
   const held = [1, 2, 3, 4, 5, 6].map((f) => game.dice.filter((d) => d === f).length);
   const best = held.indexOf(Math.max(...held)) + 1;
   return bids.find((hand) => hand.hand === 'pair' && hand.faces[0] === best) || bids[0];
+}
+
+// What the rows of faces of a hand with two are (a screen reader says it; the rows show
+// how many dice of the face: 3× and 2×).
+function rowLabels(kind) {
+  if (kind === 'full_house') return [t('hand.row.three'), t('hand.row.pair')];
+  if (kind === 'two_pair') return [t('hand.row.high_pair'), t('hand.row.low_pair')];
+  return [t('hand.faces')];
+}
+
+// A row of faces, 1 to 6: `which` is first or second (the data-hand-* it sets).
+function faceRow(which, label, count, faces, chosen) {
+  const buttons = [1, 2, 3, 4, 5, 6].map((face) => {
+    const ok = faces.has(face);
+    return `<button type="button" class="face" id="hand-${which}-${face}" data-hand-${which}="${face}" aria-pressed="${face === chosen}" ${ok ? '' : 'disabled'} aria-label="${escapeHtml(facesWord(face))}">${die(face, {size: 34})}</button>`;
+  }).join('');
+  return `<div class="hand-face-row" id="hand-${which}" role="group" aria-label="${escapeHtml(label)}"><span class="hand-count" aria-hidden="true">${count}×</span><div class="faces">${buttons}</div></div>`;
 }
 
 function handPicker(table, bids, calls) {
@@ -119,20 +139,26 @@ function handPicker(table, bids, calls) {
     table.pickTurn = turn;
   }
   const pick = table.pick;
-  const kinds = CATEGORIES.filter((kind) => bids.some((hand) => hand.hand === kind));
+  const [first, second] = pick.faces || [];
+  const kinds = new Set(bids.map((hand) => hand.hand));
+  const kindButtons = CATEGORIES.map((kind) => `<button type="button" class="hand-kind" id="kind-${kind}" data-hand-kind="${kind}" aria-pressed="${kind === pick.hand}" ${kinds.has(kind) ? '' : 'disabled'}>${escapeHtml(t(`hand.kind.${kind}`))}</button>`).join('');
   const sameKind = bids.filter((hand) => hand.hand === pick.hand);
-  const kindOptions = kinds.map((kind) => `<option value="${kind}" ${kind === pick.hand ? 'selected' : ''}>${escapeHtml(t(`hand.kind.${kind}`))}</option>`).join('');
-  const faceOptions = sameKind.map((hand) => `<option value="${handKey(hand)}" ${handKey(hand) === handKey(pick) ? 'selected' : ''}>${escapeHtml(facesPart(hand))}</option>`).join('');
+  const counts = HAND_COUNTS[pick.hand] || [];
+  let faceRows = '';
+  const [firstLabel, secondLabel] = rowLabels(pick.hand);
+  if (counts.length) {
+    const firsts = new Set(sameKind.map((hand) => hand.faces[0]));
+    faceRows += faceRow('first', firstLabel, counts[0], firsts, first);
+  }
+  if (counts.length === 2) {
+    const seconds = new Set(sameKind.filter((hand) => hand.faces[0] === first).map((hand) => hand.faces[1]));
+    faceRows += faceRow('second', secondLabel, counts[1], seconds, second);
+  }
   const words = handWords(pick);
-  return `<section class="actions picker hand-picker" data-key="actions-hand-picker" aria-label="${escapeHtml(t('table.actions'))}">
-      <p class="your-turn">${escapeHtml(t('table.your_turn'))} ${timerHtml(state.deadline)}</p>
-      <div class="pick-row hand-row">
-        <div class="hand-choice"><label for="hand-kind">${escapeHtml(t('hand.kind'))}</label>
-          <select id="hand-kind" data-hand-kind="1">${kindOptions}</select></div>
-        ${sameKind[0].faces?.length ? `<div class="hand-choice"><label for="hand-faces">${escapeHtml(t('hand.faces'))}</label>
-          <select id="hand-faces" data-hand-faces="1">${faceOptions}</select></div>` : ''}
-        <span class="hand-dice" aria-hidden="true">${handDiceHtml(pick, 20)}</span>
-      </div>
+  return `<section class="actions picker hand-picker" data-key="actions-hand-picker" tabindex="-1" aria-label="${escapeHtml(t('table.actions'))}">
+      <p class="your-turn">${escapeHtml(t('table.your_turn'))} ${timerHtml(state.deadline)}<span class="hand-dice" aria-hidden="true">${handDiceHtml(pick, 28)}</span></p>
+      <div class="hand-kinds" id="hand-kind" role="group" aria-label="${escapeHtml(t('hand.kind'))}">${kindButtons}</div>
+      ${faceRows ? `<div class="hand-faces" id="hand-faces">${faceRows}</div>` : ''}
       <div class="calls">
         <button id="bid-go" class="primary bid" aria-keyshortcuts="B">${escapeHtml(t('picker.bid', {bid: words}))}</button>
         ${calls}

@@ -8,6 +8,9 @@ import {die} from './dice.js';
 export const CATEGORIES = ['pair', 'two_pair', 'three', 'low_straight', 'high_straight', 'full_house', 'four', 'five'];
 const OF_A_KIND = {pair: 2, three: 3, four: 4, five: 5};
 const STRAIGHTS = {low_straight: [1, 2, 3, 4, 5], high_straight: [2, 3, 4, 5, 6]};
+// How many dice of each face a hand names, face by face (a straight names none): the
+// picker's rows of faces.
+export const HAND_COUNTS = {pair: [2], two_pair: [2, 2], three: [3], full_house: [3, 2], four: [4], five: [5]};
 
 export function isHand(bid) {
   return Boolean(bid) && !Array.isArray(bid) && typeof bid.hand === 'string';
@@ -55,13 +58,6 @@ export function handWords(hand) {
   return t(`hand.${hand.hand}`, {f: a ? facesWord(a) : '', f2: b ? facesWord(b) : ''});
 }
 
-// The faces part alone, for the picker's second list: "4s over 2s", "3s", "".
-export function facesPart(hand) {
-  const [a, b] = hand.faces || [];
-  if (b) return t(hand.hand === 'two_pair' ? 'hand.faces_and' : 'hand.faces_over', {f: facesWord(a), f2: facesWord(b)});
-  return a ? facesWord(a) : '';
-}
-
 // Either kind of bid in words.
 export function anyBidWords(bid) {
   return isHand(bid) ? handWords(bid) : bidWords(bid[0], bid[1]);
@@ -70,4 +66,18 @@ export function anyBidWords(bid) {
 // A hand drawn as its dice (each die labelled with its face).
 export function handDiceHtml(hand, size) {
   return handDice(hand).map((d) => die(d, {size, label: t('die.face', {face: d})})).join('');
+}
+
+// The hand the picker moves to when the player presses a kind (`{kind}`), the hand's first
+// face (`{first}`) or its second (`{second}`): of the legal `bids`, the one that keeps
+// most of the current pick (its faces, then its first face), else the cheapest of them.
+export function chooseHand(bids, pick, {kind, first, second}) {
+  const [a, b] = pick.faces || [];
+  const same = (hand, faces) => faces.every((face, i) => face === undefined || hand.faces?.[i] === face);
+  let options;
+  if (kind) options = bids.filter((hand) => hand.hand === kind);
+  else if (first) options = bids.filter((hand) => hand.hand === pick.hand && hand.faces?.[0] === first);
+  else options = bids.filter((hand) => hand.hand === pick.hand && hand.faces?.[0] === a && hand.faces?.[1] === second);
+  const want = kind ? [a, b] : first ? [first, b] : [a, second];
+  return options.find((hand) => same(hand, want)) || options.find((hand) => same(hand, [want[0]])) || options[0] || null;
 }

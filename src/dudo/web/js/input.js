@@ -5,7 +5,7 @@
 // with the table drawing itself again.
 import {toast} from './page.js';
 import {t} from './i18n.js';
-import {handKey, isHand} from './hands.js';
+import {chooseHand, isHand} from './hands.js';
 import {setSound, soundOn} from './sound.js';
 import {toggleNotify} from './narration.js';
 import {takeSeat} from './room.js';
@@ -47,6 +47,14 @@ export class TableInput {
       return;
     }
     const id = target.id;
+    const {handKind, handFirst, handSecond} = target.dataset;
+    if (handKind || handFirst || handSecond) {
+      const bids = legal(table.state).bids.filter(isHand);
+      const chosen = isHand(table.pick) && chooseHand(bids, table.pick, {kind: handKind, first: Number(handFirst) || 0, second: Number(handSecond) || 0});
+      if (chosen) table.pick = chosen;
+      table.render();
+      return;
+    }
     if (target.dataset.face) {
       table.pick = [table.pick[0], Number(target.dataset.face)];
       table.render();
@@ -125,16 +133,6 @@ export class TableInput {
     const input = event.target;
     if (input.id === 'voice-toggle') { table.voices.set(input.checked); table.render(); return; }
     if (input.dataset.voiceSeat) { table.voices.mute(Number(input.dataset.voiceSeat), !input.checked); table.render(); return; }
-    if (input.dataset.handKind || input.dataset.handFaces) {
-      const bids = legal(table.state).bids.filter(isHand);
-      const chosen = input.dataset.handKind
-        ? bids.find((hand) => hand.hand === input.value)
-        : bids.find((hand) => handKey(hand) === input.value);
-      if (chosen) table.pick = chosen;
-      table.render();
-      table.main.querySelector(`#${input.id}`)?.focus({preventScroll: true});
-      return;
-    }
     if (input.id === 'odds-toggle') {
       table.showOdds = input.checked;
       localStorage.setItem('dudo.odds', table.showOdds ? '1' : '0');
@@ -176,10 +174,41 @@ export class TableInput {
     }
   }
 
+  // The arrow keys in the hand picker: left and right (Home, End) along a row of choices,
+  // up and down to the nearest choice in the row above or below. Enter or Space picks.
+  arrow(event) {
+    const from = event.target.closest?.('.hand-picker :is([data-hand-kind], [data-hand-first], [data-hand-second])');
+    if (!from || !['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown', 'Home', 'End'].includes(event.key)) return false;
+    const enabled = (root) => [...root.querySelectorAll('button:not([disabled])')];
+    const row = enabled(from.closest('[role="group"]'));
+    let to = null;
+    if (event.key === 'Home') to = row[0];
+    else if (event.key === 'End') to = row.at(-1);
+    else if (event.key === 'ArrowLeft' || event.key === 'ArrowRight') to = row[row.indexOf(from) + (event.key === 'ArrowLeft' ? -1 : 1)];
+    else {
+      const box = from.getBoundingClientRect();
+      const x = box.left + box.width / 2;
+      const down = event.key === 'ArrowDown';
+      let best = Infinity;
+      for (const other of enabled(from.closest('.hand-picker'))) {
+        if (!other.matches('[data-hand-kind], [data-hand-first], [data-hand-second]')) continue;
+        const r = other.getBoundingClientRect();
+        const dy = down ? r.top - box.bottom : box.top - r.bottom;
+        if (dy < -2) continue; // not in that direction
+        const score = Math.max(dy, 0) * 1000 + Math.abs(r.left + r.width / 2 - x);
+        if (score < best) { best = score; to = other; }
+      }
+    }
+    event.preventDefault();
+    to?.focus();
+    return true;
+  }
+
   key(event) {
     const table = this.table;
     if (!table.state || event.target.matches('input, select, textarea') || event.ctrlKey || event.metaKey || event.altKey) return;
     table.revealing.skip(); // and the key still does what it does
+    if (this.arrow(event)) return;
     const key = event.key.toLowerCase();
     const click = (id) => { const el = table.main.querySelector(`#${id}`); if (el && !el.disabled) { event.preventDefault(); el.click(); } };
     if (key === 'l') click('call-dudo');

@@ -1,0 +1,367 @@
+"""The Common Hand bid picker as a player uses it, in a real browser (Debian's Chromium
+through Playwright, as tests/browser/test_web_variants.py, against a real server process),
+in a game of two against a bot:
+
+- the hand kinds and their faces are buttons (no dropdown), 40 px tall and more on a touch
+  screen, the kinds that cannot be bid disabled and never chosen, the one chosen pressed;
+  the hand being bid is drawn with dice 28 px and more; nothing overflows sideways, and on
+  a phone held upright Bid and Liar! stay on the first screen: at 360×640, 390×844, 844×390
+  (a phone held sideways) and 1366×768, with axe;
+- a bid made only by tapping those buttons reaches the server as that hand and is read
+  in the log;
+- by keyboard: Tab and the arrow keys reach the choices, Enter and Space pick, the focus
+  ring shows, B bids and L calls Liar!.
+
+Screenshots go to test-artifacts/ (look at them).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+pytest.importorskip("playwright")
+from playwright.sync_api import Browser, Page, expect
+from test_web import ARTIFACTS, TIMINGS, axe_check, chromium, wait_for_news, wait_until
+from test_web_table import state, turn_with_a_standing_bid, wait_for_lobby
+
+from serverkit import server_process, sqlite_url
+
+COMMON_HAND = {"preset": "common-hand", "first_opener": "host"}
+SIZES = [(360, 640), (390, 844), (844, 390), (1366, 768)]
+TWO_FACES = ("full_house", "two_pair")
+CATEGORIES = 8  # the kinds of hand
+
+pytestmark = pytest.mark.timeout(180)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with server_process(sqlite_url(tmp_path_factory.mktemp("hands")), env=TIMINGS) as (base, _):
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with chromium() as launched:
+        yield launched
+
+
+def hand_table(
+    browser: Browser, server: str, width: int, height: int, *, touch: bool = True
+) -> Page:
+    """A Common Hand room of ours against a bot (we open round 1, a long timer), its lobby
+    open in a page of that size: a touch screen (a phone, or a touch laptop) or a mouse."""
+    context = browser.new_context(
+        viewport={"width": width, "height": height},
+        is_mobile=touch,
+        has_touch=touch,
+        reduced_motion="reduce",
+    )
+    page = context.new_page()
+    page.set_default_timeout(8000)
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.js_errors = errors  # type: ignore[attr-defined]
+    body = {"name": "Ana", "seats": 2, "bots": [None, "normal"], "timer": 300}
+    answer = httpx.post(f"{server}/api/rooms", json=body | {"rules": COMMON_HAND})
+    assert answer.status_code == 201, answer.text
+    ticket = answer.json()
+    page.goto(server + "/")
+    page.evaluate(
+        "(t) => localStorage.setItem(`dudo.seat.${t.code}`, JSON.stringify("
+        "{token: t.token, seat: t.seat, name: t.name}))",
+        ticket,
+    )
+    page.goto(f"{server}/r/{ticket['code']}")
+    wait_for_lobby(page)
+    return page
+
+
+# The picker as drawn: its controls (tag, what they choose, pressed, disabled, box), the
+# dice of the hand being bid, and whether anything reaches past the page's right edge.
+PICKER = """() => {
+    const picker = document.querySelector('.hand-picker');
+    const box = (el) => { if (!el) return null; const r = el.getBoundingClientRect();
+        return {left: r.left, top: r.top, right: r.right, bottom: r.bottom, width: r.width,
+                height: r.height}; };
+    const control = (el) => ({tag: el.tagName, pressed: el.getAttribute('aria-pressed'),
+        disabled: !!el.disabled, kind: el.dataset.handKind || null,
+        first: el.dataset.handFirst ? Number(el.dataset.handFirst) : null,
+        second: el.dataset.handSecond ? Number(el.dataset.handSecond) : null, ...box(el)});
+    return {
+        selects: picker.querySelectorAll('select').length,
+        kinds: [...picker.querySelectorAll('[data-hand-kind]')].map(control),
+        firsts: [...picker.querySelectorAll('[data-hand-first]')].map(control),
+        seconds: [...picker.querySelectorAll('[data-hand-second]')].map(control),
+        preview: [...picker.querySelectorAll('.hand-dice .die')].map((d) => ({
+            face: Number([...d.classList].find((c) => /^f[1-6]$/.test(c))?.slice(1)),
+            ...box(d)})),
+        widest: Math.max(...[...picker.querySelectorAll('*')].map((el) =>
+            el.getBoundingClientRect().right)),
+        picker: box(picker), bid: box(document.querySelector('#bid-go')),
+        liar: box(document.querySelector('#call-dudo')),
+        width: innerWidth, height: innerHeight, scrollY,
+        wide: document.documentElement.scrollWidth - document.documentElement.clientWidth,
+    };
+}"""
+
+
+def picker(page: Page) -> dict[str, Any]:
+    drawn: dict[str, Any] = page.evaluate(PICKER)
+    return drawn
+
+
+# The bids of the game so far, as the server's events (null until there is one).
+BID_EVENTS = """() => {
+    const bids = window.dudo.view.state.events.filter((e) => e.event === 'bid');
+    return bids.length
+        ? bids.map(({event, seat, hand, faces}) => ({event, seat, hand, faces})) : null; }"""
+
+
+def legal_hands(page: Page) -> list[dict[str, Any]]:
+    hands: list[dict[str, Any]] = state(page)["game"]["legal"]["bids"]
+    return hands
+
+
+def faces_of(hand: dict[str, Any]) -> list[int]:
+    return list(hand.get("faces") or [])
+
+
+def pick(page: Page) -> dict[str, Any]:
+    chosen: dict[str, Any] = page.evaluate("window.dudo.view.pick")
+    return chosen
+
+
+def choose(page: Page, selector: str, *, tap: bool = True) -> None:
+    """Tap (or click) a choice of the picker and wait for it to show as pressed."""
+    button = page.locator(f".hand-picker {selector}")
+    if tap:
+        button.tap()
+    else:
+        button.click()
+    expect(button).to_have_attribute("aria-pressed", "true")
+
+
+def check_drawn(page: Page, width: int, height: int) -> dict[str, Any]:
+    """What every size must show: buttons, no dropdown, tap-sized, a readable hand, no
+    overflow, Bid and Liar! on a phone's first screen."""
+    drawn = picker(page)
+    where = f"at {width}×{height}"
+    assert drawn["selects"] == 0, f"a dropdown in the picker {where}"
+    legal = legal_hands(page)
+    legal_kinds = {hand["hand"] for hand in legal}
+    assert drawn["kinds"], where
+    for control in drawn["kinds"] + drawn["firsts"] + drawn["seconds"]:
+        assert control["tag"] == "BUTTON", (where, control)
+        assert control["pressed"] in ("true", "false"), (where, control)
+        assert control["height"] >= 40 and control["width"] >= 40, (where, control)
+        assert control["right"] <= width and control["left"] >= 0, (where, control)
+    offered = {kind["kind"] for kind in drawn["kinds"] if not kind["disabled"]}
+    assert offered == legal_kinds, where
+    pressed = [kind["kind"] for kind in drawn["kinds"] if kind["pressed"] == "true"]
+    assert pressed == [pick(page)["hand"]], where
+    # The hand being bid, drawn: its dice, 28 px and more, the faces it names.
+    chosen = pick(page)
+    assert drawn["preview"], f"no dice of the hand {where}"
+    for die in drawn["preview"]:
+        assert die["width"] >= 28 and die["height"] >= 28, (where, die)
+    shown = [die["face"] for die in drawn["preview"]]
+    for face in faces_of(chosen):
+        assert face in shown, (where, chosen, shown)
+    # Nothing past the right edge, the page not wider than the screen.
+    assert drawn["wide"] <= 0, f"the page scrolls sideways {where}"
+    assert drawn["widest"] <= width, f"the picker reaches past the edge {where}"
+    assert drawn["picker"]["right"] <= width, where
+    # On a phone held upright Bid and Liar! are on the first screen (as with the quantity
+    # picker), the page not scrolled.
+    if height > width:
+        assert drawn["scrollY"] == 0, where
+        for name in ("bid", "liar"):
+            assert drawn[name]["bottom"] <= height, f"{name} below the first screen {where}"
+    return drawn
+
+
+@pytest.mark.parametrize("width, height", SIZES)
+def test_the_choices_are_tap_sized_buttons_and_the_hand_is_drawn_readably(
+    server: str, browser: Browser, width: int, height: int
+) -> None:
+    page = hand_table(browser, server, width, height)
+    page.click("#start")
+    turn_with_a_standing_bid(page, timeout=60)
+    check_drawn(page, width, height)
+    # A kind with two faces, if one can still be bid: both rows of faces show.
+    drawn = picker(page)
+    for kind in TWO_FACES:
+        if any(k["kind"] == kind and not k["disabled"] for k in drawn["kinds"]):
+            choose(page, f'[data-hand-kind="{kind}"]')
+            drawn = check_drawn(page, width, height)
+            assert drawn["firsts"] and drawn["seconds"], (kind, drawn)
+            break
+    page.screenshot(path=str(ARTIFACTS / f"hand-picker-{width}x{height}.png"))
+    if width in (390, 1366):
+        axe_check(page, f"hand picker {width}x{height}")
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
+def test_a_bid_made_by_tapping_reaches_the_server_and_the_log(
+    server: str, browser: Browser
+) -> None:
+    page = hand_table(browser, server, 390, 844)
+    sent: list[dict[str, Any]] = []
+
+    def listen(socket: Any) -> None:
+        socket.on("framesent", lambda frame: sent.append(json.loads(frame)))
+
+    page.on("websocket", listen)
+    page.reload()  # the room's socket again, listened to from its start
+    wait_for_lobby(page)
+    page.click("#start")
+    page.wait_for_selector(".hand-picker")
+    assert len(legal_hands(page)) == 71  # our opening: any hand
+    choose(page, '[data-hand-kind="full_house"]')
+    choose(page, '[data-hand-first="4"]')
+    choose(page, '[data-hand-second="2"]')
+    assert pick(page) == {"hand": "full_house", "faces": [4, 2]}
+    expect(page.locator("#bid-go")).to_have_text("Bid a full house, 4s over 2s")
+    shown = [die["face"] for die in picker(page)["preview"]]
+    assert shown == [4, 4, 4, 2, 2]
+    # A face of the same row that would repeat the other is not offered (4s over 4s).
+    expect(page.locator('.hand-picker [data-hand-second="4"]')).to_be_disabled()
+    before = page.evaluate("document.body.dataset.version")
+    page.locator("#bid-go").tap()
+    wait_for_news(page, before)
+    # The server's record of the round (the bot may have called already, and a new round
+    # begun): our bid, that hand.
+    made = wait_until(page, BID_EVENTS)
+    assert made[0] == {"event": "bid", "seat": 0, "hand": "full_house", "faces": [4, 2]}
+    bids = [message for message in sent if message.get("type") == "bid"]
+    assert len(bids) == 1
+    assert set(bids[0]) == {"type", "id", "bid", "version"}, bids[0]
+    assert bids[0]["bid"] == {"hand": "full_house", "faces": [4, 2]}
+    expect(page.locator(".history")).to_contain_text("a full house, 4s over 2s")
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
+def test_kinds_and_faces_that_cannot_be_bid_cannot_be_chosen(server: str, browser: Browser) -> None:
+    page = hand_table(browser, server, 360, 640)
+    page.click("#start")
+    page.wait_for_selector(".hand-picker")
+    # Bid the highest pair whenever a pair may be bid: the bot's raise is two pair or more,
+    # and a pair is out of reach on our next turn.
+    deadline = time.monotonic() + 60
+    while True:
+        assert time.monotonic() < deadline, "no turn of ours with a pair out of reach"
+        look = wait_until(
+            page,
+            """() => document.querySelector('.hand-picker') ? 'ours'
+                : document.querySelector('#next-round:enabled') ? 'next' : null""",
+            timeout=30000,
+        )
+        before = page.evaluate("document.body.dataset.version")
+        if look == "next":
+            page.click("#next-round")
+        elif any(hand["hand"] == "pair" for hand in legal_hands(page)):
+            choose(page, '[data-hand-kind="pair"]')
+            choose(page, '[data-hand-first="6"]')
+            page.locator("#bid-go").tap()
+        else:
+            break
+        wait_for_news(page, before)
+    legal = legal_hands(page)
+    drawn = check_drawn(page, 360, 640)
+    legal_kinds = {hand["hand"] for hand in legal}
+    out = [kind for kind in drawn["kinds"] if kind["kind"] not in legal_kinds]
+    assert out, (state(page)["game"]["standing"], legal_kinds)
+    for kind in out:
+        button = page.locator(f'.hand-picker [data-hand-kind="{kind["kind"]}"]')
+        expect(button).to_be_disabled()
+        chosen = pick(page)
+        button.dispatch_event("click")  # a disabled button clicked anyway: nothing changes
+        assert pick(page) == chosen
+        expect(button).to_have_attribute("aria-pressed", "false")
+    # Each kind that can be bid offers exactly its legal faces.
+    for kind in sorted(legal_kinds):
+        choose(page, f'[data-hand-kind="{kind}"]')
+        wanted = {tuple(faces_of(hand)) for hand in legal if hand["hand"] == kind}
+        offered: set[tuple[int, ...]] = set()
+        drawn = picker(page)
+        if not drawn["firsts"]:
+            offered.add(())
+        for first in [f["first"] for f in drawn["firsts"] if not f["disabled"]]:
+            choose(page, f'[data-hand-first="{first}"]')
+            seconds = [s["second"] for s in picker(page)["seconds"] if not s["disabled"]]
+            offered |= {(first, second) for second in seconds} if seconds else {(first,)}
+        assert offered == wanted, kind
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
+FOCUS_RING = """() => { const el = document.activeElement; const s = getComputedStyle(el);
+    return {kind: el.dataset.handKind || null, first: el.dataset.handFirst || null,
+            id: el.id, outline: s.outlineStyle, width: parseFloat(s.outlineWidth),
+            visible: el.matches(':focus-visible')}; }"""
+
+
+def test_the_picker_by_keyboard(server: str, browser: Browser) -> None:
+    page = hand_table(browser, server, 1366, 768, touch=False)
+    page.click("#start")
+    page.wait_for_selector(".hand-picker")
+    expect(page.locator("#bid-go")).to_be_focused()
+    # Tab backwards from Bid reaches the faces, then the kinds.
+    kinds = page.locator(".hand-picker [data-hand-kind]")
+    for _ in range(20):
+        page.keyboard.press("Shift+Tab")
+        if page.evaluate("!!document.activeElement.dataset.handKind"):
+            break
+    focused = page.evaluate(FOCUS_RING)
+    assert focused["kind"], focused
+    assert focused["visible"] and focused["outline"] != "none" and focused["width"] >= 2
+    # Home goes to the first kind, the arrows move along the kinds; Enter picks.
+    page.keyboard.press("Home")
+    expect(kinds.first).to_be_focused()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    expect(kinds.nth(2)).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(kinds.nth(2)).to_have_attribute("aria-pressed", "true")
+    three = kinds.nth(2).get_attribute("data-hand-kind")
+    assert pick(page)["hand"] == three
+    # Tab goes on past the kinds to the faces; Space picks one.
+    for _ in range(CATEGORIES):
+        page.keyboard.press("Tab")
+        if page.evaluate("!!document.activeElement.dataset.handFirst"):
+            break
+    assert page.evaluate("document.activeElement.dataset.handFirst") == "1"
+    page.keyboard.press("ArrowRight")
+    face = int(page.evaluate("document.activeElement.dataset.handFirst"))
+    page.keyboard.press(" ")
+    assert pick(page) == {"hand": three, "faces": [face]}
+    focused = page.evaluate(FOCUS_RING)
+    assert focused["first"] == str(face) and focused["visible"] and focused["outline"] != "none"
+    # B bids that hand from where the focus is.
+    before = page.evaluate("document.body.dataset.version")
+    page.keyboard.press("b")
+    wait_for_news(page, before)
+    made = wait_until(page, BID_EVENTS)
+    assert made[0] == {"event": "bid", "seat": 0, "hand": three, "faces": [face]}
+    # L calls Liar! on the bot's raise (if it raised rather than called).
+    look = wait_until(
+        page,
+        """() => document.querySelector('#bid-go') ? 'ours'
+            : document.querySelector('#next-round, .centre.over, #reveal') ? 'called' : null""",
+        timeout=30000,
+    )
+    if look == "ours":
+        page.keyboard.press("l")
+        page.wait_for_selector("#reveal, .centre.over")
+        assert state(page)["game"]["last_reveal"]["caller"] == 0
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
