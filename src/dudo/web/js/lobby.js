@@ -164,18 +164,18 @@ export function renderHome(main) {
           <h2 id="create-title">${icon('table')}${escapeHtml(t('home.create_title'))}</h2>
           <p class="help">${escapeHtml(t('home.create_help'))}</p>
           <form id="create-form">
-          <div class="create-col"><div class="option"><p class="help" id="create-preset">${escapeHtml(t('create.preset_chosen', {rules: presetTitle(data, 'perudo')}))}</p>
-            <p class="help"><a id="preset-rules" href="/rules" target="_blank">${escapeHtml(t('create.read_rules'))}</a></p></div>
-          <details id="house-rules"><summary>${escapeHtml(t('create.house_rules'))}</summary><div id="options"></div></details>
-          <div class="option"><label for="seats">${escapeHtml(t('create.seats'))}</label>
+          <p class="help"><span id="create-preset">${escapeHtml(t('create.preset_chosen', {rules: presetTitle(data, 'perudo')}))}</span>
+            <a id="preset-rules" href="/rules" target="_blank">${escapeHtml(t('create.read_rules'))}</a></p>
+          <div class="create-table"><div class="create-col"><div class="option inline"><label for="seats">${escapeHtml(t('create.seats'))}</label>
             <select id="seats">${[2, 3, 4, 5, 6].map((n) => `<option ${n === DEFAULT_SEATS ? 'selected' : ''}>${n}</option>`).join('')}</select></div>
           <ol id="seat-list" class="seat-list">${seatRows(DEFAULT_SEATS)}</ol></div>
-          <div class="create-col"><div class="option"><label for="timer">${escapeHtml(t('create.timer'))}</label>
+          <div class="create-col"><div class="option inline"><label for="timer">${escapeHtml(t('create.timer'))}</label>
             <select id="timer">${timerOptions(DEFAULT_TIMER)}</select>
             <p class="help" id="timer-help">${escapeHtml(t('create.timer_help'))}</p></div>
           <div class="option"><label class="check"><input type="checkbox" id="public"> ${escapeHtml(t('create.public'))}</label></div>
-          <div class="option"><label class="check"><input type="checkbox" id="show-lost" checked> ${escapeHtml(t('create.show_lost'))}</label></div>
-          <button id="create" class="primary" type="submit">${escapeHtml(t('home.create'))}</button></div>
+          <div class="option"><label class="check"><input type="checkbox" id="show-lost" checked> ${escapeHtml(t('create.show_lost'))}</label></div></div></div>
+          <details id="house-rules"><summary>${escapeHtml(t('create.house_rules'))}</summary><div id="options" class="rule-groups"></div></details>
+          <button id="create" class="primary big" type="submit">${escapeHtml(t('home.create'))}</button>
         </form>
         </section>
         <div class="home-side">

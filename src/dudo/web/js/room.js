@@ -180,7 +180,7 @@ function settings(table) {
       <div class="option"><label for="set-preset">${escapeHtml(t('create.preset'))}</label>
         <select id="set-preset">${presets}</select></div>
       <details id="set-house" ${openHouse}><summary>${escapeHtml(t('create.house_rules'))}</summary>
-        <div id="set-options">${optionControls(data, room.rules, 'set')}</div></details>
+        <div id="set-options" class="rule-groups">${optionControls(data, room.rules, 'set')}</div></details>
       <div class="option"><label for="set-timer">${escapeHtml(t('create.timer'))}</label>
         <select id="set-timer">${timerOptions(room.timer)}</select>
         <p class="help">${escapeHtml(t('create.timer_help'))}</p></div>

@@ -159,19 +159,34 @@ export function optionControl(name, spec, value, prefix = 'opt', rules = {}) {
   }
   if (spec.type === 'choice') {
     const options = spec.choices.map((choice) => `<option value="${choice}" ${choice === value ? 'selected' : ''}>${escapeHtml(t(`choice.${name}.${choice}`))}</option>`).join('');
-    return `${div}<label for="${id}">${label}</label><select id="${id}" data-opt="${name}" aria-describedby="${id}-help"${disabled}>${options}</select>${help}</div>`;
+    return `${div.replace('option', 'option inline')}<label for="${id}">${label}</label><select id="${id}" data-opt="${name}" aria-describedby="${id}-help"${disabled}>${options}</select>${help}</div>`;
   }
   if (name === 'starting_dice') {
     const choices = DICE_CHOICES.filter((n) => n >= spec.min && n <= spec.max);
     if (!choices.includes(value)) choices.push(value); // a room made through the API
     const options = choices.sort((a, b) => a - b).map((n) => `<option value="${n}" ${n === value ? 'selected' : ''}>${n}</option>`).join('');
-    return `<div class="option"><label for="${id}">${label}</label><select id="${id}" data-opt="${name}" data-number="1" aria-describedby="${id}-help">${options}</select>${help}</div>`;
+    return `<div class="option inline"><label for="${id}">${label}</label><select id="${id}" data-opt="${name}" data-number="1" aria-describedby="${id}-help">${options}</select>${help}</div>`;
   }
-  return `${div}<label for="${id}">${label}</label><input type="number" id="${id}" data-opt="${name}" min="${spec.min}" max="${spec.max}" value="${value}" aria-describedby="${id}-help" inputmode="numeric"${disabled}>${help}</div>`;
+  return `${div.replace('option', 'option inline')}<label for="${id}">${label}</label><input type="number" id="${id}" data-opt="${name}" min="${spec.min}" max="${spec.max}" value="${value}" aria-describedby="${id}-help" inputmode="numeric"${disabled}>${help}</div>`;
 }
 
+// The house rules in a few short groups, each under its heading, in the order a host
+// thinks of them (the create form sets the groups side by side where there is room). An
+// option not named here (a new one from the server) joins the last group.
+const RULE_GROUPS = {
+  dice: ['starting_dice', 'bids', 'wild_ones', 'ones_bids', 'cap_at_dice_in_play'],
+  calls: ['calza', 'calza_min_players', 'loss_by_difference'],
+  palifico: ['palifico', 'palifico_once_per_player', 'palifico_min_players', 'palifico_open_on_ones',
+    'palifico_one_die_may_change_face'],
+  format: ['format', 'points_rounds', 'first_opener'],
+};
+
 export function optionControls(data, rules, prefix = 'opt') {
-  return Object.entries(data.options).map(([name, spec]) => optionControl(name, spec, rules[name], prefix, rules)).join('');
+  const named = new Set(Object.values(RULE_GROUPS).flat());
+  const groups = Object.entries(RULE_GROUPS).map(([key, names]) => [key, names.filter((name) => name in data.options)]);
+  groups.at(-1)[1].push(...Object.keys(data.options).filter((name) => !named.has(name)));
+  return groups.filter(([, names]) => names.length).map(([key, names]) => `<fieldset class="rule-group"><legend>${escapeHtml(t(`create.group_${key}`))}</legend>
+    ${names.map((name) => optionControl(name, data.options[name], rules[name], prefix, rules)).join('')}</fieldset>`).join('');
 }
 
 // {preset, option: value, ...} for the controls under `root`: only what differs from the preset.
