@@ -168,6 +168,45 @@ def test_grammar_that_was_wrong() -> None:
                 assert not singular_after_bid.search(text), (key, form, text)
 
 
+# Every string that names the Liar call (the button, the felt, the log and the reveal, the
+# keys, the replay and the refusals), and the rules sheet's.
+CALL_NAMES = [
+    "call.dudo",
+    "call.dudo_shout",
+    "call.dudo_button",
+    "keys.liar",
+    "picker.keys",
+    "picker.keys_no_calza",
+    "picker.keys_hand",
+    "tip.liar",
+    "tip.liar.poker",
+    "rp.calls_liar",
+    "rp.hard_liar",
+    "rp.mistake.call_on_likely_bid",
+    "why.calza_not_allowed.off",
+    "why.not_your_turn.dudo",
+]
+SHEET_CALL_NAMES = ["h.dudo", "dudo.call.wild", "dudo.call.plain", "dudo.call.poker"]
+OTHER_NAMES = {"en": [], "de": ["Lügner!"], "es": ["¡Mentiroso!", "¡Mentira!"]}
+
+
+def test_the_call_has_one_name_in_each_language() -> None:
+    """The visual audit found the call named five ways in English ("Liar!", "Liar!
+    (Dudo)", "called Dudo", "calls Liar!", "Calling: dudo") and three in German and
+    Spanish. Each language's button word (Liar!, Lüge!, ¡Dudo!) is now in every string that
+    names the call, the rules sheet's too, and no other word for it is."""
+    for path in LOCALES:
+        strings = json.loads(path.read_text())
+        sheet = json.loads((WEB.parent / "locales" / f"rules.{path.stem}.json").read_text())
+        word = strings["call.dudo_main"]
+        named = [(key, strings[key]) for key in CALL_NAMES]
+        named += [(key, sheet[key]) for key in SHEET_CALL_NAMES]
+        for key, text in named:
+            assert word in text, (path.stem, key, text)
+            for other in OTHER_NAMES[path.stem]:
+                assert other not in text, (path.stem, key, text)
+
+
 def test_every_string_the_client_asks_for_exists() -> None:
     english = json.loads((WEB / "locales" / "en.json").read_text())
     used: set[str] = set()

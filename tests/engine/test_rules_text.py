@@ -366,15 +366,15 @@ def test_the_common_hand_sheet_in_english() -> None:
         "Ones are an ordinary face, the lowest (a pair of 1s is the "
         "lowest hand), and they are not wild."
     ]
-    assert "checked for the hand" in sections["Calling: dudo"][0]
-    assert sections["Calling: dudo"][1] == (
+    assert "checked for the hand" in sections["Calling: Liar! (Dudo)"][0]
+    assert sections["Calling: Liar! (Dudo)"][1] == (
         "If the dice contain the hand, the bid holds and the caller loses a die. If they do "
         "not, the bidder loses a die."
     )
     uncapped = dict(rules_sections(Rules.preset("common-hand", cap_at_dice_in_play=False)))
     assert uncapped["Bidding"][-1].startswith("Any hand may be bid")
     race = dict(rules_sections(Rules.preset("common-hand", format="points")))
-    assert "penalty point" in race["Calling: dudo"][1]
+    assert "penalty point" in race["Calling: Liar! (Dudo)"][1]
 
 
 @pytest.mark.parametrize(
