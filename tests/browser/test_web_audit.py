@@ -18,7 +18,9 @@ than single cases:
 - on a short wide screen (1024 × 600 and 768) the seats keep off the felt's middle while
   you play, at the reveal and at game over;
 - in the practice round on a phone held sideways, the tip and the picker are both on the
-  first screen during your turn.
+  first screen during your turn;
+- the rules sheet reads in the app's own type on screen (it had a serif of its own under
+  sans-serif headings), and in a serif on paper.
 
 Screenshots go to test-artifacts/ (look at them).
 """
@@ -670,4 +672,22 @@ def test_a_tv_at_1x_is_filled_by_the_table_and_its_type_grows(
     assert seen["mine"] >= 100 and seen["theirs"] >= 70, seen
     assert page.evaluate(SMALLEST_TEXT) >= 22
     on_first_screen(page, MUST_SEE)
+    page.context.close()
+
+
+def test_the_rules_sheet_reads_in_the_app_s_type_on_screen_and_a_serif_on_paper(
+    server: str, browser: Browser
+) -> None:
+    page = browser.new_page(viewport={"width": 1366, "height": 768})
+    page.goto(server + "/")
+    app_type = page.evaluate("getComputedStyle(document.body).fontFamily")
+    page.goto(server + "/rules")
+    page.wait_for_selector("main h1")
+    type_of = "(selector) => getComputedStyle(document.querySelector(selector)).fontFamily"
+    assert "sans-serif" in app_type
+    for part in ("main section p", "main h1", "main h2", "nav"):
+        assert page.evaluate(type_of, part) == app_type, part
+    page.emulate_media(media="print")
+    printed = page.evaluate(type_of, "main section p")
+    assert "serif" in printed and "sans-serif" not in printed, printed
     page.context.close()

@@ -511,27 +511,29 @@ def page_routes() -> list[BaseRoute]:
 
 
 RULES_STYLE = """
-:root { color: #1b1b1b; background: #fbfaf6; font-family: Georgia, "Times New Roman", serif; }
+/* On screen the app's own type (its pages' font stack); on paper a serif body, below. */
+:root { --sans: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+  color: #1b1b1b; background: #fbfaf6; font-family: var(--sans); }
 body { max-width: 44rem; margin: 0 auto; padding: 1rem 1.25rem 3rem; line-height: 1.55; }
 body.embed { padding: .5rem; max-width: none; background: #fff; }
-h1 { font-family: system-ui, sans-serif; color: #14532d; margin: .5rem 0; }
-h2 { font-family: system-ui, sans-serif; font-size: 1.15rem; color: #14532d;
+h1 { font-family: var(--sans); color: #14532d; margin: .5rem 0; }
+h2 { font-family: var(--sans); font-size: 1.15rem; color: #14532d;
   border-bottom: 2px solid #d6d3d1; padding-bottom: .15rem; margin-top: 1.4rem; }
-h3 { font-family: system-ui, sans-serif; font-size: 1rem; margin-bottom: .2rem; }
+h3 { font-family: var(--sans); font-size: 1rem; margin-bottom: .2rem; }
 /* Links at AAA contrast (7:1) on the cream page and the white embed: #1e3a8a is 9.9:1
    and 10.4:1, a visited link's #581c87 10.4:1 and 10.9:1. */
 a { color: #1e3a8a; }
 a:visited { color: #581c87; }
-nav, footer { font-family: system-ui, sans-serif; font-size: .9rem; margin: .75rem 0; }
+nav, footer { font-family: var(--sans); font-size: .9rem; margin: .75rem 0; }
 .sheet-head { display: flex; justify-content: space-between; align-items: center; gap: 1rem;
-  font-family: system-ui, sans-serif; border-bottom: 2px solid #14532d; padding: .3rem 0 .5rem; }
+  font-family: var(--sans); border-bottom: 2px solid #14532d; padding: .3rem 0 .5rem; }
 .sheet-head .brand { font-weight: 800; font-size: 1.3rem; color: #14532d; text-decoration: none; }
 .note { color: #4a4a4a; font-style: italic; }
 .cups { border-collapse: collapse; margin: .4rem 0; }
-.cups th { text-align: left; padding: .2rem .6rem .2rem 0; font-family: system-ui, sans-serif;
+.cups th { text-align: left; padding: .2rem .6rem .2rem 0; font-family: var(--sans);
   font-weight: 600; }
 .die { display: inline-grid; place-items: center; width: 1.7rem; height: 1.7rem; margin: 1px;
-  border: 2px solid #1b1b1b; border-radius: 6px; font: 700 1rem system-ui, sans-serif;
+  border: 2px solid #1b1b1b; border-radius: 6px; font: 700 1rem var(--sans);
   background: #fff; }
 .die.counts { background: #fde68a; border-width: 3px; text-decoration: underline; }
 button { font: inherit; padding: .2rem .6rem; }
@@ -543,7 +545,7 @@ button { font: inherit; padding: .2rem .6rem; }
 @media screen and (min-width: 2200px) { :root { font-size: 125%; } }
 @media screen and (min-width: 3200px) { :root { font-size: 187.5%; } }
 @media print {
-  :root { background: #fff; }
+  :root { background: #fff; font-family: Georgia, "Times New Roman", serif; }
   body { max-width: none; padding: 0; font-size: 11pt; }
   nav, footer, .sheet-head { display: none; }
   h2 { break-after: avoid; }
