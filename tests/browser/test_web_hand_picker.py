@@ -78,9 +78,25 @@ def hand_table(
         "{token: t.token, seat: t.seat, name: t.name}))",
         ticket,
     )
+    heard: list[dict[str, Any]] = []
+    page.on("websocket", lambda socket: socket.on("framereceived", lambda f: hear(f, heard)))
+    page.bids_heard = heard  # type: ignore[attr-defined]
     page.goto(f"{server}/r/{ticket['code']}")
     wait_for_lobby(page)
     return page
+
+
+def hear(frame: str | bytes, heard: list[dict[str, Any]]) -> None:
+    """Keep every bid the server tells the page of. The page's own state holds the events of
+    the last update only: a bot that calls at once has moved it on to the next round."""
+    try:
+        message = json.loads(frame)
+    except ValueError:
+        return
+    events = message.get("events") if isinstance(message, dict) else None
+    for event in events or []:
+        if event.get("event") == "bid":
+            heard.append({key: event.get(key) for key in ("event", "seat", "hand", "faces")})
 
 
 # The picker as drawn: its controls (tag, what they choose, pressed, disabled, box), the
@@ -118,10 +134,14 @@ def picker(page: Page) -> dict[str, Any]:
 
 
 # The bids of the game so far, as the server's events (null until there is one).
-BID_EVENTS = """() => {
-    const bids = window.dudo.view.state.events.filter((e) => e.event === 'bid');
-    return bids.length
-        ? bids.map(({event, seat, hand, faces}) => ({event, seat, hand, faces})) : null; }"""
+def bids_heard(page: Page, timeout: float = 8.0) -> list[dict[str, Any]]:
+    """The bids the server has told the page of (waiting up to ``timeout`` s for one)."""
+    heard: list[dict[str, Any]] = page.bids_heard  # type: ignore[attr-defined]
+    end = time.monotonic() + timeout
+    while not heard and time.monotonic() < end:
+        page.wait_for_timeout(100)
+    assert heard, "no bid heard from the server"
+    return heard
 
 
 def legal_hands(page: Page) -> list[dict[str, Any]]:
@@ -239,7 +259,7 @@ def test_a_bid_made_by_tapping_reaches_the_server_and_the_log(
     wait_for_news(page, before)
     # The server's record of the round (the bot may have called already, and a new round
     # begun): our bid, that hand.
-    made = wait_until(page, BID_EVENTS)
+    made = bids_heard(page)
     assert made[0] == {"event": "bid", "seat": 0, "hand": "full_house", "faces": [4, 2]}
     bids = [message for message in sent if message.get("type") == "bid"]
     assert len(bids) == 1
@@ -350,7 +370,7 @@ def test_the_picker_by_keyboard(server: str, browser: Browser) -> None:
     before = page.evaluate("document.body.dataset.version")
     page.keyboard.press("b")
     wait_for_news(page, before)
-    made = wait_until(page, BID_EVENTS)
+    made = bids_heard(page)
     assert made[0] == {"event": "bid", "seat": 0, "hand": three, "faces": [face]}
     # L calls Liar! on the bot's raise (if it raised rather than called).
     look = wait_until(

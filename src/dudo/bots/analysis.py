@@ -274,7 +274,7 @@ class Decision:
         if self.mistake == "call_on_likely_bid":
             assert self.standing_odds is not None
             return (
-                f"called a bid that was {self.standing_odds.holds:.0%} likely to hold "
+                f"called Liar! on a bid that was {self.standing_odds.holds:.0%} likely to hold "
                 "from this seat"
             )
         if self.mistake == "long_shot":
