@@ -275,19 +275,26 @@ def test_kinds_and_faces_that_cannot_be_bid_cannot_be_chosen(server: str, browse
     page.click("#start")
     page.wait_for_selector(".hand-picker")
     # Bid the highest pair whenever a pair may be bid: the bot's raise is two pair or more,
-    # and a pair is out of reach on our next turn.
-    deadline = time.monotonic() + 60
+    # and a pair is out of reach on our next turn. (If the bot calls each time, we lose the
+    # game first: a rematch, and on.)
+    deadline = time.monotonic() + 120
     while True:
         assert time.monotonic() < deadline, "no turn of ours with a pair out of reach"
         look = wait_until(
             page,
             """() => document.querySelector('.hand-picker') ? 'ours'
-                : document.querySelector('#next-round:enabled') ? 'next' : null""",
+                : document.querySelector('#next-round:enabled') ? 'next'
+                : document.querySelector('.centre.over #rematch') ? 'over' : null""",
             timeout=30000,
         )
         before = page.evaluate("document.body.dataset.version")
         if look == "next":
             page.click("#next-round")
+        elif look == "over":
+            page.click("#rematch")
+            page.wait_for_selector("#start, .hand-picker", timeout=30000)
+            if page.locator("#start").count():
+                page.click("#start")
         elif any(hand["hand"] == "pair" for hand in legal_hands(page)):
             choose(page, '[data-hand-kind="pair"]')
             choose(page, '[data-hand-first="6"]')
