@@ -22,12 +22,12 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page, expect
 from test_web import ARTIFACTS, TIMINGS, axe_check, chromium, wait_for_news, wait_until
+from test_web_audit import seat_in_a_room
 from test_web_table import state, turn_with_a_standing_bid, wait_for_lobby
 
 from serverkit import server_process, sqlite_url
@@ -68,21 +68,10 @@ def hand_table(
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.js_errors = errors  # type: ignore[attr-defined]
-    body = {"name": "Ana", "seats": 2, "bots": [None, "normal"], "timer": 300}
-    answer = httpx.post(f"{server}/api/rooms", json=body | {"rules": COMMON_HAND})
-    assert answer.status_code == 201, answer.text
-    ticket = answer.json()
-    page.goto(server + "/")
-    page.evaluate(
-        "(t) => localStorage.setItem(`dudo.seat.${t.code}`, JSON.stringify("
-        "{token: t.token, seat: t.seat, name: t.name}))",
-        ticket,
-    )
     heard: list[dict[str, Any]] = []
     page.on("websocket", lambda socket: socket.on("framereceived", lambda f: hear(f, heard)))
     page.bids_heard = heard  # type: ignore[attr-defined]
-    page.goto(f"{server}/r/{ticket['code']}")
-    wait_for_lobby(page)
+    seat_in_a_room(page, server, [None, "normal"], rules=COMMON_HAND)
     return page
 
 
