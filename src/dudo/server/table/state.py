@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from dudo.bots.base import Bot
+from dudo.bots.base import Bot, Persona
 from dudo.bots.hard import BUDGET_MS
 from dudo.bots.registry import LEVELS
 from dudo.dice import Cups
@@ -605,18 +605,20 @@ class RoomState:
         names), another level's persona."""
         taken = [other.name for other in self.seats if other is not seat and other.name]
         index = self.seats.index(seat)
-        own = list(getattr(LEVELS[seat.level], "personas", ()))
+        own: list[Persona] = list(getattr(LEVELS[seat.level], "personas", ()))
         if not own:
             return f"Bot {index + 1}"
-        others = [
+        others: list[Persona] = [
             persona
             for level in ("easy", "normal", "hard")
             if level != seat.level
-            for persona in LEVELS[level].personas
+            for persona in getattr(LEVELS[level], "personas", ())
         ]
         turned = own[index % len(own) :] + own[: index % len(own)]
         for persona in turned + others:
-            name: str = persona.name_in(self.lang)
+            name = persona.name_in(self.lang)
             if not any(reads_alike(name, other) for other in taken):
                 return name
+        # Not reached: the personas begin with some 17 different words, and at most five
+        # other seats can take one each.
         return f"{own[index % len(own)].name_in(self.lang)} {index + 1}"
