@@ -9,7 +9,8 @@ to call calza out of turn go by (only allowed when it is not the bot's turn).
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cache
 from math import comb
 from typing import Protocol, overload, runtime_checkable
@@ -33,11 +34,18 @@ class Bot(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Persona:
-    """A bot's face at the table: a name and a line about how it plays."""
+    """A bot's face at the table: a name and a line about how it plays. ``names`` holds
+    the name's forms in other languages where the English one would not read naturally
+    ("Onkel Bo" at a German table); a plain first name is the same everywhere."""
 
     name: str
     level: str
     personality: str
+    names: Mapping[str, str] = field(default_factory=dict, compare=False)
+
+    def name_in(self, lang: str) -> str:
+        """The name as a table in ``lang`` (en, de, es) reads it."""
+        return self.names.get(lang, self.name)
 
 
 class SeededBot:

@@ -21,11 +21,21 @@ class EasyBot(SeededBot):
 
     level = "easy"
     personas = (
-        Persona("Grandpa Tito", "easy", "Bids what he holds, and tells you with a wink."),
+        Persona(
+            "Grandpa Tito",
+            "easy",
+            "Bids what he holds, and tells you with a wink.",
+            {"de": "Opa Tito", "es": "Abuelo Tito"},
+        ),
         Persona("Lucy", "easy", "New to the table and a bit too trusting."),
         Persona("Pablo", "easy", "Loves his own dice; suspicious of yours."),
         Persona("Nina", "easy", "Plays for the fun of the reveal."),
-        Persona("Uncle Bo", "easy", "Never met a six he did not like."),
+        Persona(
+            "Uncle Bo",
+            "easy",
+            "Never met a six he did not like.",
+            {"de": "Onkel Bo", "es": "Tío Bo"},
+        ),
         Persona("Rosa", "easy", "Calls liar when she gets nervous."),
     )
 

@@ -423,7 +423,12 @@ class HardBot(SeededBot):
         Persona("Dr. Okafor", "hard", "Plays the odds, then plays you."),
         Persona("El Capitán", "hard", "Sailed the Andes ports; lost only to the sea."),
         Persona("Mei", "hard", "Reads every raise like a confession."),
-        Persona("The Professor", "hard", "Has a table of probabilities and a poker face."),
+        Persona(
+            "The Professor",
+            "hard",
+            "Has a table of probabilities and a poker face.",
+            {"de": "Der Professor", "es": "El Profesor"},
+        ),
     )
 
     def __init__(

@@ -349,10 +349,12 @@ class Lobby:
         public: bool,
         quick: bool = False,
         show_lost_dice: bool = True,
+        lang: str = "en",
         client: str = "unknown",
         profile: str | None = None,
     ) -> dict[str, Any]:
-        """A new room with its creator in seat 0 (the host)."""
+        """A new room with its creator in seat 0 (the host); its bots are named in the
+        host's ``lang``."""
         if not MIN_SEATS <= seats <= MAX_SEATS:
             raise RoomError("bad_seats", f"a table has {MIN_SEATS} to {MAX_SEATS} seats")
         group = await admit_creation(self, client)
@@ -365,6 +367,7 @@ class Lobby:
                 public=public,
                 quick=quick,
                 show_lost_dice=show_lost_dice,
+                lang=lang,
             )
             room.group = group
         finally:
@@ -427,9 +430,11 @@ class Lobby:
         client: str = "unknown",
         rules: Rules | None = None,
         profile: str | None = None,
+        lang: str = "en",
     ) -> dict[str, Any]:
         """Seat the player at an open public quick table playing the same rules (Perudo
-        unless the player chose others), or start a new one. The site lists the open
+        unless the player chose others), or start a new one (its bots named in the
+        player's ``lang``; a table found keeps its own). The site lists the open
         quick tables by their rules; one matcher at a time seats players for one rule
         set (a lock, site-wide), joining a table here or relaying the join to the node
         that holds it."""
@@ -461,6 +466,7 @@ class Lobby:
                 timer=30,
                 public=True,
                 quick=True,
+                lang=lang,
                 client=client,
                 profile=profile,
             )

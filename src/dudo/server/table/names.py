@@ -71,15 +71,27 @@ def skeleton(name: str) -> str:
     return "".join(table.get(ch, ch) for ch in folded if ch not in KEPT_FORMAT)
 
 
+def first_word(name: str) -> str:
+    """A name's first word as it reads: its first run of letters and digits, in any case
+    and without accents, past any emoji or punctuation before or after it ("¡Ana!", "🎲
+    ána-Maria" and "Ana 🎲🔥 la Reina" all read "ana"); '' if it has none."""
+    word: list[str] = []
+    for ch in unicodedata.normalize("NFKD", name).casefold():
+        kind = unicodedata.category(ch)[0]
+        if kind in "LN":
+            word.append(ch)
+        elif word and kind != "M":  # an accent stays in its word, and is left out
+            break
+    return "".join(word)
+
+
 def reads_alike(name: str, other: str) -> bool:
     """Whether a bot called ``name`` would be taken for ``other`` in the log: the same
-    look, or the same first word in any case ("Ana" beside "ana 🎲🔥 la Reina": "Ana loses
-    a die" could be either)."""
+    look, or the same first word (:func:`first_word`, compared by look: "Ana" beside "ana
+    🎲🔥 la Reina" or "¡ANA!": "Ana loses a die" could be either)."""
     if skeleton(name) == skeleton(other):
         return True
-    firsts = [
-        skeleton(words[0]) for words in (name.casefold().split(), other.casefold().split()) if words
-    ]
+    firsts = [skeleton(word) for word in (first_word(name), first_word(other)) if word]
     return len(firsts) == 2 and firsts[0] == firsts[1]
 
 

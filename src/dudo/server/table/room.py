@@ -207,6 +207,7 @@ class Room:
         public: bool,
         quick: bool = False,
         show_lost_dice: bool = True,
+        lang: str = "en",
         clock: Callable[[], float] = time.time,
         entropy: Callable[[int], str] = system_entropy,
         deal: Callable[..., Cups] = derive_dice,
@@ -216,6 +217,8 @@ class Room:
         """A new room, logged; None if the code is taken (see Store.create_room).
         Raises RoomError ``unavailable`` if the store does not answer in time."""
         room = cls(code, store, config, clock, entropy, deal, health)
+        # Named in the host's language (their bots' names); an English room says nothing.
+        named = {"lang": lang} if lang != "en" else {}
         settings = [
             {"kind": "bot", "level": level} if level else {"kind": "open"}
             for level in (bots + [None] * seats)[:seats]
@@ -232,6 +235,7 @@ class Room:
                 "quick": quick,
                 "invite": entropy(16),
                 "show_lost_dice": show_lost_dice,
+                **named,
             },
         )
         try:

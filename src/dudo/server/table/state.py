@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from dudo.bots.base import Bot
+from dudo.bots.base import Bot, Persona
 from dudo.bots.hard import BUDGET_MS
 from dudo.bots.registry import LEVELS
 from dudo.dice import Cups
@@ -205,6 +205,9 @@ class RoomState:
         self.invite = ""
         self.show_lost_dice = True  # a display option: dice lost so far, drawn greyed
         self.chat = True  # table talk; the host may turn it off
+        # The host's language (en, de, es) when the room was made: the bots' names read
+        # naturally in it ("Onkel Bo" at a German table). Only names depend on it.
+        self.lang = "en"
         self.status = "lobby"
         self.game: Game | None = None
         self.game_id = ""
@@ -374,6 +377,7 @@ class RoomState:
         self.created_at = at
         self.rules = Rules.from_json(data["rules"])
         self.seats = [Seat(kind=s["kind"], level=s.get("level", "normal")) for s in data["seats"]]
+        self.lang = data.get("lang", "en")
         for seat in self.seats:
             if seat.kind == "bot":
                 seat.name = self._bot_name(seat)
@@ -595,14 +599,26 @@ class RoomState:
         self.deadline = at + self.timer if self.timer else None
 
     def _bot_name(self, seat: Seat) -> str:
-        """A persona's name that reads like no other seat's (names.reads_alike)."""
+        """A persona's name, in the room's language, that reads like no other seat's
+        (names.reads_alike): one of its level's personas, from the seat's own on; when
+        every one of them is taken (five bots of a level beside players who took their
+        names), another level's persona."""
         taken = [other.name for other in self.seats if other is not seat and other.name]
         index = self.seats.index(seat)
-        personas = list(getattr(LEVELS[seat.level], "personas", ()))
-        if not personas:
+        own: list[Persona] = list(getattr(LEVELS[seat.level], "personas", ()))
+        if not own:
             return f"Bot {index + 1}"
-        for shift in range(len(personas)):
-            name: str = personas[(index + shift) % len(personas)].name
+        others: list[Persona] = [
+            persona
+            for level in ("easy", "normal", "hard")
+            if level != seat.level
+            for persona in getattr(LEVELS[level], "personas", ())
+        ]
+        turned = own[index % len(own) :] + own[: index % len(own)]
+        for persona in turned + others:
+            name = persona.name_in(self.lang)
             if not any(reads_alike(name, other) for other in taken):
                 return name
-        return f"{personas[index % len(personas)].name} {index + 1}"
+        # Not reached: the personas begin with some 17 different words, and at most five
+        # other seats can take one each.
+        return f"{own[index % len(own)].name_in(self.lang)} {index + 1}"

@@ -17,6 +17,7 @@ from starlette.responses import JSONResponse, Response
 from dudo.printable import clipped
 from dudo.profiles.desk import SECRET_PATTERN, key_hash
 from dudo.rules import Rules, RulesError
+from dudo.rules_text import LANGUAGES
 from dudo.server.cluster.relay import PROFILE_HEADER
 from dudo.server.protocol import MAX_MESSAGE_BYTES
 from dudo.server.site.lobby import Elsewhere
@@ -28,6 +29,8 @@ from dudo.server.web.share import clean_origin, qr_svg, share_link
 from dudo.server.web.state import server_of
 
 Level = Annotated[str, Field(pattern="^(easy|normal|hard)$")]
+# The page's language, for the names of the bots of a room it makes (dudo.rules_text).
+Lang = Annotated[str, Field(pattern=f"^({'|'.join(LANGUAGES)})$")]
 ProfileSecret = Annotated[str, Field(pattern=SECRET_PATTERN)]
 
 
@@ -41,6 +44,7 @@ class CreateRoom(BaseModel):
     timer: Annotated[int, Field(ge=0, le=600)] = 0
     public: bool = False
     show_lost_dice: bool = True  # a display option: dice lost so far, drawn greyed
+    lang: Lang = "en"  # the host's language: the bots' names read naturally in it
     profile: ProfileSecret | None = None  # this device's profile secret (dudo.profiles)
 
     @model_validator(mode="after")
@@ -61,6 +65,7 @@ class QuickGame(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     name: Annotated[str, Field(min_length=1, max_length=64)]
     rules: dict[str, Any] | None = None  # house rules; players are matched by them
+    lang: Lang = "en"  # for a new table's bots' names, as CreateRoom's
     profile: ProfileSecret | None = None
 
 
@@ -181,6 +186,7 @@ async def create_room(request: Request) -> Response:
             timer=body.timer,
             public=body.public,
             show_lost_dice=body.show_lost_dice,
+            lang=body.lang,
             client=client_of(request),
             profile=await profile_of(request, body.profile),
         )
@@ -222,6 +228,7 @@ async def quick_game(request: Request) -> Response:
             client=client_of(request),
             rules=rules,
             profile=await profile_of(request, wanted.profile),
+            lang=wanted.lang,
         )
     except RoomError as error:
         return refused(error)

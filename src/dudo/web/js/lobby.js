@@ -262,7 +262,8 @@ export function renderHome(main) {
         const dice = Number(main.querySelector('#quick-dice').value);
         const rules = {preset};
         if (dice !== data.presets[preset]?.rules.starting_dice) rules.starting_dice = dice;
-        const body = preset === 'perudo' && Object.keys(rules).length === 1 ? {name} : {name, rules};
+        // The page's language names the bots of a table this player starts (a found one keeps its own).
+        const body = preset === 'perudo' && Object.keys(rules).length === 1 ? {name, lang} : {name, rules, lang};
         const answer = await api('/api/quick', body);
         if (answer.ok) goTo(answer.data); else toast(errorText(answer.data));
       });
@@ -273,7 +274,7 @@ export function renderHome(main) {
         const name = typed || memory.name || t('profile.default_name');
         const preset = main.querySelector('#preset').value || 'perudo';
         const answer = await api('/api/rooms', {
-          name, rules: {preset, starting_dice: 3}, seats: 3, bots: [null, 'easy', 'easy'], timer: 0});
+          name, rules: {preset, starting_dice: 3}, seats: 3, bots: [null, 'easy', 'easy'], timer: 0, lang});
         if (!answer.ok) { toast(errorText(answer.data)); return; }
         memory.markPractice(answer.data.code);
         goTo(answer.data);
@@ -303,7 +304,7 @@ export function renderHome(main) {
         const answer = await api('/api/rooms', {
           name, rules, seats, bots, timer: Number(main.querySelector('#timer').value),
           public: main.querySelector('#public').checked,
-          show_lost_dice: main.querySelector('#show-lost').checked});
+          show_lost_dice: main.querySelector('#show-lost').checked, lang});
         if (!answer.ok) { toast(errorText(answer.data)); return; }
         goTo(answer.data);
       });

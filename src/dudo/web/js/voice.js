@@ -16,10 +16,18 @@ import {placeBubbles} from './bubbles.js';
 const SAY_MS = 3500;
 const KEY = 'dudo.voices';
 
-// A bot's persona from the name at its seat (public): "Dr. Okafor 4" -> "dr_okafor".
+// The names a persona has at a German or Spanish table (dudo.bots: Persona.names), by key.
+const LOCAL_NAMES = {
+  opa_tito: 'grandpa_tito', abuelo_tito: 'grandpa_tito', onkel_bo: 'uncle_bo', tio_bo: 'uncle_bo',
+  der_professor: 'the_professor', el_profesor: 'the_professor',
+};
+
+// A bot's persona from the name at its seat (public): "Dr. Okafor 4" -> "dr_okafor",
+// "Onkel Bo" -> "uncle_bo".
 export function personaKey(name) {
-  return String(name || '').replace(/\s+\d+$/, '').normalize('NFD').replace(/[\u0300-\u036f]/g, '')
+  const key = String(name || '').replace(/\s+\d+$/, '').normalize('NFD').replace(/[\u0300-\u036f]/g, '')
     .toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_|_$/g, '');
+  return LOCAL_NAMES[key] || key;
 }
 
 // The line a bot of `level` (named `name`) says at `moment`, chosen by public facts alone.
