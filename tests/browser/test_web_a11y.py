@@ -279,10 +279,20 @@ SHOTS = bool(
 )  # a screenshot of each weak ring (for a person looking into a failure)
 
 
+def blank_beside(page: Page) -> Page:
+    """A blank page in `page`'s context, for comparing screenshots in (focus_ring), with
+    `page` brought back to the front: Chromium throttles a tab in the background (its
+    timers and frames to about one a second), so every screenshot of it waited a second
+    for a frame and its game's timers ran late (the focus walks took 3 to 4 times as long)."""
+    blank = page.context.new_page()
+    page.bring_to_front()
+    return blank
+
+
 def weak_focus_rings(page: Page, stops: int = 60) -> tuple[list[str], list[str]]:
     """Tab from the top of the page through (at most `stops`) tab stops: every stop's
     name, and those whose focus does not show (too few pixels change by 3:1)."""
-    blank = page.context.new_page()
+    blank = blank_beside(page)
     seen: list[str] = []
     weak: list[str] = []
     # Tab starts from the top: focusing the body moves where sequential navigation starts.
@@ -339,7 +349,7 @@ def test_a_turn_by_keyboard_alone(server: str, browser: Browser) -> None:
     """Start the game, pick a face and bid, then call Liar!: Tab, Space and Enter only, and
     the focus shows at every step (focus_ring measures it, not just :focus-visible)."""
     page = open_page(browser, "desktop")
-    blank = page.context.new_page()
+    blank = blank_beside(page)
     page.goto(server + "/")
     seat_in_a_room(page, server, [None, "easy", "easy"])
     page.evaluate(
