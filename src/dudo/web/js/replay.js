@@ -203,7 +203,6 @@ class GamePage {
         <h2 id="log-title">${escapeHtml(t('rp.every_move'))}</h2>
         <details class="more"><summary>${escapeHtml(t('rp.log_help_title'))}</summary>
           <p class="help">${escapeHtml(t('rp.log_help', {high: pct(0.8), low: pct(0.2), half: pct(0.5)}))}</p></details>
-        <p class="log-tools"><button type="button" class="small secondary" id="all-rounds" aria-controls="log">${escapeHtml(t('rp.open_rounds'))}</button></p>
         <div id="log" class="log-grid"></div>
       </section>
 
@@ -218,8 +217,8 @@ class GamePage {
       <section class="card replay-rules" aria-labelledby="rules-title">
         <h2 id="rules-title">${escapeHtml(t('rp.rules_title'))}</h2>
         <details class="more rules-more"><summary>${escapeHtml(t('rp.rules_each', {n: Object.keys(record.rules || {}).length}))}</summary>
-          ${this.rulesList()}</details>
-        <p class="solo-link"><a id="rules-sheet" href="${escapeHtml(rulesHref)}">${escapeHtml(t('rp.rules_sheet'))}</a></p>
+          ${this.rulesList()}
+          <p class="solo-link"><a id="rules-sheet" href="${escapeHtml(rulesHref)}">${escapeHtml(t('rp.rules_sheet'))}</a></p></details>
       </section>
     </article>`;
   }

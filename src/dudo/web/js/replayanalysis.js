@@ -93,7 +93,8 @@ export function renderLog(page) {
   }).join('');
   // The rounds as a row of buttons, each showing or folding its round's moves.
   const strip = page.record.rounds.map((_, r) => `<li><button type="button" class="round-toggle" aria-expanded="false" aria-controls="round-${r + 1}" data-round="${r}"><span class="sr-only">${escapeHtml(t('rp.round_n', {n: r + 1}))}</span><span aria-hidden="true">${r + 1}</span></button></li>`).join('');
-  box.innerHTML = `<ul class="round-strip" aria-label="${escapeHtml(t('rp.rounds_label'))}">${strip}</ul>${rounds}`;
+  const all = `<li class="all"><button type="button" class="small secondary" id="all-rounds">${escapeHtml(t('rp.open_rounds'))}</button></li>`;
+  box.innerHTML = `<ul class="round-strip" aria-label="${escapeHtml(t('rp.rounds_label'))}">${strip}${all}</ul>${rounds}`;
   showRounds(page);
   const [round, step] = page.positions[page.at] || [0, -1];
   const current = page.main.querySelector(`#log-r${round + 1}s${step + 1}`);
@@ -129,6 +130,17 @@ export function showRounds(page) {
 // The round buttons (each round's, and every round's at once), wired once on the log.
 export function wireRounds(page) {
   page.main.querySelector('#log').addEventListener('click', (event) => {
+    if (event.target.closest('#all-rounds')) {
+      const rounds = page.record.rounds.length;
+      if (page.openRounds.size >= rounds) {
+        page.openRounds.clear();
+        page.autoRound = null; // the current round opens again
+      } else {
+        for (let r = 0; r < rounds; r += 1) page.openRounds.add(r);
+      }
+      showRounds(page);
+      return;
+    }
     const button = event.target.closest('.round-toggle');
     if (!button) return;
     const round = Number(button.dataset.round);
@@ -138,16 +150,6 @@ export function wireRounds(page) {
     } else {
       page.openRounds.add(round);
       if (round === page.autoRound) page.autoRound = null; // opened by the player: stays so
-    }
-    showRounds(page);
-  });
-  page.main.querySelector('#all-rounds').addEventListener('click', () => {
-    const rounds = page.record.rounds.length;
-    if (page.openRounds.size >= rounds) {
-      page.openRounds.clear();
-      page.autoRound = null; // the current round opens again
-    } else {
-      for (let r = 0; r < rounds; r += 1) page.openRounds.add(r);
     }
     showRounds(page);
   });
