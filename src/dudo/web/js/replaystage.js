@@ -205,7 +205,7 @@ export class Stage {
       ${checked && !checked.ok ? `<p class="notice fair-problem">${escapeHtml(t('rp.bad_dice', {problem: checked.problem}))}</p>` : ''}
       <p class="step-sentence" id="step-sentence">${escapeHtml(stepSentence(this.page, round, step))}</p>
       ${round === 0 && step < 0 && rolloffAttempts(this.page.record).length ? this.rolloffHtml() : ''}
-      <div class="felt replay-felt" data-count="${played.dice.length}">
+      <div class="felt replay-felt" data-seats="${played.dice.length}">
         <ol class="seats cups-now">${seats}</ol>
         <div class="replay-centre">${standingLine}</div>
       </div>
