@@ -148,6 +148,7 @@ def test_a_games_page_uses_a_big_screen_and_fits_every_size(
     page = new_page(browser, 1920, 1080)
     open_game(page, server, finished["id"])
     page.keyboard.press("ArrowRight")
+    page.click("#all-rounds")  # every round's moves (the current round's alone are open)
     measured = page.evaluate(MEASURE, REPLAY_PANELS)
     # Half the width before (a 980 px column); the table's 1760 px now.
     assert measured["share"] > 0.8, measured["share"]

@@ -25,10 +25,14 @@ import {forgetGame, myGames, rememberGame} from './mygames.js';
 import {cryptoAvailable, verifyRecord} from './verify.js';
 import {pct} from './replaywords.js';
 import {Stage} from './replaystage.js';
-import {renderLog, renderSummary} from './replayanalysis.js';
+import {renderLog, renderSummary, wireRounds} from './replayanalysis.js';
 import {renderFair} from './replayfair.js';
 
 const main = document.getElementById('main');
+
+// A step button's word: shown beside its icon, left to screen readers where the buttons
+// are a phone's bar of icons (replay.css).
+const word = (text) => `<span class="word">${escapeHtml(text)}</span>`;
 
 async function fetchRecord(id) {
   // The record is stored a moment after the game-over state goes out: a quick click on
@@ -55,6 +59,8 @@ class GamePage {
     this.at = 0;
     this.main = main;
     this.stage = new Stage(this);
+    this.openRounds = new Set(); // the log's rounds shown open (replayanalysis.js)
+    this.autoRound = null; // the one of them opened because the replay stands in it
   }
 
   name(seat) {
@@ -92,6 +98,7 @@ class GamePage {
     this.buildPositions();
     this.renderShell();
     this.stage.wire();
+    wireRounds(this);
     this.stage.goTo(this.stage.positionFromHash() ?? 0, false);
     // The analysis (server, bots layer) and the dice check (this browser) run side by side.
     await Promise.all([this.loadAnalysis(), this.verify()]);
@@ -158,31 +165,34 @@ class GamePage {
         <p class="lead"><span id="rules-name">${escapeHtml(this.rulesTitle())}</span> · ${escapeHtml(t('rp.rounds', {n: record.rounds.length}))} ·
           <span id="winners">…</span></p>
         <p class="fair-summary" id="fair-summary"><a href="#fair">${escapeHtml(t('rp.fair_checking'))}</a></p>
+      </header>
+
+      <section class="card stage-card" aria-labelledby="replay-title">
+        <h2 id="replay-title">${escapeHtml(t('rp.replay'))}</h2>
+        <div id="stage" class="stage" aria-live="off"></div>
+        <p class="help keys">${escapeHtml(t('rp.keys'))}</p>
+        <div class="controls" role="group" aria-label="${escapeHtml(t('rp.step_through'))}">
+          <label for="slider" class="sr-only">${escapeHtml(t('rp.step'))}</label>
+          <input type="range" id="slider" min="0" max="${this.positions.length - 1}" value="0" step="1">
+          <div class="control-buttons">
+            <button type="button" class="small secondary" id="first">${icon('first', STEPS)} ${word(t('rp.first'))}</button>
+            <button type="button" class="small secondary" id="prev-round">${icon('prev-round', STEPS)} ${word(t('rp.round_button'))}</button>
+            <button type="button" class="small primary" id="prev">${icon('prev', STEPS)} ${word(t('rp.back'))}</button>
+            <button type="button" class="small primary" id="next">${word(t('rp.next'))} ${icon('next', STEPS)}</button>
+            <button type="button" class="small secondary" id="next-round">${word(t('rp.round_button'))} ${icon('next-round', STEPS)}</button>
+            <button type="button" class="small secondary" id="last">${word(t('rp.last'))} ${icon('last', STEPS)}</button>
+          </div>
+        </div>
+      </section>
+
+      <div class="replay-tools">
         <p class="downloads">
           <a class="button-link small" href="/api/games/${this.id}" download="${file}">${escapeHtml(t('rp.download'))}</a>
           <a class="button-link small" href="/api/games/${this.id}/scenario" download="dudo-${this.id}.scenario.json">${escapeHtml(t('rp.download_scenario'))}</a>
           <button type="button" class="small secondary" id="print">${escapeHtml(t('rp.print'))}</button>
         </p>
         <p class="help">${escapeHtml(t('rp.share'))}</p>
-      </header>
-
-      <section class="card stage-card" aria-labelledby="replay-title">
-        <h2 id="replay-title">${escapeHtml(t('rp.replay'))}</h2>
-        <div id="stage" class="stage" aria-live="off"></div>
-        <div class="controls" role="group" aria-label="${escapeHtml(t('rp.step_through'))}">
-          <label for="slider" class="sr-only">${escapeHtml(t('rp.step'))}</label>
-          <input type="range" id="slider" min="0" max="${this.positions.length - 1}" value="0" step="1">
-          <div class="control-buttons">
-            <button type="button" class="small secondary" id="first">${icon('first', STEPS)} ${escapeHtml(t('rp.first'))}</button>
-            <button type="button" class="small secondary" id="prev-round">${icon('prev-round', STEPS)} ${escapeHtml(t('rp.round_button'))}</button>
-            <button type="button" class="small primary" id="prev">${icon('prev', STEPS)} ${escapeHtml(t('rp.back'))}</button>
-            <button type="button" class="small primary" id="next">${escapeHtml(t('rp.next'))} ${icon('next', STEPS)}</button>
-            <button type="button" class="small secondary" id="next-round">${escapeHtml(t('rp.round_button'))} ${icon('next-round', STEPS)}</button>
-            <button type="button" class="small secondary" id="last">${escapeHtml(t('rp.last'))} ${icon('last', STEPS)}</button>
-          </div>
-          <p class="help keys">${escapeHtml(t('rp.keys'))}</p>
-        </div>
-      </section>
+      </div>
 
       <section class="card replay-summary" aria-labelledby="summary-title" id="analysis-state" data-state="loading">
         <h2 id="summary-title">${escapeHtml(t('rp.how_each'))}</h2>
@@ -191,21 +201,24 @@ class GamePage {
 
       <section class="card replay-log" aria-labelledby="log-title">
         <h2 id="log-title">${escapeHtml(t('rp.every_move'))}</h2>
-        <p class="help">${escapeHtml(t('rp.log_help', {high: pct(0.8), low: pct(0.2), half: pct(0.5)}))}</p>
+        <details class="more"><summary>${escapeHtml(t('rp.log_help_title'))}</summary>
+          <p class="help">${escapeHtml(t('rp.log_help', {high: pct(0.8), low: pct(0.2), half: pct(0.5)}))}</p></details>
         <div id="log" class="log-grid"></div>
       </section>
 
       <section class="card replay-fair" id="fair" data-state="checking" aria-labelledby="fair-title">
         <h2 id="fair-title">${escapeHtml(t('rp.fair_title'))}</h2>
         <p id="fair-verdict" class="verdict">${escapeHtml(t('rp.fair_checking_rounds'))}</p>
-        <p class="help">${escapeHtml(t('rp.fair_help'))}</p>
-        <ol id="fair-rounds" class="fair-rounds"></ol>
+        <details class="more fair-more"><summary>${escapeHtml(t('rp.fair_each'))}</summary>
+          <p class="help">${escapeHtml(t('rp.fair_help'))}</p>
+          <ol id="fair-rounds" class="fair-rounds"></ol></details>
       </section>
 
       <section class="card replay-rules" aria-labelledby="rules-title">
         <h2 id="rules-title">${escapeHtml(t('rp.rules_title'))}</h2>
-        ${this.rulesList()}
-        <p class="solo-link"><a id="rules-sheet" href="${escapeHtml(rulesHref)}">${escapeHtml(t('rp.rules_sheet'))}</a></p>
+        <details class="more rules-more"><summary>${escapeHtml(t('rp.rules_each', {n: Object.keys(record.rules || {}).length}))}</summary>
+          ${this.rulesList()}
+          <p class="solo-link"><a id="rules-sheet" href="${escapeHtml(rulesHref)}">${escapeHtml(t('rp.rules_sheet'))}</a></p></details>
       </section>
     </article>`;
   }

@@ -86,16 +86,71 @@ export function renderLog(page) {
     }).join('');
     const outcome = info?.reveal ? `<p class="outcome">${escapeHtml(outcomeWords(page, info.reveal, info.out))}</p>` : '';
     const badge = checked ? (checked.ok ? ` <span class="badge ok">${escapeHtml(t('rp.dice_verified_small'))}</span>` : ` <span class="badge bad">${escapeHtml(t('rp.dice_not_verified_small'))}</span>`) : '';
-    return `<section class="round-log" aria-labelledby="round-${r + 1}-title">
+    return `<section class="round-log" id="round-${r + 1}" data-round="${r + 1}" aria-labelledby="round-${r + 1}-title" hidden>
       <h3 id="round-${r + 1}-title"><a href="#r${r + 1}s0">${escapeHtml(t('rp.round_n', {n: r + 1}))}</a>${info?.palifico ? ` <span class="badge pal">${escapeHtml(t('rp.palifico'))}</span>` : ''}${badge}</h3>
       <ul class="cups-log">${cups}</ul>
       <ol class="steps">${steps}</ol>${outcome}</section>`;
   }).join('');
-  box.innerHTML = rounds;
+  // The rounds as a row of buttons, each showing or folding its round's moves.
+  const strip = page.record.rounds.map((_, r) => `<li><button type="button" class="round-toggle" aria-expanded="false" aria-controls="round-${r + 1}" data-round="${r}"><span class="sr-only">${escapeHtml(t('rp.round_n', {n: r + 1}))}</span><span aria-hidden="true">${r + 1}</span></button></li>`).join('');
+  const all = `<li class="all"><button type="button" class="small secondary" id="all-rounds">${escapeHtml(t('rp.open_rounds'))}</button></li>`;
+  box.innerHTML = `<ul class="round-strip" aria-label="${escapeHtml(t('rp.rounds_label'))}">${strip}${all}</ul>${rounds}`;
+  showRounds(page);
   const [round, step] = page.positions[page.at] || [0, -1];
   const current = page.main.querySelector(`#log-r${round + 1}s${step + 1}`);
   if (current) {
     current.classList.add('current');
     current.setAttribute('aria-current', 'step');
   }
+}
+
+// The log is folded by round, so that a long game does not make a page of many screens: a
+// row of the rounds' numbers, and under it the current round's moves, and those of any
+// other round the player opened (page.openRounds);
+// the round the replay's step brought open (page.autoRound) folds again when the step
+// leaves it. Printed, every round is open (replay.css).
+export function showRounds(page) {
+  const [current] = page.positions[page.at] || [0];
+  if (page.autoRound !== current && !page.openRounds.has(current)) {
+    if (page.autoRound != null) page.openRounds.delete(page.autoRound);
+    page.openRounds.add(current);
+    page.autoRound = current;
+  }
+  for (const button of page.main.querySelectorAll('.round-toggle')) {
+    const round = Number(button.dataset.round);
+    const open = page.openRounds.has(round);
+    button.setAttribute('aria-expanded', String(open));
+    button.classList.toggle('current', round === current);
+    page.main.querySelector(`#${button.getAttribute('aria-controls')}`).hidden = !open;
+  }
+  const all = page.main.querySelector('#all-rounds');
+  if (all) all.textContent = t(page.openRounds.size >= page.record.rounds.length ? 'rp.fold_rounds' : 'rp.open_rounds');
+}
+
+// The round buttons (each round's, and every round's at once), wired once on the log.
+export function wireRounds(page) {
+  page.main.querySelector('#log').addEventListener('click', (event) => {
+    if (event.target.closest('#all-rounds')) {
+      const rounds = page.record.rounds.length;
+      if (page.openRounds.size >= rounds) {
+        page.openRounds.clear();
+        page.autoRound = null; // the current round opens again
+      } else {
+        for (let r = 0; r < rounds; r += 1) page.openRounds.add(r);
+      }
+      showRounds(page);
+      return;
+    }
+    const button = event.target.closest('.round-toggle');
+    if (!button) return;
+    const round = Number(button.dataset.round);
+    const [current] = page.positions[page.at] || [0];
+    if (page.openRounds.delete(round)) {
+      if (round === current) page.autoRound = current; // folded by the player: stays so
+    } else {
+      page.openRounds.add(round);
+      if (round === page.autoRound) page.autoRound = null; // opened by the player: stays so
+    }
+    showRounds(page);
+  });
 }

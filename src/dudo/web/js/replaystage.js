@@ -6,9 +6,10 @@
 import {die} from './dice.js';
 import {bidWords, t} from './i18n.js';
 import {escapeHtml} from './page.js';
-import {handUses, handWords, isHand} from './hands.js';
+import {handDiceHtml, handUses, handWords, isHand} from './hands.js';
+import {avatar, seatColour} from './avatar.js';
 import {rolloffAttempts, stepSentence} from './replaywords.js';
-import {insight} from './replayanalysis.js';
+import {insight, showRounds} from './replayanalysis.js';
 
 function say(text) {
   document.getElementById('live').textContent = text;
@@ -29,6 +30,13 @@ export class Stage {
     on('next-round', () => this.byRound(1));
     on('print', () => window.print());
     const slider = this.page.main.querySelector('#slider');
+    // Where the controls are a bar fixed to the foot of the screen (a phone, a tablet: replay.css),
+    // the page keeps their height free below its end, and a focused element in view above them.
+    const controls = this.page.main.querySelector('.controls');
+    new ResizeObserver(() => {
+      const fixed = getComputedStyle(controls).position === 'fixed';
+      document.documentElement.style.setProperty('--controls-h', `${fixed ? controls.offsetHeight : 0}px`);
+    }).observe(controls);
     slider.addEventListener('input', () => this.goTo(Number(slider.value)));
     document.addEventListener('keydown', (event) => {
       if (event.ctrlKey || event.metaKey || event.altKey) return;
@@ -95,6 +103,7 @@ export class Stage {
       current.classList.add('current');
       current.setAttribute('aria-current', 'step');
     }
+    showRounds(this.page);
     if (announce) say(t('rp.round_said', {n: round + 1, sentence}));
   }
 
@@ -151,7 +160,7 @@ export class Stage {
         : `<span class="badge bad">${escapeHtml(t('rp.not_verified'))}</span>`);
     }
     const seats = played.dice.map((cup, seat) => {
-      const classes = ['cup'];
+      const classes = ['seat', 'cup'];
       if (action && action.seat === seat) classes.push('actor');
       if (standing && standing.bidder === seat) classes.push('bidder');
       const marks = [];
@@ -159,19 +168,24 @@ export class Stage {
       if (standing && standing.bidder === seat && !(action && action.seat === seat)) marks.push(t('rp.mark_standing'));
       if (revealedNow && reveal && reveal.loser === seat) marks.push(t(this.page.points ? 'rp.mark_points' : 'rp.mark_dice', {n: reveal.change}));
       if (revealedNow && reveal && reveal.loser == null && reveal.change && reveal.caller === seat) marks.push(t('rp.mark_plus_die'));
-      if (!cup.length) marks.push(t('rp.mark_out'));
+      if (!cup.length) {
+        marks.push(t('rp.mark_out'));
+        classes.push('out');
+      }
+      if (seat === this.page.mySeat) classes.push('me');
       const counted = cup.filter(counts).length;
-      const dice = cup.map((d) => die(d, {size: 30, counts: counts(d)})).join('');
+      const dice = cup.map((d) => die(d, {size: 26, counts: counts(d)})).join('');
       const spoken = cup.length ? `${t('rp.spoken_dice', {dice: cup.join(', ')})}${standing && standing.wild != null ? `; ${t('rp.spoken_count', {n: counted})}` : ''}` : t('rp.no_dice');
-      return `<li class="${classes.join(' ')}" data-seat="${seat}">
-        <span class="cup-name">${escapeHtml(this.page.name(seat))}${this.page.isBot(seat) ? ` <span class="badge">${escapeHtml(t('rp.bot'))}</span>` : ''}${seat === this.page.mySeat ? ` <span class="badge you">${escapeHtml(t('rp.you'))}</span>` : ''}</span>
-        <span class="cup-dice" aria-hidden="true">${dice}</span>
+      return `<li class="${classes.join(' ')}" data-seat="${seat}" style="--seat-colour: ${seatColour(seat)}">
+        <span class="seat-name cup-name">${avatar(this.page.name(seat), seat, 20)}<bdi>${escapeHtml(this.page.name(seat))}</bdi>${this.page.isBot(seat) ? ` <span class="badge">${escapeHtml(t('rp.bot'))}</span>` : ''}${seat === this.page.mySeat ? ` <span class="badge you">${escapeHtml(t('rp.you'))}</span>` : ''}</span>
+        <span class="seat-dice cup-dice" aria-hidden="true">${dice}</span>
         <span class="sr-only">${escapeHtml(spoken)}</span>
-        ${marks.length ? `<span class="cup-marks">${escapeHtml(marks.join(' · '))}</span>` : ''}</li>`;
+        ${marks.length ? `<span class="seat-status cup-marks">${escapeHtml(marks.join(' · '))}</span>` : ''}</li>`;
     }).join('');
     let standingLine = `<p class="standing-line">${escapeHtml(t('rp.no_bid'))}</p>`;
     if (standing && isHand(standing.bid)) {
       standingLine = `<p class="standing-line"><span class="label">${escapeHtml(t(standing.called ? 'rp.called_bid' : 'rp.standing_bid'))}</span>
+        <span class="bid-dice" aria-hidden="true">${handDiceHtml(standing.bid, 28)}</span>
         <strong class="replay-bid" data-bid="${escapeHtml(standing.bid.hand)}">${escapeHtml(handWords(standing.bid))}</strong> ${escapeHtml(t('rp.by_name', {name: this.page.name(standing.bidder)}))}</p>`;
     } else if (standing) {
       const [q, f] = standing.bid;
@@ -180,6 +194,7 @@ export class Stage {
       const under = count == null ? '' : escapeHtml(t('rp.under_cups', {n: count, count: '\u0000'}))
         .replace('\u0000', `<strong data-count="${count}">${count}</strong>`);
       standingLine = `<p class="standing-line"><span class="label">${escapeHtml(t(standing.called ? 'rp.called_bid' : 'rp.standing_bid'))}</span>
+        <span class="bid-dice" aria-hidden="true"><span class="times">${q} ×</span>${die(f, {size: 32})}</span>
         <strong class="replay-bid" data-bid="${q}x${f}">${escapeHtml(bidWords(q, f))}</strong> ${escapeHtml(t('rp.by_name', {name: this.page.name(standing.bidder)}))}
         ${count == null ? '' : `<span class="replay-count">${under}${escapeHtml(state)}.</span>`}</p>`;
     }
@@ -190,8 +205,10 @@ export class Stage {
       ${checked && !checked.ok ? `<p class="notice fair-problem">${escapeHtml(t('rp.bad_dice', {problem: checked.problem}))}</p>` : ''}
       <p class="step-sentence" id="step-sentence">${escapeHtml(stepSentence(this.page, round, step))}</p>
       ${round === 0 && step < 0 && rolloffAttempts(this.page.record).length ? this.rolloffHtml() : ''}
-      <ol class="cups-now">${seats}</ol>
-      ${standingLine}
+      <div class="felt replay-felt" data-seats="${played.dice.length}">
+        <ol class="seats cups-now">${seats}</ol>
+        <div class="replay-centre">${standingLine}</div>
+      </div>
       ${decision ? insight(this.page, decision) : step >= 0 && this.page.analysisError ? `<p class="help">${escapeHtml(t('rp.no_analysis_for', {why: this.page.analysisError}))}</p>` : ''}`;
   }
 
