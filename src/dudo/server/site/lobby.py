@@ -353,8 +353,7 @@ class Lobby:
         client: str = "unknown",
         profile: str | None = None,
     ) -> dict[str, Any]:
-        """A new room with its creator in seat 0 (the host); its bots are named in the
-        host's ``lang``."""
+        """A new room with its creator in seat 0 (the host), its bots named in ``lang``."""
         if not MIN_SEATS <= seats <= MAX_SEATS:
             raise RoomError("bad_seats", f"a table has {MIN_SEATS} to {MAX_SEATS} seats")
         group = await admit_creation(self, client)
@@ -433,11 +432,10 @@ class Lobby:
         lang: str = "en",
     ) -> dict[str, Any]:
         """Seat the player at an open public quick table playing the same rules (Perudo
-        unless the player chose others), or start a new one (its bots named in the
-        player's ``lang``; a table found keeps its own). The site lists the open
-        quick tables by their rules; one matcher at a time seats players for one rule
-        set (a lock, site-wide), joining a table here or relaying the join to the node
-        that holds it."""
+        unless the player chose others), or start a new one (bots named in ``lang``). The
+        site lists the open quick tables by their rules; one matcher at a time seats
+        players for one rule set (a lock, site-wide), joining a table here or relaying the
+        join to the node that holds it."""
         rules = rules or Rules.preset("perudo")
         key = rules_key(rules)
         async with self.site.quick_lock(key):
