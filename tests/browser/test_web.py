@@ -33,15 +33,21 @@ ARGS = [
     "--no-first-run",
 ]
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+# The browser tests' server: quick bots, a short pause at each reveal (1.5 s: most tests
+# play whole games against bots, and a game is mostly its reveals' pauses; the modules that
+# watch a reveal count up take REVEAL_TIMINGS).
 TIMINGS = {
     "DUDO_BOT_DELAY": "0.15",
-    "DUDO_REVEAL_PAUSE": "2.5",
+    "DUDO_REVEAL_PAUSE": "1.5",
     "DUDO_SEED_WINDOW": "0.1",
     "DUDO_GRACE": "30",
     "DUDO_QUICK_FILL": "0.5",
     # A browser suite shares a busy machine: a slow SQLite write is no outage here.
     "DUDO_WRITE_PATIENCE": "10",
 }
+# A reveal's count-up (a cup every few hundred ms) and what waits for it (the log, the
+# voice) need the pause a table of six takes to count up, with time to look.
+REVEAL_TIMINGS = {**TIMINGS, "DUDO_REVEAL_PAUSE": "2.5"}
 
 
 @pytest.fixture(scope="module")

@@ -31,7 +31,7 @@ from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import Error as PlaywrightError
 from test_web import (
     ARTIFACTS,
-    TIMINGS,
+    REVEAL_TIMINGS,
     axe_check,
     check_fits,
     chromium,
@@ -62,7 +62,7 @@ MUST_SEE = {
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with server_process(sqlite_url(tmp_path_factory.mktemp("table")), env=TIMINGS) as (base, _):
+    with server_process(sqlite_url(tmp_path_factory.mktemp("table")), env=REVEAL_TIMINGS) as (base, _):
         yield base
 
 

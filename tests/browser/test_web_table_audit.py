@@ -20,7 +20,7 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page
-from test_web import ARTIFACTS, TIMINGS, chromium, phase, wait_for_news, wait_until
+from test_web import ARTIFACTS, REVEAL_TIMINGS, chromium, phase, wait_for_news, wait_until
 from test_web_table import our_turn, play_to_the_end, seated, state
 
 from serverkit import server_process, sqlite_url
@@ -28,7 +28,7 @@ from serverkit import server_process, sqlite_url
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with server_process(sqlite_url(tmp_path_factory.mktemp("audit")), env=TIMINGS) as (base, _):
+    with server_process(sqlite_url(tmp_path_factory.mktemp("audit")), env=REVEAL_TIMINGS) as (base, _):
         yield base
 
 
