@@ -218,7 +218,10 @@ class Client:
         bots: list[str | None] | None = None,
         timer: int = 0,
         public: bool = False,
+        lang: str | None = None,
     ) -> SeatTicket:
+        """A new room with this program in seat 0 (the host). ``lang`` (en, de, es) names
+        its bots as a table in that language reads them ("Onkel Bo"); English if None."""
         data = await self._post(
             "/api/rooms",
             {
@@ -228,6 +231,7 @@ class Client:
                 "bots": bots or [],
                 "timer": timer,
                 "public": public,
+                **({"lang": lang} if lang else {}),
                 **self._profile(),
             },
         )
@@ -242,11 +246,13 @@ class Client:
         data = await self._post(f"/api/rooms/{code}/join", body)
         return SeatTicket(data["code"], data["seat"], data["token"], data["name"])
 
-    async def quick(self, name: str, rules: dict[str, Any] | None = None) -> SeatTicket:
-        """A seat at a quick table playing ``rules`` (Perudo by default)."""
-        data = await self._post(
-            "/api/quick", {"name": name, **self._profile(), **({"rules": rules} if rules else {})}
-        )
+    async def quick(
+        self, name: str, rules: dict[str, Any] | None = None, lang: str | None = None
+    ) -> SeatTicket:
+        """A seat at a quick table playing ``rules`` (Perudo by default); a table it opens
+        names its bots in ``lang`` (as :meth:`create_room`)."""
+        body = {"name": name, **self._profile(), **({"rules": rules} if rules else {})}
+        data = await self._post("/api/quick", {**body, **({"lang": lang} if lang else {})})
         return SeatTicket(data["code"], data["seat"], data["token"], data["name"])
 
     def _profile(self) -> dict[str, str]:

@@ -62,7 +62,10 @@ MUST_SEE = {
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with server_process(sqlite_url(tmp_path_factory.mktemp("table")), env=REVEAL_TIMINGS) as (base, _):
+    with server_process(sqlite_url(tmp_path_factory.mktemp("table")), env=REVEAL_TIMINGS) as (
+        base,
+        _,
+    ):
         yield base
 
 

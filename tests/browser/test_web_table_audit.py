@@ -28,7 +28,10 @@ from serverkit import server_process, sqlite_url
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with server_process(sqlite_url(tmp_path_factory.mktemp("audit")), env=REVEAL_TIMINGS) as (base, _):
+    with server_process(sqlite_url(tmp_path_factory.mktemp("audit")), env=REVEAL_TIMINGS) as (
+        base,
+        _,
+    ):
         yield base
 
 

@@ -82,3 +82,25 @@ def test_a_seat_ticket_keeps_its_token_out_of_what_is_printed() -> None:
         assert "8RbYuTh8" not in shown
         assert "ABCD" in shown and "Ben" in shown and "seat=1" in shown
     assert ticket.token == "8RbYuTh8NxKFKbONLY8uFvVo4qfWCR-5"
+
+
+def test_a_program_names_its_rooms_bots_in_a_language(tmp_path: Path) -> None:
+    """``lang`` on create_room and quick names the bots as the browser's rooms do (Uncle
+    Bo is Onkel Bo at a German table); a language the server lacks is its clear refusal."""
+    bots: list[str | None] = [None, None, None, None, "easy"]  # seat 4's persona: Uncle Bo
+
+    async def run(base: str) -> None:
+        async with Client(base) as client:
+            names = []
+            for lang in (None, "de", "es"):
+                ticket = await client.create_room("Ana", seats=5, bots=bots, lang=lang)
+                names.append((await client.room(ticket.code))["seats"][4]["name"])
+            assert names == ["Uncle Bo", "Onkel Bo", "Tío Bo"]
+            quick = await client.quick("Ana", lang="de")
+            assert quick.name == "Ana"
+            with pytest.raises(ClientError) as refused:
+                await client.create_room("Ana", seats=2, lang="fr")
+            assert refused.value.code == "bad_request" and "lang" in str(refused.value)
+
+    with server_process(sqlite_url(tmp_path)) as (base, _process):
+        asyncio.run(run(base))
