@@ -17,12 +17,12 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page, expect
 from test_web import ARTIFACTS, TIMINGS, chromium
+from test_web_audit import seat_in_a_room
 from test_web_table import wait_for_lobby
 
 from serverkit import server_process, sqlite_url
@@ -113,24 +113,6 @@ def finger_sized(page: Page, where: str, least: int) -> list[str]:
     return ids
 
 
-def seat(page: Page, server: str, bots: list[str | None], **room: Any) -> str:
-    """A room made over HTTP (seat 0 ours, no timer), its lobby open in ``page``."""
-    answer = httpx.post(
-        f"{server}/api/rooms", json={"name": "Ana", "seats": len(bots), "bots": bots, **room}
-    )
-    assert answer.status_code == 201, answer.text
-    ticket = answer.json()
-    page.goto(server + "/")
-    page.evaluate(
-        "(t) => localStorage.setItem(`dudo.seat.${t.code}`, JSON.stringify("
-        "{token: t.token, seat: t.seat, name: t.name}))",
-        ticket,
-    )
-    page.goto(f"{server}/r/{ticket['code']}")
-    wait_for_lobby(page)
-    return str(ticket["code"])
-
-
 # (width, height) of touch screens: the smallest phone, a common one, a tablet, a big
 # touch screen.
 TOUCH = [(320, 568), (390, 844), (1024, 768), (1920, 1080)]
@@ -151,7 +133,7 @@ def test_every_checkbox_is_finger_sized_on_a_touch_screen(
     assert {"public", "show-lost"} <= set(ids), ids
     page.screenshot(path=str(ARTIFACTS / f"checkboxes-home-{width}.png"), full_page=True)
 
-    seat(page, server, [None, "easy", "normal", "hard"])
+    seat_in_a_room(page, server, [None, "easy", "normal", "hard"], timer=0)
     page.click(".settings details summary")  # the house rules, which the host may change
     ids = finger_sized(page, "lobby", 8)
     assert {"set-public", "lock-room", "set-lost", "chat-on"} <= set(ids), ids
