@@ -576,6 +576,57 @@ def test_background_turn_cue_sound_switch_motion_and_updates_in_place(
     still.context.close()
 
 
+# Every animation running on the page now: its name, what it moves, and when it ends (on the
+# page's timeline, ms; null for one that never ends).
+RUNNING = """async () => {
+    // An animation just begun has no start time until its first frame: wait for it.
+    await Promise.allSettled(document.getAnimations().map((a) => a.ready));
+    return document.getAnimations()
+    .filter((a) => a.playState === 'running')
+    .map((a) => ({
+        name: a.animationName || a.id,
+        on: (a.effect.target.className || a.effect.target.tagName) + (a.effect.pseudoElement || ''),
+        moves: [...new Set(a.effect.getKeyframes().flatMap((frame) => Object.keys(frame)))]
+            .filter((key) => !['offset', 'computedOffset', 'easing', 'composite'].includes(key)),
+        ends: Number.isFinite(a.effect.getComputedTiming().endTime)
+            ? a.startTime + a.effect.getComputedTiming().endTime : null,
+    }));
+}"""
+# What the compositor moves without painting the page again.
+CHEAP_TO_MOVE = {"opacity", "transform"}
+
+
+@pytest.mark.parametrize("width,height", [(390, 844), (1920, 1080)])
+def test_a_table_waiting_on_a_turn_comes_to_rest(
+    server: str, browser: Browser, width: int, height: int
+) -> None:
+    """A turn may wait minutes: nothing on the page moves for the whole wait (the lit seat
+    pulses as the turn begins, then stays lit), and what moves on a waiting table moves
+    only what the compositor moves without painting (a pulsing box-shadow is painted again
+    every frame: 45-80% of a core without a GPU, bench/page_cpu.py)."""
+    page, _ = seated(browser, server, [None, "easy", "easy"], timer=120, width=width, height=height)
+    page.click("#start")
+    our_turn(page, standing=False)
+    expect(page.locator(".seat.turn")).to_have_count(1)
+    running = page.evaluate(RUNNING)
+    assert running, "the lit seat does not pulse as the turn begins"
+    for animation in running:
+        assert animation["ends"] is not None, animation
+        assert set(animation["moves"]) <= CHEAP_TO_MOVE, animation
+    # Once the pulse is over (it ends within ten seconds of the turn), nothing moves.
+    last_end = max(animation["ends"] for animation in running)
+    now = page.evaluate("document.timeline.currentTime")
+    assert last_end - now < 10_000, (running, now)
+    page.wait_for_timeout(last_end - now + 200)
+    assert page.evaluate(RUNNING) == [], running
+    # The seat is still lit: its glow stays at full strength.
+    lit = "getComputedStyle(document.querySelector('.seat.turn'), '::after')"
+    assert page.evaluate(f"{lit}.opacity") == "1"
+    assert page.evaluate(f"{lit}.boxShadow") != "none"
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
 # Chrome on Android: the page may not build a Notification (the constructor throws), and
 # every vibration asked for is recorded.
 ANDROID_CUES = """
