@@ -10,7 +10,11 @@ in a game of two against a bot:
 - a bid made only by tapping those buttons reaches the server as that hand and is read
   in the log;
 - by keyboard: Tab and the arrow keys reach the choices, Enter and Space pick, the focus
-  ring shows, B bids and L calls Liar!.
+  ring shows, B bids and L calls Liar!;
+- a turn of ours is on the first screen, the page unscrolled, with two rows of faces
+  showing (a full house or two pair): our dice, the hand to beat, the kinds, the faces,
+  Bid and Liar!, on phones held sideways (844×390, 740×360, 667×375) as upright (360×640,
+  390×844) and at 1366×768; the faces within the picker.
 
 Screenshots go to test-artifacts/ (look at them).
 """
@@ -26,7 +30,15 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page, expect
-from test_web import ARTIFACTS, TIMINGS, axe_check, chromium, wait_for_news, wait_until
+from test_web import (
+    ARTIFACTS,
+    TIMINGS,
+    axe_check,
+    chromium,
+    try_click,
+    wait_for_news,
+    wait_until,
+)
 from test_web_audit import seat_in_a_room
 from test_web_table import state, turn_with_a_standing_bid, wait_for_lobby
 
@@ -379,5 +391,90 @@ def test_the_picker_by_keyboard(server: str, browser: Browser) -> None:
         page.keyboard.press("l")
         page.wait_for_selector("#reveal, .centre.over")
         assert state(page)["game"]["last_reveal"]["caller"] == 0
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
+def press(page: Page, selector: str) -> None:
+    """Press a choice of the picker where it is (a click event: nothing scrolls) and wait
+    for it to show as pressed."""
+    button = page.locator(f".hand-picker {selector}")
+    button.dispatch_event("click")
+    expect(button).to_have_attribute("aria-pressed", "true")
+
+
+def turn_with_two_rows_of_faces(page: Page) -> None:
+    """A turn of ours with a hand to beat that a hand of two faces (a full house, two pair)
+    may still raise: on a turn where none may, we call Liar! and play on."""
+    deadline = time.monotonic() + 120
+    while True:
+        left = deadline - time.monotonic()
+        assert left > 0, "no turn of ours where a full house or two pair may be bid"
+        turn_with_a_standing_bid(page, timeout=left)
+        if {hand["hand"] for hand in legal_hands(page)} & set(TWO_FACES):
+            return
+        before = page.evaluate("document.body.dataset.version")
+        if try_click(page, "#call-dudo"):
+            wait_for_news(page, before)
+
+
+def show_the_most_faces(page: Page) -> str:
+    """Press each kind that may be bid and end on the one that shows the most faces (two
+    rows of six: a full house or two pair)."""
+    shown: dict[str, int] = {}
+    for kind in sorted({hand["hand"] for hand in legal_hands(page)}):
+        press(page, f'[data-hand-kind="{kind}"]')
+        drawn = picker(page)
+        shown[kind] = len(drawn["firsts"]) + len(drawn["seconds"])
+    most = max(shown, key=lambda kind: shown[kind])
+    press(page, f'[data-hand-kind="{most}"]')
+    return most
+
+
+# What a turn needs, as boxes in the window: our dice, the hand to beat, the kinds, the
+# faces, Bid and Liar!; each choice of the picker; the picker.
+TURN = """() => {
+    const box = (el) => { if (!el) return null; const r = el.getBoundingClientRect();
+        return {id: el.id || el.className, left: r.left, top: r.top, right: r.right,
+                bottom: r.bottom}; };
+    const one = (selector) => box(document.querySelector(selector));
+    return {
+        needs: {dice: one('.my-dice'), standing: one('#standing'),
+                kinds: one('.hand-picker .hand-kinds'), faces: one('.hand-picker .hand-faces'),
+                bid: one('#bid-go'), liar: one('#call-dudo')},
+        choices: [...document.querySelectorAll('.hand-picker :is([data-hand-kind],'
+            + ' [data-hand-first], [data-hand-second])')].map(box),
+        picker: one('.hand-picker'), width: innerWidth, height: innerHeight, scrollY,
+    };
+}"""
+FIRST_SCREEN = [(844, 390), (740, 360), (667, 375), (360, 640), (390, 844), (1366, 768)]
+
+
+@pytest.mark.parametrize("width, height", FIRST_SCREEN)
+def test_a_turn_with_two_rows_of_faces_is_on_the_first_screen(
+    server: str, browser: Browser, width: int, height: int
+) -> None:
+    """Held sideways, a phone's picker with two rows of faces put Bid about 50 px under the
+    first screen (60 at 844x390, 120 at 740x360) and a row of faces past the picker's
+    edge."""
+    page = hand_table(browser, server, width, height)
+    page.click("#start")
+    turn_with_two_rows_of_faces(page)
+    most = show_the_most_faces(page)
+    drawn = picker(page)
+    assert most in TWO_FACES and drawn["firsts"] and drawn["seconds"], (most, drawn)
+    page.evaluate("window.scrollTo(0, 0)")  # the first screen
+    turn = page.evaluate(TURN)
+    where = f"at {width}×{height}, {most}"
+    assert turn["scrollY"] == 0, where
+    for name, box in turn["needs"].items():
+        assert box, f"no {name} {where}"
+        assert box["top"] >= 0 and box["bottom"] <= height, f"{name} off screen {where}: {box}"
+        assert box["left"] >= 0 and box["right"] <= width, f"{name} past the edge {where}: {box}"
+    edge = turn["picker"]
+    for box in turn["choices"]:
+        assert box["top"] >= 0 and box["bottom"] <= height, (where, box)
+        assert edge["left"] <= box["left"] and box["right"] <= edge["right"], (where, box, edge)
+    page.screenshot(path=str(ARTIFACTS / f"hand-picker-first-screen-{width}x{height}.png"))
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
