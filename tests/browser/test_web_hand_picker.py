@@ -10,7 +10,9 @@ in a game of two against a bot:
 - a bid made only by tapping those buttons reaches the server as that hand and is read
   in the log;
 - by keyboard: Tab and the arrow keys reach the choices, Enter and Space pick, the focus
-  ring shows, B bids and L calls Liar!;
+  ring shows, B bids and L calls Liar!; the digits 1–6 pick the faces as in the quantity
+  picker (a hand of two faces: the first, then the second; never a face that cannot be
+  bid), and the list of keys says so;
 - a turn of ours is on the first screen, the page unscrolled, with two rows of faces
   showing (a full house or two pair): our dice, the hand to beat, the kinds, the faces,
   Bid and Liar!, on phones held sideways (844×390, 740×360, 667×375) as upright (360×640,
@@ -476,5 +478,99 @@ def test_a_turn_with_two_rows_of_faces_is_on_the_first_screen(
         assert box["top"] >= 0 and box["bottom"] <= height, (where, box)
         assert edge["left"] <= box["left"] and box["right"] <= edge["right"], (where, box, edge)
     page.screenshot(path=str(ARTIFACTS / f"hand-picker-first-screen-{width}x{height}.png"))
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
+def pressed(page: Page, which: str, face: int) -> None:
+    expect(page.locator(f"#hand-{which}-{face}")).to_have_attribute("aria-pressed", "true")
+
+
+def test_the_digits_choose_the_hands_faces_and_a_bid_by_keys_is_that_hand(
+    server: str, browser: Browser
+) -> None:
+    """The list of keys promised 1–6 for the face, and in a Common Hand room they did
+    nothing."""
+    page = hand_table(browser, server, 1366, 768, touch=False)
+    page.click("#start")
+    page.wait_for_selector(".hand-picker")
+    expect(page.locator("#bid-go")).to_be_focused()
+    # The list of keys says what the digits do here; no quantity, no calza.
+    page.keyboard.press("?")
+    dialog = page.locator("#keys-dialog")
+    expect(dialog).to_contain_text("pick the hand's face")
+    expect(dialog).to_contain_text("the first face, then the second")
+    expect(dialog).not_to_contain_text("dice in your bid")
+    expect(dialog).not_to_contain_text("calza")
+    page.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+    expect(page.locator("#bid-go")).to_be_focused()
+    # A pair (the picker's first pick): a digit is its face.
+    assert pick(page)["hand"] == "pair"
+    face = 6 if pick(page)["faces"] != [6] else 5
+    page.keyboard.press(str(face))
+    pressed(page, "first", face)
+    assert pick(page) == {"hand": "pair", "faces": [face]}
+    # Two pair, chosen by keys: the first digit is the higher pair, the next the lower.
+    for _ in range(20):
+        page.keyboard.press("Shift+Tab")
+        if page.evaluate("!!document.activeElement.dataset.handKind"):
+            break
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    expect(page.locator("#kind-two_pair")).to_have_attribute("aria-pressed", "true")
+    before = pick(page)
+    expect(page.locator("#hand-first-1")).to_be_disabled()
+    page.keyboard.press("1")  # aces are never the higher pair: nothing changes
+    assert pick(page) == before
+    page.keyboard.press("4")
+    pressed(page, "first", 4)
+    assert pick(page)["faces"][0] == 4
+    chosen = pick(page)
+    expect(page.locator("#hand-second-5")).to_be_disabled()
+    page.keyboard.press("5")  # 4s over 5s is no hand: the second stays
+    assert pick(page) == chosen
+    page.keyboard.press("2")
+    pressed(page, "second", 2)
+    assert pick(page) == {"hand": "two_pair", "faces": [4, 2]}
+    page.keyboard.press("3")  # the first again
+    pressed(page, "first", 3)
+    assert pick(page) == {"hand": "two_pair", "faces": [3, 2]}
+    page.keyboard.press("1")
+    pressed(page, "second", 1)
+    assert pick(page) == {"hand": "two_pair", "faces": [3, 1]}
+    # A full house: the three, then the pair (never the three's face again).
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    expect(page.locator("#kind-full_house")).to_have_attribute("aria-pressed", "true")
+    page.keyboard.press("6")
+    pressed(page, "first", 6)
+    page.keyboard.press("6")  # 6s over 6s is no hand
+    pressed(page, "first", 6)
+    expect(page.locator("#hand-second-6")).to_be_disabled()
+    expect(page.locator("#hand-second-6")).to_have_attribute("aria-pressed", "false")
+    page.keyboard.press("2")
+    pressed(page, "second", 2)
+    assert pick(page) == {"hand": "full_house", "faces": [6, 2]}
+    # With the focus in a row of faces, a digit is that row's.
+    for _ in range(20):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.closest('.hand-face-row')?.id") == "hand-second":
+            break
+    page.keyboard.press("4")
+    pressed(page, "second", 4)
+    page.keyboard.press("3")
+    pressed(page, "second", 3)
+    pressed(page, "first", 6)
+    assert pick(page) == {"hand": "full_house", "faces": [6, 3]}
+    # B bids it: the server's hand is the one the keys chose.
+    version = page.evaluate("document.body.dataset.version")
+    page.keyboard.press("b")
+    wait_for_news(page, version)
+    made = bids_heard(page)
+    assert made[0] == {"event": "bid", "seat": 0, "hand": "full_house", "faces": [6, 3]}
+    expect(page.locator(".history")).to_contain_text("a full house, 6s over 3s")
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
