@@ -10,7 +10,13 @@ in a game of two against a bot:
 - a bid made only by tapping those buttons reaches the server as that hand and is read
   in the log;
 - by keyboard: Tab and the arrow keys reach the choices, Enter and Space pick, the focus
-  ring shows, B bids and L calls Liar!.
+  ring shows, B bids and L calls Liar!; the digits 1–6 pick the faces as in the quantity
+  picker (a hand of two faces: the first, then the second; never a face that cannot be
+  bid), and the list of keys says so;
+- a turn of ours is on the first screen, the page unscrolled, with two rows of faces
+  showing (a full house or two pair): our dice, the hand to beat, the kinds, the faces,
+  Bid and Liar!, on phones held sideways (844×390, 740×360, 667×375) as upright (360×640,
+  390×844) and at 1366×768; the faces within the picker.
 
 Screenshots go to test-artifacts/ (look at them).
 """
@@ -26,7 +32,15 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page, expect
-from test_web import ARTIFACTS, TIMINGS, axe_check, chromium, wait_for_news, wait_until
+from test_web import (
+    ARTIFACTS,
+    TIMINGS,
+    axe_check,
+    chromium,
+    try_click,
+    wait_for_news,
+    wait_until,
+)
 from test_web_audit import seat_in_a_room
 from test_web_table import state, turn_with_a_standing_bid, wait_for_lobby
 
@@ -379,5 +393,184 @@ def test_the_picker_by_keyboard(server: str, browser: Browser) -> None:
         page.keyboard.press("l")
         page.wait_for_selector("#reveal, .centre.over")
         assert state(page)["game"]["last_reveal"]["caller"] == 0
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
+def press(page: Page, selector: str) -> None:
+    """Press a choice of the picker where it is (a click event: nothing scrolls) and wait
+    for it to show as pressed."""
+    button = page.locator(f".hand-picker {selector}")
+    button.dispatch_event("click")
+    expect(button).to_have_attribute("aria-pressed", "true")
+
+
+def turn_with_two_rows_of_faces(page: Page) -> None:
+    """A turn of ours with a hand to beat that a hand of two faces (a full house, two pair)
+    may still raise: on a turn where none may, we call Liar! and play on."""
+    deadline = time.monotonic() + 120
+    while True:
+        left = deadline - time.monotonic()
+        assert left > 0, "no turn of ours where a full house or two pair may be bid"
+        turn_with_a_standing_bid(page, timeout=left)
+        if {hand["hand"] for hand in legal_hands(page)} & set(TWO_FACES):
+            return
+        before = page.evaluate("document.body.dataset.version")
+        if try_click(page, "#call-dudo"):
+            wait_for_news(page, before)
+
+
+def show_the_most_faces(page: Page) -> str:
+    """Press each kind that may be bid and end on the one that shows the most faces (two
+    rows of six: a full house or two pair)."""
+    shown: dict[str, int] = {}
+    for kind in sorted({hand["hand"] for hand in legal_hands(page)}):
+        press(page, f'[data-hand-kind="{kind}"]')
+        drawn = picker(page)
+        shown[kind] = len(drawn["firsts"]) + len(drawn["seconds"])
+    most = max(shown, key=lambda kind: shown[kind])
+    press(page, f'[data-hand-kind="{most}"]')
+    return most
+
+
+# What a turn needs, as boxes in the window: our dice, the hand to beat, the kinds, the
+# faces, Bid and Liar!; each choice of the picker; the picker.
+TURN = """() => {
+    const box = (el) => { if (!el) return null; const r = el.getBoundingClientRect();
+        return {id: el.id || el.className, left: r.left, top: r.top, right: r.right,
+                bottom: r.bottom}; };
+    const one = (selector) => box(document.querySelector(selector));
+    return {
+        needs: {dice: one('.my-dice'), standing: one('#standing'),
+                kinds: one('.hand-picker .hand-kinds'), faces: one('.hand-picker .hand-faces'),
+                bid: one('#bid-go'), liar: one('#call-dudo')},
+        choices: [...document.querySelectorAll('.hand-picker :is([data-hand-kind],'
+            + ' [data-hand-first], [data-hand-second])')].map(box),
+        picker: one('.hand-picker'), width: innerWidth, height: innerHeight, scrollY,
+    };
+}"""
+FIRST_SCREEN = [(844, 390), (740, 360), (667, 375), (360, 640), (390, 844), (1366, 768)]
+
+
+@pytest.mark.parametrize("width, height", FIRST_SCREEN)
+def test_a_turn_with_two_rows_of_faces_is_on_the_first_screen(
+    server: str, browser: Browser, width: int, height: int
+) -> None:
+    """Held sideways, a phone's picker with two rows of faces put Bid about 50 px under the
+    first screen (60 at 844x390, 120 at 740x360) and a row of faces past the picker's
+    edge."""
+    page = hand_table(browser, server, width, height)
+    page.click("#start")
+    turn_with_two_rows_of_faces(page)
+    most = show_the_most_faces(page)
+    drawn = picker(page)
+    assert most in TWO_FACES and drawn["firsts"] and drawn["seconds"], (most, drawn)
+    page.evaluate("window.scrollTo(0, 0)")  # the first screen
+    turn = page.evaluate(TURN)
+    where = f"at {width}×{height}, {most}"
+    assert turn["scrollY"] == 0, where
+    for name, box in turn["needs"].items():
+        assert box, f"no {name} {where}"
+        assert box["top"] >= 0 and box["bottom"] <= height, f"{name} off screen {where}: {box}"
+        assert box["left"] >= 0 and box["right"] <= width, f"{name} past the edge {where}: {box}"
+    edge = turn["picker"]
+    for box in turn["choices"]:
+        assert box["top"] >= 0 and box["bottom"] <= height, (where, box)
+        assert edge["left"] <= box["left"] and box["right"] <= edge["right"], (where, box, edge)
+    page.screenshot(path=str(ARTIFACTS / f"hand-picker-first-screen-{width}x{height}.png"))
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
+def pressed(page: Page, which: str, face: int) -> None:
+    expect(page.locator(f"#hand-{which}-{face}")).to_have_attribute("aria-pressed", "true")
+
+
+def test_the_digits_choose_the_hands_faces_and_a_bid_by_keys_is_that_hand(
+    server: str, browser: Browser
+) -> None:
+    """The list of keys promised 1–6 for the face, and in a Common Hand room they did
+    nothing."""
+    page = hand_table(browser, server, 1366, 768, touch=False)
+    page.click("#start")
+    page.wait_for_selector(".hand-picker")
+    expect(page.locator("#bid-go")).to_be_focused()
+    # The list of keys says what the digits do here; no quantity, no calza.
+    page.keyboard.press("?")
+    dialog = page.locator("#keys-dialog")
+    expect(dialog).to_contain_text("pick the hand's face")
+    expect(dialog).to_contain_text("the first face, then the second")
+    expect(dialog).not_to_contain_text("dice in your bid")
+    expect(dialog).not_to_contain_text("calza")
+    page.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+    expect(page.locator("#bid-go")).to_be_focused()
+    # A pair (the picker's first pick): a digit is its face.
+    assert pick(page)["hand"] == "pair"
+    face = 6 if pick(page)["faces"] != [6] else 5
+    page.keyboard.press(str(face))
+    pressed(page, "first", face)
+    assert pick(page) == {"hand": "pair", "faces": [face]}
+    # Two pair, chosen by keys: the first digit is the higher pair, the next the lower.
+    for _ in range(20):
+        page.keyboard.press("Shift+Tab")
+        if page.evaluate("!!document.activeElement.dataset.handKind"):
+            break
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    expect(page.locator("#kind-two_pair")).to_have_attribute("aria-pressed", "true")
+    before = pick(page)
+    expect(page.locator("#hand-first-1")).to_be_disabled()
+    page.keyboard.press("1")  # aces are never the higher pair: nothing changes
+    assert pick(page) == before
+    page.keyboard.press("4")
+    pressed(page, "first", 4)
+    assert pick(page)["faces"][0] == 4
+    chosen = pick(page)
+    expect(page.locator("#hand-second-5")).to_be_disabled()
+    page.keyboard.press("5")  # 4s over 5s is no hand: the second stays
+    assert pick(page) == chosen
+    page.keyboard.press("2")
+    pressed(page, "second", 2)
+    assert pick(page) == {"hand": "two_pair", "faces": [4, 2]}
+    page.keyboard.press("3")  # the first again
+    pressed(page, "first", 3)
+    assert pick(page) == {"hand": "two_pair", "faces": [3, 2]}
+    page.keyboard.press("1")
+    pressed(page, "second", 1)
+    assert pick(page) == {"hand": "two_pair", "faces": [3, 1]}
+    # A full house: the three, then the pair (never the three's face again).
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")
+    page.keyboard.press("Enter")
+    expect(page.locator("#kind-full_house")).to_have_attribute("aria-pressed", "true")
+    page.keyboard.press("6")
+    pressed(page, "first", 6)
+    page.keyboard.press("6")  # 6s over 6s is no hand
+    pressed(page, "first", 6)
+    expect(page.locator("#hand-second-6")).to_be_disabled()
+    expect(page.locator("#hand-second-6")).to_have_attribute("aria-pressed", "false")
+    page.keyboard.press("2")
+    pressed(page, "second", 2)
+    assert pick(page) == {"hand": "full_house", "faces": [6, 2]}
+    # With the focus in a row of faces, a digit is that row's.
+    for _ in range(20):
+        page.keyboard.press("Tab")
+        if page.evaluate("document.activeElement.closest('.hand-face-row')?.id") == "hand-second":
+            break
+    page.keyboard.press("4")
+    pressed(page, "second", 4)
+    page.keyboard.press("3")
+    pressed(page, "second", 3)
+    pressed(page, "first", 6)
+    assert pick(page) == {"hand": "full_house", "faces": [6, 3]}
+    # B bids it: the server's hand is the one the keys chose.
+    version = page.evaluate("document.body.dataset.version")
+    page.keyboard.press("b")
+    wait_for_news(page, version)
+    made = bids_heard(page)
+    assert made[0] == {"event": "bid", "seat": 0, "hand": "full_house", "faces": [6, 3]}
+    expect(page.locator(".history")).to_contain_text("a full house, 6s over 3s")
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()

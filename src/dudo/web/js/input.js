@@ -5,7 +5,7 @@
 // with the table drawing itself again.
 import {toast} from './page.js';
 import {t} from './i18n.js';
-import {chooseHand, isHand} from './hands.js';
+import {chooseHand, handKey, isHand} from './hands.js';
 import {setSound, soundOn} from './sound.js';
 import {toggleNotify} from './narration.js';
 import {takeSeat} from './room.js';
@@ -17,6 +17,7 @@ const FACE_KEYS = ['1', '2', '3', '4', '5', '6'];
 export class TableInput {
   constructor(table) {
     this.table = table;
+    this.secondNext = null; // the pick whose second face the next digit sets (handFace)
     const main = table.main;
     this.listeners = [
       [main, 'click', (event) => this.handle(event)],
@@ -204,6 +205,32 @@ export class TableInput {
     return true;
   }
 
+  // 1–6 in the hand picker (Common Hand), as in the quantity picker: the face of the kind
+  // of hand chosen, pressed as its die would be (a face the hand cannot have is disabled,
+  // and never chosen). A hand of two faces (a full house, two pair) takes a digit for its
+  // first face (the three, the higher pair) and the next digit for its second, then the
+  // first again; with the focus on a row of faces the digit is that row's. False when
+  // there is no hand picker.
+  handFace(event, key) {
+    const table = this.table;
+    const picker = table.main.querySelector('.hand-picker');
+    if (!picker || !isHand(table.pick)) return false;
+    const twoRows = !!picker.querySelector('#hand-second');
+    const inRow = event.target.closest?.('.hand-picker .hand-face-row')?.id; // hand-first, hand-second
+    const row = inRow ? inRow.slice('hand-'.length) : twoRows && this.secondNext === this.pickKey() ? 'second' : 'first';
+    const button = picker.querySelector(`#hand-${row}-${key}`);
+    if (!button || button.disabled) return true;
+    event.preventDefault();
+    button.click();
+    this.secondNext = row === 'first' && twoRows ? this.pickKey() : null;
+    return true;
+  }
+
+  // The hand picked, and for which turn (the digits' second face follows that pick only).
+  pickKey() {
+    return `${this.table.pickTurn}/${handKey(this.table.pick)}`;
+  }
+
   key(event) {
     const table = this.table;
     if (!table.state || event.target.matches('input, select, textarea') || event.ctrlKey || event.metaKey || event.altKey) return;
@@ -216,7 +243,7 @@ export class TableInput {
     else if (key === 'b') click('bid-go');
     else if (key === '+' || key === '=') click('q-up');
     else if (key === '-') click('q-down');
-    else if (FACE_KEYS.includes(key)) click(`face-${key}`);
+    else if (FACE_KEYS.includes(key)) { if (!this.handFace(event, key)) click(`face-${key}`); }
     else if (key === 'n') click('next-round');
     else if (key === '?') { event.preventDefault(); table.keyboard.showHelp(); }
   }

@@ -1,7 +1,8 @@
 // The table by keyboard: when your turn starts, focus moves to the bid picker's Bid
-// button (one Enter bids the picked bid; + − 1–6 change it; L and C call), and after a
-// bid the focus stays in the actions' place instead of falling to the page's start. N
-// rolls the next round; ? opens the list of keys (also a button in the room's head).
+// button (one Enter bids the picked bid; + − 1–6 change it, 1–6 a hand's faces; L and C
+// call), and after a bid the focus stays in the actions' place instead of falling to the
+// page's start. N rolls the next round; ? opens the list of keys (also a button in the
+// room's head).
 import {icon} from './icons.js';
 import {escapeHtml} from './page.js';
 import {t} from './i18n.js';
@@ -9,6 +10,12 @@ import {t} from './i18n.js';
 const KEYS = [
   ['+ −', 'keys.quantity'], ['1–6', 'keys.face'], ['B', 'keys.bid'], ['L', 'keys.liar'],
   ['C', 'keys.calza'], ['N', 'keys.next'], ['?', 'keys.help'], ['Esc', 'keys.close'],
+];
+// A Common Hand room (poker bids) has no quantity and no calza, and its digits pick the
+// hand's faces, the first and then the second (input.js).
+const HAND_KEYS = [
+  ['1–6', 'keys.hand_face'], ['B', 'keys.bid'], ['L', 'keys.liar'],
+  ['N', 'keys.next'], ['?', 'keys.help'], ['Esc', 'keys.close'],
 ];
 
 // The button in the room's head (shown where there is a keyboard: table.css).
@@ -65,7 +72,8 @@ export class Keyboard {
     dialog.id = 'keys-dialog';
     dialog.className = 'keys-dialog';
     dialog.setAttribute('aria-labelledby', 'keys-title');
-    const rows = KEYS.map(([keys, what]) => `<tr><th scope="row"><kbd>${escapeHtml(keys)}</kbd></th><td>${escapeHtml(t(what))}</td></tr>`).join('');
+    const list = this.table.state?.room.rules.bids === 'poker' ? HAND_KEYS : KEYS;
+    const rows = list.map(([keys, what]) => `<tr><th scope="row"><kbd>${escapeHtml(keys)}</kbd></th><td>${escapeHtml(t(what))}</td></tr>`).join('');
     dialog.innerHTML = `<h2 id="keys-title">${escapeHtml(t('keys.title'))}</h2>
       <table class="keys-table"><caption class="sr-only">${escapeHtml(t('keys.title'))}</caption><tbody>${rows}</tbody></table>
       <div class="buttons"><button id="keys-close" class="primary">${escapeHtml(t('keys.done'))}</button></div>`;

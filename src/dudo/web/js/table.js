@@ -285,7 +285,8 @@ class Table {
         if (you.seat != null) side.push(this.emoteBar());
         side.push(this.voices.toggle(), this.chat.panel());
       }
-      html = `<div class="table-page ${room.status}" data-seats="${room.seats.length}">${roomHead(this)}
+      // data-bids: a Common Hand room (poker) lays out its taller picker otherwise (table.css).
+      html = `<div class="table-page ${room.status}" data-seats="${room.seats.length}" data-bids="${escapeHtml(room.rules.bids || 'quantity')}">${roomHead(this)}
         <div class="board" data-key="board">${feltHtml(this)}${ownDice(this)}</div>
         <div class="side" data-key="side">${side.join('')}</div></div>`;
     }
