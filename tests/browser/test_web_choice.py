@@ -326,6 +326,7 @@ def test_the_keyboard_follows_the_turns_and_lists_its_keys(server: str, browser:
     dialog = page.locator("#keys-dialog")
     expect(dialog).to_be_visible()
     expect(dialog).to_contain_text("roll the next round now")
+    expect(dialog).to_contain_text("call calza")  # Perudo plays calza
     axe_check(page, "keys dialog")
     page.keyboard.press("Escape")
     expect(dialog).to_have_count(0)
@@ -343,6 +344,23 @@ def test_the_keyboard_follows_the_turns_and_lists_its_keys(server: str, browser:
             page, "document.body.dataset.phase !== 'roll' || !document.querySelector('#next-round')"
         )
         assert any('"type":"next_round"' in frame.replace(" ", "") for frame in sent), sent
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
+def test_the_list_of_keys_leaves_out_calza_where_it_is_not_played(
+    server: str, browser: Browser
+) -> None:
+    from test_web_table import our_turn, seated
+
+    page, _ = seated(browser, server, [None, "easy"], rules={"preset": "tavern"})
+    page.click("#start")
+    our_turn(page, standing=False)
+    page.keyboard.press("?")
+    dialog = page.locator("#keys-dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text("call Liar!")
+    expect(dialog.locator("kbd")).to_have_text(["+ −", "1–6", "B", "L", "N", "?", "Esc"])
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
 

@@ -72,7 +72,10 @@ export class Keyboard {
     dialog.id = 'keys-dialog';
     dialog.className = 'keys-dialog';
     dialog.setAttribute('aria-labelledby', 'keys-title');
-    const list = this.table.state?.room.rules.bids === 'poker' ? HAND_KEYS : KEYS;
+    // The keys this room's rules have: a poker room its own; C only where calza is played.
+    const rules = this.table.state?.room.rules;
+    const list = rules?.bids === 'poker' ? HAND_KEYS
+      : KEYS.filter(([key]) => key !== 'C' || rules?.calza !== 'off');
     const rows = list.map(([keys, what]) => `<tr><th scope="row"><kbd>${escapeHtml(keys)}</kbd></th><td>${escapeHtml(t(what))}</td></tr>`).join('');
     dialog.innerHTML = `<h2 id="keys-title">${escapeHtml(t('keys.title'))}</h2>
       <table class="keys-table"><caption class="sr-only">${escapeHtml(t('keys.title'))}</caption><tbody>${rows}</tbody></table>
