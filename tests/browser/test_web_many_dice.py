@@ -31,9 +31,9 @@ from test_web_table import our_turn, wait_for_lobby
 
 from serverkit import server_process, sqlite_url
 
-# Phones upright and one held sideways (a touch screen, its own device width), then a
+# Phones upright and two held sideways (a touch screen, its own device width), then a
 # tablet, laptops and big screens (a mouse).
-PHONE = [(320, 568), (360, 640), (390, 844), (844, 390)]
+PHONE = [(320, 568), (360, 640), (390, 844), (844, 390), (568, 320)]
 SCREEN = [(768, 1024), (1280, 720), (1366, 768), (1920, 1080), (2560, 1440)]
 
 # Seats, dice each, and the screens: every count of seats and of dice on both kinds of

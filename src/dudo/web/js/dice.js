@@ -34,11 +34,11 @@ function ensureDefs() {
 const BACK = '<rect class="gloss" x="2" y="2" width="92" height="92" rx="22"/>' +
   '<path class="mark" d="M38 27 Q48 24 58 27 L65 61 L31 61 Z M26 61 H70 V68 Q48 74 26 68 Z"/>';
 
-// A row of more than five dice (a room may deal up to ten each) is drawn in two rows of
-// --cols (CSS: room.css, "many dice"), smaller where its place is narrow; five or fewer
-// keep their one row: the attributes of such a row.
+// A row of more than five dice (a room may deal up to ten each) is drawn in two rows
+// (CSS: room.css, "many dice"), smaller where its place is narrow; five or fewer keep
+// their one row: the attribute that marks such a row, with its count.
 export function manyDice(n) {
-  return n > 5 ? ` data-many="${n}" style="--cols:${Math.ceil(n / 2)}"` : '';
+  return n > 5 ? ` data-many="${n}"` : '';
 }
 
 // face 0 draws a hidden die (a cup-covered one); options: size, counts, label, cls.
