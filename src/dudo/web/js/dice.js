@@ -34,6 +34,13 @@ function ensureDefs() {
 const BACK = '<rect class="gloss" x="2" y="2" width="92" height="92" rx="22"/>' +
   '<path class="mark" d="M38 27 Q48 24 58 27 L65 61 L31 61 Z M26 61 H70 V68 Q48 74 26 68 Z"/>';
 
+// A row of more than five dice (a room may deal up to ten each) is drawn in two rows
+// (CSS: room.css, "many dice"), smaller where its place is narrow; five or fewer keep
+// their one row: the attribute that marks such a row, with its count.
+export function manyDice(n) {
+  return n > 5 ? ` data-many="${n}"` : '';
+}
+
 // face 0 draws a hidden die (a cup-covered one); options: size, counts, label, cls.
 export function die(face, {size = 40, counts = false, label = '', cls = ''} = {}) {
   ensureDefs();

@@ -3,7 +3,7 @@
 // the winner) and your own dice below it. RevealCount keeps the one piece of state the
 // drawing has of its own: how far a reveal has been counted up, or that it was skipped.
 import {announce, escapeHtml, nameHtml} from './page.js';
-import {die} from './dice.js';
+import {die, manyDice} from './dice.js';
 import {bidWords, has, t} from './i18n.js';
 import {bidOdds} from './odds.js';
 import {GameLog} from './gamelog.js';
@@ -197,6 +197,7 @@ function seatCard(table, index, order) {
     dice = hidden + Array.from({length: count}, () => die(0, {size: 18})).join('')
       + Array.from({length: lost}, () => die(0, {size: 18, cls: 'lost'})).join('');
   }
+  const many = manyDice(cup?.length || count + lost);
   const status = [];
   if (seat.kind === 'bot') status.push(t(`seat.bot_${seat.level}`));
   if (seat.kind === 'human' && seat.left) status.push(t('seat.left'));
@@ -221,8 +222,8 @@ function seatCard(table, index, order) {
       <span class="seat-name">${avatar(table.name(index), index)}${turn ? '<span aria-hidden="true">▶ </span>' : ''}${nameHtml(table.name(index))}${index === you.seat ? ` <span class="you-tag">(${escapeHtml(t('seat.you'))})</span>` : ''}</span>
       <span class="seat-status">${escapeHtml(status.join(' · '))}</span>
       ${cup?.length
-    ? `<span class="seat-dice revealed" data-key="${diceKey}" role="group" aria-label="${escapeHtml(t('table.cup_of', {name: table.name(index)}))}">${dice}</span>`
-    : `<span class="seat-dice" data-key="${diceKey}" aria-hidden="true">${dice}</span><span class="sr-only">${escapeHtml(diceWords)}</span>`}
+    ? `<span class="seat-dice revealed"${many} data-key="${diceKey}" role="group" aria-label="${escapeHtml(t('table.cup_of', {name: table.name(index)}))}">${dice}</span>`
+    : `<span class="seat-dice"${many} data-key="${diceKey}" aria-hidden="true">${dice}</span><span class="sr-only">${escapeHtml(diceWords)}</span>`}
       ${points}${changeMark}${bubble}${table.voices.bubble(index)}</li>`;
 }
 
@@ -360,7 +361,7 @@ export function ownDice(table) {
   let body;
   if (game.dice.length) {
     const key = `${table.state.fair?.game_id}:${game.round}`;
-    body = `<div class="my-dice" data-key="dice-${key}" data-dice="${game.dice.join('')}" role="list" aria-label="${escapeHtml(t('table.your_dice'))}">${game.dice.map((d, i) => `<span role="listitem" style="--i:${i}">${die(d, {size: 52, label: t('die.face', {face: d})})}</span>`).join('')}</div>`;
+    body = `<div class="my-dice"${manyDice(game.dice.length)} data-key="dice-${key}" data-dice="${game.dice.join('')}" role="list" aria-label="${escapeHtml(t('table.your_dice'))}">${game.dice.map((d, i) => `<span role="listitem" style="--i:${i}">${die(d, {size: 52, label: t('die.face', {face: d})})}</span>`).join('')}</div>`;
   } else if (game.phase === 'over') {
     return '';
   } else if (game.dice_counts[you.seat] === 0 && !table.points()) {
