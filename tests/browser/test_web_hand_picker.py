@@ -16,7 +16,9 @@ in a game of two against a bot:
 - a turn of ours is on the first screen, the page unscrolled, with two rows of faces
   showing (a full house or two pair): our dice, the hand to beat, the kinds, the faces,
   Bid and Liar!, on phones held sideways (844×390, 740×360, 667×375) as upright (360×640,
-  390×844) and at 1366×768; the faces within the picker.
+  390×844) and at 1366×768; the faces within the picker; and with two, four and six seats
+  on every small phone (320×568 to 390×844 upright, 568×320 to 844×390 sideways), the
+  choices and Bid and Liar! 40 px and more.
 
 Screenshots go to test-artifacts/ (look at them).
 """
@@ -67,10 +69,11 @@ def browser() -> Iterator[Browser]:
 
 
 def hand_table(
-    browser: Browser, server: str, width: int, height: int, *, touch: bool = True
+    browser: Browser, server: str, width: int, height: int, *, touch: bool = True, seats: int = 2
 ) -> Page:
-    """A Common Hand room of ours against a bot (we open round 1, a long timer), its lobby
-    open in a page of that size: a touch screen (a phone, or a touch laptop) or a mouse."""
+    """A Common Hand room of ours against a bot (or ``seats - 1`` of them; we open round 1,
+    a long timer), its lobby open in a page of that size: a touch screen (a phone, or a
+    touch laptop) or a mouse."""
     context = browser.new_context(
         viewport={"width": width, "height": height},
         is_mobile=touch,
@@ -85,7 +88,7 @@ def hand_table(
     heard: list[dict[str, Any]] = []
     page.on("websocket", lambda socket: socket.on("framereceived", lambda f: hear(f, heard)))
     page.bids_heard = heard  # type: ignore[attr-defined]
-    seat_in_a_room(page, server, [None, "normal"], rules=COMMON_HAND)
+    seat_in_a_room(page, server, [None] + ["normal"] * (seats - 1), rules=COMMON_HAND)
     return page
 
 
@@ -478,6 +481,73 @@ def test_a_turn_with_two_rows_of_faces_is_on_the_first_screen(
         assert box["top"] >= 0 and box["bottom"] <= height, (where, box)
         assert edge["left"] <= box["left"] and box["right"] <= edge["right"], (where, box, edge)
     page.screenshot(path=str(ARTIFACTS / f"hand-picker-first-screen-{width}x{height}.png"))
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
+# Small phones, upright and held sideways: the plain picker's turn fits all of them at two to
+# six seats (test_web_audit), and so must the hand picker's, with two rows of faces.
+SMALL_PHONES = [
+    (320, 568),
+    (360, 640),
+    (375, 667),
+    (390, 844),
+    (568, 320),
+    (640, 360),
+    (667, 375),
+    (740, 360),
+    (844, 390),
+]
+# Also on the first screen: "Your turn" with the timer, the hand being bid.
+TURN_LINE = """() => { const r = document.querySelector('.hand-picker .your-turn')
+    .getBoundingClientRect(); return {top: r.top, bottom: r.bottom, left: r.left,
+    right: r.right}; }"""
+
+
+@pytest.mark.parametrize("seats", [2, 4, 6])
+def test_a_turn_with_two_rows_of_faces_fits_small_phones_at_any_number_of_seats(
+    server: str, browser: Browser, seats: int
+) -> None:
+    """With four to six seats the felt is two rows of seats high: Bid was 30-45 px below
+    the first screen at 360x640 and 375x667, about 150 at 320x568 (60 with two seats), and
+    held sideways our dice were 150 px below it at 568x320, 25 at 640x360. One turn of ours
+    (two rows of faces showing), the window resized through the small phones."""
+    page = hand_table(browser, server, *SMALL_PHONES[0], seats=seats)
+    page.click("#start")
+    turn_with_two_rows_of_faces(page)
+    most = show_the_most_faces(page)
+    missed: list[str] = []
+    for width, height in SMALL_PHONES:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(150)
+        page.evaluate("window.scrollTo(0, 0)")  # the first screen
+        turn = page.evaluate(TURN)
+        where = f"{seats} seats at {width}×{height}, {most}"
+        assert turn["scrollY"] == 0, where
+        needs = {**turn["needs"], "turn line": page.evaluate(TURN_LINE)}
+        for name, box in needs.items():
+            if not box:
+                missed.append(f"no {name} {where}")
+            elif not (box["top"] >= 0 and box["bottom"] <= height):
+                missed.append(f"{name} off screen {where}: {box['top']:.0f}-{box['bottom']:.0f}")
+            elif not (box["left"] >= 0 and box["right"] <= width):
+                missed.append(f"{name} past the edge {where}: {box}")
+        edge = turn["picker"]
+        for box in turn["choices"]:
+            if not (box["top"] >= 0 and box["bottom"] <= height):
+                missed.append(f"a choice off screen {where}: {box}")
+            if not (edge["left"] <= box["left"] and box["right"] <= edge["right"]):
+                missed.append(f"a choice past the picker {where}: {box}")
+        drawn = picker(page)
+        assert drawn["firsts"] and drawn["seconds"], where
+        for control in drawn["kinds"] + drawn["firsts"] + drawn["seconds"]:
+            if control["height"] < 40 or control["width"] < 40:
+                missed.append(f"a choice under 40 px {where}: {control}")
+        for name in ("bid", "liar"):
+            if drawn[name]["height"] < 40:
+                missed.append(f"{name} under 40 px {where}: {drawn[name]}")
+        page.screenshot(path=str(ARTIFACTS / f"hand-picker-{seats}-seats-{width}x{height}.png"))
+    assert not missed, "\n".join(missed)
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
 
