@@ -21,13 +21,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page
 from test_web import ARTIFACTS, TIMINGS, chromium, wait_until
-from test_web_table import our_turn, wait_for_lobby
+from test_web_audit import seat_in_a_room
+from test_web_table import our_turn
 
 from serverkit import server_process, sqlite_url
 
@@ -77,24 +77,7 @@ def table_page(browser: Browser, server: str, seats: int, dice: int, kind: str) 
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
     page.js_errors = errors  # type: ignore[attr-defined]
-    body = {
-        "name": "Ana",
-        "seats": seats,
-        "bots": [None] + ["easy"] * (seats - 1),
-        "timer": 300,
-        "rules": {"starting_dice": dice},
-    }
-    answer = httpx.post(f"{server}/api/rooms", json=body)
-    assert answer.status_code == 201, answer.text
-    ticket = answer.json()
-    page.goto(server + "/")
-    page.evaluate(
-        "(t) => localStorage.setItem(`dudo.seat.${t.code}`, JSON.stringify("
-        "{token: t.token, seat: t.seat, name: t.name}))",
-        ticket,
-    )
-    page.goto(f"{server}/r/{ticket['code']}")
-    wait_for_lobby(page)
+    seat_in_a_room(page, server, [None] + ["easy"] * (seats - 1), rules={"starting_dice": dice})
     page.click("#start")
     return page
 
