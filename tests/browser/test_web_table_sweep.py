@@ -69,7 +69,8 @@ MEASURE = """() => new Promise((done) => requestAnimationFrame(() => {
         radius: Math.max(0, parseFloat(style.borderTopLeftRadius) - border),
         seats: [...felt.querySelectorAll('.seat')].map(rect),
         centre: rect(felt.querySelector('.centre')),
-        die: Math.min(...[...felt.querySelectorAll('.seat-dice .die')]
+        // (a lost die is drawn at 85%, a dashed mark where a die was: not one in play)
+        die: Math.min(...[...felt.querySelectorAll('.seat-dice .die:not(.lost)')]
             .map((die) => die.getBoundingClientRect().width)),
         width: document.documentElement.clientWidth,
         scrollWidth: document.documentElement.scrollWidth,
