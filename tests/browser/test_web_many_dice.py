@@ -34,7 +34,15 @@ from serverkit import server_process, sqlite_url
 # Phones upright and two held sideways (a touch screen, its own device width), then a
 # tablet, laptops and big screens (a mouse).
 PHONE = [(320, 568), (360, 640), (390, 844), (844, 390), (568, 320)]
-SCREEN = [(768, 1024), (1280, 720), (1366, 768), (1920, 1080), (2560, 1440)]
+SCREEN = [
+    (768, 1024),
+    (1024, 600),
+    (900, 600),
+    (1280, 720),
+    (1366, 768),
+    (1920, 1080),
+    (2560, 1440),
+]
 
 # Seats, dice each, and the screens: every count of seats and of dice on both kinds of
 # screen, the worst (six seats of ten dice) on both.
@@ -128,6 +136,7 @@ MEASURE = """() => {
         tray: tray ? box(tray) : null,
         mine: tray ? [...tray.querySelectorAll('.die')].map(box) : [],
         width: document.documentElement.clientWidth,
+        height: window.innerHeight,
         scrollWidth: document.documentElement.scrollWidth,
     };
 }"""
@@ -179,6 +188,13 @@ def faults(seen: dict[str, Any], seats: int, dice: int, phone: bool, revealed: b
                 found.append(("our die is out of its tray", die, seen["tray"]))
             if phone and die[2] - die[0] < 28 - 0.01:
                 found.append(("our die is too small", die))
+        # From 600 px our dice are one row in a tray on the first screen (a tenth die once
+        # wrapped alone onto a second row below it, at 1024x600).
+        if not phone and seen["mine"]:
+            if len({round(die[1]) for die in seen["mine"]}) > 1:
+                found.append(("our dice take more than one row", seen["mine"]))
+            if seen["tray"][3] > seen["height"] + 0.5:
+                found.append(("our tray is below the first screen", seen["tray"], seen["height"]))
     if seen["scrollWidth"] > seen["width"]:
         found.append(("the page scrolls sideways", seen["scrollWidth"], seen["width"]))
     return found
