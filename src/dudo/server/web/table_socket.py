@@ -81,8 +81,15 @@ async def room_socket(
         return
     try:
         offered = websocket.scope.get("subprotocols") or []
-        await websocket.accept(subprotocol=SUBPROTOCOL if SUBPROTOCOL in offered else None)
+        try:
+            await websocket.accept(subprotocol=SUBPROTOCOL if SUBPROTOCOL in offered else None)
+        except OSError:  # the client left during the handshake (uvicorn's ClientDisconnected)
+            return
         await seated_socket(websocket, address, offered, write or websocket.send_text, write_now)
+    except WebSocketDisconnect:
+        # The client left before the server had its say (the accept, a refusal such as
+        # "moved" while a node dies): there is no one to tell, and nothing went wrong here.
+        pass
     finally:
         gate.release(address)
 
