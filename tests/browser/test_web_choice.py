@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, expect
-from test_web import ARTIFACTS, TIMINGS, axe_check, chromium
+from test_web import ARTIFACTS, TIMINGS, axe_check, chromium, wait_until
 from test_web_table import open_page
 
 from serverkit import server_process, sqlite_url
@@ -361,6 +361,46 @@ def test_the_list_of_keys_leaves_out_calza_where_it_is_not_played(
     expect(dialog).to_be_visible()
     expect(dialog).to_contain_text("call Liar!")
     expect(dialog.locator("kbd")).to_have_text(["+ −", "1–6", "B", "L", "N", "?", "Esc"])
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
+# Every error the server sends the page, as it arrives (the table's own handler runs too).
+RECORD_ERRORS = """() => {
+    const table = window.dudo.view;
+    const receive = table.receive.bind(table);
+    window.seenErrors = [];
+    table.receive = (message) => {
+        if (message.type === 'error') window.seenErrors.push(message.code);
+        receive(message);
+    };
+}"""
+
+
+def test_a_step_someone_else_took_first_is_no_error(server: str, browser: Browser) -> None:
+    """Two players press Next round at once (or one presses it as its countdown runs out):
+    the server starts the round for the first and refuses the second as not_now. The table
+    has done what the second asked, so no error toast (there was one: "That is not
+    possible right now.")."""
+    from test_web_table import seated, turn_with_a_standing_bid, wait_for_news
+
+    page, _ = seated(browser, server, [None, "easy"], rules={"preset": "tavern"})
+    page.click("#start")
+    turn_with_a_standing_bid(page)
+    page.click("#call-dudo")
+    page.wait_for_selector("#next-round:enabled")
+    page.evaluate(RECORD_ERRORS)
+    before = page.evaluate("document.body.dataset.version")
+    # Both presses leave before either is answered, as two players' would.
+    page.evaluate(
+        "() => { window.dudo.view.act('next_round'); window.dudo.view.act('next_round'); }"
+    )
+    wait_for_news(page, before)
+    wait_until(page, "() => window.seenErrors.length > 0")
+    assert page.evaluate("window.seenErrors") == ["not_now"]
+    page.wait_for_timeout(300)
+    # (Counted once: a toast leaves by itself after 5 s, which a retrying check would wait for.)
+    assert page.locator("#toasts .toast").all_inner_texts() == []
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
 

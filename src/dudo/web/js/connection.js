@@ -82,12 +82,14 @@ export class Connection {
     return false;
   }
 
-  // An action of the seat, with an id for its acknowledgement; a bid or a call names the
-  // state it answers (`version`), so a stale click is refused, not misread.
+  // An action of the seat, with an id for its acknowledgement (returned: an answer names
+  // it); a bid or a call names the state it answers (`version`), so a stale click is
+  // refused, not misread.
   act(type, fields, version) {
     const message = {type, id: randomHex(8), ...fields};
     if (type === 'bid' || type === 'call') message.version = version;
     this.send(message);
+    return message.id;
   }
 
   // A fresh seed of this seat for every round it has not yet seeded (fair dice).

@@ -60,6 +60,12 @@ export function openTable(main, code, params) {
   return new Table(main, code, params);
 }
 
+// Steps anyone at the table may take: the next round, the first game, a rematch. When two
+// players press the same button at once, or Next round as its countdown runs out, the
+// server takes the first and refuses the others as `not_now`; the table has done what the
+// player asked, so the refusal is not news to them (no error toast).
+const SHARED_STEPS = new Set(['next_round', 'start', 'rematch']);
+
 class Table {
   constructor(main, code, params) {
     this.main = main;
@@ -71,6 +77,7 @@ class Table {
     this.closed = false;
     this.pick = null; // [quantity, face] chosen in the picker, or a hand {hand, faces}
     this.pickTurn = null; // the turn the pick was made for (a new turn gets a new default)
+    this.sharedSteps = new Set(); // ids of our SHARED_STEPS not yet answered
     this.emotes = new Map(); // seat -> [emote, until]
     this.drawn = null; // what render last drew: 'lobby' or 'table'
     this.drawnOver = null; // the game whose end was drawn (room.game)
@@ -142,7 +149,11 @@ class Table {
   act(type, fields = {}) {
     // Practice: a move made with a tip on screen means it was read; the next one comes.
     if (this.practice && (type === 'bid' || type === 'call')) this.practice.moved();
-    this.connection.act(type, fields, this.state?.version);
+    const id = this.connection.act(type, fields, this.state?.version);
+    if (SHARED_STEPS.has(type)) {
+      if (this.sharedSteps.size > 20) this.sharedSteps.clear();
+      this.sharedSteps.add(id);
+    }
   }
 
   // The socket closed with a code that says something about the seat: true when that is
@@ -197,6 +208,8 @@ class Table {
       if (message.code === 'wrong_round' || message.code === 'seeded') return;
       // Told by the socket's close code (above), once.
       if (message.code === 'removed' || message.code === 'replaced') return;
+      // Someone else (or the timer) took the step first: the table moved on as asked.
+      if (message.code === 'not_now' && this.sharedSteps.delete(message.id)) return;
       const text = refusalText(message) ?? errorText(message);
       announce(text);
       toast(text, 'error', {announced: true});
