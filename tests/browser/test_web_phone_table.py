@@ -184,6 +184,44 @@ def test_bubbles_keep_off_the_reveal_each_other_and_the_other_seats(
     page.context.close()
 
 
+# Each bubble drawn on its own seat: its box, its text's box, whether it is cut after a
+# line ("…") and its type size against the usual.
+ON_SEAT = """() => [...document.querySelectorAll('.seat .say[data-side="on"]')].map((say) => {
+    const box = (r) => [r.left, r.top, r.right, r.bottom];
+    return {text: say.innerText, say: box(say.getBoundingClientRect()),
+            line: box(say.querySelector('bdi').getBoundingClientRect()),
+            cut: say.hasAttribute('data-clamp'),
+            size: parseFloat(getComputedStyle(say).fontSize)};
+})"""
+
+
+@pytest.mark.timeout(180)
+def test_a_bubble_on_its_own_seat_is_never_cut_through_a_line(
+    server: str, browser: Browser
+) -> None:
+    """Where no place beside a seat is free (six seats on a phone), a bot's bubble sits on
+    its own seat; a long line overflowed it there, its first and last lines cut through
+    the middle at the bubble's edges (568x320). Now it is set smaller or cut after a whole
+    line with "…"."""
+    page = table_page(browser, server, [None] + ["easy"] * 5, 568, 320, motion="reduce")
+    page.click("#start")
+    our_turn(page)
+    on_seat = 0
+    for width, height in [(568, 320), (640, 360), (320, 568), (360, 640), (667, 375)]:
+        page.set_viewport_size({"width": width, "height": height})
+        assert page.evaluate(SPEAK, LINES) == 5
+        page.wait_for_timeout(300)
+        page.screenshot(path=str(ARTIFACTS / f"phone-table-bubble-on-seat-{width}x{height}.png"))
+        for said in page.evaluate(ON_SEAT):
+            on_seat += 1
+            say, line = said["say"], said["line"]
+            assert say[1] - 1 <= line[1] and line[3] <= say[3] + 1, (width, height, said)
+            assert said["size"] >= 0.7 * 12.48 - 0.1, (width, height, said)
+    assert on_seat >= 3, on_seat  # (sideways at six seats every long line is on its seat)
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
 PLACE = """() => {
     const box = (el) => {
         if (!el) return null;

@@ -130,7 +130,26 @@ function placeOne(say, seat, area, taken, before) {
   const top = revealed ? 1 : Math.max(1, seat.clientHeight - 1 - height);
   say.style.left = '2px';
   say.style.top = `${top}px`;
+  fitOnSeat(say);
   return {key: 'on', box: box(originX + 2, originY + top, width, height)};
+}
+
+// A line too long for the seat it sits on (a phone's small plates, six seats) is set
+// smaller, down to 70% of its size, then, if it still does not fit, cut after the lines
+// that do, with "…" (the line is in the log too): never a line cut through its middle
+// at the bubble's edge.
+function fitOnSeat(say) {
+  const fits = () => say.scrollHeight <= say.clientHeight + 1;
+  if (fits()) return;
+  const base = parseFloat(getComputedStyle(say).fontSize);
+  for (const scale of [0.9, 0.8, 0.7]) {
+    say.style.fontSize = `${base * scale}px`;
+    if (fits()) return;
+  }
+  const style = getComputedStyle(say);
+  const room = say.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+  say.style.setProperty('--lines', String(Math.max(1, Math.floor(room / parseFloat(style.lineHeight)))));
+  say.dataset.clamp = '';
 }
 
 // Place every bubble on the felt in `root`, the oldest first; `spots` keeps each seat's
@@ -145,6 +164,7 @@ export function placeBubbles(root, spots) {
   for (const say of bubbles) {
     say.removeAttribute('style');
     delete say.dataset.side;
+    delete say.dataset.clamp;
   }
   const area = feltArea(felt);
   const taken = obstacles(felt);
