@@ -136,8 +136,8 @@ function placeOne(say, seat, area, taken, before) {
 
 // A line too long for the seat it sits on (a phone's small plates, six seats) is set
 // smaller, down to 70% of its size, then, if it still does not fit, cut after the lines
-// that do, with "…" (the line is in the log too): never a line cut through its middle
-// at the bubble's edge.
+// that do, with "…" (a screen reader hears it whole: voice.js): never a line cut through
+// its middle at the bubble's edge.
 function fitOnSeat(say) {
   const fits = () => say.scrollHeight <= say.clientHeight + 1;
   if (fits()) return;
