@@ -72,13 +72,19 @@ def browser() -> Iterator[Browser]:
         yield launched
 
 
-def table_page(browser: Browser, server: str, seats: int, dice: int, kind: str) -> Page:
+def table_page(
+    browser: Browser, server: str, seats: int, dice: int, kind: str, locale: str | None = None
+) -> Page:
     """A room of ours with bots, `dice` each and a long timer, open on a phone or a screen
-    (at its first size) and started."""
+    (at its first size) and started: in the browser's `locale` if given (the page follows
+    it), else in the browser's own (English)."""
     width, height = (PHONE if kind == "phone" else SCREEN)[0]
     mobile = kind == "phone"
     context = browser.new_context(
-        viewport={"width": width, "height": height}, is_mobile=mobile, has_touch=mobile
+        viewport={"width": width, "height": height},
+        is_mobile=mobile,
+        has_touch=mobile,
+        locale=locale,
     )
     page = context.new_page()
     page.set_default_timeout(8000)

@@ -16,12 +16,26 @@ dice, 600 px wide (at any height) the side plates met the middle by 2-3 px and t
 by 11 (by 21 at a reveal, and by 9 at 640), and 920 to 1000 x 600 the top one by 3. With
 ten, 600 to 720 wide the middle met the plates by up to 45 px, and 920 to 1560 x 600 the
 top plate met it by 9-19 px at our turn and 19 at a reveal, two side plates met by 6.
+What stands out of the middle's box counts as the middle: 920 wide (at any height) the bid
+called and the count at a reveal stood out of it over the side plates by 10 px, and at
+1600x1100 the standing bid over the right-hand ones by 8.
+
+In German and Spanish too (the page follows the browser's language): their words are
+longer. A coarser grid there (600 to 1600 wide in steps of 80, and 900; 500 to 1100 high;
+and the two phones), six seats of five dice and of ten, at our turn and at a reveal, with
+the verdict the game gave and then with the other (the page draws the same reveal again
+with its outcome turned: a bid that holds and one that fails). At 920x600 the verdict
+took two lines ("La apuesta se cumple.", "La apuesta era mentira.", "Das Gebot war
+gelogen.") and the middle met the top plate by 4-5 px; at 900x600 in Spanish the round's
+line took four, and the middle met it by 5 at our turn.
 A screenshot of the first size found at fault (if any) goes to test-artifacts/.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -37,6 +51,12 @@ from serverkit import server_process, sqlite_url
 WIDTHS = range(600, 1601, 40)
 HEIGHTS = [500, 600, 700, 800, 900, 1100]
 SIZES = [(360, 640), (390, 844)] + [(w, h) for w in WIDTHS for h in HEIGHTS]
+# In German and Spanish: a coarser grid, with 900 (the narrowest middle) and 1600.
+LOCALE_WIDTHS = sorted({*range(600, 1601, 80), 900, 1600})
+LOCALE_SIZES = [(360, 640), (390, 844)] + [
+    (w, h) for w in LOCALE_WIDTHS for h in [500, 600, 700, 800, 1100]
+]
+LOCALES = Path(__file__).resolve().parents[2] / "src" / "dudo" / "web" / "locales"
 
 
 @pytest.fixture(scope="module")
@@ -51,10 +71,10 @@ def browser() -> Iterator[Browser]:
         yield launched
 
 
-# Every plate, the middle, the felt inside its rim and the rim's corner radius, the smallest
-# of the others' dice, and how wide the page is, in px: in the next frame, once the page
-# has handled the resize (the bots' speech bubbles are placed again then: where one was,
-# the page may be wider for a moment).
+# Every plate, the middle (and what stands out of it), the felt inside its rim and the
+# rim's corner radius, the smallest of the others' dice, and how wide the page is, in px:
+# in the next frame, once the page has handled the resize (the bots' speech bubbles are
+# placed again then: where one was, the page may be wider for a moment).
 MEASURE = """() => new Promise((done) => requestAnimationFrame(() => {
     const rect = (el) => {
         const r = el.getBoundingClientRect();
@@ -68,7 +88,16 @@ MEASURE = """() => new Promise((done) => requestAnimationFrame(() => {
         inner: [box.left + border, box.top + border, box.right - border, box.bottom - border],
         radius: Math.max(0, parseFloat(style.borderTopLeftRadius) - border),
         seats: [...felt.querySelectorAll('.seat')].map(rect),
-        centre: rect(felt.querySelector('.centre')),
+        // the middle with whatever in it stands out of its box (the bid called and the
+        // count once stood out of a narrow middle over the side seats)
+        centre: (() => {
+            const centre = felt.querySelector('.centre');
+            const boxes = [centre, ...centre.querySelectorAll('*')]
+                .filter((el) => !el.closest('.sr-only')).map(rect)
+                .filter(([left, top, right, bottom]) => right > left && bottom > top);
+            return [Math.min(...boxes.map((b) => b[0])), Math.min(...boxes.map((b) => b[1])),
+                    Math.max(...boxes.map((b) => b[2])), Math.max(...boxes.map((b) => b[3]))];
+        })(),
         // (a lost die is drawn at 85%, a dashed mark where a die was: not one in play)
         die: Math.min(...[...felt.querySelectorAll('.seat-dice .die:not(.lost)')]
             .map((die) => die.getBoundingClientRect().width)),
@@ -108,9 +137,9 @@ def faults(seen: dict[str, Any], seats: int) -> list[Any]:
     return found
 
 
-def sweep(page: Page, seats: int, name: str) -> list[Any]:
+def sweep(page: Page, seats: int, name: str, sizes: list[tuple[int, int]] = SIZES) -> list[Any]:
     found = []
-    for width, height in SIZES:
+    for width, height in sizes:
         page.set_viewport_size({"width": width, "height": height})
         seen = page.evaluate(MEASURE)
         found += [(width, height, fault) for fault in faults(seen, seats)]
@@ -119,6 +148,17 @@ def sweep(page: Page, seats: int, name: str) -> list[Any]:
         page.set_viewport_size({"width": width, "height": height})
         page.screenshot(path=str(ARTIFACTS / f"sweep-{name}-{width}x{height}.png"))
     return [(name, *fault) for fault in found]
+
+
+def hold_a_reveal(page: Page) -> None:
+    """We call: every cup lifted, every seat's dice shown, the reveal's middle (held there
+    and drawn still while we measure)."""
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.evaluate(HOLD_THE_REVEAL)
+    page.click("#call-dudo")
+    wait_until(page, "() => !!window.heldReveal && !!document.querySelector('#reveal')")
+    page.evaluate("window.dudo.view.revealing.skip()")
+    assert page.locator(".felt .seat-dice.revealed").count() >= 2
 
 
 @pytest.mark.timeout(240)
@@ -132,15 +172,47 @@ def test_the_table_holds_at_every_window_size(
     # Whatever pops in as the bid is drawn comes to rest first.
     page.wait_for_timeout(700)
     found = sweep(page, seats, f"turn-{seats}x{dice}")
-    # We call: every cup lifted, every seat's dice shown, the reveal's middle (held there
-    # and drawn still while we measure).
-    page.set_viewport_size({"width": 1280, "height": 720})
-    page.evaluate(HOLD_THE_REVEAL)
-    page.click("#call-dudo")
-    wait_until(page, "() => !!window.heldReveal && !!document.querySelector('#reveal')")
-    page.evaluate("window.dudo.view.revealing.skip()")
-    assert page.locator(".felt .seat-dice.revealed").count() >= 2
+    hold_a_reveal(page)
     found += sweep(page, seats, f"reveal-{seats}x{dice}")
     assert found == [], f"{len(found)} faults:\n" + "\n".join(str(f) for f in found[:20])
+    assert not page.js_errors  # type: ignore[attr-defined]
+    page.context.close()
+
+
+# The reveal held on the table, drawn again by the page with the other outcome: a bid that
+# held now fails (the bidder loses the die), one that failed now holds (the caller does).
+TURN_THE_OUTCOME = """() => {
+    const table = window.dudo.view;
+    const reveal = table.state.game.last_reveal;
+    reveal.outcome = reveal.outcome === 'holds' ? 'fails' : 'holds';
+    reveal.loser = reveal.outcome === 'holds' ? reveal.caller : reveal.bidder;
+    table.render();
+}"""
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("locale", ["de-DE", "es-ES"])
+@pytest.mark.parametrize(("seats", "dice"), [(6, 5), (6, 10)])
+def test_the_table_holds_in_german_and_spanish(
+    server: str, browser: Browser, seats: int, dice: int, locale: str
+) -> None:
+    lang = locale[:2]
+    words = json.loads((LOCALES / f"{lang}.json").read_text())
+    verdicts = {"holds": words["reveal.holds"], "fails": words["reveal.fails"]}
+    page = table_page(browser, server, seats, dice, "screen", locale=locale)
+    assert page.evaluate("document.documentElement.lang") == lang
+    our_turn(page)
+    page.wait_for_timeout(700)
+    found = sweep(page, seats, f"turn-{seats}x{dice}-{lang}", LOCALE_SIZES)
+    # The reveal the game gave, its verdict in the page's language, then the other one.
+    hold_a_reveal(page)
+    for turned in (False, True):
+        if turned:
+            page.set_viewport_size({"width": 1280, "height": 720})
+            page.evaluate(TURN_THE_OUTCOME)
+        outcome = page.evaluate("window.dudo.view.state.game.last_reveal.outcome")
+        assert page.text_content("#reveal .verdict") == verdicts[outcome]
+        found += sweep(page, seats, f"reveal-{seats}x{dice}-{lang}-{outcome}", LOCALE_SIZES)
+    assert found == [], f"{len(found)} faults:\n" + "\n".join(str(f) for f in found[:40])
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
