@@ -191,8 +191,9 @@ TURN_THE_OUTCOME = """() => {
 
 
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize("locale", ["de-DE", "es-ES"])
-@pytest.mark.parametrize(("seats", "dice"), [(6, 5), (6, 10)])
+# (German at ten dice, Spanish at five: each found its faults at both counts on the old
+# CSS, and the English sweep above covers every count; two cases, not four, for CI's time.)
+@pytest.mark.parametrize(("seats", "dice", "locale"), [(6, 10, "de-DE"), (6, 5, "es-ES")])
 def test_the_table_holds_in_german_and_spanish(
     server: str, browser: Browser, seats: int, dice: int, locale: str
 ) -> None:
