@@ -22,12 +22,12 @@ called and the count at a reveal stood out of it over the side plates by 10 px, 
 
 In German and Spanish too (the page follows the browser's language): their words are
 longer. A coarser grid there (600 to 1600 wide in steps of 80, and 900; 500 to 1100 high;
-and the two phones), six seats of five dice and of ten, at our turn and at a reveal, with
-the verdict the game gave and then with the other (the page draws the same reveal again
-with its outcome turned: a bid that holds and one that fails). At 920x600 the verdict
-took two lines ("La apuesta se cumple.", "La apuesta era mentira.", "Das Gebot war
-gelogen.") and the middle met the top plate by 4-5 px; at 900x600 in Spanish the round's
-line took four, and the middle met it by 5 at our turn.
+and the two phones), six seats (German with ten dice, Spanish with five), at our turn
+and at a reveal, with the verdict the game gave and then with the other (the page draws
+the same reveal again with its outcome turned: a bid that holds and one that fails).
+At 920x600 the verdict took two lines ("La apuesta se cumple.", "La apuesta era
+mentira.", "Das Gebot war gelogen.") and the middle met the top plate by 4-5 px; at
+900x600 in Spanish the round's line took four, and the middle met it by 5 at our turn.
 A screenshot of the first size found at fault (if any) goes to test-artifacts/.
 """
 
