@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -46,6 +45,7 @@ from test_web import ARTIFACTS, TIMINGS, chromium, wait_until
 from test_web_many_dice import HOLD_THE_REVEAL, table_page
 from test_web_table import inside_rim, our_turn, overlap
 
+from dudo.server.web.pages import WEB
 from serverkit import server_process, sqlite_url
 
 WIDTHS = range(600, 1601, 40)
@@ -56,7 +56,7 @@ LOCALE_WIDTHS = sorted({*range(600, 1601, 80), 900, 1600})
 LOCALE_SIZES = [(360, 640), (390, 844)] + [
     (w, h) for w in LOCALE_WIDTHS for h in [500, 600, 700, 800, 1100]
 ]
-LOCALES = Path(__file__).resolve().parents[2] / "src" / "dudo" / "web" / "locales"
+LOCALES = WEB / "locales"  # the page's words, as the server serves them
 
 
 @pytest.fixture(scope="module")

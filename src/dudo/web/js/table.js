@@ -151,7 +151,7 @@ class Table {
     if (this.practice && (type === 'bid' || type === 'call')) this.practice.moved();
     const id = this.connection.act(type, fields, this.state?.version);
     if (SHARED_STEPS.has(type)) {
-      if (this.sharedSteps.size > 20) this.sharedSteps.clear();
+      if (this.sharedSteps.size > 20) this.sharedSteps.clear(); // answers lost with a socket
       this.sharedSteps.add(id);
     }
   }
@@ -213,6 +213,8 @@ class Table {
       const text = refusalText(message) ?? errorText(message);
       announce(text);
       toast(text, 'error', {announced: true});
+    } else if (message.type === 'ack') {
+      this.sharedSteps.delete(message.id); // done: its id is no longer ours to wait for
     } else if (message.type === 'chat') {
       this.chat.receive(message);
     } else if (message.type === 'emote') {
