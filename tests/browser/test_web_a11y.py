@@ -27,7 +27,7 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page, expect
-from test_web import ARTIFACTS, OUR_CALL, TIMINGS, chromium, wait_for_news, wait_until
+from test_web import ARTIFACTS, OUR_CALL, TIMINGS, chromium, keep_shot, wait_for_news, wait_until
 from test_web_table import our_turn, play_to_the_end, wait_for_lobby
 
 from serverkit import server_process, sqlite_url
@@ -108,7 +108,7 @@ def axe_findings(page: Page, where: str) -> list[dict[str, Any]]:
             skip["nodes"].setdefault(rule, []).append(selector)
     result = page.evaluate(RUN_AXE, skip)
     assert result["count"] > 80, result["count"]  # every rule, not a default subset
-    page.screenshot(path=str(ARTIFACTS / f"a11y-{where.replace(' ', '-')}.png"), full_page=True)
+    keep_shot(page, f"a11y-{where.replace(' ', '-')}", full_page=True)
     return [{**v, "where": where} for v in result["violations"]]
 
 
@@ -321,7 +321,7 @@ def weak_focus_rings(page: Page, stops: int = 60) -> tuple[list[str], list[str]]
         if changed < least:
             weak.append(f"{name}: {changed} px change by 3:1, {least} wanted")
             if SHOTS:
-                page.screenshot(path=str(ARTIFACTS / f"a11y-weak-{len(weak)}.png"))
+                keep_shot(page, f"a11y-weak-{len(weak)}")
     blank.close()
     return seen, weak
 

@@ -36,7 +36,7 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page, expect
-from test_web import ARTIFACTS, TIMINGS, chromium, wait_until
+from test_web import TIMINGS, chromium, keep_shot, wait_until
 from test_web_replay import finished, open_game
 
 from serverkit import server_process, sqlite_url
@@ -119,7 +119,7 @@ def seat_in_a_room(page: Page, server: str, bots: list[str | None], **room: Any)
 
 
 def shot(page: Page, name: str) -> None:
-    page.screenshot(path=str(ARTIFACTS / f"audit-{name}.png"), full_page=True)
+    keep_shot(page, f"audit-{name}", full_page=True)
 
 
 # Every control on screen smaller than 40 px either way, but: a link inside a sentence
@@ -494,8 +494,10 @@ def test_the_page_stays_where_the_player_was_at_game_over_on_a_phone_held_sidewa
     page.evaluate("letTheEndIn()")
     wait_until(page, "document.body.dataset.phase === 'over'")
     page.wait_for_timeout(1000)  # frames to look at, not a time limit
-    shot(page, f"over-place-{place}-640x360")
+    # Read before the screenshot: a full page's screenshot moves the page's scroll offset
+    # as its frames see it (measured: 477 px to 400 and 490 while one was taken).
     scrolls = page.evaluate("window.scrolls")
+    shot(page, f"over-place-{place}-640x360")
     ended = [y for phase, y in scrolls if phase == "over"]
     assert ended, scrolls
     moved = [y - before["scrollY"] for y in ended]

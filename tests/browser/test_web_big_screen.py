@@ -25,7 +25,7 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page
-from test_web import ARTIFACTS, TIMINGS, chromium
+from test_web import TIMINGS, chromium, keep_shot
 from test_web_many_dice import STILL
 from test_web_table import MUST_SEE, on_first_screen, our_turn, play_to_the_end, wait_for_lobby
 
@@ -138,7 +138,7 @@ def game_over(page: Page) -> dict[str, Any]:
 
 
 def shot(page: Page, name: str) -> None:
-    page.screenshot(path=str(ARTIFACTS / f"big-{name}.png"), animations="disabled", timeout=60000)
+    keep_shot(page, f"big-{name}", animations="disabled", timeout=60000)
 
 
 @pytest.mark.timeout(240)
@@ -262,7 +262,7 @@ def test_the_home_cards_have_no_empty_blocks(server: str, browser: Browser) -> N
         page.set_viewport_size({"width": width, "height": 900})
         page.goto(server + "/")
         page.wait_for_selector("#quick")
-        page.screenshot(path=str(ARTIFACTS / f"big-home-{width}.png"))
+        keep_shot(page, f"big-home-{width}")
         # Learn as you play and Join a room had 91-120 and 134-184 px of nothing between
         # their words and their button; the quick game shares out at most a little.
         bands = page.evaluate(EMPTY_BAND)

@@ -21,7 +21,7 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page, expect
-from test_web import ARTIFACTS, TIMINGS, chromium
+from test_web import TIMINGS, chromium, keep_shot
 from test_web_audit import seat_in_a_room
 from test_web_table import wait_for_lobby
 
@@ -131,7 +131,7 @@ def test_every_checkbox_is_finger_sized_on_a_touch_screen(
     expect(page.locator("#opt-format")).to_be_visible()
     ids = finger_sized(page, "home", 5)
     assert {"public", "show-lost"} <= set(ids), ids
-    page.screenshot(path=str(ARTIFACTS / f"checkboxes-home-{width}.png"), full_page=True)
+    keep_shot(page, f"checkboxes-home-{width}", full_page=True)
 
     seat_in_a_room(page, server, [None, "easy", "normal", "hard"], timer=0)
     page.click(".settings details summary")  # the house rules, which the host may change
@@ -142,7 +142,7 @@ def test_every_checkbox_is_finger_sized_on_a_touch_screen(
     expect(page.locator("#odds-toggle")).to_be_attached()
     ids = finger_sized(page, "table", 5)
     assert {"odds-toggle", "voice-toggle", "voice-1", "voice-2", "voice-3"} <= set(ids), ids
-    page.screenshot(path=str(ARTIFACTS / f"checkboxes-table-{width}.png"), full_page=True)
+    keep_shot(page, f"checkboxes-table-{width}", full_page=True)
 
     page.goto(f"{server}/me")
     expect(page.locator("#board-opt-in")).to_be_visible()
@@ -189,7 +189,7 @@ def test_a_room_made_from_a_german_page_seats_bots_with_german_names(
     assert any(name.startswith("Onkel Bo") for name in names), names
     assert any(name.startswith("Der Professor") for name in names), names
     assert not any(name.startswith(("Uncle Bo", "The Professor")) for name in names), names
-    page.screenshot(path=str(ARTIFACTS / "german-room-bots.png"))
+    keep_shot(page, "german-room-bots")
 
     from dudo.bots.registry import LEVELS
 

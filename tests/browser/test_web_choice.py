@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, expect
-from test_web import ARTIFACTS, TIMINGS, axe_check, chromium, wait_until
+from test_web import TIMINGS, axe_check, chromium, keep_shot, wait_until
 from test_web_table import open_page
 
 from serverkit import server_process, sqlite_url
@@ -66,7 +66,7 @@ def test_a_quick_game_counts_down_to_the_bots_and_offers_no_private_room(
     ):
         expect(page.locator(absent)).to_have_count(0)
     expect(lobby).not_to_contain_text("friends")
-    page.screenshot(path=str(ARTIFACTS / "quick-lobby-360.png"))
+    keep_shot(page, "quick-lobby-360")
     axe_check(page, "quick lobby")
     # The bots come when the countdown ends, and the game starts by itself.
     page.wait_for_selector(".felt", timeout=15000)
@@ -108,7 +108,7 @@ def test_practice_tip_for_your_turn_is_on_a_phones_first_screen(
         if look["turn"] and look["tip"] in TURN_TIPS:
             page.evaluate("scrollTo(0, 0)")
             page.wait_for_timeout(100)
-            page.screenshot(path=str(ARTIFACTS / f"practice-tip-{look['tip']}-360x640.png"))
+            keep_shot(page, f"practice-tip-{look['tip']}-360x640")
             # The tip and everything for the turn on the first screen.
             standing = page.locator("#standing").count() > 0
             # No timer in practice, no calza in Perudo's first round; nothing to call yet
@@ -160,7 +160,7 @@ def test_your_own_name_is_never_cut(server: str, browser: Browser, width: int, h
     our_turn(page, standing=False)
     look = page.evaluate(NAME_WHOLE)
     assert name in look["text"] and not look["cut"] and look["inside"], look
-    page.screenshot(path=str(ARTIFACTS / f"own-name-{width}x{height}.png"))
+    keep_shot(page, f"own-name-{width}x{height}")
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
 
@@ -192,7 +192,7 @@ def test_leaving_mid_game_asks_first_and_a_bot_plays_on(server: str, browser: Br
     expect(dialog).to_be_visible()
     expect(dialog).to_contain_text("A bot plays your seat to the end of this game")
     expect(page.locator("#leave-no")).to_be_focused()
-    page.screenshot(path=str(ARTIFACTS / "leave-dialog-390.png"))
+    keep_shot(page, "leave-dialog-390")
     axe_check(page, "leave dialog")
     page.keyboard.press("Escape")  # stays: nothing sent
     expect(dialog).to_have_count(0)
@@ -266,7 +266,7 @@ def test_a_player_out_of_dice_can_leave_or_start_a_new_game(server: str, browser
     choices = ours.locator("#out-choices")
     expect(choices).to_be_visible()
     expect(choices).to_contain_text("Watch the others finish")
-    ours.screenshot(path=str(ARTIFACTS / "out-choices-360.png"))
+    keep_shot(ours, "out-choices-360")
     axe_check(ours, "out of dice")
     ours.click("#leave-new")
     ours.wait_for_url(f"{server}/")
@@ -512,7 +512,7 @@ def test_a_big_screen_gets_a_big_table(server: str, browser: Browser, players: i
     page.click("#start")
     our_turn(page, standing=True)
     look = page.evaluate(BIG)
-    page.screenshot(path=str(ARTIFACTS / f"big-table-{players}-1920.png"))
+    keep_shot(page, f"big-table-{players}-1920")
     assert min(look["others"]) >= 40 and min(look["mine"]) >= 40, look
     assert min(look["names"]) >= 20, look["names"]
     assert look["avatars"] == players and look["colours"] == players, look
@@ -524,7 +524,7 @@ def test_a_big_screen_gets_a_big_table(server: str, browser: Browser, players: i
     page.click("#call-dudo")
     page.wait_for_selector("#reveal .verdict")
     look = page.evaluate(BIG)
-    page.screenshot(path=str(ARTIFACTS / f"big-reveal-{players}-1920.png"))
+    keep_shot(page, f"big-reveal-{players}-1920")
     assert look["verdict"] >= 28, look["verdict"]
     # At the reveal too: every cup lifted, the others' dice shown at least 40 px, the names
     # at least 20 px.
@@ -607,7 +607,7 @@ def test_lifting_cups_never_cover_a_name_or_a_bot_label(
             assert not overlaps(seat["cup"], seat["name"]), (size, fraction, seat)
             assert not overlaps(seat["cup"], seat["status"]), (size, fraction, seat)
     assert seen >= 6, seen  # the cups were there to be measured
-    page.screenshot(path=str(ARTIFACTS / f"cups-lifting-{size[0]}.png"))
+    keep_shot(page, f"cups-lifting-{size[0]}")
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
 
@@ -629,7 +629,7 @@ def test_the_winners_moment_is_quiet_under_reduced_motion(server: str, browser: 
     expect(winner).to_have_count(1)
     moving = "getComputedStyle(document.querySelector('.seat.winner')).animationName"
     assert page.evaluate(moving) == "winner-glow"
-    page.screenshot(path=str(ARTIFACTS / "winner-1920.png"))
+    keep_shot(page, "winner-1920")
     axe_check(page, "the winner's moment at 1920")
     # The winner hears a fanfare (made with Web Audio, the sound switch on by default; the
     # click on Start let the page make sound). Whoever won, the switch silences it.
@@ -787,7 +787,7 @@ def test_bots_speak_from_public_moments_never_from_their_dice(
         play_turn(page, calls, want_calza=False)
     assert said, calls
     expect(page.locator(".voice-toggle")).to_be_visible()
-    page.screenshot(path=str(ARTIFACTS / "bot-talk-1280.png"))
+    keep_shot(page, "bot-talk-1280")
     axe_check(page, "bot talk")
     # One bot silenced, the others heard: a box per bot, remembered for the room.
     boxes = page.locator("[data-voice-seat]")

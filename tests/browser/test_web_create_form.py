@@ -19,7 +19,7 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page, expect
-from test_web import ARTIFACTS, chromium
+from test_web import chromium, keep_shot
 
 from serverkit import server_process, sqlite_url
 
@@ -112,7 +112,7 @@ def test_the_open_house_rules_are_short_and_the_button_comes_after_the_seats(
     assert len(lefts) == (2 if screen == "desktop" else 1), seen["groups"]
     assert seen["scrollWidth"] <= seen["clientWidth"], seen
     assert seen["widest"] <= seen["clientWidth"], seen
-    page.screenshot(path=str(ARTIFACTS / f"create-form-{screen}.png"), full_page=True)
+    keep_shot(page, f"create-form-{screen}", full_page=True)
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
 

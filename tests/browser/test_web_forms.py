@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page, Route, expect
-from test_web import ARTIFACTS, axe_check, chromium, new_page
+from test_web import axe_check, chromium, keep_shot, new_page
 from test_web_replay import finished, open_game, run_apart, server
 
 from dudo.client import Client
@@ -161,7 +161,7 @@ def test_house_rules_that_do_not_apply_are_disabled_and_keep_their_values(
     expect(page.locator("#opt-palifico_min_players")).to_have_value("3")
     page.select_option("#opt-calza", "off")
     page.locator("#opt-palifico_min_players").scroll_into_view_if_needed()
-    page.screenshot(path=str(ARTIFACTS / "forms-house-rules-off-1280.png"))
+    keep_shot(page, "forms-house-rules-off-1280")
     axe_check(page, "house rules that do not apply")  # the dimmed labels still read
     page.select_option("#opt-calza", "in_turn")
     page.check("#opt-palifico")
@@ -187,10 +187,10 @@ def test_house_rules_that_do_not_apply_are_disabled_and_keep_their_values(
     page.select_option("#preset", "perudo")
     page.set_viewport_size({"width": 1366, "height": 768})
     page.locator("#house-rules").scroll_into_view_if_needed()
-    page.screenshot(path=str(ARTIFACTS / "forms-house-rules-1366.png"), full_page=True)
+    keep_shot(page, "forms-house-rules-1366", full_page=True)
     page.set_viewport_size({"width": 390, "height": 844})
     page.locator("#house-rules").scroll_into_view_if_needed()
-    page.screenshot(path=str(ARTIFACTS / "forms-house-rules-390.png"), full_page=True)
+    keep_shot(page, "forms-house-rules-390", full_page=True)
     page.context.close()
 
 

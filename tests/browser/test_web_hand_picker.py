@@ -35,10 +35,10 @@ import pytest
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page, expect
 from test_web import (
-    ARTIFACTS,
     TIMINGS,
     axe_check,
     chromium,
+    keep_shot,
     try_click,
     wait_for_news,
     wait_until,
@@ -229,7 +229,7 @@ def test_the_choices_are_tap_sized_buttons_and_the_hand_is_drawn_readably(
             drawn = check_drawn(page, width, height)
             assert drawn["firsts"] and drawn["seconds"], (kind, drawn)
             break
-    page.screenshot(path=str(ARTIFACTS / f"hand-picker-{width}x{height}.png"))
+    keep_shot(page, f"hand-picker-{width}x{height}")
     if width in (390, 1366):
         axe_check(page, f"hand picker {width}x{height}")
     assert not page.js_errors  # type: ignore[attr-defined]
@@ -480,7 +480,7 @@ def test_a_turn_with_two_rows_of_faces_is_on_the_first_screen(
     for box in turn["choices"]:
         assert box["top"] >= 0 and box["bottom"] <= height, (where, box)
         assert edge["left"] <= box["left"] and box["right"] <= edge["right"], (where, box, edge)
-    page.screenshot(path=str(ARTIFACTS / f"hand-picker-first-screen-{width}x{height}.png"))
+    keep_shot(page, f"hand-picker-first-screen-{width}x{height}")
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
 
@@ -546,7 +546,7 @@ def test_a_turn_with_two_rows_of_faces_fits_small_phones_at_any_number_of_seats(
         for name in ("bid", "liar"):
             if drawn[name]["height"] < 40:
                 missed.append(f"{name} under 40 px {where}: {drawn[name]}")
-        page.screenshot(path=str(ARTIFACTS / f"hand-picker-{seats}-seats-{width}x{height}.png"))
+        keep_shot(page, f"hand-picker-{seats}-seats-{width}x{height}")
     assert not missed, "\n".join(missed)
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()

@@ -19,7 +19,7 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser
-from test_web import ARTIFACTS, TIMINGS, chromium, wait_until
+from test_web import TIMINGS, chromium, keep_shot, wait_until
 
 from serverkit import server_process, sqlite_url
 
@@ -136,7 +136,7 @@ def test_a_lifting_cup_never_covers_a_name_while_it_moves(
     assert len(seats_seen) == players, (seats_seen, len(samples))
     assert measured >= 10 * players, (measured, len(samples))
     assert not covered, (size, players, len(samples), covered[:3])
-    page.screenshot(path=str(ARTIFACTS / f"look-cups-{players}-{size[0]}.png"))
+    keep_shot(page, f"look-cups-{players}-{size[0]}")
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
 
@@ -204,6 +204,6 @@ def test_cups_stand_at_the_other_seats_while_bidding(
             "dice outside",
             seat,
         )
-    page.screenshot(path=str(ARTIFACTS / f"look-bidding-{players}-{size[0]}.png"))
+    keep_shot(page, f"look-bidding-{players}-{size[0]}")
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()

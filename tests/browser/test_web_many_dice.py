@@ -25,7 +25,7 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page
-from test_web import ARTIFACTS, TIMINGS, chromium, wait_until
+from test_web import TIMINGS, chromium, keep_shot, wait_until
 from test_web_audit import seat_in_a_room
 from test_web_table import our_turn
 
@@ -213,7 +213,7 @@ def look_at_every_size(page: Page, sizes: list[tuple[int, int]], name: str, **wh
         page.wait_for_timeout(150)
         page.evaluate("scrollTo(0, 0)")
         page.evaluate(STILL)
-        page.screenshot(path=str(ARTIFACTS / f"many-dice-{name}-{width}x{height}.png"))
+        keep_shot(page, f"many-dice-{name}-{width}x{height}")
         seen = page.evaluate(MEASURE)
         found += [(width, height, fault) for fault in faults(seen, **what)]
     assert found == [], "\n".join(str(fault) for fault in found[:12])

@@ -26,7 +26,7 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page
-from test_web import ARTIFACTS, TIMINGS, chromium, wait_until
+from test_web import TIMINGS, chromium, keep_shot, wait_until
 from test_web_table import our_turn, wait_for_lobby
 
 from serverkit import server_process, sqlite_url
@@ -155,7 +155,7 @@ def test_bubbles_keep_off_the_reveal_each_other_and_the_other_seats(
     page.wait_for_timeout(700)
     seen = page.evaluate(REVEAL_BOXES)
     page.evaluate("scrollTo(0, 0)")
-    page.screenshot(path=str(ARTIFACTS / f"phone-table-bubbles-{width}x{height}.png"))
+    keep_shot(page, f"phone-table-bubbles-{width}x{height}")
     assert len(seen["said"]) == 5, seen["said"]
     assert {piece["what"] for piece in seen["pieces"]} >= {"call-name", "verdict"}, seen
     felt = seen["felt"]
@@ -211,7 +211,7 @@ def test_a_bubble_on_its_own_seat_is_never_cut_through_a_line(
         page.set_viewport_size({"width": width, "height": height})
         assert page.evaluate(SPEAK, LINES) == 5
         page.wait_for_timeout(300)
-        page.screenshot(path=str(ARTIFACTS / f"phone-table-bubble-on-seat-{width}x{height}.png"))
+        keep_shot(page, f"phone-table-bubble-on-seat-{width}x{height}")
         for said in page.evaluate(ON_SEAT):
             on_seat += 1
             say, line = said["say"], said["line"]
@@ -259,7 +259,7 @@ def test_calling_liar_on_a_phone_held_sideways_keeps_the_felt_in_view(
     seen = wait_until(page, f"(() => {{ const p = ({PLACE})(); return p.call ? p : null; }})")
     page.wait_for_timeout(300)
     seen = page.evaluate(PLACE)
-    page.screenshot(path=str(ARTIFACTS / f"phone-table-sideways-call-{how}.png"))
+    keep_shot(page, f"phone-table-sideways-call-{how}")
     assert seen["scrollY"] == before["scrollY"], (before, seen)
     for what in ("call", "tallies", "verdict"):
         top, bottom = seen[what][1], seen[what][3]
@@ -309,7 +309,7 @@ def test_the_minus_one_badge_takes_no_room_in_its_seat(
     plates = page.evaluate(PLATES)
     page.click("#call-dudo")
     seen = wait_until(page, BADGE, timeout=10000)
-    page.screenshot(path=str(ARTIFACTS / f"phone-table-badge-{width}x{height}.png"))
+    keep_shot(page, f"phone-table-badge-{width}x{height}")
     assert seen["seat"] == seen["without"], seen
     assert not any(meets(seen["badge"], die) for die in seen["dice"]), seen
     assert not meets(seen["badge"], seen["name"]), seen
@@ -346,7 +346,7 @@ def test_the_seats_fill_their_rows_on_a_phone(
         for seat in seen["seats"]:
             tops.setdefault(round(seat[1]), []).append(seat)
         found = [len(row) for _, row in sorted(tops.items())]
-        page.screenshot(path=str(ARTIFACTS / f"phone-table-rows-{players}-{width}x{height}.png"))
+        keep_shot(page, f"phone-table-rows-{players}-{width}x{height}")
         assert found == rows, (players, width, seen)
         left, right = seen["area"]
         for row in tops.values():
@@ -382,7 +382,7 @@ def test_a_cut_name_has_its_full_name_in_a_title(server: str, browser: Browser) 
     page.click("#start")
     page.wait_for_selector(".felt .seat")
     names = wait_until(page, NAMES)
-    page.screenshot(path=str(ARTIFACTS / "phone-table-cut-name-1366.png"))
+    keep_shot(page, "phone-table-cut-name-1366")
     cut = [name for name in names if name["cut"]]
     assert any(name["text"] == long for name in cut), names
     for name in names:

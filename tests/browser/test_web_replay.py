@@ -22,7 +22,7 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page, Route, expect
-from test_web import ARTIFACTS, check_fits, chromium, new_page
+from test_web import check_fits, chromium, keep_shot, new_page
 from test_web_csp import RECORD_VIOLATIONS
 
 from dudo.bids import Bid
@@ -176,7 +176,7 @@ def test_game_over_links_to_the_game_page_and_my_games(
     page.goto(f"{server}/r/{seat.code}")
     link = page.locator(".centre.over #game-page")
     expect(link).to_have_attribute("href", f"/g/{finished['id']}")
-    page.screenshot(path=str(ARTIFACTS / "game-over-link-360.png"), full_page=True)
+    keep_shot(page, "game-over-link-360", full_page=True)
     link.click()
     page.wait_for_url(f"**/g/{finished['id']}*")
     expect(page.locator("#fair")).to_have_attribute("data-state", "verified")
@@ -406,7 +406,7 @@ def test_the_dice_are_checked_in_the_browser_and_a_changed_record_fails(
     expect(page.locator("#stage .badge.bad")).to_contain_text("NOT verified")
     expect(page.locator("#stage .fair-problem")).to_contain_text(problem)
     expect(page.locator("#fair-summary")).to_contain_text("NOT VERIFIED")
-    page.screenshot(path=str(ARTIFACTS / f"replay-tampered-{tamper.__name__}.png"))
+    keep_shot(page, f"replay-tampered-{tamper.__name__}")
     page.context.close()
 
 
@@ -549,7 +549,7 @@ def test_the_page_fits_and_axe_finds_nothing(
     page.emulate_media(media="print")
     expect(page.locator(".controls")).to_be_hidden()
     expect(page.locator("#log .round-log").first).to_be_visible()
-    page.screenshot(path=str(ARTIFACTS / f"replay-print-{width}.png"), full_page=True)
+    keep_shot(page, f"replay-print-{width}", full_page=True)
     assert page.evaluate("window.__violations") == []  # all of it runs under the policy
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page, expect
-from test_web import ARTIFACTS, check_fits, new_page
+from test_web import check_fits, keep_shot, new_page
 from test_web_replay import axe_every_rule, browser, open_game, run_apart, server, stored_record
 
 from dudo.bots import make_bot
@@ -132,7 +132,7 @@ def test_the_logs_columns_line_up_at_every_width(
         end = rounds.nth(1).bounding_box() or {}
         clip = {"x": top["x"], "y": top["y"], "width": top["width"]}
         clip["height"] = end["y"] + end["height"] - top["y"]
-        page.screenshot(path=str(ARTIFACTS / f"{name}-moves.png"), clip=clip, full_page=True)
+        keep_shot(page, f"{name}-moves", clip=clip, full_page=True)
     assert not any(problems.values()), problems
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()

@@ -26,7 +26,7 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page, expect
-from test_web import ARTIFACTS, check_fits
+from test_web import check_fits, keep_shot
 from test_web_replay import browser, open_game, run_apart, server, stored_record
 
 from dudo.bots import make_bot
@@ -120,7 +120,7 @@ def test_the_page_is_a_few_screens_tall_on_a_phone(
     # the current round's moves, the rest folded.
     assert found["page"] - found["open"] <= 3 * height, found
     assert found["page"] <= 6 * height, found
-    page.screenshot(path=str(ARTIFACTS / f"replay-phone-{width}x{height}.png"), full_page=True)
+    keep_shot(page, f"replay-phone-{width}x{height}", full_page=True)
     page.context.close()
 
 
@@ -139,7 +139,7 @@ def test_the_stage_and_the_controls_are_on_the_first_screen_and_stay(
         assert button["top"] >= 0 and button["bottom"] <= height, (name, found["buttons"])
     # The felt is not under the controls (a bar at the foot of a phone's screen).
     assert found["standing"]["bottom"] <= found["controls"]["top"], (name, found)
-    page.screenshot(path=str(ARTIFACTS / f"replay-first-screen-{name}.png"))
+    keep_shot(page, f"replay-first-screen-{name}")
     if width < 1280:
         # Scrolled to the end: the controls are still there, and the page's last line is
         # above them, not under them.
@@ -155,7 +155,7 @@ def test_the_stage_and_the_controls_are_on_the_first_screen_and_stay(
             }"""
         )
         assert last <= after["controls"]["top"], (name, last, after["controls"])
-        page.screenshot(path=str(ARTIFACTS / f"replay-end-{name}.png"))
+        keep_shot(page, f"replay-end-{name}")
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
 

@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page
-from test_web import ARTIFACTS, TIMINGS, axe_check, chromium, create_room, wait_until
+from test_web import TIMINGS, axe_check, chromium, create_room, keep_shot, wait_until
 from test_web_assets import segno_svg
 from test_web_csp import RECORD_VIOLATIONS
 
@@ -58,7 +58,7 @@ def test_the_share_panel_shows_a_code_of_its_link(server: str, browser: Browser)
     assert shown["type"] == "image/svg+xml"
     assert shown["alt"] == "QR code of the link to this room"
     assert shown["width"] >= 200, shown["width"]  # big enough for a camera across a table
-    host.screenshot(path=str(ARTIFACTS / "share-qr-360.png"), full_page=True)
+    keep_shot(host, "share-qr-360", full_page=True)
     axe_check(host, "lobby with its QR code")
     # A guest (German) sees the room's plain link and its code.
     guest = phone(browser, "de-DE")

@@ -30,11 +30,11 @@ pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page, expect
 from playwright.sync_api import Error as PlaywrightError
 from test_web import (
-    ARTIFACTS,
     REVEAL_TIMINGS,
     axe_check,
     check_fits,
     chromium,
+    keep_shot,
     open_safely,
     phase,
     play_turn,
@@ -283,7 +283,7 @@ def test_your_turn_fits_the_first_screen_at_every_size(server: str, browser: Bro
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(150)
-        page.screenshot(path=str(ARTIFACTS / f"turn-{width}x{height}.png"))
+        keep_shot(page, f"turn-{width}x{height}")
         on_first_screen(page, MUST_SEE)
     # The picker starts at the cheapest raise on the face we hold most of (wild ones
     # counted for the other faces), not at the lowest legal bid.
@@ -342,7 +342,7 @@ def test_the_hand_picker_fits_the_first_screen_at_every_size(server: str, browse
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(150)
-        page.screenshot(path=str(ARTIFACTS / f"hand-turn-{width}x{height}.png"))
+        keep_shot(page, f"hand-turn-{width}x{height}")
         on_first_screen(page, must)
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
@@ -397,7 +397,7 @@ def test_seats_stay_inside_the_rim(server: str, browser: Browser, players: int) 
         for i, one in enumerate(table["seats"]):
             for other in table["seats"][i + 1 :]:
                 assert not overlap(one, other), (width, players, one, other)
-    page.screenshot(path=str(ARTIFACTS / f"seats-{players}-1920.png"))
+    keep_shot(page, f"seats-{players}-1920")
     page.set_viewport_size({"width": 360, "height": 640})
     check_fits(page, f"seats-{players}-360")
     page.context.close()
@@ -421,7 +421,7 @@ def test_timer_moves_are_marked_and_the_game_is_logged(server: str, browser: Bro
         page.locator(".toast", has_text="Your time ran out: a bot made your move.")
     ).to_be_visible()
     expect(page.locator("body")).to_have_attribute("data-phase", "over", timeout=60000)
-    page.screenshot(path=str(ARTIFACTS / "over-timer-1280.png"), full_page=True)
+    keep_shot(page, "over-timer-1280", full_page=True)
     game = state(page)["game"]
     # The log has every round, each with its bids and how it ended.
     rounds = page.locator(".log-round")
@@ -816,7 +816,7 @@ def test_words_in_every_language_toasts_and_names(server: str, browser: Browser)
     names = [seat["name"] for seat in state(host)["room"]["seats"]]
     tie = host.evaluate("window.dudo.view.winnerText([0, 2])")
     assert tie == f"{names[0]} und {names[2]} gewinnen!"
-    host.screenshot(path=str(ARTIFACTS / "turn-de-360x640.png"))
+    keep_shot(host, "turn-de-360x640")
     host.context.close()
     # Spanish, a preset without calza: the hint leaves it out.
     page, _ = seated(browser, server, [None, "easy"], rules={"preset": "tavern"}, locale="es-ES")
@@ -888,12 +888,12 @@ def test_a_whole_game_by_clicking_on_a_big_screen(server: str, browser: Browser)
     )
     page.click("#start")
     page.wait_for_selector(".my-dice")
-    page.screenshot(path=str(ARTIFACTS / "game-1920.png"))
+    keep_shot(page, "game-1920")
     calls = play_to_the_end(page)
     assert calls.get("bids", 0) + calls.get("dudo", 0) >= 1, calls
     expect(page.locator(".standings-list li")).to_have_count(3)
     expect(page.locator(".centre.over h2")).to_contain_text("win")
-    page.screenshot(path=str(ARTIFACTS / "over-1920.png"))
+    keep_shot(page, "over-1920")
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()
 
@@ -961,7 +961,7 @@ def test_axe_every_rule_on_every_state_of_the_table(server: str, browser: Browse
         look = ours.evaluate(KIND)
         if look["kind"] and look["kind"] not in seen:
             axe_check(ours, look["kind"])
-            ours.screenshot(path=str(ARTIFACTS / f"axe-{look['kind'].replace(' ', '-')}-360.png"))
+            keep_shot(ours, f"axe-{look['kind'].replace(' ', '-')}-360")
             seen.add(look["kind"])
         if look["kind"] == "game over":
             if "out" not in seen:  # our high bid was true after all: once more

@@ -20,7 +20,14 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page
-from test_web import ARTIFACTS, REVEAL_TIMINGS, chromium, phase, wait_for_news, wait_until
+from test_web import (
+    REVEAL_TIMINGS,
+    chromium,
+    keep_shot,
+    phase,
+    wait_for_news,
+    wait_until,
+)
 from test_web_table import our_turn, play_to_the_end, seated, state
 
 from serverkit import server_process, sqlite_url
@@ -279,11 +286,11 @@ def test_screenshots_of_the_reveal_and_the_game_over(
     page.click("#call-dudo")
     page.wait_for_selector("#reveal, .centre.over")
     page.wait_for_timeout(700)
-    page.screenshot(path=str(ARTIFACTS / f"audit-reveal-counting-{width}.png"), full_page=True)
+    keep_shot(page, f"audit-reveal-counting-{width}", full_page=True)
     page.wait_for_timeout(1800)
-    page.screenshot(path=str(ARTIFACTS / f"audit-reveal-done-{width}.png"), full_page=True)
+    keep_shot(page, f"audit-reveal-done-{width}", full_page=True)
     play_to_the_end(page, timeout=120)
     page.wait_for_timeout(2500)
-    page.screenshot(path=str(ARTIFACTS / f"audit-game-over-{width}.png"), full_page=True)
+    keep_shot(page, f"audit-game-over-{width}", full_page=True)
     assert not page.js_errors  # type: ignore[attr-defined]
     page.context.close()

@@ -41,7 +41,7 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page
-from test_web import ARTIFACTS, TIMINGS, chromium, wait_until
+from test_web import TIMINGS, chromium, keep_shot, wait_until
 from test_web_many_dice import HOLD_THE_REVEAL, table_page
 from test_web_table import inside_rim, our_turn, overlap
 
@@ -146,7 +146,7 @@ def sweep(page: Page, seats: int, name: str, sizes: list[tuple[int, int]] = SIZE
     if found:
         width, height = found[0][0], found[0][1]
         page.set_viewport_size({"width": width, "height": height})
-        page.screenshot(path=str(ARTIFACTS / f"sweep-{name}-{width}x{height}.png"))
+        keep_shot(page, f"sweep-{name}-{width}x{height}")
     return [(name, *fault) for fault in found]
 
 

@@ -24,10 +24,10 @@ import pytest
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page, Route, expect
 from test_web import (
-    ARTIFACTS,
     TIMINGS,
     axe_check,
     chromium,
+    keep_shot,
     phase,
     try_click,
     wait_for_news,
@@ -129,7 +129,7 @@ def test_the_rolloff_is_shown_before_round_1(
         expect(last).to_contain_text(opens)
     if locale == "en-US":
         axe_check(page, "roll-off")
-        page.screenshot(path=str(ARTIFACTS / "rolloff-360.png"))
+        keep_shot(page, "rolloff-360")
     # Round 1 starts with the roll-off's winner, and the panel stays until its first reveal:
     # read from the states as they came (see RECORD_STATES), not from the state now.
     wait_until(page, "window.__states.some((s) => s.phase === 'bidding')", timeout=15000)
@@ -213,7 +213,7 @@ def test_the_replay_shows_the_rolloff_and_checks_its_dice(
     bad = page.locator(f'#fair-rounds li[data-round="rolloff-{last}"]')
     if bad.count():
         expect(bad).to_have_attribute("data-ok", "false")
-    page.screenshot(path=str(ARTIFACTS / "replay-rolloff-tampered.png"))
+    keep_shot(page, "replay-rolloff-tampered")
     page.context.close()
 
 
@@ -295,7 +295,7 @@ def test_the_hand_picker_offers_only_legal_hands_and_hands_read_in_words(
     assert sorted(offered(page)) == sorted(key(hand) for hand in legal)
     expect(page.locator("#standing .words")).not_to_be_empty()
     axe_check(page, "hand picker, raising")
-    page.screenshot(path=str(ARTIFACTS / "hand-picker-360.png"))
+    keep_shot(page, "hand-picker-360")
     # Call: the reveal says whether all the dice together show the hand.
     page.click("#call-dudo")
     page.wait_for_selector("#reveal, .centre.over")

@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page, Route, expect
-from test_web import ARTIFACTS, check_fits, new_page
+from test_web import check_fits, keep_shot, new_page
 from test_web_replay import axe_every_rule, browser, finished, open_game, server
 
 __all__ = ["browser", "finished", "server"]  # the fixtures, shared with test_web_replay
@@ -98,7 +98,7 @@ def overlaps(boxes: list[dict[str, Any]]) -> list[tuple[str, str]]:
 def page_fits(page: Page, name: str) -> None:
     """As test_web.check_fits, but a table in a box of its own that scrolls sideways
     (the profile's games per preset at 320 px, as before) may be wider than the screen."""
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    keep_shot(page, name, full_page=True)
     overflow = page.evaluate("""() => {
         const width = document.documentElement.clientWidth;
         const wide = [...document.querySelectorAll('body *')].filter((el) => {
