@@ -12,7 +12,9 @@ a real browser (Debian's Chromium through Playwright, as tests/browser/test_web_
 - on a phone the seats fill their rows: four seats are two rows of two, five are three and
   a centred two, two are one row of two (no empty cell);
 - a name cut with "…" on a seat (or in the game log) has its full name in a title, and a
-  name shown whole has none.
+  name shown whole has none;
+- on a phone held sideways at six seats, the others' names of up to eight letters are
+  whole (at 568x320 they were cut to three or four: "Hen…", "Tom…").
 
 Screenshots go to test-artifacts/ (look at them).
 """
@@ -387,4 +389,52 @@ def test_a_cut_name_has_its_full_name_in_a_title(server: str, browser: Browser) 
     assert any(name["text"] == long for name in cut), names
     for name in names:
         assert name["title"] == (name["text"] if name["cut"] else None), name
+    page.context.close()
+
+
+# Every seat's name on the felt: its text, whether it is cut (the turn's mark aside: the
+# seat whose turn it is may lose a letter or two to it), and whether its avatar shows.
+SEAT_NAMES = """() => [...document.querySelectorAll('.felt .seat')].map((seat) => {
+    const name = seat.querySelector('.seat-name');
+    const avatar = name.querySelector('.avatar');
+    const mark = name.querySelector('[aria-hidden="true"]:not(.avatar)');  // the turn's ▶
+    const marked = mark ? mark.getBoundingClientRect().width : 0;
+    return {
+        text: name.querySelector('bdi').textContent,
+        me: seat.classList.contains('me'),
+        cut: name.scrollWidth - marked > name.clientWidth + 1,
+        avatar: !!avatar && avatar.getBoundingClientRect().width > 0,
+    };
+})"""
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize(
+    ("width", "height"), [(568, 320), (600, 360), (640, 360), (667, 375), (740, 360)]
+)
+def test_names_are_whole_on_a_phone_held_sideways(
+    server: str, browser: Browser, width: int, height: int
+) -> None:
+    """Six seats on a phone held sideways, two of them people with names of eight wide
+    letters, the others bots: every other seat's name is whole. Below 660 px (a plate 63
+    to 90 px inside) the others' avatars give way for it; your own keeps its avatar, and
+    from 660 px every seat does."""
+    page = table_page(
+        browser,
+        server,
+        [None, None, None, "normal", "normal", "normal"],
+        width,
+        height,
+        motion="reduce",
+        join={1: "Wolfgang", 2: "Henrikke"},
+    )
+    page.click("#start")
+    page.wait_for_selector(".felt .seat")
+    names = page.evaluate(SEAT_NAMES)
+    keep_shot(page, f"phone-table-sideways-names-{width}x{height}")
+    assert len(names) == 6, names
+    assert {"Wolfgang", "Henrikke"} <= {name["text"] for name in names}, names
+    for name in names:
+        assert not name["cut"] or name["me"], (width, name)
+        assert name["avatar"] == (name["me"] or width >= 660), (width, name)
     page.context.close()
