@@ -74,8 +74,21 @@ def browser() -> Iterator[Browser]:
 # Every plate, the middle (and what stands out of it), the felt inside its rim and the
 # rim's corner radius, the smallest of the others' dice, and how wide the page is, in px:
 # in the next frame, once the page has handled the resize (the bots' speech bubbles are
-# placed again then: where one was, the page may be wider for a moment).
-MEASURE = """() => new Promise((done) => requestAnimationFrame(() => {
+# placed again then: where one was, the page may be wider for a moment). Should no frame
+# come within a second, it measures all the same and says so (`framed`): once, in a run of
+# this module beside another, a test here waited until its timeout (240 s) and its worker
+# was ended, somewhere among calls without a timeout of their own, this wait for a frame
+# the likeliest.
+MEASURE = """() => new Promise((done) => {
+    let measured = false;
+    const measure = (framed) => {
+        if (measured) return;
+        measured = true;
+        done({...look(), framed});
+    };
+    requestAnimationFrame(() => measure(true));
+    setTimeout(() => measure(false), 1000);
+    function look() {
     const rect = (el) => {
         const r = el.getBoundingClientRect();
         return [r.left, r.top, r.right, r.bottom];
@@ -84,7 +97,7 @@ MEASURE = """() => new Promise((done) => requestAnimationFrame(() => {
     const style = getComputedStyle(felt);
     const box = felt.getBoundingClientRect();
     const border = parseFloat(style.borderTopWidth);
-    done({
+    return {
         inner: [box.left + border, box.top + border, box.right - border, box.bottom - border],
         radius: Math.max(0, parseFloat(style.borderTopLeftRadius) - border),
         seats: [...felt.querySelectorAll('.seat')].map(rect),
@@ -103,8 +116,9 @@ MEASURE = """() => new Promise((done) => requestAnimationFrame(() => {
             .map((die) => die.getBoundingClientRect().width)),
         width: document.documentElement.clientWidth,
         scrollWidth: document.documentElement.scrollWidth,
-    });
-}))"""
+    };
+    }
+})"""
 
 
 def depth(a: list[float], b: list[float]) -> float:
@@ -139,10 +153,15 @@ def faults(seen: dict[str, Any], seats: int) -> list[Any]:
 
 def sweep(page: Page, seats: int, name: str, sizes: list[tuple[int, int]] = SIZES) -> list[Any]:
     found = []
+    unframed = []  # sizes measured without a frame after the resize (printed, see MEASURE)
     for width, height in sizes:
         page.set_viewport_size({"width": width, "height": height})
         seen = page.evaluate(MEASURE)
+        if not seen["framed"]:
+            unframed.append((width, height))
         found += [(width, height, fault) for fault in faults(seen, seats)]
+    if unframed:
+        print(f"{name}: no frame within 1 s of the resize at {unframed}")
     if found:
         width, height = found[0][0], found[0][1]
         page.set_viewport_size({"width": width, "height": height})
