@@ -333,8 +333,15 @@ def test_a_finished_game_page_is_finger_sized_on_a_phone(
 # The bubbles of what the bots say (voice.js) with their boxes, and the boxes of the page's
 # bar, the room's head and the felt; null until a bot speaks.
 BUBBLES = """() => {
+    // A bubble, a button or a link whole; the winner's heading and the result by their
+    // words, not the full-width line they stand on (a bubble beside the words hides nothing).
     const box = (el) => {
-        const b = el.getBoundingClientRect();
+        let b = el.getBoundingClientRect();
+        if (el.matches('.big, .result')) {
+            const words = document.createRange();
+            words.selectNodeContents(el);
+            b = words.getBoundingClientRect();
+        }
         return [b.left, b.top, b.right, b.bottom];
     };
     const said = [...document.querySelectorAll('.seat .say')];
@@ -388,8 +395,15 @@ def test_a_bots_speech_bubble_stays_on_the_felt_on_a_phone(
 # the last reveal went; null before the game is over or while no bot speaks.
 OVER_BUBBLES = """() => {
     if (document.body.dataset.phase !== 'over') return null;
+    // A bubble, a button or a link whole; the winner's heading and the result by their
+    // words, not the full-width line they stand on (a bubble beside the words hides nothing).
     const box = (el) => {
-        const b = el.getBoundingClientRect();
+        let b = el.getBoundingClientRect();
+        if (el.matches('.big, .result')) {
+            const words = document.createRange();
+            words.selectNodeContents(el);
+            b = words.getBoundingClientRect();
+        }
         return [b.left, b.top, b.right, b.bottom];
     };
     const said = [...document.querySelectorAll('.seat .say')];
