@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import hashlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -145,6 +146,14 @@ def free_port() -> int:
         return port
 
 
+# A server started by a test dies with the process that started it: a worker that pytest's
+# timeout ends (``os._exit``, no ``finally``) would otherwise leave its ``dudo serve`` running.
+# util-linux's ``setpriv`` sets Linux's parent-death signal and execs the server (same pid);
+# where it is missing, the server is started as before. The signal follows the thread that
+# started the process, so only the main thread starts servers through this.
+DIES_WITH_US = ["setpriv", "--pdeathsig", "KILL", "--"] if shutil.which("setpriv") else []
+
+
 @contextlib.contextmanager
 def server_process(
     database: str,
@@ -167,6 +176,7 @@ def server_process(
     output = tempfile.NamedTemporaryFile(prefix="dudo-serve-", suffix=".log", delete=False)  # noqa: SIM115
     process = subprocess.Popen(
         [
+            *DIES_WITH_US,
             sys.executable,
             "-m",
             "dudo",
