@@ -5,6 +5,13 @@
 //
 // Nodes are matched by position, or by `id` / `data-key` when they have one: give a node a
 // key when it must be a *new* node for new content (a new round's dice, so they roll).
+//
+// A node with a `data-key` whose markup is the same as the last time it was drawn, and in
+// which nothing else changed the page since (a MutationObserver watches), is left as it
+// is without comparing it node by node: a finished round of the log, the emote bar, the
+// chat. That is about a quarter of the page's script per state at a table of four
+// (bench/page_draw.py). A node holding a form field is always compared, so a field's
+// value still follows what is drawn (see patchElement).
 
 function keyOf(node) {
   if (node.nodeType !== Node.ELEMENT_NODE) return '';
@@ -73,18 +80,59 @@ function patchChildren(parent, next) {
       current = match;
     }
     if (current && sameKind(current, node)) {
-      if (current.nodeType === Node.ELEMENT_NODE) patchElement(current, node);
-      else if (current.nodeValue !== node.nodeValue) current.nodeValue = node.nodeValue;
+      if (current.nodeType !== Node.ELEMENT_NODE) {
+        if (current.nodeValue !== node.nodeValue) current.nodeValue = node.nodeValue;
+      } else {
+        const markup = settledMarkup(node);
+        if (markup === null || drawnMarkup.get(current) !== markup) {
+          patchElement(current, node);
+          if (markup !== null) drawnMarkup.set(current, markup);
+        }
+      }
     } else {
       parent.insertBefore(node, current);
+      const markup = settledMarkup(node);
+      if (markup !== null) drawnMarkup.set(node, markup);
     }
     index += 1;
   }
   while (parent.childNodes.length > wanted.length) parent.lastChild.remove();
 }
 
+// The markup each keyed node was last drawn from; forgotten for a node when anything in it
+// changes other than by morph (a bubble placed, a name's title, a clock ticking).
+const drawnMarkup = new WeakMap();
+const watchers = new WeakMap();
+
+// A keyed node's markup, to compare with what it was drawn from; null for a node never
+// skipped (no data-key, or a form field in it).
+function settledMarkup(node) {
+  if (node.nodeType !== Node.ELEMENT_NODE || !node.hasAttribute('data-key')) return null;
+  if (node.matches('input, select, textarea') || node.querySelector('input, select, textarea')) return null;
+  return node.outerHTML;
+}
+
+function forgetChanged(root, records) {
+  for (const record of records) {
+    for (let node = record.target; node && node !== root; node = node.parentNode) drawnMarkup.delete(node);
+  }
+}
+
+function watcher(element) {
+  let watching = watchers.get(element);
+  if (!watching) {
+    watching = new MutationObserver((records) => forgetChanged(element, records));
+    watching.observe(element, {subtree: true, childList: true, attributes: true, characterData: true});
+    watchers.set(element, watching);
+  }
+  return watching;
+}
+
 export function morph(element, html) {
+  const watching = watcher(element);
+  forgetChanged(element, watching.takeRecords()); // changes by others since the last drawing
   const template = document.createElement('template');
   template.innerHTML = html;
   patchChildren(element, template.content);
+  watching.takeRecords(); // morph's own changes: what was drawn is what is recorded
 }
