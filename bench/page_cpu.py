@@ -65,13 +65,14 @@ def core_share(seconds: float) -> float:
 
 
 @contextmanager
-def serve() -> Iterator[str]:
-    """`dudo serve` on a free loopback port with quick bots; yields its base URL."""
+def serve(src: Path = ROOT / "src") -> Iterator[str]:
+    """`dudo serve` (the package in `src`) on a free loopback port with quick bots; yields
+    its base URL."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     folder = tempfile.mkdtemp(prefix="dudo-page-cpu-")
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "DUDO_BOT_DELAY": "0.15"}
+    env = {**os.environ, "PYTHONPATH": str(src), "DUDO_BOT_DELAY": "0.15"}
     command = [sys.executable, "-m", "dudo", "serve", "--port", str(port)]
     command += ["--database", f"sqlite:///{folder}/dudo.db", "--log-level", "warning"]
     process = subprocess.Popen(command, env=env)
