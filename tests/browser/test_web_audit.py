@@ -197,7 +197,7 @@ def test_your_turn_fits_the_first_screen_of_a_phone_held_upright(
     page = phone(browser, *PORTRAIT[0])
     seat_in_a_room(page, server, [None] + ["easy"] * (players - 1), rules={"calza": "any_time"})
     page.click("#start")
-    our_turn(page)
+    our_turn(page, calza=players > 2)
     must_see = MUST_SEE if players > 2 else {k: v for k, v in MUST_SEE.items() if k != "calza"}
     for width, height in PORTRAIT:
         page.set_viewport_size({"width": width, "height": height})
@@ -229,7 +229,7 @@ def test_a_palifico_turn_fits_the_first_screen_of_a_phone_held_upright(
     page = phone(browser, *PORTRAIT[0])
     seat_in_a_room(page, server, [None] + ["easy"] * 5, rules={"calza": "any_time"})
     page.click("#start")
-    our_turn(page)
+    our_turn(page, calza=True)
     for width, height in PORTRAIT:
         page.set_viewport_size({"width": width, "height": height})
         assert page.evaluate(PALIFICO) >= 1
@@ -250,7 +250,7 @@ def test_your_turn_fits_the_first_screen_of_a_phone_held_sideways(
     page = phone(browser, *LANDSCAPE[0])
     seat_in_a_room(page, server, [None] + ["easy"] * (players - 1), rules={"calza": "any_time"})
     page.click("#start")
-    our_turn(page)
+    our_turn(page, calza=players > 2)
     # Calza needs three players (Perudo's rule): not offered heads-up.
     must_see = MUST_SEE if players > 2 else {k: v for k, v in MUST_SEE.items() if k != "calza"}
     for width, height in LANDSCAPE:
@@ -309,7 +309,7 @@ def test_big_screens_grow_the_type_and_the_turn_still_fits(server: str, browser:
         assert page.evaluate(SMALLEST_TEXT) >= 15, path
     seat_in_a_room(page, server, [None] + ["easy"] * 5, rules={"calza": "any_time"})
     page.click("#start")
-    our_turn(page)
+    our_turn(page, calza=True)
     for width, height in [(2560, 1440), (3840, 2160)]:
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(150)
@@ -625,13 +625,8 @@ def test_seats_keep_off_the_middle_of_a_short_wide_table(
     page = phone(browser, *SHORT_WIDE[0])
     seat_in_a_room(page, server, [None] + ["easy"] * (players - 1), rules={"calza": "any_time"})
     page.click("#start")
-    our_turn(page)
-    # Calza where it is offered: not heads-up, nor in a palifico round (a bot down to its
-    # last die makes one, seen at six seats).
-    calls = page.evaluate("JSON.parse(document.body.dataset.legal).calls")
-    must_see = {k: v for k, v in MUST_SEE.items() if k != "calza" or "calza" in calls}
-    if players > 2 and "calza" not in calls:
-        expect(page.locator("#call-calza")).to_have_count(0)
+    our_turn(page, calza=players > 2)
+    must_see = MUST_SEE if players > 2 else {k: v for k, v in MUST_SEE.items() if k != "calza"}
     for width, height in SHORT_WIDE:
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(150)
@@ -714,7 +709,7 @@ def test_a_tv_at_1x_is_filled_by_the_table_and_its_type_grows(
     page.set_viewport_size({"width": width, "height": height})
     seat_in_a_room(page, server, [None] + ["easy"] * 5, rules={"calza": "any_time"})
     page.click("#start")
-    our_turn(page)
+    our_turn(page, calza=True)
     page.wait_for_timeout(150)
     shot(page, "tv-turn")
     seen = page.evaluate(TV_TABLE)

@@ -167,11 +167,15 @@ def seated(
     return page, str(ticket["code"])
 
 
-def our_turn(page: Page, standing: bool = True, timeout: float = 90000) -> None:
-    """Wait for a turn of ours (with a bid to beat, if `standing`): opening bids are made
-    on the way, safe ones (see `open_safely`). The table then waits for us and stands
-    still. (At six seats the bots may end round after round before the bidding comes
-    round to us: seen to take over 30 s with the reveal's pauses.)"""
+def our_turn(
+    page: Page, standing: bool = True, timeout: float = 90000, calza: bool = False
+) -> None:
+    """Wait for a turn of ours (with a bid to beat, if `standing`; with calza offered, if
+    `calza`): opening bids are made on the way, safe ones (see `open_safely`), and a turn
+    without calza (a palifico round, once a player is down to one die) is played with
+    Liar!. The table then waits for us and stands still. (At six seats the bots may end
+    round after round before the bidding comes round to us: seen to take over 30 s with
+    the reveal's pauses.)"""
     end = time.monotonic() + timeout / 1000
     while True:
         assert time.monotonic() < end, "no turn of ours came"
@@ -180,13 +184,15 @@ def our_turn(page: Page, standing: bool = True, timeout: float = 90000) -> None:
             """() => {
             if (!document.querySelector('#bid-go')) return null;
             return {standing: !!document.querySelector('#standing'),
+                    calza: !!document.querySelector('#call-calza'),
                     version: document.body.dataset.version};
         }""",
             timeout=timeout,
         )
-        if look["standing"] or not standing:
+        if (look["standing"] or not standing) and (look["calza"] or not calza):
             return
-        if open_safely(page):
+        played = try_click(page, "#call-dudo") if look["standing"] else open_safely(page)
+        if played:
             wait_for_news(page, look["version"], timeout=10000)
 
 
@@ -278,7 +284,7 @@ def test_your_turn_fits_the_first_screen_at_every_size(server: str, browser: Bro
         height=640,
     )
     page.click("#start")
-    our_turn(page)
+    our_turn(page, calza=True)
     expect(page.locator("#call-calza")).to_be_visible()
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
