@@ -13,15 +13,22 @@ share of uniform exploration), and every visited state becomes two training rows
 hand, with a lambda-return target that bootstraps on the mover's expected child value and
 ends in the exact outcome of the call. Adam on the squared error.
 
-Run it in Linux's idle scheduling class (it sets that itself), one process::
+The rules: ``--rules PRESET`` and ``--rules-option OPTION=VALUE`` as ``dudo``'s ``--set``;
+the networks learn any heads-up round of capped quantity bids without calza or palifico (the
+:class:`valuenet.Scheme` of the rules: their raise order and whether ones are wild). The
+default is the outside check's (``no-wilds`` with wild ones); Perudo and tavern heads-up
+(calza and palifico need three players there) are such rounds too. The model records its
+scheme, and the bot picks the model of its table's scheme.
 
-    chrt --idle 0 /work/main/.venv/bin/python bench/opponents/train_valuenet.py \\
-        --minutes 40 --out bench/opponents/models/valuenet.npz
+Run it in Linux's idle scheduling class (it sets that itself), one process per rule set::
 
-The budget is shared among the pairs by the dice in play. The committed model: ``--minutes
-60 --hedge 10``, 2026-12-02, 61 minutes wall on a shared 2-core machine, 25 pairs (1v1 got
-only 7,168 rounds, 5v5 1.9 million), 1.3 MB of float16 weights; its strength against the
-arena bots was not measured yet (docs/benchmarks.md, "a self-play value-network opponent").
+    OPENBLAS_NUM_THREADS=1 python bench/opponents/train_valuenet.py --minutes 60 --hedge 10
+    OPENBLAS_NUM_THREADS=1 python bench/opponents/train_valuenet.py --rules perudo \\
+        --minutes 45 --hedge 10 --seed 31         # writes models/valuenet-perudo.npz
+
+The budget is shared among the pairs by the dice in play. The committed models, their
+commands and training times are in docs/benchmarks.md ("a self-play value-network
+opponent"): ``valuenet.npz`` 61 minutes on 2026-12-02 (1.3 MB of float16 weights).
 """
 
 from __future__ import annotations
@@ -36,7 +43,20 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
-from valuenet import MAX_DICE, Net, feature_size, features, ladder_size, load_nets
+from valuenet import (
+    MAX_DICE,
+    PLAIN_WILD,
+    Layout,
+    Net,
+    Scheme,
+    feature_size,
+    features,
+    layout,
+    load_nets,
+    load_scheme,
+)
+
+from dudo.rules import Rules, RulesError, parse_override
 
 
 def roll(rng: np.random.Generator, games: int, dice: int) -> np.ndarray:
@@ -83,6 +103,17 @@ def train_step(net: Net, opt: Adam, inputs: np.ndarray, targets: np.ndarray) -> 
     return float(np.mean(error * error))
 
 
+def legal_moves(bids: Layout, last: np.ndarray) -> np.ndarray:
+    """``(len(last), ladder size + 1)``: which bids (by ladder index) raise each standing
+    bid (-1: none, the opening) and, in the last column, whether "dudo" may be called."""
+    size = len(bids.quantity)
+    actions = np.arange(size + 1)
+    legal: np.ndarray = (actions > last[:, None]) & (actions < size)
+    legal[last < 0, :size] &= bids.opening  # e.g. Perudo: no opening on ones
+    legal[:, size] = last >= 0
+    return legal
+
+
 def self_play(
     net: Net,
     pair: tuple[int, int],
@@ -92,12 +123,14 @@ def self_play(
     utility: tuple[float, float],
     lam: float,
     hedge: float = 0.0,
+    scheme: Scheme = PLAIN_WILD,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Play ``games`` rounds at ``pair``; return the training inputs, their targets, and
     the opener's utility of each round. ``utility`` is the opener's value when the opener
     loses the die and when the responder does."""
     a, b = pair
-    size = ladder_size(a + b)
+    bids = layout(scheme, a + b)
+    size = len(bids.quantity)
     hands = [roll(rng, games, a), roll(rng, games, b)]
     bits = np.zeros((games, 2, size), dtype=np.float32)
     last = np.full(games, -1)
@@ -105,13 +138,11 @@ def self_play(
     done = np.zeros(games, dtype=bool)
     opener_utility = np.zeros(games, dtype=np.float32)
     steps: list[dict[str, np.ndarray]] = []
-    actions = np.arange(size + 1)
     while not done.all():
         live = np.flatnonzero(~done)
         mover = turn[live]
         live_last = last[live]
-        legal = (actions > live_last[:, None]) & (actions < size)
-        legal[:, size] = live_last >= 0
+        legal = legal_moves(bids, live_last)
         row_game, row_action = np.nonzero(legal)
         n_live = len(live)
         # rows: each live state, then every legal child, all from the mover's hand
@@ -127,6 +158,7 @@ def self_play(
             np.concatenate([live_last, np.where(is_bid, row_action, live_last[row_game])]),
             np.concatenate([np.zeros(n_live, dtype=bool), ~is_bid]),
             np.concatenate([mover, 1 - mover[row_game]]),
+            scheme,
         )
         values = net(inputs)
         state_value = values[:n_live]
@@ -168,15 +200,17 @@ def self_play(
         call_games = live[calls]
         if len(call_games):
             standing = last[call_games]
-            quantity, face = standing // 6 + 1, standing % 6
+            quantity, face = bids.quantity[standing], bids.face[standing]
             both = hands[0][call_games] + hands[1][call_games]
-            count = both[np.arange(len(call_games)), face] + np.where(face > 0, both[:, 0], 0)
+            wild = (face > 0) & scheme.wild
+            count = both[np.arange(len(call_games)), face] + np.where(wild, both[:, 0], 0)
             holds = count >= quantity
             caller = mover[calls]
             loser = np.where(holds, caller, 1 - caller)
             opener_utility[call_games] = np.where(loser == 0, utility[0], utility[1])
             done[call_games] = True
-    return (*_targets(pair, hands, steps, bits, last, turn, opener_utility, lam), opener_utility)
+    targets = _targets(pair, hands, steps, bits, last, turn, opener_utility, lam, scheme)
+    return (*targets, opener_utility)
 
 
 def _targets(
@@ -188,6 +222,7 @@ def _targets(
     turn: np.ndarray,
     opener_utility: np.ndarray,
     lam: float,
+    scheme: Scheme,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Lambda-returns, walking each round back from its call, for both hands."""
     games = len(opener_utility)
@@ -206,6 +241,7 @@ def _targets(
                 last,
                 np.ones(games, dtype=bool),
                 turn,
+                scheme,
             )
         )
         targets.append(returns[:, role].copy())
@@ -223,6 +259,7 @@ def _targets(
                     step["last"],
                     np.zeros(len(live), dtype=bool),
                     mover,
+                    scheme,
                 )
             )
             targets.append(returns[live, role].copy())
@@ -237,12 +274,13 @@ def train_pair(
     game_value: np.ndarray,
     rng: np.random.Generator,
     args: argparse.Namespace,
+    scheme: Scheme,
 ) -> tuple[Net, float, int]:
     a, b = pair
     opener_loses = 2 * game_value[a - 1, b] - 1
     responder_loses = 1 - 2 * game_value[b - 1, a]
     utility = (float(opener_loses), float(responder_loses))
-    net = Net.fresh(feature_size(a + b), (args.hidden1, args.hidden2), rng)
+    net = Net.fresh(feature_size(a + b, scheme), (args.hidden1, args.hidden2), rng)
     opt = Adam(net.params, args.rate)
     started = time.monotonic()
     rounds = iteration = 0
@@ -251,7 +289,7 @@ def train_pair(
         opt.rate = args.rate * (1 - 0.8 * progress)
         explore = args.explore * (1 - 0.7 * progress)
         inputs, targets, _ = self_play(
-            net, pair, args.batch, rng, explore, utility, args.lam, args.hedge
+            net, pair, args.batch, rng, explore, utility, args.lam, args.hedge, scheme
         )
         rounds += args.batch
         order = rng.permutation(len(targets))
@@ -267,18 +305,25 @@ def train_pair(
                 f"({time.monotonic() - started:.0f} s)",
                 flush=True,
             )
-    _, _, outcome = self_play(net, pair, args.eval_rounds, rng, 0.0, utility, args.lam, args.hedge)
+    _, _, outcome = self_play(
+        net, pair, args.eval_rounds, rng, 0.0, utility, args.lam, args.hedge, scheme
+    )
     # the opener's game value: utility u = 2 P(win) - 1 averaged over rounds
     value = float((outcome.mean() + 1) / 2)
     return net, value, rounds
 
 
 def save(
-    path: Path, nets: dict[tuple[int, int], Net], game_value: np.ndarray, hedge: float
+    path: Path,
+    nets: dict[tuple[int, int], Net],
+    game_value: np.ndarray,
+    hedge: float,
+    scheme: Scheme = PLAIN_WILD,
 ) -> None:
     arrays: dict[str, np.ndarray] = {
         "game_value": game_value.astype(np.float32),
         "hedge": np.array(hedge, dtype=np.float32),
+        "scheme": np.array(scheme.key),
     }
     for (a, b), net in nets.items():
         for i, param in enumerate(net.params):
@@ -294,7 +339,23 @@ def main() -> None:
     parser.add_argument("--minutes", type=float, default=40)
     parser.add_argument("--max-dice", type=int, default=MAX_DICE)
     parser.add_argument(
-        "--out", type=Path, default=Path(__file__).parent / "models" / "valuenet.npz"
+        "--rules",
+        default="no-wilds",
+        help="the preset whose heads-up rounds to train for (default: no-wilds, with "
+        "--rules-option wild_ones=true unless other options are given)",
+    )
+    parser.add_argument(
+        "--rules-option",
+        action="append",
+        default=[],
+        metavar="OPTION=VALUE",
+        help="change a rules option, as dudo's --set does (repeatable)",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        help="the model file (default: models/valuenet.npz for the default rules, "
+        "models/valuenet-PRESET.npz otherwise)",
     )
     parser.add_argument("--seed", type=int, default=24)
     parser.add_argument("--batch", type=int, default=256, help="rounds per iteration")
@@ -313,6 +374,7 @@ def main() -> None:
     parser.add_argument("--hidden2", type=int, default=64)
     parser.add_argument("--eval-rounds", type=int, default=4000)
     args = parser.parse_args()
+    scheme = _scheme(parser, args)
     with contextlib.suppress(AttributeError, OSError):  # Linux only
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     rng = np.random.default_rng(args.seed)
@@ -329,6 +391,10 @@ def main() -> None:
     nets: dict[tuple[int, int], Net] = {}
     if args.retrain:  # train these pairs again, keep the rest of the model as it is
         nets = load_nets(args.out)
+        if load_scheme(args.out) != scheme:
+            parser.error(
+                f"{args.out} was trained for {load_scheme(args.out).key}, not {scheme.key}"
+            )
         with np.load(args.out) as data:
             game_value = data["game_value"].astype(np.float64)
         wanted = {(int(text[0]), int(text[2])) for text in args.retrain.split(",")}
@@ -339,15 +405,39 @@ def main() -> None:
     for pair in pairs:
         seconds = budget * weight[pair] / total_weight
         started = time.monotonic()
-        net, value, rounds = train_pair(pair, seconds, game_value, rng, args)
+        net, value, rounds = train_pair(pair, seconds, game_value, rng, args, scheme)
         game_value[pair] = value
         nets[pair] = net
-        save(args.out, nets, game_value, args.hedge)
+        save(args.out, nets, game_value, args.hedge, scheme)
         print(
             f"{pair[0]}v{pair[1]}: {rounds} rounds in {time.monotonic() - started:.0f} s, "
             f"opener's game value {value:.3f}  (total {time.monotonic() - began:.0f} s)",
             flush=True,
         )
+
+
+def _scheme(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Scheme:
+    """The scheme of the rules asked for, and ``args.out`` filled in; a clear error for
+    rules the networks cannot learn."""
+    options = args.rules_option or (["wild_ones=true"] if args.rules == "no-wilds" else [])
+    try:
+        rules = Rules.preset(args.rules, **dict(map(parse_override, options)))
+    except (RulesError, ValueError) as error:
+        parser.error(f"--rules: {error}")
+    scheme = Scheme.of(rules)
+    heads_up_calza = rules.calza != "off" and rules.calza_min_players <= 2
+    heads_up_palifico = rules.palifico and rules.palifico_min_players <= 2
+    if scheme is None or heads_up_calza or heads_up_palifico:
+        parser.error(
+            "the networks learn heads-up rounds of capped quantity bids without calza, "
+            "palifico, the ones lock or losing by the difference; "
+            f"{args.rules} {' '.join(options)} is not that"
+        )
+    if args.out is None:
+        name = "valuenet.npz" if scheme == PLAIN_WILD else f"valuenet-{args.rules}.npz"
+        args.out = Path(__file__).parent / "models" / name
+    print(f"training for {args.rules} {' '.join(options)}: {scheme.key}", flush=True)
+    return scheme
 
 
 if __name__ == "__main__":

@@ -23,13 +23,14 @@ What is ours rather than Ahle's:
   own cup alone; the public history is, as in Ahle's encoding, which bids each player made;
 - training targets are lambda-returns that bootstrap on the network's own child values.
 
-Rules it was trained for: heads-up, wild ones, ones the lowest face of the plain raise order,
-bids capped at the dice in play, no calza, no palifico (``--rules no-wilds --set
-wild_ones=true``), up to 5 dice each. Elsewhere (more seats, more dice, other orders) it
-falls back: at a heads-up table with capped quantity bids it still scores the legal bids
-with its networks (ones-never or halving tables, such as tavern and perudo, were never
-trained; the play there is approximate), and otherwise it plays the public two-threshold
-bot (``threshold.py``).
+Rules: a model is trained for one :class:`Scheme`, the raise order and wildness of a heads-up
+round with bids capped at the dice in play (no calza, no palifico heads-up), up to 5 dice
+each. ``models/valuenet.npz`` is for the rules the outside check used (ones the lowest face
+of the plain order, wild: ``--rules no-wilds --set wild_ones=true``); ``valuenet-perudo.npz``
+for Perudo's halving order, ``valuenet-tavern.npz`` for ones never bid. The bot picks the
+model of its table's scheme; for a scheme without one it scores the legal bids with the
+plain model (approximate play), and where no network applies (more seats, more dice, a
+palifico round, hands) it plays the public two-threshold bot (``threshold.py``).
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ from __future__ import annotations
 import importlib.util
 import random
 import sys
+from dataclasses import dataclass
+from functools import cache
 from itertools import pairwise
 from math import comb
 from pathlib import Path
@@ -44,8 +47,9 @@ from typing import Any
 
 import numpy as np
 
-from dudo.bids import Bid
+from dudo.bids import Bid, Ladder, Order, ladder
 from dudo.game import DUDO, Action
+from dudo.rules import Rules
 from dudo.view import SeatView
 
 MAX_DICE = 5
@@ -62,14 +66,83 @@ of 300 games against ``normal`` (seeds from 101, no-wilds with wild ones), at 30
 """
 
 
-def ladder_size(total: int) -> int:
-    """Bids on the plain ladder with ``total`` dice in play: every quantity 1..total of
-    every face, at index ``(quantity - 1) * 6 + face - 1``."""
-    return 6 * total
+@dataclass(frozen=True)
+class Scheme:
+    """How a heads-up round's bids line up for the networks: the engine's raise order (its
+    :class:`~dudo.bids.Ladder`, capped at the dice in play) and whether ones are wild.
+
+    A bid's index is its position on the engine's ladder, so every raise of a bid is a
+    higher index, whatever the order; in the plain order that position is ``(quantity - 1)
+    * 6 + face - 1``, the layout the first model was trained on.
+    """
+
+    order: Order
+    wild: bool
+
+    @property
+    def key(self) -> str:
+        return f"{self.order.value}/{'wild' if self.wild else 'natural'}"
+
+    @classmethod
+    def from_key(cls, key: str) -> Scheme:
+        order, wild = key.split("/")
+        return cls(Order(order), wild == "wild")
+
+    @classmethod
+    def of(cls, rules: Rules) -> Scheme | None:
+        """The scheme of ``rules``' heads-up rounds, or ``None`` where the networks do not
+        apply: hands, uncapped bids, the ones lock, losing by the difference."""
+        if (
+            rules.bids != "quantity"
+            or not rules.cap_at_dice_in_play
+            or rules.ones_bids == "lock"
+            or rules.loss_by_difference
+        ):
+            return None
+        order = {"plain": Order.PLAIN, "halve": Order.HALVE, "never": Order.NO_ONES}
+        return cls(order[rules.ones_bids], rules.wild_ones)
+
+    def ladder(self, total: int) -> Ladder:
+        return ladder(self.order, total)
+
+    def rules(self) -> Rules:
+        """Plain rules of this scheme (heads-up they are all its rule sets play)."""
+        ones_bids = {Order.PLAIN: "plain", Order.HALVE: "halve", Order.NO_ONES: "never"}
+        return Rules.preset("no-wilds", wild_ones=self.wild, ones_bids=ones_bids[self.order])
 
 
-def feature_size(total: int) -> int:
-    return 30 + 30 + 2 + 2 * ladder_size(total) + 2 + 6 + total + 1 + 1 + 2
+PLAIN_WILD = Scheme(Order.PLAIN, True)
+"""The scheme of the rules the outside check's networks were trained for."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A scheme's bids at one number of dice in play, as arrays by ladder index."""
+
+    quantity: np.ndarray
+    face: np.ndarray
+    """0-based: 0 is ones."""
+    opening: np.ndarray
+    """Which bids may open a round (Perudo's order: not ones)."""
+
+
+@cache
+def layout(scheme: Scheme, total: int) -> Layout:
+    bids = scheme.ladder(total)
+    quantity = np.array([bid.quantity for bid in bids], dtype=np.int64)
+    face = np.array([bid.face - 1 for bid in bids], dtype=np.int64)
+    opening = face != 0 if scheme.order is Order.HALVE else np.ones(len(bids), dtype=bool)
+    return Layout(quantity, face, opening)
+
+
+def ladder_size(total: int, scheme: Scheme = PLAIN_WILD) -> int:
+    """Bids on the scheme's ladder with ``total`` dice in play (6 per die in the plain and
+    halving orders, 5 with ones never bid)."""
+    return len(scheme.ladder(total))
+
+
+def feature_size(total: int, scheme: Scheme = PLAIN_WILD) -> int:
+    return 30 + 30 + 2 + 2 * ladder_size(total, scheme) + 2 + 6 + total + 1 + 1 + 2
 
 
 def _tails() -> np.ndarray:
@@ -89,8 +162,10 @@ TAILS = _tails()
 _THRESHOLDS = np.arange(MAX_DICE)
 
 
-def support(hands: np.ndarray) -> np.ndarray:
+def support(hands: np.ndarray, wild: bool = True) -> np.ndarray:
     """Per face, how many dice of each hand count for it (ones wild for faces 2..6)."""
+    if not wild:
+        return hands
     counted: np.ndarray = hands + hands[:, :1]
     counted[:, 0] = hands[:, 0]
     return counted
@@ -104,6 +179,7 @@ def features(
     last: np.ndarray,
     called: np.ndarray,
     turn: np.ndarray,
+    scheme: Scheme = PLAIN_WILD,
 ) -> np.ndarray:
     """The network's input for a batch of (hand, public round) rows.
 
@@ -114,19 +190,21 @@ def features(
     total = pair[0] + pair[1]
     rows = len(hands)
     index = np.arange(rows)
-    counted = support(hands)
+    counted = support(hands, scheme.wild)
     mine = bits[index, me]
     theirs = bits[index, 1 - me]
     has_bid = last >= 0
     position = np.maximum(last, 0)
-    quantity, face = position // 6 + 1, position % 6
+    bids = layout(scheme, total)
+    quantity, face = bids.quantity[position], bids.face[position]
     face_hot = np.zeros((rows, 6), dtype=np.float32)
     face_hot[index, face] = has_bid
     quantity_hot = np.zeros((rows, total), dtype=np.float32)
     quantity_hot[index, quantity - 1] = has_bid
     unseen = np.where(me == 0, pair[1], pair[0])
     needed = np.clip(quantity - counted[index, face], 0, 2 * MAX_DICE + 1)
-    chance = TAILS[unseen, (face != 0).astype(np.int64), needed] * has_bid
+    wild_face = ((face != 0) & scheme.wild).astype(np.int64)
+    chance = TAILS[unseen, wild_face, needed] * has_bid
     bidder_is_me = mine[index, position] * has_bid
     parts = [
         (hands[:, :, None] > _THRESHOLDS).reshape(rows, 30),
@@ -188,6 +266,18 @@ def load_nets(path: Path = MODEL) -> dict[tuple[int, int], Net]:
     return nets
 
 
+def load_scheme(path: Path = MODEL) -> Scheme:
+    """The scheme a model was trained for (the first model, which does not say, is for
+    :data:`PLAIN_WILD`)."""
+    with np.load(path) as data:
+        return Scheme.from_key(str(data["scheme"])) if "scheme" in data.files else PLAIN_WILD
+
+
+def models(folder: Path = MODEL.parent) -> dict[Scheme, Path]:
+    """The models in ``folder`` by the scheme each was trained for."""
+    return {load_scheme(path): path for path in sorted(folder.glob("valuenet*.npz"))}
+
+
 def child_values(
     net: Net,
     pair: tuple[int, int],
@@ -196,10 +286,11 @@ def child_values(
     bits: np.ndarray,
     last: int,
     actions: list[int],
+    scheme: Scheme = PLAIN_WILD,
 ) -> tuple[float, np.ndarray]:
     """``V(hand, state)`` and ``V(hand, child)`` for each action (a bid index, or the
     ladder size for "dudo"), for the role ``me`` to move."""
-    size = ladder_size(sum(pair))
+    size = ladder_size(sum(pair), scheme)
     rows = 1 + len(actions)
     all_bits = np.repeat(bits[None], rows, axis=0)
     lasts = np.full(rows, last)
@@ -220,6 +311,7 @@ def child_values(
         lasts,
         called,
         turn,
+        scheme,
     )
     values = net(inputs)
     return float(values[0]), values[1:]
@@ -265,14 +357,18 @@ def _threshold_bot(seed: int | None) -> Any:
 
 
 class ValueNetBot:
-    """Plays a heads-up round by Hedge (:data:`PLAY_HEDGE`) over its pair's value network."""
+    """Plays a heads-up round by Hedge (:data:`PLAY_HEDGE`) over its pair's value network.
+
+    Without ``model`` it takes, at each table, the committed model trained for the table's
+    :class:`Scheme`, or the plain model where there is none; with ``model``, that file
+    everywhere."""
 
     def __init__(
-        self, seed: int | None = None, model: Path | str = MODEL, hedge: float = PLAY_HEDGE
+        self, seed: int | None = None, model: Path | str | None = None, hedge: float = PLAY_HEDGE
     ) -> None:
         self.name = "valuenet"
         self.rng = random.Random(seed)
-        self.nets = _cached_nets(str(model))
+        self.model = None if model is None else Path(model)
         self.hedge = hedge  # 0: regret matching, as Ahle plays
         self.fallback = _threshold_bot(seed)
 
@@ -284,6 +380,12 @@ class ValueNetBot:
             return self.fallback.act(view)  # type: ignore[no-any-return]
         return decision
 
+    def _model_for(self, rules: Rules) -> Path:
+        if self.model is not None:
+            return self.model
+        scheme = Scheme.of(rules)
+        return _committed_models().get(scheme, MODEL) if scheme else MODEL
+
     def _network_move(self, view: SeatView) -> Action | None:
         alive = [seat for seat, count in enumerate(view.dice_counts) if count]
         if len(alive) != 2 or view.rules.bids != "quantity" or view.palifico:
@@ -291,31 +393,36 @@ class ValueNetBot:
         opener = view.opener
         other = alive[0] if alive[1] == opener else alive[1]
         pair = (view.dice_counts[opener], view.dice_counts[other])
-        net = self.nets.get(pair)
+        model = str(self._model_for(view.rules))
+        net = _cached_nets(model).get(pair)
         if net is None or view.seat not in (opener, other):
             return None
-        size = ladder_size(sum(pair))
+        scheme = _cached_scheme(model)
+        positions = scheme.ladder(sum(pair)).positions
+        size = len(positions)
         me = 0 if view.seat == opener else 1
         bits = np.zeros((2, size), dtype=np.float32)
         last = -1
         for seat, bid in view.bids:
-            if not isinstance(bid, Bid) or not 1 <= bid.quantity <= sum(pair):
+            position = positions.get(bid) if isinstance(bid, Bid) else None
+            if position is None:
                 return None
-            last = (bid.quantity - 1) * 6 + bid.face - 1
+            last = position
             bits[0 if seat == opener else 1, last] = 1
         moves: list[Action] = []
         actions: list[int] = []
         for bid in view.legal.bids:
-            if bid.quantity <= sum(pair):
+            position = positions.get(bid)
+            if position is not None:
                 moves.append(bid)
-                actions.append((bid.quantity - 1) * 6 + bid.face - 1)
+                actions.append(position)
         if DUDO in view.legal:
             moves.append(DUDO)
             actions.append(size)
         if not moves:
             return None
         hand = np.bincount(np.asarray(view.dice, dtype=np.int64) - 1, minlength=6)
-        state_value, values = child_values(net, pair, hand, me, bits, last, actions)
+        state_value, values = child_values(net, pair, hand, me, bits, last, actions, scheme)
         chances = policy(state_value, values, self.hedge)
         pick = self.rng.random() * chances.sum()
         chosen = int(np.searchsorted(np.cumsum(chances), pick, side="right"))
@@ -332,13 +439,23 @@ def _cached_nets(model: str) -> dict[tuple[int, int], Net]:
     return _NETS[model]
 
 
+@cache
+def _cached_scheme(model: str) -> Scheme:
+    return load_scheme(Path(model))
+
+
+@cache
+def _committed_models() -> dict[Scheme, Path]:
+    return models()
+
+
 class ValueNetEndgames(ValueNetBot):
     """The value network, except in the heads-up rounds hard has solved strategies for (1v1
     exactly, up to four dice in play for a short memory: :mod:`dudo.bots.solved`), where it
     draws from those, as an opponent near equilibrium there would play. Against it, hard's
     margin comes from the larger rounds only."""
 
-    def __init__(self, seed: int | None = None, model: Path | str = MODEL) -> None:
+    def __init__(self, seed: int | None = None, model: Path | str | None = None) -> None:
         super().__init__(seed, model)
         self.name = "valuenet-endgames"
 

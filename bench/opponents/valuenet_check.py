@@ -1,7 +1,8 @@
 """How far the 1v1 value network's policy is from equilibrium: exact exploitability.
 
-Lays the heads-up 1-die-each round of the rules the networks were trained for (``no-wilds``
-with wild ones) out as the CFR+ solver's public tree (``dudo.bots.cfr``), writes the
+Lays the heads-up 1-die-each round of the rules the model was trained for (its scheme:
+``no-wilds`` with wild ones for the first model, Perudo's or tavern's order for the others)
+out as the CFR+ solver's public tree (``dudo.bots.cfr``), writes the
 network's policy (Hedge at each rate asked) into it for every info set, and measures the
 exploitability (NashConv / 2, in round utility: +1 a die won, -1 a die lost) with exact best
 responses. For scale it prints the uniform strategy's and a CFR+ solution's too.
@@ -21,27 +22,26 @@ from dudo.bids import Bid
 from dudo.bots.cfr import Tree
 from dudo.bots.endgame import build_endgame
 from dudo.game import DUDO
-from dudo.rules import Rules
 
 sys.path.insert(0, str(Path(__file__).parent))
 from valuenet import (
     MODEL,
     PLAY_HEDGE,
     child_values,
-    ladder_size,
     load_hedge,
     load_nets,
+    load_scheme,
     policy,
 )
-
-RULES = Rules.preset("no-wilds", wild_ones=True)
 
 
 def network_strategy(
     tree: Tree, model: Path, pair: tuple[int, int], hedge: float
 ) -> list[np.ndarray]:
     net = load_nets(model)[pair]
-    size = ladder_size(sum(pair))
+    scheme = load_scheme(model)
+    positions = scheme.ladder(sum(pair)).positions
+    size = len(positions)
     strategy = tree.uniform()
     for depth, level in enumerate(tree.levels):
         me = level.actor
@@ -49,16 +49,18 @@ def network_strategy(
             bits = np.zeros((2, size), dtype=np.float32)
             last = -1
             for i, bid in enumerate(node.history):
-                last = (bid.quantity - 1) * 6 + bid.face - 1
+                last = positions[bid]
                 bits[i % 2, last] = 1
             actions = [
-                size if action is DUDO else (action.quantity - 1) * 6 + action.face - 1
+                size if action is DUDO else positions[action]
                 for action in node.actions
                 if action is DUDO or isinstance(action, Bid)
             ]
             for h, hand in enumerate(tree.hands[me]):
                 counts = np.bincount(np.asarray(hand) - 1, minlength=6)
-                state_value, values = child_values(net, pair, counts, me, bits, last, actions)
+                state_value, values = child_values(
+                    net, pair, counts, me, bits, last, actions, scheme
+                )
                 row = np.zeros(level.width)
                 row[: len(actions)] = policy(state_value, values, hedge)
                 strategy[depth][n, h] = row
@@ -77,7 +79,9 @@ def main() -> None:
         "default: the model's training rate and the bot's play rate",
     )
     args = parser.parse_args()
-    tree = Tree(build_endgame(RULES, 1, 1))
+    scheme = load_scheme(args.model)
+    print(f"{args.model}: {scheme.key}")
+    tree = Tree(build_endgame(scheme.rules(), 1, 1))
     rates = args.hedge or [load_hedge(args.model), PLAY_HEDGE]
     strategies = [("uniform", tree.uniform())]
     strategies += [
