@@ -420,6 +420,7 @@ def _scheme(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Scheme
     """The scheme of the rules asked for, and ``args.out`` filled in; a clear error for
     rules the networks cannot learn."""
     options = args.rules_option or (["wild_ones=true"] if args.rules == "no-wilds" else [])
+    asked = " ".join([args.rules, *options])
     try:
         rules = Rules.preset(args.rules, **dict(map(parse_override, options)))
     except (RulesError, ValueError) as error:
@@ -431,12 +432,12 @@ def _scheme(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Scheme
         parser.error(
             "the networks learn heads-up rounds of capped quantity bids without calza, "
             "palifico, the ones lock or losing by the difference; "
-            f"{args.rules} {' '.join(options)} is not that"
+            f"{asked} is not that"
         )
     if args.out is None:
         name = "valuenet.npz" if scheme == PLAIN_WILD else f"valuenet-{args.rules}.npz"
         args.out = Path(__file__).parent / "models" / name
-    print(f"training for {args.rules} {' '.join(options)}: {scheme.key}", flush=True)
+    print(f"training for {asked}: {scheme.key}", flush=True)
     return scheme
 
 

@@ -66,6 +66,10 @@ of 300 games against ``normal`` (seeds from 101, no-wilds with wild ones), at 30
 """
 
 
+ORDER_OF_ONES_BIDS = {"plain": Order.PLAIN, "halve": Order.HALVE, "never": Order.NO_ONES}
+"""The raise order of each ``ones_bids`` rule the networks learn (the lock is not one)."""
+
+
 @dataclass(frozen=True)
 class Scheme:
     """How a heads-up round's bids line up for the networks: the engine's raise order (its
@@ -99,16 +103,15 @@ class Scheme:
             or rules.loss_by_difference
         ):
             return None
-        order = {"plain": Order.PLAIN, "halve": Order.HALVE, "never": Order.NO_ONES}
-        return cls(order[rules.ones_bids], rules.wild_ones)
+        return cls(ORDER_OF_ONES_BIDS[rules.ones_bids], rules.wild_ones)
 
     def ladder(self, total: int) -> Ladder:
         return ladder(self.order, total)
 
     def rules(self) -> Rules:
         """Plain rules of this scheme (heads-up they are all its rule sets play)."""
-        ones_bids = {Order.PLAIN: "plain", Order.HALVE: "halve", Order.NO_ONES: "never"}
-        return Rules.preset("no-wilds", wild_ones=self.wild, ones_bids=ones_bids[self.order])
+        ones_bids = next(name for name, order in ORDER_OF_ONES_BIDS.items() if order is self.order)
+        return Rules.preset("no-wilds", wild_ones=self.wild, ones_bids=ones_bids)
 
 
 PLAIN_WILD = Scheme(Order.PLAIN, True)
