@@ -14,13 +14,15 @@ a real browser (Debian's Chromium through Playwright, as tests/browser/test_web_
 - a name cut with "…" on a seat (or in the game log) has its full name in a title, and a
   name shown whole has none;
 - on a phone held sideways at six seats, the others' names of up to eight letters are
-  whole (at 568x320 they were cut to three or four: "Hen…", "Tom…").
+  whole (at 568x320 they were cut to three or four: "Hen…", "Tom…"), the turn's too
+  (its mark ▶ cut "Bartholo" to "Bartho…").
 
 Screenshots go to test-artifacts/ (look at them).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import httpx
@@ -28,7 +30,7 @@ import pytest
 
 pytest.importorskip("playwright")
 from playwright.sync_api import Browser, Page
-from test_web import TIMINGS, chromium, keep_shot, wait_until
+from test_web import TIMINGS, chromium, keep_shot, try_click, wait_until
 from test_web_table import our_turn, wait_for_lobby
 
 from serverkit import server_process, sqlite_url
@@ -407,20 +409,29 @@ def test_a_cut_name_has_its_full_name_in_a_title(server: str, browser: Browser) 
     page.context.close()
 
 
-# Every seat's name on the felt: its text, whether it is cut (the turn's mark aside: the
-# seat whose turn it is may lose a letter or two to it), and whether its avatar shows.
+# Every seat's name on the felt: its text, whether it is cut, whether its avatar shows, and
+# whether it has the turn's mark (▶), with the mark's box and the plate's.
 SEAT_NAMES = """() => [...document.querySelectorAll('.felt .seat')].map((seat) => {
     const name = seat.querySelector('.seat-name');
     const avatar = name.querySelector('.avatar');
-    const mark = name.querySelector('[aria-hidden="true"]:not(.avatar)');  // the turn's ▶
-    const marked = mark ? mark.getBoundingClientRect().width : 0;
+    const mark = seat.querySelector('.turn-mark');
+    const box = (el) => {
+        const r = el.getBoundingClientRect();
+        return [r.left, r.top, r.right, r.bottom];
+    };
     return {
         text: name.querySelector('bdi').textContent,
         me: seat.classList.contains('me'),
-        cut: name.scrollWidth - marked > name.clientWidth + 1,
+        cut: name.scrollWidth > name.clientWidth + 1,
         avatar: !!avatar && avatar.getBoundingClientRect().width > 0,
+        mark: mark ? box(mark) : null,
+        plate: box(seat),
+        size: parseFloat(getComputedStyle(name).fontSize),
     };
 })"""
+# The seat whose turn it is (null between turns).
+TURN = """() => { const game = window.dudo.view.state?.game;
+    return game && game.phase === 'bidding' ? {turn: game.turn} : null; }"""
 
 
 @pytest.mark.timeout(180)
@@ -431,9 +442,12 @@ def test_names_are_whole_on_a_phone_held_sideways(
     server: str, browser: Browser, width: int, height: int
 ) -> None:
     """Six seats on a phone held sideways, two of them people with names of eight wide
-    letters, the others bots: every other seat's name is whole. Below 660 px (a plate 63
-    to 90 px inside) the others' avatars give way for it; your own keeps its avatar, and
-    from 660 px every seat does."""
+    letters, the others bots: every other seat's name is whole, also while it is that
+    seat's turn and it carries the turn's mark (▶: it cut "Bartholo" to "Bartho…" at
+    568x320). Below 660 px (a plate 63 to 90 px inside) the others' avatars give way for
+    it; your own keeps its avatar, and from 660 px every seat does. The mark sits on the
+    plate's edge. A name a little too wide ("Mohammed": 4 to 14 px) is drawn smaller, to
+    no less than 85% of the type of your own name."""
     page = table_page(
         browser,
         server,
@@ -441,15 +455,30 @@ def test_names_are_whole_on_a_phone_held_sideways(
         width,
         height,
         motion="reduce",
-        join={1: "Wolfgang", 2: "Henrikke"},
+        join={1: "Wolfgang", 2: "Mohammed"},
     )
     page.click("#start")
     page.wait_for_selector(".felt .seat")
-    names = page.evaluate(SEAT_NAMES)
+    # Wait for a turn of one of the two people (who are away: the table waits for them),
+    # bidding on ours, which comes before Wolfgang's.
+    end = time.monotonic() + 120
+    while (wait_until(page, TURN, timeout=30000) or {}).get("turn") not in (1, 2):
+        assert time.monotonic() < end, "the turn never came to Wolfgang or Mohammed"
+        try_click(page, "#bid-go")
+        page.wait_for_timeout(100)
+    marked_names = f"() => ({SEAT_NAMES})().some((name) => name.mark) && ({SEAT_NAMES})()"
+    names = wait_until(page, marked_names)
     keep_shot(page, f"phone-table-sideways-names-{width}x{height}")
     assert len(names) == 6, names
-    assert {"Wolfgang", "Henrikke"} <= {name["text"] for name in names}, names
+    assert {"Wolfgang", "Mohammed"} <= {name["text"] for name in names}, names
+    marked = [name for name in names if name["mark"]]
+    assert [name["text"] for name in marked] in (["Wolfgang"], ["Mohammed"]), names
+    (mine,) = [name for name in names if name["me"]]
     for name in names:
         assert not name["cut"] or name["me"], (width, name)
         assert name["avatar"] == (name["me"] or width >= 660), (width, name)
+        assert name["size"] >= 0.85 * mine["size"] - 0.1, (width, name, mine)
+    if width < 660:  # the mark on the plate's top left corner, out of the name's line
+        mark, plate = marked[0]["mark"], marked[0]["plate"]
+        assert mark[1] < plate[1] and mark[0] < plate[0] + 8, (mark, plate)
     page.context.close()
