@@ -243,6 +243,9 @@ def test_a_profile_name_that_shows_nothing_is_refused() -> None:
             assert made.json()["error"] == "bad_name", made.json()
             edited = client.post("/api/profile/edit", json={"secret": ana, "name": name})
             assert edited.status_code == 400 and edited.json()["error"] == "bad_name"
+            # Refused as well when the profile exists already (it was ignored in silence).
+            again = client.post("/api/profile", json={"secret": ana, "name": name})
+            assert again.status_code == 400 and again.json()["error"] == "bad_name", again.text
         assert me(client, ana)["profile"]["name"] == "Ana"
         made = client.post("/api/profile", json={"secret": new_secret(), "name": LEGIBLE[0]})
         assert made.status_code == 201 and made.json()["profile"]["name"] == LEGIBLE[0]

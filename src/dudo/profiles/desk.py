@@ -200,6 +200,12 @@ class ProfileDesk:
 
     async def create(self, request: Request) -> Response:
         body: CreateProfile = await self.body(request, CreateProfile)
+        # A name is checked whether or not the profile exists already (then it is not used):
+        # a name refused for a new profile is refused for a known one too.
+        try:
+            name = self.clean_name(body.name or "Player")
+        except ValueError as error:
+            raise Refusal("bad_name", str(error), 400) from None
         book = self.book()
         known = await book.by_key(key_hash(body.secret))
         if known is not None:
@@ -208,10 +214,6 @@ class ProfileDesk:
             raise Refusal(
                 "too_many_profiles", "too many new profiles from this address: try again later", 429
             )
-        try:
-            name = self.clean_name(body.name or "Player")
-        except ValueError as error:
-            raise Refusal("bad_name", str(error), 400) from None
         made = await book.create(
             key_hash(body.secret),
             Profile(

@@ -17,17 +17,28 @@ import re
 import sys
 import time
 from typing import Any, TextIO
+from urllib.parse import unquote_plus
 
 from dudo.store.base import hide_password
 
-TOKEN_IN_URL = re.compile(r"(token=)[^&\s\"']+")
+QUERY_PARAMETER = re.compile(r"([\w%.~+-]+)=([^&\s\"']+)")
 LOG_FORMATS = ("auto", "text", "json")
 
 
+def _hide_token(parameter: re.Match[str]) -> str:
+    """A parameter's value hidden when its name, decoded as a server decodes a query's
+    (``%74oken`` is ``token``), names a token."""
+    name = parameter.group(1)
+    if unquote_plus(name).lower().endswith("token"):
+        return f"{name}=<redacted>"
+    return parameter.group(0)
+
+
 def redact(text: str) -> str:
-    """Hide seat tokens that a URL in a message would carry (uvicorn logs WebSocket URLs)
-    and the password of any URL (a driver's traceback may quote its database's)."""
-    return hide_password(TOKEN_IN_URL.sub(r"\1<redacted>", text))
+    """Hide seat tokens that a URL in a message would carry (uvicorn logs WebSocket URLs as
+    they were sent, so a name spelled with escapes is decoded first) and the password of
+    any URL (a driver's traceback may quote its database's)."""
+    return hide_password(QUERY_PARAMETER.sub(_hide_token, text))
 
 
 class JsonFormatter(logging.Formatter):

@@ -1129,6 +1129,9 @@ def test_a_seed_names_its_round_and_late_or_early_seeds_are_refused() -> None:
         ahead = host.reply_to({"type": "seed", "id": "a", "round": 2, "seed": "ab"})
         assert ahead["type"] == "error" and ahead["code"] == "wrong_round"
         assert "round 1 is waiting" in ahead["message"]
+        # A round's number of 4,000 digits is quoted cut, as every refusal quotes.
+        huge = host.reply_to({"type": "seed", "id": "h", "round": int("9" * 4000), "seed": "ab"})
+        assert huge["code"] == "wrong_round" and len(huge["message"]) < 120, huge
         version = host.ping()
         live.clock.advance(5.0)
         guest.ping()

@@ -15,6 +15,17 @@ def test_tokens_in_urls_are_redacted() -> None:
     assert redact("/ws/ABCD?token=abc&x=1") == "/ws/ABCD?token=<redacted>&x=1"
 
 
+def test_a_token_whose_name_is_spelled_with_escapes_is_redacted_too() -> None:
+    """The server decodes a query's names (``?%74oken=`` is ``?token=``), and uvicorn logs
+    the URL as it was sent: an audit got a working seat token into the log that way."""
+    for spelled in ("token", "%74oken", "tok%65n", "to%6Ben", "%74%6F%6B%65%6E", "TOKEN"):
+        line = f'"WebSocket /ws/JJNA?client=web&{spelled}=v4xFG7StzdEL" [accepted]'
+        assert redact(line) == line.replace("v4xFG7StzdEL", "<redacted>"), spelled
+    # Other parameters keep their values; a name merely containing the word stays too.
+    assert redact("/ws/ABCD?client=web&x=1") == "/ws/ABCD?client=web&x=1"
+    assert redact("/r/ABCD?tokens_left=3") == "/r/ABCD?tokens_left=3"
+
+
 def test_records_become_json_objects_with_their_fields() -> None:
     formatter = JsonFormatter()
     records: list[logging.LogRecord] = []

@@ -23,6 +23,7 @@ from dudo.fairness import (
     server_seat_seed,
 )
 from dudo.game import REASONS, Action, Call, GameOver, Phase
+from dudo.printable import clipped
 from dudo.refusals import explain
 from dudo.rolloff import RollOff
 from dudo.server import protocol as p
@@ -123,7 +124,9 @@ class Dealer:
                 if game.phase is Phase.ROLL
                 else "no round is waiting for seeds"
             )
-            raise RoomError("wrong_round", f"round {message.round} takes no seeds now ({waiting})")
+            raise RoomError(
+                "wrong_round", f"round {clipped(str(message.round))} takes no seeds now ({waiting})"
+            )
         if state.seats[seat].seed is not None:
             # One stored seed per seat and round: the first counts. Never accepted later
             # (the round's seeds end with its roll), so the refusal is not stored either.
