@@ -11,9 +11,12 @@ from typing import Any, Protocol
 import orjson
 
 PASSWORD_SHOWN = "***"
-# user:password@ in any URL, up to the last "@" before the host (a password holds no "/"
-# or space: URLs percent-encode them), and a password=... parameter.
-URL_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*:)[^\s/]+(@)")
+# user:password@ in any URL, up to the last "@" before the host, and a password=...
+# parameter. A valid URL percent-encodes a "/", a space or an "@" in its password, but the
+# URL printed may be the one a person typed ("user:sec ret@", "user:p/w@"): so the password
+# runs to the line's last "@" that does not lie in another URL (hiding too much, never too
+# little).
+URL_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*:)(?:(?!://)[^\n])+(@)")
 PASSWORD_PARAMETER = re.compile(r"((?:^|[?&\s])password=)[^&\s\"']+", re.IGNORECASE)
 
 

@@ -799,3 +799,25 @@ def test_the_banner_for_each_kind_of_address() -> None:
     assert "no network address yet" in nowhere and "█" not in nowhere
     clustered = banner("127.0.0.1", cluster="redis://:***@cache:6379/0", workers=4)
     assert "cluster    redis://:***@cache:6379/0, 4 nodes" in clustered
+
+
+@pytest.mark.parametrize("password", ["sec ret", "p/w", "a@b"])
+@pytest.mark.parametrize("command", ["serve", "purge", "forget"])
+def test_a_password_as_typed_is_never_printed(command: str, password: str) -> None:
+    """A URL as a person types it may hold a space, a "/" or an "@" in its password (a
+    valid URL would percent-encode them): the password was printed whole in `serve`'s,
+    `purge`'s and `forget`'s errors."""
+    words = {"serve": ["serve", "--port", str(free_port())], "forget": ["forget", "ab" * 8]}
+    args = words.get(command, [command])
+    url = f"postgresql://dudo:{password}@127.0.0.1:{closed_port()}/dudo"
+    code = (
+        f"import sys\nsys.argv = ['dudo', *{args!r}, '--database', {url!r}]\n"
+        "from dudo.cli import app\napp()"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, env=os.environ
+    )
+    assert result.returncode != 0, result
+    printed = result.stdout + result.stderr
+    assert "dudo:***@" in printed or "not a valid URL" in printed, printed
+    assert password not in printed, printed
