@@ -1285,12 +1285,9 @@ def purge(
     from dudo.store import StoreError, open_store
 
     _given(database, "--database", "use sqlite:///FILE or postgresql://...")
-    missing = _missing_sqlite_file(database)
-    if missing is not None:
-        _not_done(
-            f"no database at {missing!r}: run dudo purge where the server keeps its "
-            "database, or name it with --database sqlite:///FILE (or DUDO_DATABASE)"
-        )
+    problem = _sqlite_database_problem(database, "purge")
+    if problem is not None:
+        _not_done(problem)
 
     try:
         store = open_store(database)  # an unknown kind of URL is a bad --database (2)
@@ -1357,12 +1354,9 @@ def forget(
             "(like 3f9a0c2e71b4d856)"
         )
     profile = profile.lower()
-    missing = _missing_sqlite_file(database)
-    if missing is not None:
-        _not_done(
-            f"no database at {missing!r}: run dudo forget where the server keeps its "
-            "database, or name it with --database sqlite:///FILE (or DUDO_DATABASE)"
-        )
+    problem = _sqlite_database_problem(database, "forget")
+    if problem is not None:
+        _not_done(problem)
 
     try:
         store = open_store(database)  # an unknown kind of URL is a bad --database (2)
@@ -1385,16 +1379,39 @@ def forget(
     typer.echo(f"forgot profile {profile}: its keys, rating and game links are deleted")
 
 
-def _missing_sqlite_file(database: str) -> str | None:
-    """The file a ``sqlite:///FILE`` URL names, if it does not exist (opening it would
-    create an empty database); ``None`` for any other URL or a file that exists."""
+def _sqlite_database_problem(database: str, command: str) -> str | None:
+    """Why ``dudo COMMAND`` must not open the file a ``sqlite:///FILE`` URL names, or
+    ``None`` (any other URL, or dudo's database). Opening a file creates dudo's tables in it:
+    a missing file became an empty database, and another program's database or an empty
+    file gained dudo's schema (an audit's ``purge`` then said "purged 0 closed rooms"). A
+    directory made the driver's thread fail with a traceback. Read without writing."""
     prefix = "sqlite:///"
     if not database.startswith(prefix):
         return None
     name = database[len(prefix) :].partition("?")[0]
-    if not name or name == ":memory:" or Path(name).exists():
+    if not name or name == ":memory:":
         return None
-    return name
+    where = (
+        f"run dudo {command} where the server keeps its database, or name it with "
+        "--database sqlite:///FILE (or DUDO_DATABASE)"
+    )
+    import sqlite3
+    from contextlib import closing
+
+    path = Path(name)
+    if not path.exists():
+        return f"no database at {name!r}: {where}"
+    if path.is_dir():
+        return f"{name!r} is a directory, not a database: {where}"
+    try:
+        read_only = f"{path.resolve().as_uri()}?mode=ro"
+        with closing(sqlite3.connect(read_only, uri=True)) as db:
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+    except sqlite3.Error as error:
+        return f"{name!r} is not a SQLite database ({error}): {where}"
+    if "rooms" not in tables:
+        return f"{name!r} is not dudo's database (it has no rooms table): {where}"
+    return None
 
 
 def _read_record(source: str, what: str = "FILE") -> dict[str, Any]:

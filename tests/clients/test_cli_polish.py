@@ -3,10 +3,12 @@ shell completion on offer, and no command that quietly makes files it was not as
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 import tomllib
@@ -52,6 +54,53 @@ def test_purge_in_the_wrong_folder_makes_no_empty_database(
     assert result.exit_code == 1  # not done; 2 is for a bad option
     assert result.stderr.startswith("dudo: error: no database at 'dudo.db'")
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", [["purge"], ["forget", "3f9a0c2e71b4d856"]])
+@pytest.mark.parametrize("kind", ["another program's", "an empty file", "words", "a directory"])
+def test_purge_and_forget_leave_a_file_that_is_not_dudos_database_alone(
+    tmp_path: Path, command: list[str], kind: str
+) -> None:
+    """An audit pointed them at another program's SQLite database and at an empty file:
+    both gained dudo's whole schema (purge said "purged 0 closed rooms"); a directory made
+    a traceback now and then. Each is refused in one line and nothing is written."""
+    target = tmp_path / "other.db"
+    if kind == "another program's":
+        with sqlite3.connect(target) as db:
+            db.execute("CREATE TABLE notes (text)")
+        db.close()
+    elif kind == "a directory":
+        target.mkdir()
+    else:
+        target.write_text("" if kind == "an empty file" else "some words, not a database\n")
+    before = {path: path.read_bytes() if path.is_file() else None for path in tmp_path.rglob("*")}
+    result = runner.invoke(app, [*command, "--database", f"sqlite:///{target}"])
+    assert result.exit_code == 1, result.output  # not done; 2 is for a bad option
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert result.stderr.startswith("dudo: error: ") and "other.db" in result.stderr
+    assert "database" in result.stderr, result.stderr
+    after = {path: path.read_bytes() if path.is_file() else None for path in tmp_path.rglob("*")}
+    assert after == before
+
+
+def dudo_database(path: Path) -> Path:
+    """A SQLite file with dudo's tables and nothing in them, as a first start makes it."""
+    from dudo.store import open_store
+
+    async def make() -> None:
+        store = open_store(f"sqlite:///{path}")
+        await store.open()
+        await store.close()
+
+    asyncio.run(make())
+    return path
+
+
+def test_purge_and_forget_work_on_dudos_database(tmp_path: Path) -> None:
+    database = f"sqlite:///{dudo_database(tmp_path / 'dudo.db')}"
+    assert runner.invoke(app, ["purge", "--database", database]).exit_code == 0
+    forgotten = runner.invoke(app, ["forget", "3f9a0c2e71b4d856", "--database", database])
+    assert "no profile '3f9a0c2e71b4d856'" in forgotten.stderr, forgotten.output
 
 
 def test_the_package_metadata_names_the_project_and_its_authors() -> None:
@@ -181,8 +230,7 @@ def test_one_game_and_one_day_are_singular(tmp_path: Path) -> None:
     result = runner.invoke(app, ["arena", "--ladder", "--players", "random,easy", "--games", "1"])
     assert result.exit_code == 0, result.output
     assert result.output.startswith("Ladder: 1 game, heads-up")
-    database = f"sqlite:///{tmp_path / 'dudo.db'}"
-    (tmp_path / "dudo.db").touch()
+    database = f"sqlite:///{dudo_database(tmp_path / 'dudo.db')}"
     result = runner.invoke(app, ["purge", "--database", database, "--older-than", "1"])
     assert result.exit_code == 0, result.output
     assert "(closed more than 1 day ago)" in result.output
@@ -281,15 +329,15 @@ def test_infinity_is_refused_as_no_finite_number(
 def test_older_than_more_than_a_hundred_years_is_refused(tmp_path: Path, value: str) -> None:
     # 1e305 days are infinite seconds (x 86,400): the cutoff was -inf and the purge went
     # through, purging nothing without a word. 36,525 days (100 years) is the bound.
-    database = tmp_path / "dudo.db"
-    database.touch()
+    database = dudo_database(tmp_path / "dudo.db")
+    before = database.read_bytes()
     args = ["purge", "--database", f"sqlite:///{database}", "--older-than"]
     result = runner.invoke(app, [*args, value])
     assert result.exit_code == 2, result.output
     expected = "dudo: error: Invalid value for '--older-than': must be at most 36525 (100 years)"
     assert result.stderr.startswith(f"{expected}, not {value}"), result.stderr
     assert len(result.stderr.splitlines()) == 1
-    assert result.stdout == "" and database.read_bytes() == b""  # nothing purged
+    assert result.stdout == "" and database.read_bytes() == before  # nothing purged
     result = runner.invoke(app, [*args, "36525"])
     assert result.exit_code == 0, result.output
     assert "purged 0 closed rooms (closed more than 36525 days ago)" in result.stdout
