@@ -1426,11 +1426,13 @@ def verify(
     every die follows from the published seeds, 1 when the record does not verify (dudo:
     NOT VERIFIED: ... on standard error), 2 when the input is no game record.
     """
-    from dudo.fairness import FairnessError, verify_record
+    from dudo.fairness import FairnessError, NotAGameRecord, verify_record
 
     data = _read_record(record, "GAME_RECORD")
     try:
         lines = verify_record(data)
+    except NotAGameRecord as error:
+        _fail(f"{record}: {error}")
     except FairnessError as error:
         typer.echo(_error_line(str(error), "NOT VERIFIED"), err=True)
         raise typer.Exit(1) from None
