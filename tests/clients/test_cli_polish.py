@@ -443,6 +443,42 @@ def test_arena_with_no_entrant_named_refuses(players: str) -> None:
         assert result.stdout == ""
 
 
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["arena", "-p", "random,,random"], "--players has an empty item (item 2 of "),
+        (["arena", "-p", "random,random,"], "--players has an empty item (item 3 of "),
+        (["arena", "--ladder", "-p", "random, ,easy"], "--players has an empty item (item 2"),
+        (["play", "--bots", ",random", "--no-record"], "--bots has an empty item (item 1 of "),
+        (["play", "--bots", "easy,,random", "--no-record"], "--bots has an empty item (item 2"),
+    ],
+)
+def test_an_empty_item_in_a_comma_list_is_refused(args: list[str], expected: str) -> None:
+    # It was dropped in silence: random,,random played two entrants.
+    result = runner.invoke(app, [*args, "-n" if args[0] == "arena" else "--seed", "1"], input="")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"dudo: error: {expected}"), result.stderr
+    assert len(result.stderr.splitlines()) == 1 and result.stdout == ""
+
+
+@pytest.mark.parametrize("seats", ["0", "1", "-3", "11"])
+def test_a_ladder_table_of_no_seats_is_refused_like_one_too_big(seats: str) -> None:
+    # --seats 0 was taken as the default, 2.
+    result = runner.invoke(app, ["arena", "--ladder", "-p", "random,easy", "--seats", seats])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"dudo: error: --ladder: a table seats 2 to 10 players, not {seats}\n"
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("key", ["", "  "])
+def test_an_empty_dice_key_is_refused(key: str) -> None:
+    # It turned the secret key off, in silence: a plug-in bot's dice were the seed's.
+    result = runner.invoke(app, ["arena", "-p", "random,random", "-n", "1", "--dice-key", key])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("dudo: error: --dice-key is empty: "), result.stderr
+    assert len(result.stderr.splitlines()) == 1 and result.stdout == ""
+
+
 def test_the_arena_seed_says_when_a_run_replays() -> None:
     # "the same seed replays the run" was untrue of a run with a bot of one's own: it draws
     # a fresh dice key unless --dice-key gives the one the run printed.
