@@ -858,13 +858,17 @@ def play(
 
 
 def _again(console: Console) -> bool:
-    """Whether the player wants another game: only a typed yes says so (Enter, the input
-    ending or Ctrl-C end the program, as after a game without the question)."""
+    """Whether the player wants another game: only a typed yes says so (Enter or the input
+    ending end the program, as after a game without the question; Ctrl-C ends it with exit
+    status 130, as at every other prompt)."""
     try:
         answer = console.input("Play again? [y/N] ", markup=False)
-    except (EOFError, KeyboardInterrupt):
+    except EOFError:
         console.print()
         return False
+    except KeyboardInterrupt:
+        console.print()
+        raise typer.Exit(130) from None
     return answer.strip().lower() in ("y", "yes")
 
 
