@@ -479,6 +479,19 @@ def test_an_empty_dice_key_is_refused(key: str) -> None:
     assert len(result.stderr.splitlines()) == 1 and result.stdout == ""
 
 
+@pytest.mark.parametrize("value", ["1_0", "\u0663", "\uff13", "+3"])
+def test_a_number_in_set_is_ascii_digits(value: str) -> None:
+    # int() read "1_0" as 10 and "٣" (Arabic-Indic) and "３" (fullwidth) as 3.
+    result = runner.invoke(app, ["rules", "perudo", "--set", f"starting_dice={value}"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"dudo: error: option 'starting_dice' must be a whole number 1..10, not {value!r}\n"
+    )
+    assert result.stdout == ""
+    below = runner.invoke(app, ["rules", "perudo", "--set", "starting_dice=-3"])
+    assert below.exit_code == 2 and "must be 1..10, not -3" in below.stderr
+
+
 def test_the_arena_seed_says_when_a_run_replays() -> None:
     # "the same seed replays the run" was untrue of a run with a bot of one's own: it draws
     # a fresh dice key unless --dice-key gives the one the run printed.
