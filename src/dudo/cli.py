@@ -917,6 +917,7 @@ def _play_one_game(
         commitment=dice.commitment_for,
     )
     status = 0
+    failed: BotError | None = None
     try:
         terminal.play()
     except QuitGame as reason:
@@ -926,8 +927,8 @@ def _play_one_game(
     except KeyboardInterrupt:
         console.print(f"\nCtrl-C: you left the table in round {game.round_number}.")
         status = 130
-    except BotError as error:
-        _report_bot_error(error, debug)
+    except BotError as error:  # the record is saved, as when the player leaves
+        failed = error
     if folder is not None and dice.fairness:
         data = game_record(game, dice, new_game_id(), terminal.names, range(1, len(players) + 1))
         try:
@@ -942,6 +943,8 @@ def _play_one_game(
             status = status or 1
         else:
             console.print(record_lines(path, bool(game.winners)), soft_wrap=True)
+    if failed is not None:
+        _report_bot_error(failed, debug)
     return status, bool(game.winners)
 
 
