@@ -136,6 +136,19 @@ def _given(value: str, what: str, hint: str) -> str:
     return value
 
 
+def _comma_list(value: str, option: str, example: str) -> list[str]:
+    """The items of a comma-separated option, stripped (none when all are empty); an empty
+    item among others (``random,,random``, a trailing comma) is a one-line error (exit 2),
+    where it was dropped in silence."""
+    items = [item.strip() for item in value.split(",")]
+    if any(items) and "" in items:
+        _fail(
+            f"{option} has an empty item (item {items.index('') + 1} of {value!r}): "
+            f"list them comma separated, like {example}"
+        )
+    return [item for item in items if item]
+
+
 def _number_at_least(
     low: float, *, finite: bool = True, most: tuple[float, str] | None = None
 ) -> Callable[[Any], float]:
@@ -381,14 +394,17 @@ def arena(
         _fail("--seats needs --ladder (a plain arena seats every entrant at one table)")
     if players is None:
         players = "hard,normal,easy,random" if ladder else "hard,normal"
-    entrants = [name.strip() for name in players.split(",") if name.strip()]
+    entrants = _comma_list(players, "--players", "hard,normal")
     if not entrants:  # "" ran the default entrants, as if --players had been left out
         _fail(
             "--players names no entrant: list them comma separated, like hard,normal "
             "(or leave --players out for the default)"
         )
+    if dice_key is not None:
+        _given(dice_key, "--dice-key", "give the key a run printed, or leave it out")
+    table = 2 if seats is None else seats  # 0 is no table of 2, but refused like 1 or 11
     if ladder:
-        _check_ladder(entrants, seats or 2, games)
+        _check_ladder(entrants, table, games)
     elif not 2 <= len(entrants) <= 10:
         _fail(f"--players needs 2 to 10 entrants, not {len(entrants)}")
     chosen = build_rules(preset, settings)
@@ -406,9 +422,7 @@ def arena(
         dice_key = secrets.token_hex(16) if outsiders else ""
     with _bot_errors(debug):
         if ladder:
-            _run_ladder(
-                entrants, games, chosen, seats or 2, seed, jobs, dice_key, as_json, budget_ms
-            )
+            _run_ladder(entrants, games, chosen, table, seed, jobs, dice_key, as_json, budget_ms)
         else:
             _run_arena(entrants, games, chosen, seed, jobs, dice_key, as_json, budget_ms)
 
@@ -803,7 +817,7 @@ def play(
     from dudo.terminal_records import default_folder
     from dudo.tui import printable_name
 
-    levels = [level.strip() for level in bots.split(",") if level.strip()]
+    levels = _comma_list(bots, "--bots", "normal,hard")
     if not 1 <= len(levels) <= 9:
         _fail(f"--bots needs 1 to 9 opponents, not {len(levels)}")
     if pause is not None and pause > MAX_PAUSE:
@@ -844,13 +858,17 @@ def play(
 
 
 def _again(console: Console) -> bool:
-    """Whether the player wants another game: only a typed yes says so (Enter, the input
-    ending or Ctrl-C end the program, as after a game without the question)."""
+    """Whether the player wants another game: only a typed yes says so (Enter or the input
+    ending end the program, as after a game without the question; Ctrl-C ends it with exit
+    status 130, as at every other prompt)."""
     try:
         answer = console.input("Play again? [y/N] ", markup=False)
-    except (EOFError, KeyboardInterrupt):
+    except EOFError:
         console.print()
         return False
+    except KeyboardInterrupt:
+        console.print()
+        raise typer.Exit(130) from None
     return answer.strip().lower() in ("y", "yes")
 
 
@@ -899,6 +917,7 @@ def _play_one_game(
         commitment=dice.commitment_for,
     )
     status = 0
+    failed: BotError | None = None
     try:
         terminal.play()
     except QuitGame as reason:
@@ -908,8 +927,8 @@ def _play_one_game(
     except KeyboardInterrupt:
         console.print(f"\nCtrl-C: you left the table in round {game.round_number}.")
         status = 130
-    except BotError as error:
-        _report_bot_error(error, debug)
+    except BotError as error:  # the record is saved, as when the player leaves
+        failed = error
     if folder is not None and dice.fairness:
         data = game_record(game, dice, new_game_id(), terminal.names, range(1, len(players) + 1))
         try:
@@ -924,6 +943,8 @@ def _play_one_game(
             status = status or 1
         else:
             console.print(record_lines(path, bool(game.winners)), soft_wrap=True)
+    if failed is not None:
+        _report_bot_error(failed, debug)
     return status, bool(game.winners)
 
 
@@ -1443,11 +1464,13 @@ def verify(
     every die follows from the published seeds, 1 when the record does not verify (dudo:
     NOT VERIFIED: ... on standard error), 2 when the input is no game record.
     """
-    from dudo.fairness import FairnessError, verify_record
+    from dudo.fairness import FairnessError, NotAGameRecord, verify_record
 
     data = _read_record(record, "GAME_RECORD")
     try:
         lines = verify_record(data)
+    except NotAGameRecord as error:
+        _fail(f"{record}: {error}")
     except FairnessError as error:
         typer.echo(_error_line(str(error), "NOT VERIFIED"), err=True)
         raise typer.Exit(1) from None

@@ -60,6 +60,7 @@ from typing import Any
 
 from dudo.dice import Cups, deal
 from dudo.printable import counted
+from dudo.record_fields import material_problem, record_problem
 
 DOMAIN = "dudo-dice-v1"
 SEAT_DOMAIN = "dudo-seat-v1"
@@ -73,6 +74,10 @@ MAX_SEAT_SEED_CHARS = 128
 
 class FairnessError(ValueError):
     """A seed, commitment or record that does not check out."""
+
+
+class NotAGameRecord(FairnessError):
+    """Input that is no game record at all, rather than a record that does not verify."""
 
 
 RoundLabel = int | str
@@ -215,6 +220,8 @@ def _check_entry(
     try:
         if not isinstance(fair, dict):
             raise FairnessError(f"{name}: no fairness material")
+        if (problem := material_problem(fair, dice)) is not None:
+            raise FairnessError(f"{name}: {problem}")
         if "server_seats" not in fair:
             raise FairnessError(
                 f"{name}: the record does not say which seat "
@@ -353,18 +360,12 @@ def verify_record(record: dict[str, Any]) -> list[str]:
     """Check a finished game's record: the roll-off's dice (if the rules roll off) and every
     round's dice follow from their seeds, and every action is legal under the game's rules.
     Returns a line per round; raises :class:`FairnessError` at the first thing that does not
-    check out."""
+    check out (:class:`NotAGameRecord` when ``record`` has not the fields of one)."""
     from dudo.scenario import ScenarioError, replay
 
-    rounds = record.get("rounds")
-    fairness = record.get("fairness")
-    players = record.get("players")
-    if (
-        not isinstance(rounds, list)
-        or not isinstance(fairness, list)
-        or not isinstance(players, int)
-    ):
-        raise FairnessError("not a game record: it needs 'players', 'rounds' and 'fairness'")
+    if (problem := record_problem(record)) is not None:
+        raise NotAGameRecord(f"not a game record: {problem}")
+    rounds, fairness = record["rounds"], record["fairness"]
     if len(fairness) < len(rounds):
         raise FairnessError(
             f"{counted(len(rounds), 'round')} but fairness material for {len(fairness)}"

@@ -290,10 +290,10 @@ def parse_override(text: str) -> tuple[str, Any]:
     value: Any = raw
     lowered = raw.lower()
     if option in _INT_RANGES:
-        try:
+        # ASCII digits only: int() also reads "1_0", "+3" and other scripts' digits ("٣")
+        digits = raw.removeprefix("-")
+        if digits.isascii() and digits.isdigit() and len(digits) <= 20:
             value = int(raw)
-        except ValueError:
-            value = raw
     elif option not in _CHOICES:
         booleans = {
             "true": True,

@@ -49,6 +49,15 @@ class Crashy:
 class Silent:
     def act(self, view):
         return None
+
+
+class Quitter:
+    def act(self, view):
+        if view.my_turn:
+            import sys
+
+            sys.exit(0)
+        return None
 """
 
 runner = CliRunner()
@@ -83,6 +92,8 @@ def bots(tmp_path: Path) -> Path:
             "Silent",
             "bot Silent at seat 0 returned None on its turn; it must return one of view.legal",
         ),
+        # sys.exit(0) in act() ended the arena with exit 0 and no result
+        ("Quitter", "bot Quitter at seat 0 raised SystemExit: 0"),
     ],
 )
 @pytest.mark.parametrize("jobs", ["1", "2"])
@@ -156,6 +167,37 @@ def test_the_terminal_game_names_the_bot_too(bots: Path) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("bot", "line"),
+    [
+        ("Quitter", "bot Quitter at seat 1 raised SystemExit: 0"),
+        ("Crashy", "bot 'Crash Test' (Crashy) at seat 1 raised ZeroDivisionError"),
+    ],
+)
+def test_the_terminal_game_saves_its_record_when_a_bot_fails(
+    bots: Path, bot: str, line: str, tmp_path: Path
+) -> None:
+    # A bot's sys.exit(0) ended the game with exit 0 and nothing said; and a bot that
+    # raised left no record, where quitting, the input's end and Ctrl-C all leave one.
+    records = tmp_path / "records"
+    result = subprocess.run(
+        [sys.executable, "-m", "dudo", "play", "-b", f"{bots}:{bot}", "-r", "dudo", "--seed", "1"],
+        input="1 6s\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(SRC), "COLUMNS": "80"}
+        | {"DUDO_GAMES": str(records)},
+    )
+    assert result.returncode == 1, result.stderr
+    assert result.stderr.startswith(f"dudo: error: {line}"), result.stderr
+    assert len(result.stderr.splitlines()) == 1
+    [record] = records.glob("*.json")
+    assert "Game record (the game is not finished):" in result.stdout
+    verify = runner.invoke(app, ["verify", str(record)])
+    assert verify.exit_code == 0, verify.output
+
+
 # -- the wrapper every table uses ------------------------------------------------------
 
 
@@ -203,6 +245,26 @@ def test_a_bot_that_raises_is_its_exception_type_and_message_with_the_cause_kept
         ask(Boom(), game, 2)  # off its turn too: asked for a calza, it raised
     assert str(caught.value) == "bot Boom at seat 2 raised ValueError: boom"
     assert isinstance(caught.value.__cause__, ValueError)
+
+
+def test_a_bot_that_exits_is_a_bot_error_and_ctrl_c_goes_through() -> None:
+    class Exits:
+        name = "Exits"
+
+        def act(self, view: SeatView) -> Action | None:
+            sys.exit(3)
+
+    class Interrupted:
+        def act(self, view: SeatView) -> Action | None:
+            raise KeyboardInterrupt
+
+    game = opened_game()
+    with pytest.raises(BotError) as caught:
+        ask(Exits(), game, game.turn)
+    assert str(caught.value) == f"bot Exits at seat {game.turn} raised SystemExit: 3"
+    assert isinstance(caught.value.__cause__, SystemExit)
+    with pytest.raises(KeyboardInterrupt):
+        ask(Interrupted(), game, game.turn)
 
 
 def test_the_legal_summary_lists_a_few_bids_then_every_call() -> None:

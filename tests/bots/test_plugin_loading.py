@@ -10,10 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from dudo.bots import BotSpecError, make_bot
 from dudo.bots.base import bid_odds
 from dudo.bots.table import play_bot_game
+from dudo.cli import app
 from dudo.dice import SeededDice
 from dudo.game import Game
 from dudo.rules import PRESETS, Rules
@@ -55,6 +57,7 @@ def helper(view):
 def plugins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name, text in PLUGINS.items():
         (tmp_path / name).write_text(text)
+    (tmp_path / "settings.json").write_text("{}")
     (tmp_path / "plugin_pkg").mkdir()
     monkeypatch.syspath_prepend(str(tmp_path))
     return tmp_path
@@ -97,6 +100,19 @@ CASES = [
         "{dir}/plugin_pkg:Bot",
         "'{dir}/plugin_pkg' is a folder: name a file, path/to/file.py:ClassName",
     ),
+    # "cannot import '/tmp/x/good.json': No module named '/tmp/x/good'"
+    *(
+        (
+            f"{where}:Bot",
+            f"'{where}' is {what}: a plug-in bot is a Python file or a module, "
+            "path/to/file.py:ClassName or package.module:ClassName",
+        )
+        for where, what in (
+            ("{dir}/settings.json", "not a Python file (.py)"),
+            ("{dir}/missing.json", "neither a .py file nor a module"),
+            ("{dir}/bots", "neither a .py file nor a module"),
+        )
+    ),
 ]
 
 
@@ -105,6 +121,17 @@ def test_make_bot_says_what_is_wrong_with_a_plugin(plugins: Path, spec: str, mes
     with pytest.raises(BotSpecError) as caught:
         make_bot(spec.format(dir=plugins), seed=0)
     assert str(caught.value) == message.format(dir=plugins)
+
+
+@pytest.mark.parametrize("command", [["arena", "-n", "1", "-p"], ["play", "--no-record", "-b"]])
+def test_a_plugin_that_is_no_python_file_is_refused_in_one_line(
+    plugins: Path, command: list[str]
+) -> None:
+    spec, message = CASES[-3]
+    bots = f"{spec.format(dir=plugins)},random"
+    result = CliRunner().invoke(app, [*command, bots, "--set", "starting_dice=1"], input="")
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"dudo: error: {message.format(dir=plugins)}\n"
 
 
 def test_the_arena_prints_the_same_line(plugins: Path) -> None:

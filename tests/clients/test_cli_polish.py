@@ -257,6 +257,81 @@ def test_a_record_that_fails_verification_says_so_on_one_bounded_line(tmp_path: 
     assert line.count("\n") == 1 and len(line) < 340
 
 
+def played_record() -> dict[str, object]:
+    """The record of a game dudo play saved, one round rolled."""
+    from dudo.game import Game
+    from dudo.rules import Rules
+    from dudo.terminal_records import CommittedDice, game_record
+
+    dice = CommittedDice(2, seed=1)
+    game = Game(Rules.preset("perudo"), 2, dice=dice)
+    game.roll()
+    return game_record(game, dice, "g1", ["Ana", "Bo"], [1])
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ({"players": "2"}, "'players' must be a whole number 2 to 10 (the table's seats), not a"),
+        ({"rules": None}, "'rules' must be an object (the game's rules), not null"),
+        ({"fairness": "x"}, "'fairness' must be a list (each round's seeds and commitment), not a"),
+        ({"rounds": None, "fairness": None}, "'rounds' must be a list"),
+        ({"fairness": ...}, "it has no 'fairness'; a scenario file is run with dudo scenario"),
+    ],
+)
+def test_input_that_is_no_game_record_is_a_bad_argument(
+    change: dict[str, object], expected: str, tmp_path: Path
+) -> None:
+    # It was exit 1 (the verdict on a record), and "fairness": "x" said the record "needs
+    # 'fairness'" though it has one.
+    record = played_record()
+    for key, value in change.items():
+        if value is ...:
+            del record[key]
+        else:
+            record[key] = value
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    result = CliRunner().invoke(app, ["verify", str(path)])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("dudo: error: "), result.stderr
+    assert f"not a game record: {expected}" in result.stderr, result.stderr
+    assert len(result.stderr.splitlines()) == 1
+    empty = CliRunner().invoke(app, ["verify", "-"], input="{}")
+    assert empty.exit_code == 2
+    assert "it has no 'rules', 'players', 'rounds' or 'fairness'" in empty.stderr
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "expected"),
+    [
+        ("commitment", 5, "'commitment' must be hex digits (the SHA-256 published before the"),
+        ("commitment", ..., "the fairness material has no 'commitment'"),
+        ("server_seed", 7, "'server_seed' must be hex digits (the server seed published at"),
+        ("seat_seeds", None, "'seat_seeds' must list each seat's seed in hex digits, not null"),
+        ("seat_seeds", [1, 2], "'seat_seeds' must list each seat's seed in hex digits, not a"),
+        ("seat_seeds", ["aa"], "'seat_seeds' has 1 seed for 2 seats"),
+    ],
+)
+def test_fairness_material_of_the_wrong_kind_is_named_by_its_field(
+    field: str, value: object, expected: str, tmp_path: Path
+) -> None:
+    # "malformed fairness material (unsupported operand type(s) for +: 'str' and 'int')",
+    # "(object of type 'NoneType' has no len())", "('commitment')": Python's words.
+    record = played_record()
+    fair = record["fairness"][0]  # type: ignore[index]
+    if value is ...:
+        del fair[field]
+    else:
+        fair[field] = value
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    result = CliRunner().invoke(app, ["verify", str(path)])
+    assert result.exit_code == 1, result.output
+    assert result.stderr.startswith(f"dudo: NOT VERIFIED: round 1: {expected}"), result.stderr
+    assert "malformed" not in result.stderr and len(result.stderr.splitlines()) == 1
+
+
 # -- messages an audit found wanting ---------------------------------------------------------
 
 
@@ -414,6 +489,55 @@ def test_arena_with_no_entrant_named_refuses(players: str) -> None:
         assert result.exit_code == 2, result.output
         assert result.stderr.startswith("dudo: error: --players names no entrant")
         assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["arena", "-p", "random,,random"], "--players has an empty item (item 2 of "),
+        (["arena", "-p", "random,random,"], "--players has an empty item (item 3 of "),
+        (["arena", "--ladder", "-p", "random, ,easy"], "--players has an empty item (item 2"),
+        (["play", "--bots", ",random", "--no-record"], "--bots has an empty item (item 1 of "),
+        (["play", "--bots", "easy,,random", "--no-record"], "--bots has an empty item (item 2"),
+    ],
+)
+def test_an_empty_item_in_a_comma_list_is_refused(args: list[str], expected: str) -> None:
+    # It was dropped in silence: random,,random played two entrants.
+    result = runner.invoke(app, [*args, "-n" if args[0] == "arena" else "--seed", "1"], input="")
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"dudo: error: {expected}"), result.stderr
+    assert len(result.stderr.splitlines()) == 1 and result.stdout == ""
+
+
+@pytest.mark.parametrize("seats", ["0", "1", "-3", "11"])
+def test_a_ladder_table_of_no_seats_is_refused_like_one_too_big(seats: str) -> None:
+    # --seats 0 was taken as the default, 2.
+    result = runner.invoke(app, ["arena", "--ladder", "-p", "random,easy", "--seats", seats])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == f"dudo: error: --ladder: a table seats 2 to 10 players, not {seats}\n"
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("key", ["", "  "])
+def test_an_empty_dice_key_is_refused(key: str) -> None:
+    # It turned the secret key off, in silence: a plug-in bot's dice were the seed's.
+    result = runner.invoke(app, ["arena", "-p", "random,random", "-n", "1", "--dice-key", key])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith("dudo: error: --dice-key is empty: "), result.stderr
+    assert len(result.stderr.splitlines()) == 1 and result.stdout == ""
+
+
+@pytest.mark.parametrize("value", ["1_0", "\u0663", "\uff13", "+3"])
+def test_a_number_in_set_is_ascii_digits(value: str) -> None:
+    # int() read "1_0" as 10 and "٣" (Arabic-Indic) and "３" (fullwidth) as 3.
+    result = runner.invoke(app, ["rules", "perudo", "--set", f"starting_dice={value}"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (
+        f"dudo: error: option 'starting_dice' must be a whole number 1..10, not {value!r}\n"
+    )
+    assert result.stdout == ""
+    below = runner.invoke(app, ["rules", "perudo", "--set", "starting_dice=-3"])
+    assert below.exit_code == 2 and "must be 1..10, not -3" in below.stderr
 
 
 def test_the_arena_seed_says_when_a_run_replays() -> None:

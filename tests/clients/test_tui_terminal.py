@@ -391,6 +391,18 @@ def test_after_a_game_the_terminal_offers_another_with_the_same_table(tmp_path: 
     assert again.exit_status() == 0
 
 
+def test_ctrl_c_at_the_play_again_question_exits_130(tmp_path: Path) -> None:
+    # It exited 0, where Ctrl-C at every other prompt exits 130 (the help says so).
+    table = ("--bots", "easy", "--rules", "dudo", "--set", "starting_dice=1")
+    player = Player(tmp_path, *table, "--seed", "4")
+    assert play_to_the_end(player, AGAIN) == 0
+    player.interrupt()
+    assert player.wait() == 0
+    assert "Traceback" not in player.text()
+    assert player.exit_status() == 130
+    assert len(list(tmp_path.glob("*.json"))) == 1  # the game's record, saved before
+
+
 LOWBALL = '''
 class Lowball:
     """Raises by the smallest step there is on its turn, never calls, never asks calza."""

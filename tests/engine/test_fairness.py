@@ -107,6 +107,7 @@ def honest_record(server_seeds: list[str], players: int = 3) -> dict[str, Any]:
             }
         )
     return {
+        "rules": {"preset": "perudo"},
         "players": players,
         "bots": list(range(1, players)),
         "rounds": rounds,

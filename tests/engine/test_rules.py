@@ -290,6 +290,10 @@ def test_rules_errors_quote_long_values_briefly() -> None:
     ("text", "option"),
     [
         ("starting_dice=three", "starting_dice"),
+        ("starting_dice=1_0", "starting_dice"),  # int() reads these; a person means no number
+        ("starting_dice=\u0663", "starting_dice"),  # ARABIC-INDIC DIGIT THREE
+        ("starting_dice=\uff13", "starting_dice"),  # FULLWIDTH DIGIT THREE
+        ("starting_dice=+3", "starting_dice"),
         ("wild_ones=maybe", "wild_ones"),
         ("calza=sometimes", "calza"),
         ("jokers=1", "jokers"),

@@ -363,10 +363,11 @@ def test_verify_reads_a_record_the_same_way(name: str, tmp_path: Path) -> None:
 
 
 def test_verify_skips_a_byte_order_mark() -> None:
-    # "{}" is no game record, but it was read: the verdict (exit 1), not a read error (2)
+    # "{}" is no game record (exit 2), but it was read: no complaint about its JSON
     result = run_cli("verify", "-", stdin=b"\xef\xbb\xbf{}")
-    assert result.returncode == 1, result.stderr
+    assert result.returncode == 2, result.stderr
     assert b"JSON" not in result.stderr
+    assert b"not a game record" in result.stderr
 
 
 # Any JSON value at any place of a good file: output or a ScenarioError, never a crash.

@@ -89,6 +89,13 @@ def load_bot_class(spec: str) -> type:
     else:
         if Path(where).is_dir():
             raise BotSpecError(f"{where!r} is a folder: name a file, path/to/file.py:ClassName")
+        is_file = Path(where).is_file()  # good.json: no module named '/tmp/x/good'
+        if is_file or not all(part.isidentifier() for part in where.split(".")):
+            what = "not a Python file (.py)" if is_file else "neither a .py file nor a module"
+            raise BotSpecError(
+                f"{where!r} is {what}: a plug-in bot is a Python file or a module, "
+                "path/to/file.py:ClassName or package.module:ClassName"
+            )
         try:
             module = importlib.import_module(where)
         except ImportError as error:

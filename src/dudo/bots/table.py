@@ -70,9 +70,10 @@ def legal_summary(legal: Sequence[Action]) -> str:
     return ", ".join(shown) if shown else "nothing"
 
 
-def bot_raised(bot: Bot, seat: int, error: Exception) -> BotError:
+def bot_raised(bot: Bot, seat: int, error: BaseException) -> BotError:
     """The one-line error for a bot whose ``act`` raised ``error``: its type and message,
-    as the last line of a traceback reads (``ValueError: boom``)."""
+    as the last line of a traceback reads (``ValueError: boom``). ``SystemExit`` too: a
+    bot's ``sys.exit(0)`` is a bot that failed, not the program's end with no result."""
     message = " ".join(str(error).split())
     if len(message) > 120:
         message = message[:117] + "..."
@@ -111,11 +112,14 @@ def check_answer(
 
 def ask(bot: Bot, game: Game, seat: int) -> Action | None:
     """The bot's answer for ``seat``, checked against the seat's legal actions; anything
-    else (an exception from the bot included) is a one-line :class:`BotError`."""
+    else (an exception from the bot included, ``SystemExit`` as well: all but Ctrl-C's
+    ``KeyboardInterrupt``) is a one-line :class:`BotError`."""
     seen = view(game, seat)
     try:
         action = bot.act(seen)
-    except Exception as error:
+    except KeyboardInterrupt:
+        raise
+    except BaseException as error:
         raise bot_raised(bot, seat, error) from error
     return check_answer(bot, seat, seen, action, lambda chosen: refused_because(game, seat, chosen))
 
