@@ -38,12 +38,12 @@ from dataclasses import dataclass, fields
 from enum import Enum
 from functools import lru_cache
 from itertools import chain
-from reprlib import repr as _shown  # a value quoted in an error message, cut short
 from typing import Any, Final, Generic, TypeVar, overload
 
 from dudo.bids import Bid, Ladder, Order, ladder, quantity_limits
 from dudo.dice import Cups, DiceSource, SystemDice, deal, random_rows
 from dudo.hands import Hand, HandLadder, hand_ladder, is_hand
+from dudo.printable import json_quoted as _shown  # a value quoted in an error message
 from dudo.rolloff import RollOff
 from dudo.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 

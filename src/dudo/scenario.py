@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping
-from reprlib import repr as _shown  # a value quoted in an error message, cut short
+from reprlib import repr as _name  # a key quoted in an error message, cut short
 from typing import Any
 
 from dudo.bids import Bid
 from dudo.dice import DiceSource, ScriptedDice
 from dudo.game import CALZA, DUDO, Action, Call, Game, IllegalAction, Phase, check_cups
 from dudo.hands import Hand
+from dudo.printable import json_quoted as _shown  # a value quoted in an error message
 from dudo.rolloff import RollOff, RollOffError
 from dudo.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, RulesError
 
@@ -168,7 +169,7 @@ def _play(data: Mapping[str, Any], *, strict: bool) -> tuple[Game, list[dict[str
         )
     unknown = set(data) - _TOP_KEYS - _RECORD_KEYS
     if unknown:
-        raise ScenarioError(f"unknown key {_shown(min(unknown))} in the scenario")
+        raise ScenarioError(f"unknown key {_name(min(unknown))} in the scenario")
     for key in ("rules", "players", "rounds"):
         if key not in data:
             raise ScenarioError(f"the scenario has no {key!r}")
@@ -186,7 +187,7 @@ def _play(data: Mapping[str, Any], *, strict: bool) -> tuple[Game, list[dict[str
         raise ScenarioError("start must be a JSON object")
     unknown = set(start) - _START_KEYS
     if unknown:
-        raise ScenarioError(f"unknown key {_shown(min(unknown))} in start")
+        raise ScenarioError(f"unknown key {_name(min(unknown))} in start")
     for key in ("dice_counts", "points", "palifico_used"):
         if key in start and not isinstance(start[key], list):
             raise ScenarioError(f"start.{key} must be a list")

@@ -12,6 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dudo.game import Game
+from dudo.printable import json_quoted
+from dudo.rules import Rules
 from dudo.scenario import (
     MAX_NESTING,
     ScenarioError,
@@ -92,11 +95,11 @@ INVALID = {
     ),
     "a call that is not dudo or calza": (
         scenario(rounds=[{**GOOD_ROUND, "actions": [{"seat": 0, "call": "liar"}]}]),
-        "'liar'",
+        'not "liar"',
     ),
     "a call that is a list": (
         scenario(rounds=[{**GOOD_ROUND, "actions": [{"seat": 0, "call": ["dudo"]}]}]),
-        "a call is 'dudo' or 'calza', not ['dudo']",
+        "a call is 'dudo' or 'calza', not [\"dudo\"]",
     ),
     "a bid that is not two numbers": (
         scenario(rounds=[{**GOOD_ROUND, "actions": [{"seat": 0, "bid": ["4", 5]}]}]),
@@ -227,6 +230,68 @@ def test_invalid_scenario_is_rejected_with_a_clear_message(name: str) -> None:
         run_scenario(data)
     assert fragment in str(error.value)
     assert "\n" not in str(error.value)
+
+
+def action(**fields: object) -> dict[str, object]:
+    """The good scenario with one action in its round: ``fields``."""
+    return scenario(rounds=[{**GOOD_ROUND, "actions": [fields]}])
+
+
+# A value the file gave is quoted as the file spells it (JSON), not as Python prints it.
+QUOTED = {
+    "players as a string": (scenario(players="2"), 'a whole number 2..10, not "2"'),
+    "a bid of strings": (action(seat=0, bid=["2", "3"]), 'hand object, not ["2", "3"]'),
+    "a bid of null": (action(seat=0, bid=None), "hand object, not null"),
+    "a bid of a float": (action(seat=0, bid=[2.0, 3]), "hand object, not [2.0, 3]"),
+    "a seat that is false": (action(seat=False, bid=[2, 3]), "seat false is not a seat"),
+    "a call of null": (action(seat=0, call=None), "a call is 'dudo' or 'calza', not null"),
+    "a mover that is not known": (action(seat=0, bid=[2, 3], by="bot"), 'not "bot"'),
+    "a die that is a string": (
+        scenario(rounds=[{**GOOD_ROUND, "dice": [["1", 2, 3, 4, 5], [2, 3, 4, 5, 6]]}]),
+        'seat 0: "1" is not a die face 1..6',
+    ),
+    "palifico_used with true": (
+        scenario(start={"palifico_used": [True]}),
+        "palifico_used: true is not a seat",
+    ),
+    "roll-off dice that are strings": (
+        scenario(rules=ROLLOFF, start={"rolloff": [[["6", 6], [2, 1]]]}),
+        'seat 0: ["6", 6] is not two dice 1..6',
+    ),
+}
+
+
+@pytest.mark.parametrize("name", QUOTED)
+def test_a_value_is_quoted_as_json(name: str) -> None:
+    data, fragment = QUOTED[name]
+    with pytest.raises(ScenarioError) as error:
+        run_scenario(data)
+    assert fragment in str(error.value)
+
+
+def test_the_game_quotes_values_as_the_scenario_does() -> None:
+    # Python callers of Game get the same message as a scenario's start does
+    with pytest.raises(ValueError, match="palifico_used: true is not a seat"):
+        Game(Rules(), 2, palifico_used=[True])
+
+
+@pytest.mark.parametrize(
+    ("value", "quoted"),
+    [
+        (None, "null"),
+        (True, "true"),
+        ({"a": [1, None, "b"]}, '{"a": [1, null, "b"]}'),
+        ((1, 2), "(1, 2)"),  # not JSON (a Python caller's): as Python shows it
+        (float("nan"), "NaN"),  # as Python's JSON module reads and writes it
+        ("W\u00fcrfel", '"W\u00fcrfel"'),
+        ("a\u202eb", '"a\\u202eb"'),  # a bidi override would garble the line: escaped
+        ("x" * 100, '"' + "x" * 12 + "..." + "x" * 13 + '"'),  # cut in the middle
+        (list(range(10)), "[0, 1, 2, 3, 4, 5, ...]"),
+        ({1, 2}, "{1, 2}"),
+    ],
+)
+def test_json_quoted(value: object, quoted: str) -> None:
+    assert json_quoted(value) == quoted
 
 
 def test_bad_json_is_rejected() -> None:
