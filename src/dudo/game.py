@@ -1275,7 +1275,9 @@ def _check_start(
     if len(dice_counts) != players:
         raise ValueError(f"dice_counts has {len(dice_counts)} entries for {players} players")
     for seat, count in enumerate(dice_counts):
-        if type(count) is not int or not 0 <= count <= rules.starting_dice:
+        if type(count) is not int:  # a bool is an int to Python, but not to JSON
+            raise ValueError(f"seat {seat}: dice count {_shown(count)} is not a whole number")
+        if not 0 <= count <= rules.starting_dice:
             raise ValueError(
                 f"seat {seat}: dice count {_shown(count)} is outside 0..{rules.starting_dice}"
             )

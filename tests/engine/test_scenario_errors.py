@@ -269,6 +269,16 @@ def test_a_value_is_quoted_as_json(name: str) -> None:
     assert fragment in str(error.value)
 
 
+@pytest.mark.parametrize(
+    ("count", "quoted"), [(5.0, "5.0"), (True, "true"), ("5", '"5"'), (None, "null")]
+)
+def test_a_dice_count_that_is_no_whole_number_is_named_so(count: object, quoted: str) -> None:
+    # not "outside 0..5": 5.0 would be inside, and a bool is an int only to Python
+    with pytest.raises(ScenarioError) as error:
+        run_scenario(scenario(start={"dice_counts": [count, 5]}))
+    assert str(error.value) == f"start: seat 0: dice count {quoted} is not a whole number"
+
+
 def test_the_game_quotes_values_as_the_scenario_does() -> None:
     # Python callers of Game get the same message as a scenario's start does
     with pytest.raises(ValueError, match="palifico_used: true is not a seat"):
