@@ -67,7 +67,7 @@ INVALID = {
     ),
     "dice for the wrong number of seats": (
         scenario(rounds=[{"dice": [[1, 2, 3, 4, 5]], "actions": []}]),
-        "dice for 1 seats",
+        "dice for 1 seat, but the table has 2",
     ),
     "actions after the call": (
         scenario(
@@ -277,6 +277,44 @@ def test_a_dice_count_that_is_no_whole_number_is_named_so(count: object, quoted:
     with pytest.raises(ScenarioError) as error:
         run_scenario(scenario(start={"dice_counts": [count, 5]}))
     assert str(error.value) == f"start: seat 0: dice count {quoted} is not a whole number"
+
+
+def dice(*cups: list[int]) -> list[dict[str, object]]:
+    """One round of these cups, with no actions."""
+    return [{"dice": list(cups), "actions": []}]
+
+
+# Counts of one take the singular.
+ONE = {
+    "dice_counts of one entry": (
+        scenario(start={"dice_counts": [5]}),
+        "start: dice_counts has 1 entry for 2 players",
+    ),
+    "points of one entry": (
+        scenario(rules={"format": "points"}, start={"points": [0]}),
+        "start: points has 1 entry for 2 players",
+    ),
+    "one die given": (
+        scenario(rounds=dice([1], [2, 3, 4, 5, 6])),
+        "round 1: dice: seat 0 has 5 dice, but 1 was given: [1]",
+    ),
+    "one die given to a seat that is out": (
+        scenario(players=3, start={"dice_counts": [5, 5, 0]}, rounds=dice([1] * 5, [2] * 5, [1])),
+        "round 1: dice: seat 2 has 0 dice, but 1 was given: [1]",
+    ),
+    "a seat of one die": (
+        scenario(start={"dice_counts": [1, 5]}, rounds=dice([1, 2], [2] * 5)),
+        "round 1: dice: seat 0 has 1 die, but 2 were given: [1, 2]",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", ONE)
+def test_a_count_of_one_is_singular(name: str) -> None:
+    data, message = ONE[name]
+    with pytest.raises(ScenarioError) as error:
+        run_scenario(data)
+    assert str(error.value) == message
 
 
 def test_the_game_quotes_values_as_the_scenario_does() -> None:
