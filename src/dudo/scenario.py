@@ -240,7 +240,9 @@ def start_game(rules: Rules, players: int, start: Mapping[str, Any], dice: DiceS
     """The game a scenario's (already shape-checked) ``start`` sets up, roll-off included.
 
     ``start.rolloff`` needs ``first_opener: rolloff`` and no ``start.opener``; without it the
-    file's opener (seat 0 by default) opens, whatever ``first_opener`` says.
+    file's opener (seat 0 by default) opens, whatever ``first_opener`` says. ``start.opener``
+    is a seat, never ``null``: the Game takes ``None`` as "choose one by the rules", and a
+    scenario has no dice to roll off with nor a random opener to draw.
     """
 
     def build(opener: int | None, rolloff: RollOff | None) -> Game:
@@ -259,7 +261,9 @@ def start_game(rules: Rules, players: int, start: Mapping[str, Any], dice: DiceS
             raise ScenarioError(f"start: {error}") from None
 
     if "rolloff" not in start:
-        return build(start.get("opener", 0), None)
+        if "opener" in start:
+            return build(_opener(start["opener"], players), None)
+        return build(0, None)
     if rules.first_opener != "rolloff":
         raise ScenarioError(
             "start.rolloff needs the rules' first_opener to be 'rolloff', "
@@ -283,6 +287,13 @@ def start_game(rules: Rules, players: int, start: Mapping[str, Any], dice: DiceS
     except RollOffError as error:
         raise ScenarioError(f"start.rolloff: {error}") from None
     return build(None, rolloff)
+
+
+def _opener(opener: object, players: int) -> int:
+    """``start.opener`` if it is a seat of the table (a whole number, not ``true`` or ``0.0``)."""
+    if type(opener) is not int or not 0 <= opener < players:
+        raise ScenarioError(f"start.opener must be a seat 0..{players - 1}, not {_shown(opener)}")
+    return opener
 
 
 # Who made a move the seat's player did not: the turn timer, or a bot standing in for an

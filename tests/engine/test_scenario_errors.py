@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from dudo.game import Game
 from dudo.printable import json_quoted
-from dudo.rules import Rules
+from dudo.rules import PRESETS, Rules
 from dudo.scenario import (
     MAX_NESTING,
     ScenarioError,
@@ -315,6 +315,26 @@ def test_a_count_of_one_is_singular(name: str) -> None:
     with pytest.raises(ScenarioError) as error:
         run_scenario(data)
     assert str(error.value) == message
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize(
+    ("opener", "quoted"), [(None, "null"), (True, "true"), (0.0, "0.0"), ("0", '"0"'), (2, "2")]
+)
+def test_start_opener_must_be_a_seat_under_every_preset(
+    preset: str, opener: object, quoted: str
+) -> None:
+    # null was "no opener": a roll-off with no dice written down (a traceback, exit 1) in
+    # the dudo preset, and in the others whatever first_opener picks, in silence
+    data = scenario(rules={"preset": preset}, start={"opener": opener})
+    with pytest.raises(ScenarioError) as error:
+        run_scenario(data)
+    assert str(error.value) == f"start.opener must be a seat 0..1, not {quoted}"
+
+
+def test_a_null_opener_in_the_dudo_preset_is_one_line_on_the_command_line() -> None:
+    text = '{"rules":{"preset":"dudo"},"players":2,"start":{"opener":null},"rounds":[]}'
+    assert_one_line_error(run_cli("scenario", "-", stdin=text), "start.opener must be a seat")
 
 
 def test_the_game_quotes_values_as_the_scenario_does() -> None:
