@@ -260,10 +260,18 @@ def start_game(rules: Rules, players: int, start: Mapping[str, Any], dice: DiceS
         except ValueError as error:
             raise ScenarioError(f"start: {error}") from None
 
+    counts = start.get("dice_counts")
+    first = next((seat for seat, count in enumerate(counts or []) if count), 0)
     if "rolloff" not in start:
         if "opener" in start:
             return build(_opener(start["opener"], players), None)
-        return build(0, None)
+        game = build(first, None)  # every other check of start, before the default opener's
+        if first != 0:
+            raise ScenarioError(
+                "start: seat 0, the opener when start.opener is not given, has no dice: "
+                "give start.opener"
+            )
+        return game
     if rules.first_opener != "rolloff":
         raise ScenarioError(
             "start.rolloff needs the rules' first_opener to be 'rolloff', "
@@ -279,8 +287,6 @@ def start_game(rules: Rules, players: int, start: Mapping[str, Any], dice: DiceS
         raise ScenarioError(
             "start.rolloff must be a non-empty list of attempts, each a list of [a, b] pairs"
         )
-    counts = start.get("dice_counts")
-    first = next((seat for seat, count in enumerate(counts or []) if count), 0)
     alive = build(first, None).alive  # every other check of start, before the roll-off's
     try:
         rolloff = RollOff.of(alive, attempts)

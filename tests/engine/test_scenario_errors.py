@@ -337,6 +337,18 @@ def test_a_null_opener_in_the_dudo_preset_is_one_line_on_the_command_line() -> N
     assert_one_line_error(run_cli("scenario", "-", stdin=text), "start.opener must be a seat")
 
 
+def test_seat_0_out_with_no_opener_given_is_named_as_the_default_opener() -> None:
+    data = scenario(players=3, start={"dice_counts": [0, 2, 2]})
+    with pytest.raises(ScenarioError) as error:
+        run_scenario(data)
+    assert str(error.value) == (
+        "start: seat 0, the opener when start.opener is not given, has no dice: give start.opener"
+    )
+    # the file's other mistakes come first, as they would with an opener given
+    with pytest.raises(ScenarioError, match="at least two players must have dice"):
+        run_scenario(scenario(start={"dice_counts": [0, 2]}))
+
+
 def test_the_game_quotes_values_as_the_scenario_does() -> None:
     # Python callers of Game get the same message as a scenario's start does
     with pytest.raises(ValueError, match="palifico_used: true is not a seat"):
