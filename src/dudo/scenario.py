@@ -169,7 +169,7 @@ def _play(data: Mapping[str, Any], *, strict: bool) -> tuple[Game, list[dict[str
         )
     unknown = set(data) - _TOP_KEYS - _RECORD_KEYS
     if unknown:
-        raise ScenarioError(f"unknown key {_name(min(unknown))} in the scenario")
+        raise ScenarioError(f"unknown key {_first(unknown)} in the scenario")
     for key in ("rules", "players", "rounds"):
         if key not in data:
             raise ScenarioError(f"the scenario has no {key!r}")
@@ -187,7 +187,7 @@ def _play(data: Mapping[str, Any], *, strict: bool) -> tuple[Game, list[dict[str
         raise ScenarioError("start must be a JSON object")
     unknown = set(start) - _START_KEYS
     if unknown:
-        raise ScenarioError(f"unknown key {_name(min(unknown))} in start")
+        raise ScenarioError(f"unknown key {_first(unknown)} in start")
     for key in ("dice_counts", "points", "palifico_used"):
         if key in start and not isinstance(start[key], list):
             raise ScenarioError(f"start.{key} must be a list")
@@ -203,8 +203,11 @@ def _play(data: Mapping[str, Any], *, strict: bool) -> tuple[Game, list[dict[str
         where = f"round {number}"
         if game.phase is Phase.OVER:
             raise ScenarioError(f"{where}: the game is already over")
-        if not isinstance(entry, dict) or set(entry) - {"dice", "actions"}:
+        if not isinstance(entry, dict):
             raise ScenarioError(f"{where}: a round is an object with 'dice' and 'actions'")
+        unknown = set(entry) - {"dice", "actions"}
+        if unknown:
+            raise ScenarioError(f"{where}: unknown key {_first(unknown)} in the round")
         cups = entry.get("dice")
         if not isinstance(cups, list) or not all(isinstance(cup, list) for cup in cups):
             raise ScenarioError(f"{where}: 'dice' must be a list of lists of dice")
@@ -234,6 +237,12 @@ def _play(data: Mapping[str, Any], *, strict: bool) -> tuple[Game, list[dict[str
         if game.phase is Phase.BIDDING and number < len(rounds):
             raise ScenarioError(f"{where}: the round has no accepted call, but more rounds follow")
     return game, output
+
+
+def _first(keys: set[Any]) -> str:
+    """The first of unknown keys, quoted: one is enough to name (str: a Python caller's keys
+    may be of mixed types)."""
+    return _name(min(keys, key=str))
 
 
 def start_game(rules: Rules, players: int, start: Mapping[str, Any], dice: DiceSource) -> Game:
@@ -317,6 +326,10 @@ def parse_action(raw: object, players: int, place: str = "action") -> tuple[int,
     for the rules as well. Anything that is not a bid or a call at all is a
     :class:`ScenarioError`.
     """
+    if isinstance(raw, dict):  # first, so that a misspelled "Seat" is named as such
+        unknown = set(raw) - {"seat", "by", "bid", "call"}
+        if unknown:
+            raise ScenarioError(f"{place}: unknown key {_first(unknown)} in an action")
     if not isinstance(raw, dict) or "seat" not in raw:
         raise ScenarioError(f"{place}: an action is an object with 'seat' and 'bid' or 'call'")
     seat = raw["seat"]

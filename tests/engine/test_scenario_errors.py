@@ -349,6 +349,39 @@ def test_seat_0_out_with_no_opener_given_is_named_as_the_default_opener() -> Non
         run_scenario(scenario(start={"dice_counts": [0, 2]}))
 
 
+UNKNOWN_KEYS = {
+    "an action's comment": (
+        action(seat=0, bid=[2, 3], comment="x"),
+        "round 1, action 1: unknown key 'comment' in an action",
+    ),
+    "an action's misspelled seat": (
+        action(Seat=0, bid=[2, 3]),
+        "round 1, action 1: unknown key 'Seat' in an action",
+    ),
+    "a round's note": (
+        scenario(rounds=[{**GOOD_ROUND, "note": "x"}]),
+        "round 1: unknown key 'note' in the round",
+    ),
+    # what the keys are not is still said as before
+    "an action with neither bid nor call": (
+        action(seat=0),
+        "round 1, action 1: an action has exactly one of 'bid' or 'call'",
+    ),
+    "a round that is not an object": (
+        scenario(rounds=[[]]),
+        "round 1: a round is an object with 'dice' and 'actions'",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", UNKNOWN_KEYS)
+def test_an_unknown_key_in_a_round_or_an_action_is_named(name: str) -> None:
+    data, message = UNKNOWN_KEYS[name]
+    with pytest.raises(ScenarioError) as error:
+        run_scenario(data)
+    assert str(error.value) == message
+
+
 def test_the_game_quotes_values_as_the_scenario_does() -> None:
     # Python callers of Game get the same message as a scenario's start does
     with pytest.raises(ValueError, match="palifico_used: true is not a seat"):
