@@ -50,15 +50,20 @@ class ScenarioError(ValueError):
 def load_json(text: str) -> Any:
     """Parse JSON text as people save it, or raise :class:`ScenarioError` in one line.
 
-    A leading UTF-8 byte-order mark (Notepad writes one) is skipped. Nesting deeper than
-    :data:`MAX_NESTING` and integer literals too long for Python to read (more than
-    ``sys.get_int_max_str_digits()`` digits) are refused like any other bad JSON, instead of
-    escaping as a ``RecursionError`` or a ``ValueError`` about Python's own limits.
+    A leading UTF-8 byte-order mark (Notepad writes one) is skipped. A key given twice in
+    one object is refused: JSON does not say which one counts and Python keeps the last, so
+    ``"starting_dice": 5, "starting_dice": 3`` would quietly be a game of 3 dice. Nesting
+    deeper than :data:`MAX_NESTING` and integer literals too long for Python to read (more
+    than ``sys.get_int_max_str_digits()`` digits) are refused like any other bad JSON,
+    instead of escaping as a ``RecursionError`` or a ``ValueError`` about Python's own
+    limits.
     """
     try:
-        data = json.loads(text.removeprefix(_BYTE_ORDER_MARK))
+        data = json.loads(text.removeprefix(_BYTE_ORDER_MARK), object_pairs_hook=_object)
     except json.JSONDecodeError as error:
         raise ScenarioError(f"not valid JSON: {error}") from None
+    except ScenarioError:  # a key given twice (a ValueError too: not the one below)
+        raise
     except RecursionError:
         raise ScenarioError(f"JSON nested more than {MAX_NESTING} levels deep") from None
     except ValueError:  # only the integer-length limit: every syntax error is a JSONDecodeError
@@ -67,6 +72,16 @@ def load_json(text: str) -> Any:
         ) from None
     if _nesting_exceeds(data, MAX_NESTING):
         raise ScenarioError(f"JSON nested more than {MAX_NESTING} levels deep")
+    return data
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as a dict, with each key once."""
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise ScenarioError(f"the key {_name(key)} is given twice in one object")
+        data[key] = value
     return data
 
 

@@ -505,6 +505,29 @@ def test_unreadable_files_exit_2_with_one_short_line(name: str) -> None:
     assert_one_line_error(run_cli("scenario", "-", stdin=text), fragment)
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "key"),
+    [
+        ('"players": 2', '"players": 2, "players": 3', "players"),
+        ('"preset": "tavern"', '"starting_dice": 5, "starting_dice": 3', "starting_dice"),
+        ('"call": "dudo"', '"call": "dudo", "call": "calza"', "call"),
+    ],
+)
+def test_a_key_given_twice_in_one_object_is_refused(old: str, new: str, key: str) -> None:
+    # JSON does not say which one counts; Python kept the last, in silence
+    text = GOOD_TEXT.replace(old, new)
+    message = f"the key '{key}' is given twice in one object"
+    with pytest.raises(ScenarioError) as error:
+        load_scenario(text)
+    assert str(error.value) == message
+    assert_one_line_error(run_cli("scenario", "-", stdin=text), message)
+
+
+def test_verify_refuses_a_key_given_twice_too() -> None:
+    text = GOOD_TEXT.replace('"players": 2', '"players": 2, "players": 3')
+    assert_one_line_error(run_cli("verify", "-", stdin=text), "'players' is given twice")
+
+
 def test_nesting_up_to_the_limit_is_fine_inside_about() -> None:
     # the scenario object is the first level, so about may nest one level less
     text = GOOD_TEXT.replace('{"rules"', f'{{"about": {nested(MAX_NESTING - 1)}, "rules"')
