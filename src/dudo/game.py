@@ -38,12 +38,12 @@ from dataclasses import dataclass, fields
 from enum import Enum
 from functools import lru_cache
 from itertools import chain
-from reprlib import repr as _shown  # a value quoted in an error message, cut short
 from typing import Any, Final, Generic, TypeVar, overload
 
 from dudo.bids import Bid, Ladder, Order, ladder, quantity_limits
 from dudo.dice import Cups, DiceSource, SystemDice, deal, random_rows
 from dudo.hands import Hand, HandLadder, hand_ladder, is_hand
+from dudo.printable import json_quoted as _shown  # a value quoted in an error message
 from dudo.rolloff import RollOff
 from dudo.rules import MAX_PLAYERS, MIN_PLAYERS, Rules
 
@@ -1253,12 +1253,13 @@ def _check_rolloff(rolloff: RollOff, alive: list[int]) -> RollOff:
 def check_cups(cups: Cups, dice_counts: Sequence[int]) -> None:
     """Raise ``ValueError`` unless ``cups`` fits ``dice_counts`` with faces 1..6."""
     if len(cups) != len(dice_counts):
-        raise ValueError(f"dice for {len(cups)} seats, but the table has {len(dice_counts)}")
+        seats = _counted(len(cups), "seat", "seats")
+        raise ValueError(f"dice for {seats}, but the table has {len(dice_counts)}")
     for seat, (cup, count) in enumerate(zip(cups, dice_counts, strict=True)):
         if len(cup) != count:
-            raise ValueError(
-                f"seat {seat} has {count} dice, but {len(cup)} were given: {_shown(list(cup))}"
-            )
+            has = _counted(count, "die", "dice")
+            given = "1 was given" if len(cup) == 1 else f"{len(cup)} were given"
+            raise ValueError(f"seat {seat} has {has}, but {given}: {_shown(list(cup))}")
         for die in cup:
             if type(die) is not int or not 1 <= die <= 6:
                 raise ValueError(f"seat {seat}: {_shown(die)} is not a die face 1..6")
@@ -1273,9 +1274,12 @@ def _check_start(
     palifico_used: Sequence[int],
 ) -> None:
     if len(dice_counts) != players:
-        raise ValueError(f"dice_counts has {len(dice_counts)} entries for {players} players")
+        entries = _counted(len(dice_counts), "entry", "entries")
+        raise ValueError(f"dice_counts has {entries} for {players} players")
     for seat, count in enumerate(dice_counts):
-        if type(count) is not int or not 0 <= count <= rules.starting_dice:
+        if type(count) is not int:  # a bool is an int to Python, but not to JSON
+            raise ValueError(f"seat {seat}: dice count {_shown(count)} is not a whole number")
+        if not 0 <= count <= rules.starting_dice:
             raise ValueError(
                 f"seat {seat}: dice count {_shown(count)} is outside 0..{rules.starting_dice}"
             )
@@ -1290,10 +1294,17 @@ def _check_start(
             raise ValueError(f"opener {opener} has no dice")
     if points is not None:
         if len(points) != players:
-            raise ValueError(f"points has {len(points)} entries for {players} players")
+            entries = _counted(len(points), "entry", "entries")
+            raise ValueError(f"points has {entries} for {players} players")
         for seat, value in enumerate(points):
             if type(value) is not int or value < 0:
                 raise ValueError(f"seat {seat}: points {_shown(value)} must be a whole number >= 0")
     for seat in palifico_used:
         if type(seat) is not int or not 0 <= seat < players:
             raise ValueError(f"palifico_used: {_shown(seat)} is not a seat of this table")
+
+
+def _counted(count: int, one: str, many: str) -> str:
+    """``1 die``, ``2 dice``: a count with its noun, singular for one (printable.counted
+    adds an s, and formats a count as a float)."""
+    return f"{count} {one if count == 1 else many}"

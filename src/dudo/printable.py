@@ -20,6 +20,8 @@ names it prints, so both read a name the same way (docs/protocol.md, "Limits"):
 
 from __future__ import annotations
 
+import json
+import reprlib
 import unicodedata
 from collections.abc import Sequence
 
@@ -152,3 +154,43 @@ def counted(number: float, noun: str) -> str:
     """``1 round``, ``2 rounds``, ``0.5 days``: a number and its English noun, singular for
     one (the CLI's and the record checks' messages; nouns that take an s)."""
     return f"{number:g} {noun}{'' if number == 1 else 's'}"
+
+
+class _JsonRepr(reprlib.Repr):
+    """``reprlib.repr``'s short quotes, spelled the way JSON spells the value."""
+
+    def repr_str(self, x: str, level: int) -> str:
+        text = _json_string(x[: self.maxstring])
+        if len(text) > self.maxstring:  # cut in the middle, as reprlib does
+            i = max(0, (self.maxstring - 3) // 2)
+            j = max(0, self.maxstring - 3 - i)
+            text = _json_string(x[:i] + x[len(x) - j :])
+            text = text[:i] + self.fillvalue + text[len(text) - j :]
+        return text
+
+    def repr_bool(self, x: bool, level: int) -> str:
+        return "true" if x else "false"
+
+    def repr_NoneType(self, x: None, level: int) -> str:  # reprlib's naming: repr_ and the type's
+        return "null"
+
+    def repr_float(self, x: float, level: int) -> str:
+        return json.dumps(x)  # NaN and Infinity, as Python's JSON reads and writes them
+
+
+def _json_string(text: str) -> str:
+    quoted = json.dumps(text, ensure_ascii=False)
+    # a bidi override or a zero-width space would show as nothing or garble the line
+    return quoted if quoted.isprintable() else json.dumps(text)
+
+
+_JSON_REPR = _JsonRepr()
+
+
+def json_quoted(value: object) -> str:
+    """A value read from a JSON file as an error message quotes it: in JSON's spelling
+    (``true``, ``null``, ``"2"``, ``[2.0, 3]``, not Python's ``True``, ``None``, ``'2'``),
+    cut short as ``reprlib.repr`` cuts (a long string in the middle, a list after six
+    items), so a pasted page is never repeated whole. What no JSON file holds (a tuple or a
+    set from a Python caller) is quoted as Python's ``repr`` would."""
+    return _JSON_REPR.repr(value)

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from reprlib import repr as _shown  # a value quoted in an error message, cut short
 from typing import Any
+
+from dudo.printable import json_quoted as _shown  # a value quoted in an error message
 
 Pair = tuple[int, int]
 """One player's two roll-off dice."""

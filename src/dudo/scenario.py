@@ -12,13 +12,14 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Mapping
-from reprlib import repr as _shown  # a value quoted in an error message, cut short
+from reprlib import repr as _name  # a key quoted in an error message, cut short
 from typing import Any
 
 from dudo.bids import Bid
 from dudo.dice import DiceSource, ScriptedDice
 from dudo.game import CALZA, DUDO, Action, Call, Game, IllegalAction, Phase, check_cups
 from dudo.hands import Hand
+from dudo.printable import json_quoted as _shown  # a value quoted in an error message
 from dudo.rolloff import RollOff, RollOffError
 from dudo.rules import MAX_PLAYERS, MIN_PLAYERS, Rules, RulesError
 
@@ -49,15 +50,20 @@ class ScenarioError(ValueError):
 def load_json(text: str) -> Any:
     """Parse JSON text as people save it, or raise :class:`ScenarioError` in one line.
 
-    A leading UTF-8 byte-order mark (Notepad writes one) is skipped. Nesting deeper than
-    :data:`MAX_NESTING` and integer literals too long for Python to read (more than
-    ``sys.get_int_max_str_digits()`` digits) are refused like any other bad JSON, instead of
-    escaping as a ``RecursionError`` or a ``ValueError`` about Python's own limits.
+    A leading UTF-8 byte-order mark (Notepad writes one) is skipped. A key given twice in
+    one object is refused: JSON does not say which one counts and Python keeps the last, so
+    ``"starting_dice": 5, "starting_dice": 3`` would quietly be a game of 3 dice. Nesting
+    deeper than :data:`MAX_NESTING` and integer literals too long for Python to read (more
+    than ``sys.get_int_max_str_digits()`` digits) are refused like any other bad JSON,
+    instead of escaping as a ``RecursionError`` or a ``ValueError`` about Python's own
+    limits.
     """
     try:
-        data = json.loads(text.removeprefix(_BYTE_ORDER_MARK))
+        data = json.loads(text.removeprefix(_BYTE_ORDER_MARK), object_pairs_hook=_object)
     except json.JSONDecodeError as error:
         raise ScenarioError(f"not valid JSON: {error}") from None
+    except ScenarioError:  # a key given twice (a ValueError too: not the one below)
+        raise
     except RecursionError:
         raise ScenarioError(f"JSON nested more than {MAX_NESTING} levels deep") from None
     except ValueError:  # only the integer-length limit: every syntax error is a JSONDecodeError
@@ -66,6 +72,16 @@ def load_json(text: str) -> Any:
         ) from None
     if _nesting_exceeds(data, MAX_NESTING):
         raise ScenarioError(f"JSON nested more than {MAX_NESTING} levels deep")
+    return data
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object as a dict, with each key once."""
+    data: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in data:
+            raise ScenarioError(f"the key {_name(key)} is given twice in one object")
+        data[key] = value
     return data
 
 
@@ -168,7 +184,7 @@ def _play(data: Mapping[str, Any], *, strict: bool) -> tuple[Game, list[dict[str
         )
     unknown = set(data) - _TOP_KEYS - _RECORD_KEYS
     if unknown:
-        raise ScenarioError(f"unknown key {_shown(min(unknown))} in the scenario")
+        raise ScenarioError(f"unknown key {_first(unknown)} in the scenario")
     for key in ("rules", "players", "rounds"):
         if key not in data:
             raise ScenarioError(f"the scenario has no {key!r}")
@@ -186,7 +202,7 @@ def _play(data: Mapping[str, Any], *, strict: bool) -> tuple[Game, list[dict[str
         raise ScenarioError("start must be a JSON object")
     unknown = set(start) - _START_KEYS
     if unknown:
-        raise ScenarioError(f"unknown key {_shown(min(unknown))} in start")
+        raise ScenarioError(f"unknown key {_first(unknown)} in start")
     for key in ("dice_counts", "points", "palifico_used"):
         if key in start and not isinstance(start[key], list):
             raise ScenarioError(f"start.{key} must be a list")
@@ -202,8 +218,11 @@ def _play(data: Mapping[str, Any], *, strict: bool) -> tuple[Game, list[dict[str
         where = f"round {number}"
         if game.phase is Phase.OVER:
             raise ScenarioError(f"{where}: the game is already over")
-        if not isinstance(entry, dict) or set(entry) - {"dice", "actions"}:
+        if not isinstance(entry, dict):
             raise ScenarioError(f"{where}: a round is an object with 'dice' and 'actions'")
+        unknown = set(entry) - {"dice", "actions"}
+        if unknown:
+            raise ScenarioError(f"{where}: unknown key {_first(unknown)} in the round")
         cups = entry.get("dice")
         if not isinstance(cups, list) or not all(isinstance(cup, list) for cup in cups):
             raise ScenarioError(f"{where}: 'dice' must be a list of lists of dice")
@@ -235,11 +254,19 @@ def _play(data: Mapping[str, Any], *, strict: bool) -> tuple[Game, list[dict[str
     return game, output
 
 
+def _first(keys: set[Any]) -> str:
+    """The first of unknown keys, quoted: one is enough to name (str: a Python caller's keys
+    may be of mixed types)."""
+    return _name(min(keys, key=str))
+
+
 def start_game(rules: Rules, players: int, start: Mapping[str, Any], dice: DiceSource) -> Game:
     """The game a scenario's (already shape-checked) ``start`` sets up, roll-off included.
 
     ``start.rolloff`` needs ``first_opener: rolloff`` and no ``start.opener``; without it the
-    file's opener (seat 0 by default) opens, whatever ``first_opener`` says.
+    file's opener (seat 0 by default) opens, whatever ``first_opener`` says. ``start.opener``
+    is a seat, never ``null``: the Game takes ``None`` as "choose one by the rules", and a
+    scenario has no dice to roll off with nor a random opener to draw.
     """
 
     def build(opener: int | None, rolloff: RollOff | None) -> Game:
@@ -257,8 +284,18 @@ def start_game(rules: Rules, players: int, start: Mapping[str, Any], dice: DiceS
         except ValueError as error:
             raise ScenarioError(f"start: {error}") from None
 
+    counts = start.get("dice_counts")
+    first = next((seat for seat, count in enumerate(counts or []) if count), 0)
     if "rolloff" not in start:
-        return build(start.get("opener", 0), None)
+        if "opener" in start:
+            return build(_opener(start["opener"], players), None)
+        game = build(first, None)  # every other check of start, before the default opener's
+        if first != 0:
+            raise ScenarioError(
+                "start: seat 0, the opener when start.opener is not given, has no dice: "
+                "give start.opener"
+            )
+        return game
     if rules.first_opener != "rolloff":
         raise ScenarioError(
             "start.rolloff needs the rules' first_opener to be 'rolloff', "
@@ -274,14 +311,19 @@ def start_game(rules: Rules, players: int, start: Mapping[str, Any], dice: DiceS
         raise ScenarioError(
             "start.rolloff must be a non-empty list of attempts, each a list of [a, b] pairs"
         )
-    counts = start.get("dice_counts")
-    first = next((seat for seat, count in enumerate(counts or []) if count), 0)
     alive = build(first, None).alive  # every other check of start, before the roll-off's
     try:
         rolloff = RollOff.of(alive, attempts)
     except RollOffError as error:
         raise ScenarioError(f"start.rolloff: {error}") from None
     return build(None, rolloff)
+
+
+def _opener(opener: object, players: int) -> int:
+    """``start.opener`` if it is a seat of the table (a whole number, not ``true`` or ``0.0``)."""
+    if type(opener) is not int or not 0 <= opener < players:
+        raise ScenarioError(f"start.opener must be a seat 0..{players - 1}, not {_shown(opener)}")
+    return opener
 
 
 # Who made a move the seat's player did not: the turn timer, or a bot standing in for an
@@ -299,6 +341,10 @@ def parse_action(raw: object, players: int, place: str = "action") -> tuple[int,
     for the rules as well. Anything that is not a bid or a call at all is a
     :class:`ScenarioError`.
     """
+    if isinstance(raw, dict):  # first, so that a misspelled "Seat" is named as such
+        unknown = set(raw) - {"seat", "by", "bid", "call"}
+        if unknown:
+            raise ScenarioError(f"{place}: unknown key {_first(unknown)} in an action")
     if not isinstance(raw, dict) or "seat" not in raw:
         raise ScenarioError(f"{place}: an action is an object with 'seat' and 'bid' or 'call'")
     seat = raw["seat"]

@@ -12,6 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dudo.game import Game
+from dudo.printable import json_quoted
+from dudo.rules import PRESETS, Rules
 from dudo.scenario import (
     MAX_NESTING,
     ScenarioError,
@@ -64,7 +67,7 @@ INVALID = {
     ),
     "dice for the wrong number of seats": (
         scenario(rounds=[{"dice": [[1, 2, 3, 4, 5]], "actions": []}]),
-        "dice for 1 seats",
+        "dice for 1 seat, but the table has 2",
     ),
     "actions after the call": (
         scenario(
@@ -92,11 +95,11 @@ INVALID = {
     ),
     "a call that is not dudo or calza": (
         scenario(rounds=[{**GOOD_ROUND, "actions": [{"seat": 0, "call": "liar"}]}]),
-        "'liar'",
+        'not "liar"',
     ),
     "a call that is a list": (
         scenario(rounds=[{**GOOD_ROUND, "actions": [{"seat": 0, "call": ["dudo"]}]}]),
-        "a call is 'dudo' or 'calza', not ['dudo']",
+        "a call is 'dudo' or 'calza', not [\"dudo\"]",
     ),
     "a bid that is not two numbers": (
         scenario(rounds=[{**GOOD_ROUND, "actions": [{"seat": 0, "bid": ["4", 5]}]}]),
@@ -229,6 +232,181 @@ def test_invalid_scenario_is_rejected_with_a_clear_message(name: str) -> None:
     assert "\n" not in str(error.value)
 
 
+def action(**fields: object) -> dict[str, object]:
+    """The good scenario with one action in its round: ``fields``."""
+    return scenario(rounds=[{**GOOD_ROUND, "actions": [fields]}])
+
+
+# A value the file gave is quoted as the file spells it (JSON), not as Python prints it.
+QUOTED = {
+    "players as a string": (scenario(players="2"), 'a whole number 2..10, not "2"'),
+    "a bid of strings": (action(seat=0, bid=["2", "3"]), 'hand object, not ["2", "3"]'),
+    "a bid of null": (action(seat=0, bid=None), "hand object, not null"),
+    "a bid of a float": (action(seat=0, bid=[2.0, 3]), "hand object, not [2.0, 3]"),
+    "a seat that is false": (action(seat=False, bid=[2, 3]), "seat false is not a seat"),
+    "a call of null": (action(seat=0, call=None), "a call is 'dudo' or 'calza', not null"),
+    "a mover that is not known": (action(seat=0, bid=[2, 3], by="bot"), 'not "bot"'),
+    "a die that is a string": (
+        scenario(rounds=[{**GOOD_ROUND, "dice": [["1", 2, 3, 4, 5], [2, 3, 4, 5, 6]]}]),
+        'seat 0: "1" is not a die face 1..6',
+    ),
+    "palifico_used with true": (
+        scenario(start={"palifico_used": [True]}),
+        "palifico_used: true is not a seat",
+    ),
+    "roll-off dice that are strings": (
+        scenario(rules=ROLLOFF, start={"rolloff": [[["6", 6], [2, 1]]]}),
+        'seat 0: ["6", 6] is not two dice 1..6',
+    ),
+}
+
+
+@pytest.mark.parametrize("name", QUOTED)
+def test_a_value_is_quoted_as_json(name: str) -> None:
+    data, fragment = QUOTED[name]
+    with pytest.raises(ScenarioError) as error:
+        run_scenario(data)
+    assert fragment in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("count", "quoted"), [(5.0, "5.0"), (True, "true"), ("5", '"5"'), (None, "null")]
+)
+def test_a_dice_count_that_is_no_whole_number_is_named_so(count: object, quoted: str) -> None:
+    # not "outside 0..5": 5.0 would be inside, and a bool is an int only to Python
+    with pytest.raises(ScenarioError) as error:
+        run_scenario(scenario(start={"dice_counts": [count, 5]}))
+    assert str(error.value) == f"start: seat 0: dice count {quoted} is not a whole number"
+
+
+def dice(*cups: list[int]) -> list[dict[str, object]]:
+    """One round of these cups, with no actions."""
+    return [{"dice": list(cups), "actions": []}]
+
+
+# Counts of one take the singular.
+ONE = {
+    "dice_counts of one entry": (
+        scenario(start={"dice_counts": [5]}),
+        "start: dice_counts has 1 entry for 2 players",
+    ),
+    "points of one entry": (
+        scenario(rules={"format": "points"}, start={"points": [0]}),
+        "start: points has 1 entry for 2 players",
+    ),
+    "one die given": (
+        scenario(rounds=dice([1], [2, 3, 4, 5, 6])),
+        "round 1: dice: seat 0 has 5 dice, but 1 was given: [1]",
+    ),
+    "one die given to a seat that is out": (
+        scenario(players=3, start={"dice_counts": [5, 5, 0]}, rounds=dice([1] * 5, [2] * 5, [1])),
+        "round 1: dice: seat 2 has 0 dice, but 1 was given: [1]",
+    ),
+    "a seat of one die": (
+        scenario(start={"dice_counts": [1, 5]}, rounds=dice([1, 2], [2] * 5)),
+        "round 1: dice: seat 0 has 1 die, but 2 were given: [1, 2]",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", ONE)
+def test_a_count_of_one_is_singular(name: str) -> None:
+    data, message = ONE[name]
+    with pytest.raises(ScenarioError) as error:
+        run_scenario(data)
+    assert str(error.value) == message
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+@pytest.mark.parametrize(
+    ("opener", "quoted"), [(None, "null"), (True, "true"), (0.0, "0.0"), ("0", '"0"'), (2, "2")]
+)
+def test_start_opener_must_be_a_seat_under_every_preset(
+    preset: str, opener: object, quoted: str
+) -> None:
+    # null was "no opener": a roll-off with no dice written down (a traceback, exit 1) in
+    # the dudo preset, and in the others whatever first_opener picks, in silence
+    data = scenario(rules={"preset": preset}, start={"opener": opener})
+    with pytest.raises(ScenarioError) as error:
+        run_scenario(data)
+    assert str(error.value) == f"start.opener must be a seat 0..1, not {quoted}"
+
+
+def test_a_null_opener_in_the_dudo_preset_is_one_line_on_the_command_line() -> None:
+    text = '{"rules":{"preset":"dudo"},"players":2,"start":{"opener":null},"rounds":[]}'
+    assert_one_line_error(run_cli("scenario", "-", stdin=text), "start.opener must be a seat")
+
+
+def test_seat_0_out_with_no_opener_given_is_named_as_the_default_opener() -> None:
+    data = scenario(players=3, start={"dice_counts": [0, 2, 2]})
+    with pytest.raises(ScenarioError) as error:
+        run_scenario(data)
+    assert str(error.value) == (
+        "start: seat 0, the opener when start.opener is not given, has no dice: give start.opener"
+    )
+    # the file's other mistakes come first, as they would with an opener given
+    with pytest.raises(ScenarioError, match="at least two players must have dice"):
+        run_scenario(scenario(start={"dice_counts": [0, 2]}))
+
+
+UNKNOWN_KEYS = {
+    "an action's comment": (
+        action(seat=0, bid=[2, 3], comment="x"),
+        "round 1, action 1: unknown key 'comment' in an action",
+    ),
+    "an action's misspelled seat": (
+        action(Seat=0, bid=[2, 3]),
+        "round 1, action 1: unknown key 'Seat' in an action",
+    ),
+    "a round's note": (
+        scenario(rounds=[{**GOOD_ROUND, "note": "x"}]),
+        "round 1: unknown key 'note' in the round",
+    ),
+    # what the keys are not is still said as before
+    "an action with neither bid nor call": (
+        action(seat=0),
+        "round 1, action 1: an action has exactly one of 'bid' or 'call'",
+    ),
+    "a round that is not an object": (
+        scenario(rounds=[[]]),
+        "round 1: a round is an object with 'dice' and 'actions'",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", UNKNOWN_KEYS)
+def test_an_unknown_key_in_a_round_or_an_action_is_named(name: str) -> None:
+    data, message = UNKNOWN_KEYS[name]
+    with pytest.raises(ScenarioError) as error:
+        run_scenario(data)
+    assert str(error.value) == message
+
+
+def test_the_game_quotes_values_as_the_scenario_does() -> None:
+    # Python callers of Game get the same message as a scenario's start does
+    with pytest.raises(ValueError, match="palifico_used: true is not a seat"):
+        Game(Rules(), 2, palifico_used=[True])
+
+
+@pytest.mark.parametrize(
+    ("value", "quoted"),
+    [
+        (None, "null"),
+        (True, "true"),
+        ({"a": [1, None, "b"]}, '{"a": [1, null, "b"]}'),
+        ((1, 2), "(1, 2)"),  # not JSON (a Python caller's): as Python shows it
+        (float("nan"), "NaN"),  # as Python's JSON module reads and writes it
+        ("W\u00fcrfel", '"W\u00fcrfel"'),
+        ("a\u202eb", '"a\\u202eb"'),  # a bidi override would garble the line: escaped
+        ("x" * 100, '"' + "x" * 12 + "..." + "x" * 13 + '"'),  # cut in the middle
+        (list(range(10)), "[0, 1, 2, 3, 4, 5, ...]"),
+        ({1, 2}, "{1, 2}"),
+    ],
+)
+def test_json_quoted(value: object, quoted: str) -> None:
+    assert json_quoted(value) == quoted
+
+
 def test_bad_json_is_rejected() -> None:
     with pytest.raises(ScenarioError, match="not valid JSON"):
         load_scenario('{"rules": ')
@@ -325,6 +503,29 @@ def test_unreadable_files_exit_2_with_one_short_line(name: str) -> None:
         run_scenario(load_scenario(text))
     assert fragment in str(error.value)
     assert_one_line_error(run_cli("scenario", "-", stdin=text), fragment)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "key"),
+    [
+        ('"players": 2', '"players": 2, "players": 3', "players"),
+        ('"preset": "tavern"', '"starting_dice": 5, "starting_dice": 3', "starting_dice"),
+        ('"call": "dudo"', '"call": "dudo", "call": "calza"', "call"),
+    ],
+)
+def test_a_key_given_twice_in_one_object_is_refused(old: str, new: str, key: str) -> None:
+    # JSON does not say which one counts; Python kept the last, in silence
+    text = GOOD_TEXT.replace(old, new)
+    message = f"the key '{key}' is given twice in one object"
+    with pytest.raises(ScenarioError) as error:
+        load_scenario(text)
+    assert str(error.value) == message
+    assert_one_line_error(run_cli("scenario", "-", stdin=text), message)
+
+
+def test_verify_refuses_a_key_given_twice_too() -> None:
+    text = GOOD_TEXT.replace('"players": 2', '"players": 2, "players": 3')
+    assert_one_line_error(run_cli("verify", "-", stdin=text), "'players' is given twice")
 
 
 def test_nesting_up_to_the_limit_is_fine_inside_about() -> None:
