@@ -1406,10 +1406,10 @@ def _sqlite_database_problem(database: str, command: str) -> str | None:
     a missing file became an empty database, and another program's database or an empty
     file gained dudo's schema (an audit's ``purge`` then said "purged 0 closed rooms"). A
     directory made the driver's thread fail with a traceback. Read without writing."""
-    prefix = "sqlite:///"
-    if not database.startswith(prefix):
+    sqlite = re.match(r"sqlite(\+\w+)?:///", database)  # sqlite+aiosqlite:/// too
+    if sqlite is None:
         return None
-    name = database[len(prefix) :].partition("?")[0]
+    name = database[sqlite.end() :].partition("?")[0]
     if not name or name == ":memory:":
         return None
     where = (

@@ -74,11 +74,12 @@ def test_purge_and_forget_leave_a_file_that_is_not_dudos_database_alone(
     else:
         target.write_text("" if kind == "an empty file" else "some words, not a database\n")
     before = {path: path.read_bytes() if path.is_file() else None for path in tmp_path.rglob("*")}
-    result = runner.invoke(app, [*command, "--database", f"sqlite:///{target}"])
-    assert result.exit_code == 1, result.output  # not done; 2 is for a bad option
-    assert len(result.stderr.splitlines()) == 1, result.stderr
-    assert result.stderr.startswith("dudo: error: ") and "other.db" in result.stderr
-    assert "database" in result.stderr, result.stderr
+    for scheme in ("sqlite", "sqlite+aiosqlite"):
+        result = runner.invoke(app, [*command, "--database", f"{scheme}:///{target}"])
+        assert result.exit_code == 1, result.output  # not done; 2 is for a bad option
+        assert len(result.stderr.splitlines()) == 1, result.stderr
+        assert result.stderr.startswith("dudo: error: ") and "other.db" in result.stderr
+        assert "database" in result.stderr, result.stderr
     after = {path: path.read_bytes() if path.is_file() else None for path in tmp_path.rglob("*")}
     assert after == before
 

@@ -21,7 +21,12 @@ from urllib.parse import unquote_plus
 
 from dudo.store.base import hide_password
 
-QUERY_PARAMETER = re.compile(r"([\w%.~+-]+)=([^&\s\"']+)")
+# A parameter's name starts where no name character precedes it (without that anchor a long
+# run of letters without "=", which anyone can put in a URL the server logs, is tried from
+# every position: seconds of the event loop for one request). Its value stops at a "?" (an
+# unencoded URL inside a value has parameters of its own) and at a backslash (a JSON line's
+# escaped quote).
+QUERY_PARAMETER = re.compile(r"(?<![\w%.~+-])([\w%.~+-]+)=([^&\s\"'?\\]+)")
 LOG_FORMATS = ("auto", "text", "json")
 
 

@@ -14,9 +14,12 @@ PASSWORD_SHOWN = "***"
 # user:password@ in any URL, up to the last "@" before the host, and a password=...
 # parameter. A valid URL percent-encodes a "/", a space or an "@" in its password, but the
 # URL printed may be the one a person typed ("user:sec ret@", "user:p/w@"): so the password
-# runs to the line's last "@" that does not lie in another URL (hiding too much, never too
-# little).
-URL_PASSWORD = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*:)(?:(?!://)[^\n])+(@)")
+# runs to the line's last "@" that does not lie in another URL or past a double quote (a
+# JSON log line's fields end there), hiding too much rather than too little. A scheme starts
+# where no scheme character precedes it, so a long word is tried once, not from every letter.
+URL_PASSWORD = re.compile(
+    r"(?<![A-Za-z0-9+.-])([A-Za-z][A-Za-z0-9+.-]*://[^:/@\s]*:)(?:(?!://)[^\n\"])+(@)"
+)
 PASSWORD_PARAMETER = re.compile(r"((?:^|[?&\s])password=)[^&\s\"']+", re.IGNORECASE)
 
 

@@ -14,9 +14,12 @@ function fitNames(root) {
   const names = [...root.querySelectorAll('.felt .seat-name')];
   for (const element of names) element.style.removeProperty('font-size');
   const fits = names.map((element) => {
-    const ratio = element.clientWidth / element.scrollWidth;
-    if (ratio >= 1 || ratio < NAME_FIT_FLOOR) return null;
-    return [element, parseFloat(getComputedStyle(element).fontSize) * (ratio - 0.01)];
+    const {clientWidth: room, scrollWidth: needed} = element;
+    if (!(needed > room)) return null; // whole (or not drawn: 0 of 0)
+    // 1.5 px to spare: the widths are whole pixels, the text's is not
+    const ratio = (room - 1.5) / needed;
+    if (!(ratio >= NAME_FIT_FLOOR)) return null;
+    return [element, parseFloat(getComputedStyle(element).fontSize) * ratio];
   });
   for (const fit of fits) if (fit) fit[0].style.fontSize = `${fit[1].toFixed(2)}px`;
 }

@@ -111,8 +111,8 @@ class Table {
     // typeface arriving).
     this.onResize = () => {
       if (this.closed) return;
+      titleCutNames(this.main); // names fitted first: the bubbles are placed on the seats
       this.voices.place(this.main);
-      titleCutNames(this.main);
     };
     window.addEventListener('resize', this.onResize);
     document.fonts?.ready.then(this.onResize);
@@ -310,8 +310,8 @@ class Table {
     const ending = game?.phase === 'over' && this.drawnOver !== room.game;
     const place = window.scrollY;
     morph(this.main, html);
+    titleCutNames(this.main); // names fitted first: the bubbles are placed on the seats
     this.voices.place(this.main);
-    titleCutNames(this.main);
     // From the lobby (scrolled down to Start, on a phone) to the felt: the table starts at
     // the top of the page, the felt and your turn on the first screen.
     const view = room.status === 'lobby' ? 'lobby' : 'table';
